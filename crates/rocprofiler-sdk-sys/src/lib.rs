@@ -1,0 +1,896 @@
+//! Raw bindings to the rocprofiler-sdk C API, for SDK >= 1.0.0 with ROCm 7.1 layouts.
+//!
+//! Names are the SDK's C names, so code reads like the SDK's documentation. C enums are
+//! integer aliases plus constants, never Rust enums: a newer library can deliver values this
+//! crate does not know. Only the subset an XLA-style tracer needs is declared; the sizes and
+//! offsets are asserted against the SDK's x86-64 layout table in `tests/layout.rs`.
+//!
+//! Linking: with `ROCPROFILER_SDK_LIB_DIR` or `ROCM_PATH` set, `build.rs` links the real
+//! `librocprofiler-sdk.so`. Otherwise nothing is linked here and the final link must supply
+//! the symbols, normally from the simulated library built in this workspace
+//! (`crates/rocprofiler-sdk-sim`).
+#![no_std]
+#![allow(non_camel_case_types, non_upper_case_globals)]
+
+use core::ffi::{c_char, c_int, c_void};
+
+#[allow(non_camel_case_types, non_upper_case_globals)]
+mod hip_runtime_api_id;
+pub use hip_runtime_api_id::*;
+
+// ---------------------------------------------------------------------------------------
+// Scalars and unions (fwd.h)
+// ---------------------------------------------------------------------------------------
+
+pub type rocprofiler_thread_id_t = u64;
+pub type rocprofiler_timestamp_t = u64;
+pub type rocprofiler_tracing_operation_t = i32;
+pub type rocprofiler_kernel_id_t = u64;
+pub type rocprofiler_dispatch_id_t = u64;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union rocprofiler_user_data_t {
+    pub value: u64,
+    pub ptr: *mut c_void,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union rocprofiler_address_t {
+    pub handle: u64,
+    pub value: u64,
+    pub ptr: *const c_void,
+}
+
+macro_rules! handle_types {
+    ($($name:ident),* $(,)?) => {$(
+        #[repr(C)]
+        #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name {
+            pub handle: u64,
+        }
+    )*};
+}
+
+handle_types!(
+    rocprofiler_context_id_t,
+    rocprofiler_buffer_id_t,
+    rocprofiler_agent_id_t,
+    rocprofiler_queue_id_t,
+    rocprofiler_stream_id_t,
+    rocprofiler_callback_thread_t,
+    rocprofiler_counter_id_t,
+);
+
+/// `ROCPROFILER_CONTEXT_NONE` as of ROCm 7.1 (it was `UINT64_MAX` up to 7.0).
+pub const ROCPROFILER_CONTEXT_NONE: rocprofiler_context_id_t = rocprofiler_context_id_t { handle: 0 };
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct rocprofiler_dim3_t {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_correlation_id_t {
+    pub internal: u64,
+    pub external: rocprofiler_user_data_t,
+    pub ancestor: u64,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_async_correlation_id_t {
+    pub internal: u64,
+    pub external: rocprofiler_user_data_t,
+}
+
+pub const ROCPROFILER_CORRELATION_ID_INTERNAL_NONE: u64 = 0;
+pub const ROCPROFILER_CORRELATION_ID_ANCESTOR_NONE: u64 = 0;
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct rocprofiler_version_triplet_t {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+// ---------------------------------------------------------------------------------------
+// Status codes
+// ---------------------------------------------------------------------------------------
+
+pub type rocprofiler_status_t = u32;
+pub const ROCPROFILER_STATUS_SUCCESS: rocprofiler_status_t = 0;
+pub const ROCPROFILER_STATUS_ERROR: rocprofiler_status_t = 1;
+pub const ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND: rocprofiler_status_t = 2;
+pub const ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND: rocprofiler_status_t = 3;
+pub const ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND: rocprofiler_status_t = 4;
+pub const ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND: rocprofiler_status_t = 5;
+pub const ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND: rocprofiler_status_t = 6;
+pub const ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND: rocprofiler_status_t = 7;
+pub const ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND: rocprofiler_status_t = 8;
+pub const ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR: rocprofiler_status_t = 9;
+pub const ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID: rocprofiler_status_t = 10;
+pub const ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_STARTED: rocprofiler_status_t = 11;
+pub const ROCPROFILER_STATUS_ERROR_CONTEXT_CONFLICT: rocprofiler_status_t = 12;
+pub const ROCPROFILER_STATUS_ERROR_CONTEXT_ID_NOT_ZERO: rocprofiler_status_t = 13;
+pub const ROCPROFILER_STATUS_ERROR_BUFFER_BUSY: rocprofiler_status_t = 14;
+pub const ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED: rocprofiler_status_t = 15;
+pub const ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED: rocprofiler_status_t = 16;
+pub const ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED: rocprofiler_status_t = 17;
+pub const ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI: rocprofiler_status_t = 18;
+pub const ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT: rocprofiler_status_t = 19;
+pub const ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT: rocprofiler_status_t = 20;
+pub const ROCPROFILER_STATUS_ERROR_FINALIZED: rocprofiler_status_t = 21;
+pub const ROCPROFILER_STATUS_ERROR_HSA_NOT_LOADED: rocprofiler_status_t = 22;
+pub const ROCPROFILER_STATUS_ERROR_DIM_NOT_FOUND: rocprofiler_status_t = 23;
+pub const ROCPROFILER_STATUS_ERROR_PROFILE_COUNTER_NOT_FOUND: rocprofiler_status_t = 24;
+pub const ROCPROFILER_STATUS_ERROR_AST_GENERATION_FAILED: rocprofiler_status_t = 25;
+pub const ROCPROFILER_STATUS_ERROR_AST_NOT_FOUND: rocprofiler_status_t = 26;
+pub const ROCPROFILER_STATUS_ERROR_AQL_NO_EVENT_COORD: rocprofiler_status_t = 27;
+pub const ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_KERNEL: rocprofiler_status_t = 28;
+pub const ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES: rocprofiler_status_t = 29;
+pub const ROCPROFILER_STATUS_ERROR_PROFILE_NOT_FOUND: rocprofiler_status_t = 30;
+pub const ROCPROFILER_STATUS_ERROR_AGENT_DISPATCH_CONFLICT: rocprofiler_status_t = 31;
+pub const ROCPROFILER_STATUS_INTERNAL_NO_AGENT_CONTEXT: rocprofiler_status_t = 32;
+pub const ROCPROFILER_STATUS_ERROR_SAMPLE_RATE_EXCEEDED: rocprofiler_status_t = 33;
+pub const ROCPROFILER_STATUS_ERROR_NO_PROFILE_QUEUE: rocprofiler_status_t = 34;
+pub const ROCPROFILER_STATUS_ERROR_NO_HARDWARE_COUNTERS: rocprofiler_status_t = 35;
+pub const ROCPROFILER_STATUS_ERROR_AGENT_MISMATCH: rocprofiler_status_t = 36;
+pub const ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE: rocprofiler_status_t = 37;
+pub const ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT: rocprofiler_status_t = 38;
+pub const ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED: rocprofiler_status_t = 39;
+pub const ROCPROFILER_STATUS_ERROR_PERMISSION_DENIED: rocprofiler_status_t = 40;
+pub const ROCPROFILER_STATUS_LAST: rocprofiler_status_t = 41;
+
+// ---------------------------------------------------------------------------------------
+// Tracing kinds, phases and operations
+// ---------------------------------------------------------------------------------------
+
+pub type rocprofiler_callback_tracing_kind_t = u32;
+pub const ROCPROFILER_CALLBACK_TRACING_NONE: rocprofiler_callback_tracing_kind_t = 0;
+pub const ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API: rocprofiler_callback_tracing_kind_t = 1;
+pub const ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API: rocprofiler_callback_tracing_kind_t = 2;
+pub const ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API: rocprofiler_callback_tracing_kind_t = 3;
+pub const ROCPROFILER_CALLBACK_TRACING_HSA_FINALIZE_EXT_API: rocprofiler_callback_tracing_kind_t =
+    4;
+pub const ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API: rocprofiler_callback_tracing_kind_t = 5;
+pub const ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API: rocprofiler_callback_tracing_kind_t = 6;
+pub const ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API: rocprofiler_callback_tracing_kind_t = 7;
+pub const ROCPROFILER_CALLBACK_TRACING_MARKER_CONTROL_API: rocprofiler_callback_tracing_kind_t = 8;
+pub const ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API: rocprofiler_callback_tracing_kind_t = 9;
+pub const ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT: rocprofiler_callback_tracing_kind_t = 10;
+pub const ROCPROFILER_CALLBACK_TRACING_SCRATCH_MEMORY: rocprofiler_callback_tracing_kind_t = 11;
+pub const ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH: rocprofiler_callback_tracing_kind_t = 12;
+pub const ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY: rocprofiler_callback_tracing_kind_t = 13;
+pub const ROCPROFILER_CALLBACK_TRACING_RCCL_API: rocprofiler_callback_tracing_kind_t = 14;
+pub const ROCPROFILER_CALLBACK_TRACING_OMPT: rocprofiler_callback_tracing_kind_t = 15;
+pub const ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION: rocprofiler_callback_tracing_kind_t = 16;
+pub const ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION: rocprofiler_callback_tracing_kind_t =
+    17;
+pub const ROCPROFILER_CALLBACK_TRACING_ROCDECODE_API: rocprofiler_callback_tracing_kind_t = 18;
+pub const ROCPROFILER_CALLBACK_TRACING_ROCJPEG_API: rocprofiler_callback_tracing_kind_t = 19;
+pub const ROCPROFILER_CALLBACK_TRACING_HIP_STREAM: rocprofiler_callback_tracing_kind_t = 20;
+pub const ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API: rocprofiler_callback_tracing_kind_t =
+    21;
+pub const ROCPROFILER_CALLBACK_TRACING_LAST: rocprofiler_callback_tracing_kind_t = 22;
+
+pub type rocprofiler_buffer_tracing_kind_t = u32;
+pub const ROCPROFILER_BUFFER_TRACING_NONE: rocprofiler_buffer_tracing_kind_t = 0;
+pub const ROCPROFILER_BUFFER_TRACING_HSA_CORE_API: rocprofiler_buffer_tracing_kind_t = 1;
+pub const ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API: rocprofiler_buffer_tracing_kind_t = 2;
+pub const ROCPROFILER_BUFFER_TRACING_HSA_IMAGE_EXT_API: rocprofiler_buffer_tracing_kind_t = 3;
+pub const ROCPROFILER_BUFFER_TRACING_HSA_FINALIZE_EXT_API: rocprofiler_buffer_tracing_kind_t = 4;
+pub const ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API: rocprofiler_buffer_tracing_kind_t = 5;
+pub const ROCPROFILER_BUFFER_TRACING_HIP_COMPILER_API: rocprofiler_buffer_tracing_kind_t = 6;
+pub const ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API: rocprofiler_buffer_tracing_kind_t = 7;
+pub const ROCPROFILER_BUFFER_TRACING_MARKER_CONTROL_API: rocprofiler_buffer_tracing_kind_t = 8;
+pub const ROCPROFILER_BUFFER_TRACING_MARKER_NAME_API: rocprofiler_buffer_tracing_kind_t = 9;
+pub const ROCPROFILER_BUFFER_TRACING_MEMORY_COPY: rocprofiler_buffer_tracing_kind_t = 10;
+pub const ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH: rocprofiler_buffer_tracing_kind_t = 11;
+pub const ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY: rocprofiler_buffer_tracing_kind_t = 12;
+pub const ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT: rocprofiler_buffer_tracing_kind_t =
+    13;
+pub const ROCPROFILER_BUFFER_TRACING_RCCL_API: rocprofiler_buffer_tracing_kind_t = 14;
+pub const ROCPROFILER_BUFFER_TRACING_OMPT: rocprofiler_buffer_tracing_kind_t = 15;
+pub const ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION: rocprofiler_buffer_tracing_kind_t = 16;
+pub const ROCPROFILER_BUFFER_TRACING_RUNTIME_INITIALIZATION: rocprofiler_buffer_tracing_kind_t = 17;
+pub const ROCPROFILER_BUFFER_TRACING_ROCDECODE_API: rocprofiler_buffer_tracing_kind_t = 18;
+pub const ROCPROFILER_BUFFER_TRACING_ROCJPEG_API: rocprofiler_buffer_tracing_kind_t = 19;
+pub const ROCPROFILER_BUFFER_TRACING_HIP_STREAM: rocprofiler_buffer_tracing_kind_t = 20;
+pub const ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API_EXT: rocprofiler_buffer_tracing_kind_t = 21;
+pub const ROCPROFILER_BUFFER_TRACING_HIP_COMPILER_API_EXT: rocprofiler_buffer_tracing_kind_t = 22;
+pub const ROCPROFILER_BUFFER_TRACING_ROCDECODE_API_EXT: rocprofiler_buffer_tracing_kind_t = 23;
+pub const ROCPROFILER_BUFFER_TRACING_KFD_EVENT_PAGE_MIGRATE: rocprofiler_buffer_tracing_kind_t = 24;
+pub const ROCPROFILER_BUFFER_TRACING_KFD_EVENT_PAGE_FAULT: rocprofiler_buffer_tracing_kind_t = 25;
+pub const ROCPROFILER_BUFFER_TRACING_KFD_EVENT_QUEUE: rocprofiler_buffer_tracing_kind_t = 26;
+pub const ROCPROFILER_BUFFER_TRACING_KFD_EVENT_UNMAP_FROM_GPU: rocprofiler_buffer_tracing_kind_t =
+    27;
+pub const ROCPROFILER_BUFFER_TRACING_KFD_EVENT_DROPPED_EVENTS: rocprofiler_buffer_tracing_kind_t =
+    28;
+pub const ROCPROFILER_BUFFER_TRACING_KFD_PAGE_MIGRATE: rocprofiler_buffer_tracing_kind_t = 29;
+pub const ROCPROFILER_BUFFER_TRACING_KFD_PAGE_FAULT: rocprofiler_buffer_tracing_kind_t = 30;
+pub const ROCPROFILER_BUFFER_TRACING_KFD_QUEUE: rocprofiler_buffer_tracing_kind_t = 31;
+pub const ROCPROFILER_BUFFER_TRACING_MARKER_CORE_RANGE_API: rocprofiler_buffer_tracing_kind_t = 32;
+pub const ROCPROFILER_BUFFER_TRACING_LAST: rocprofiler_buffer_tracing_kind_t = 33;
+
+pub type rocprofiler_callback_phase_t = u32;
+pub const ROCPROFILER_CALLBACK_PHASE_NONE: rocprofiler_callback_phase_t = 0;
+pub const ROCPROFILER_CALLBACK_PHASE_ENTER: rocprofiler_callback_phase_t = 1;
+pub const ROCPROFILER_CALLBACK_PHASE_LOAD: rocprofiler_callback_phase_t = 1;
+pub const ROCPROFILER_CALLBACK_PHASE_EXIT: rocprofiler_callback_phase_t = 2;
+pub const ROCPROFILER_CALLBACK_PHASE_UNLOAD: rocprofiler_callback_phase_t = 2;
+pub const ROCPROFILER_CALLBACK_PHASE_LAST: rocprofiler_callback_phase_t = 3;
+
+pub type rocprofiler_buffer_category_t = u32;
+pub const ROCPROFILER_BUFFER_CATEGORY_NONE: rocprofiler_buffer_category_t = 0;
+pub const ROCPROFILER_BUFFER_CATEGORY_TRACING: rocprofiler_buffer_category_t = 1;
+pub const ROCPROFILER_BUFFER_CATEGORY_PC_SAMPLING: rocprofiler_buffer_category_t = 2;
+pub const ROCPROFILER_BUFFER_CATEGORY_COUNTERS: rocprofiler_buffer_category_t = 3;
+pub const ROCPROFILER_BUFFER_CATEGORY_LAST: rocprofiler_buffer_category_t = 4;
+
+pub type rocprofiler_buffer_policy_t = u32;
+pub const ROCPROFILER_BUFFER_POLICY_NONE: rocprofiler_buffer_policy_t = 0;
+pub const ROCPROFILER_BUFFER_POLICY_DISCARD: rocprofiler_buffer_policy_t = 1;
+pub const ROCPROFILER_BUFFER_POLICY_LOSSLESS: rocprofiler_buffer_policy_t = 2;
+pub const ROCPROFILER_BUFFER_POLICY_LAST: rocprofiler_buffer_policy_t = 3;
+
+pub type rocprofiler_code_object_operation_t = i32;
+pub const ROCPROFILER_CODE_OBJECT_NONE: rocprofiler_code_object_operation_t = 0;
+pub const ROCPROFILER_CODE_OBJECT_LOAD: rocprofiler_code_object_operation_t = 1;
+pub const ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER: rocprofiler_code_object_operation_t =
+    2;
+pub const ROCPROFILER_CODE_OBJECT_HOST_KERNEL_SYMBOL_REGISTER: rocprofiler_code_object_operation_t =
+    3;
+pub const ROCPROFILER_CODE_OBJECT_LAST: rocprofiler_code_object_operation_t = 4;
+
+pub type rocprofiler_kernel_dispatch_operation_t = i32;
+pub const ROCPROFILER_KERNEL_DISPATCH_NONE: rocprofiler_kernel_dispatch_operation_t = 0;
+pub const ROCPROFILER_KERNEL_DISPATCH_ENQUEUE: rocprofiler_kernel_dispatch_operation_t = 1;
+pub const ROCPROFILER_KERNEL_DISPATCH_COMPLETE: rocprofiler_kernel_dispatch_operation_t = 2;
+pub const ROCPROFILER_KERNEL_DISPATCH_LAST: rocprofiler_kernel_dispatch_operation_t = 3;
+
+pub type rocprofiler_memory_copy_operation_t = i32;
+pub const ROCPROFILER_MEMORY_COPY_NONE: rocprofiler_memory_copy_operation_t = 0;
+pub const ROCPROFILER_MEMORY_COPY_HOST_TO_HOST: rocprofiler_memory_copy_operation_t = 1;
+pub const ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE: rocprofiler_memory_copy_operation_t = 2;
+pub const ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST: rocprofiler_memory_copy_operation_t = 3;
+pub const ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE: rocprofiler_memory_copy_operation_t = 4;
+pub const ROCPROFILER_MEMORY_COPY_LAST: rocprofiler_memory_copy_operation_t = 5;
+
+pub type rocprofiler_hip_stream_operation_t = i32;
+pub const ROCPROFILER_HIP_STREAM_NONE: rocprofiler_hip_stream_operation_t = 0;
+pub const ROCPROFILER_HIP_STREAM_CREATE: rocprofiler_hip_stream_operation_t = 1;
+pub const ROCPROFILER_HIP_STREAM_DESTROY: rocprofiler_hip_stream_operation_t = 2;
+pub const ROCPROFILER_HIP_STREAM_SET: rocprofiler_hip_stream_operation_t = 3;
+pub const ROCPROFILER_HIP_STREAM_LAST: rocprofiler_hip_stream_operation_t = 4;
+
+pub type rocprofiler_external_correlation_id_request_kind_t = u32;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE:
+    rocprofiler_external_correlation_id_request_kind_t = 0;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_CORE_API:
+    rocprofiler_external_correlation_id_request_kind_t = 1;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_AMD_EXT_API:
+    rocprofiler_external_correlation_id_request_kind_t = 2;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_IMAGE_EXT_API:
+    rocprofiler_external_correlation_id_request_kind_t = 3;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_FINALIZE_EXT_API:
+    rocprofiler_external_correlation_id_request_kind_t = 4;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API:
+    rocprofiler_external_correlation_id_request_kind_t = 5;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_COMPILER_API:
+    rocprofiler_external_correlation_id_request_kind_t = 6;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_API:
+    rocprofiler_external_correlation_id_request_kind_t = 7;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CONTROL_API:
+    rocprofiler_external_correlation_id_request_kind_t = 8;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_NAME_API:
+    rocprofiler_external_correlation_id_request_kind_t = 9;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY:
+    rocprofiler_external_correlation_id_request_kind_t = 10;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH:
+    rocprofiler_external_correlation_id_request_kind_t = 11;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_SCRATCH_MEMORY:
+    rocprofiler_external_correlation_id_request_kind_t = 12;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_RCCL_API:
+    rocprofiler_external_correlation_id_request_kind_t = 13;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_OMPT:
+    rocprofiler_external_correlation_id_request_kind_t = 14;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_ALLOCATION:
+    rocprofiler_external_correlation_id_request_kind_t = 15;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCDECODE_API:
+    rocprofiler_external_correlation_id_request_kind_t = 16;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_ROCJPEG_API:
+    rocprofiler_external_correlation_id_request_kind_t = 17;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MARKER_CORE_RANGE_API:
+    rocprofiler_external_correlation_id_request_kind_t = 18;
+pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_LAST:
+    rocprofiler_external_correlation_id_request_kind_t = 19;
+
+pub type rocprofiler_agent_type_t = u32;
+pub const ROCPROFILER_AGENT_TYPE_NONE: rocprofiler_agent_type_t = 0;
+pub const ROCPROFILER_AGENT_TYPE_CPU: rocprofiler_agent_type_t = 1;
+pub const ROCPROFILER_AGENT_TYPE_GPU: rocprofiler_agent_type_t = 2;
+pub const ROCPROFILER_AGENT_TYPE_LAST: rocprofiler_agent_type_t = 3;
+
+pub type rocprofiler_agent_version_t = u32;
+pub const ROCPROFILER_AGENT_INFO_VERSION_NONE: rocprofiler_agent_version_t = 0;
+pub const ROCPROFILER_AGENT_INFO_VERSION_0: rocprofiler_agent_version_t = 1;
+pub const ROCPROFILER_AGENT_INFO_VERSION_LAST: rocprofiler_agent_version_t = 2;
+
+/// `HSA_HEAPTYPE` of `hsakmttypes.h`, the `heap_type` of an agent memory bank.
+pub type HSA_HEAPTYPE = u32;
+pub const HSA_HEAPTYPE_SYSTEM: HSA_HEAPTYPE = 0;
+pub const HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC: HSA_HEAPTYPE = 1;
+pub const HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE: HSA_HEAPTYPE = 2;
+pub const HSA_HEAPTYPE_GPU_GDS: HSA_HEAPTYPE = 3;
+pub const HSA_HEAPTYPE_GPU_LDS: HSA_HEAPTYPE = 4;
+pub const HSA_HEAPTYPE_GPU_SCRATCH: HSA_HEAPTYPE = 5;
+pub const HSA_HEAPTYPE_DEVICE_SVM: HSA_HEAPTYPE = 6;
+pub const HSA_HEAPTYPE_MMIO_REMAP: HSA_HEAPTYPE = 7;
+
+// ---------------------------------------------------------------------------------------
+// Records
+// ---------------------------------------------------------------------------------------
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_callback_tracing_record_t {
+    pub context_id: rocprofiler_context_id_t,
+    pub thread_id: rocprofiler_thread_id_t,
+    pub correlation_id: rocprofiler_correlation_id_t,
+    pub kind: rocprofiler_callback_tracing_kind_t,
+    pub operation: rocprofiler_tracing_operation_t,
+    pub phase: rocprofiler_callback_phase_t,
+    pub payload: *mut c_void,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct rocprofiler_record_header_category_kind_t {
+    pub category: u32,
+    pub kind: u32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union rocprofiler_record_header_id_t {
+    pub ck: rocprofiler_record_header_category_kind_t,
+    pub hash: u64,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_record_header_t {
+    pub id: rocprofiler_record_header_id_t,
+    pub payload: *mut c_void,
+}
+
+impl rocprofiler_record_header_t {
+    pub fn category(&self) -> rocprofiler_buffer_category_t {
+        // SAFETY: both union members are plain integers covering the same 8 bytes.
+        unsafe { self.id.ck.category }
+    }
+    pub fn kind(&self) -> u32 {
+        // SAFETY: as above.
+        unsafe { self.id.ck.kind }
+    }
+}
+
+/// The C header's inline `rocprofiler_record_header_compute_hash`.
+pub const fn rocprofiler_record_header_compute_hash(category: u32, kind: u32) -> u64 {
+    (category as u64) | ((kind as u64) << 32)
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_kernel_dispatch_info_t {
+    pub size: u64,
+    pub agent_id: rocprofiler_agent_id_t,
+    pub queue_id: rocprofiler_queue_id_t,
+    pub kernel_id: rocprofiler_kernel_id_t,
+    pub dispatch_id: rocprofiler_dispatch_id_t,
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    pub workgroup_size: rocprofiler_dim3_t,
+    pub grid_size: rocprofiler_dim3_t,
+    pub reserved_padding: [u8; 56],
+}
+
+/// `dispatch_info.size`: the struct size minus its reserved padding.
+pub const ROCPROFILER_KERNEL_DISPATCH_INFO_SIZE: u64 = 72;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_buffer_tracing_kernel_dispatch_record_t {
+    pub size: u64,
+    pub kind: rocprofiler_buffer_tracing_kind_t,
+    pub operation: rocprofiler_kernel_dispatch_operation_t,
+    pub correlation_id: rocprofiler_async_correlation_id_t,
+    pub thread_id: rocprofiler_thread_id_t,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub dispatch_info: rocprofiler_kernel_dispatch_info_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_buffer_tracing_memory_copy_record_t {
+    pub size: u64,
+    pub kind: rocprofiler_buffer_tracing_kind_t,
+    pub operation: rocprofiler_memory_copy_operation_t,
+    pub correlation_id: rocprofiler_async_correlation_id_t,
+    pub thread_id: rocprofiler_thread_id_t,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub dst_agent_id: rocprofiler_agent_id_t,
+    pub src_agent_id: rocprofiler_agent_id_t,
+    pub bytes: u64,
+    pub dst_address: rocprofiler_address_t,
+    pub src_address: rocprofiler_address_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_buffer_tracing_hip_api_record_t {
+    pub size: u64,
+    pub kind: rocprofiler_buffer_tracing_kind_t,
+    pub operation: rocprofiler_tracing_operation_t,
+    pub correlation_id: rocprofiler_correlation_id_t,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub thread_id: rocprofiler_thread_id_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_buffer_tracing_memory_allocation_record_t {
+    pub size: u64,
+    pub kind: rocprofiler_buffer_tracing_kind_t,
+    pub operation: rocprofiler_tracing_operation_t,
+    pub correlation_id: rocprofiler_correlation_id_t,
+    pub thread_id: rocprofiler_thread_id_t,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub agent_id: rocprofiler_agent_id_t,
+    pub address: rocprofiler_address_t,
+    pub allocation_size: u64,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_buffer_tracing_correlation_id_retirement_record_t {
+    pub size: u64,
+    pub kind: rocprofiler_buffer_tracing_kind_t,
+    pub operation: rocprofiler_tracing_operation_t,
+    pub timestamp: rocprofiler_timestamp_t,
+    pub internal_correlation_id: u64,
+}
+
+// ---------------------------------------------------------------------------------------
+// Callback payloads
+// ---------------------------------------------------------------------------------------
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_callback_tracing_hip_stream_data_t {
+    pub size: u64,
+    pub stream_id: rocprofiler_stream_id_t,
+    pub stream_value: rocprofiler_address_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_callback_tracing_kernel_dispatch_data_t {
+    pub size: u64,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub dispatch_info: rocprofiler_kernel_dispatch_info_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_callback_tracing_memory_copy_data_t {
+    pub size: u64,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub dst_agent_id: rocprofiler_agent_id_t,
+    pub src_agent_id: rocprofiler_agent_id_t,
+    pub bytes: u64,
+    pub dst_address: rocprofiler_address_t,
+    pub src_address: rocprofiler_address_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t {
+    pub size: u64,
+    pub kernel_id: u64,
+    pub code_object_id: u64,
+    pub kernel_name: *const c_char,
+    pub kernel_object: u64,
+    pub kernarg_segment_size: u32,
+    pub kernarg_segment_alignment: u32,
+    pub group_segment_size: u32,
+    pub private_segment_size: u32,
+    pub sgpr_count: u32,
+    pub arch_vgpr_count: u32,
+    pub accum_vgpr_count: u32,
+    pub kernel_code_entry_byte_offset: i64,
+    pub kernel_address: rocprofiler_address_t,
+}
+
+// ---------------------------------------------------------------------------------------
+// Agents (agent.h, ROCm 7.1 layout)
+// ---------------------------------------------------------------------------------------
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct rocprofiler_uuid_t {
+    pub bytes: [u8; 16],
+}
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default)]
+pub struct rocprofiler_agent_mem_bank_t {
+    pub heap_type: HSA_HEAPTYPE,
+    pub flags: u32,
+    pub width: u32,
+    pub mem_clk_max: u32,
+    pub size_in_bytes: u64,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default)]
+pub struct rocprofiler_agent_cache_t {
+    pub processor_id_low: u32,
+    pub size: u64,
+    pub level: u32,
+    pub cache_line_size: u32,
+    pub cache_lines_per_tag: u32,
+    pub association: u32,
+    pub latency: u32,
+    pub type_: u32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default)]
+pub struct rocprofiler_agent_io_link_t {
+    pub type_: u32,
+    pub version_major: u32,
+    pub version_minor: u32,
+    pub node_from: u32,
+    pub node_to: u32,
+    pub weight: u32,
+    pub min_latency: u32,
+    pub max_latency: u32,
+    pub min_bandwidth: u32,
+    pub max_bandwidth: u32,
+    pub recommended_transfer_size: u32,
+    pub flags: u32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_agent_v0_t {
+    pub size: u64,
+    pub id: rocprofiler_agent_id_t,
+    pub type_: rocprofiler_agent_type_t,
+    pub cpu_cores_count: u32,
+    pub simd_count: u32,
+    pub mem_banks_count: u32,
+    pub caches_count: u32,
+    pub io_links_count: u32,
+    pub cpu_core_id_base: u32,
+    pub simd_id_base: u32,
+    pub max_waves_per_simd: u32,
+    pub lds_size_in_kb: u32,
+    pub gds_size_in_kb: u32,
+    pub num_gws: u32,
+    pub wave_front_size: u32,
+    pub num_xcc: u32,
+    pub cu_count: u32,
+    pub array_count: u32,
+    pub num_shader_banks: u32,
+    pub simd_arrays_per_engine: u32,
+    pub cu_per_simd_array: u32,
+    pub simd_per_cu: u32,
+    pub max_slots_scratch_cu: u32,
+    pub gfx_target_version: u32,
+    pub vendor_id: u16,
+    pub device_id: u16,
+    pub location_id: u32,
+    pub domain: u32,
+    pub drm_render_minor: u32,
+    pub num_sdma_engines: u32,
+    pub num_sdma_xgmi_engines: u32,
+    pub num_sdma_queues_per_engine: u32,
+    pub num_cp_queues: u32,
+    pub max_engine_clk_ccompute: u32,
+    pub max_engine_clk_fcompute: u32,
+    /// `HSA_ENGINE_VERSION`, a 4-byte union.
+    pub sdma_fw_version: u32,
+    /// `HSA_ENGINE_ID`, a 4-byte union.
+    pub fw_version: u32,
+    /// `HSA_CAPABILITY`, a 4-byte union.
+    pub capability: u32,
+    pub cu_per_engine: u32,
+    pub max_waves_per_cu: u32,
+    pub family_id: u32,
+    pub workgroup_max_size: u32,
+    pub grid_max_size: u32,
+    pub local_mem_size: u64,
+    pub hive_id: u64,
+    pub gpu_id: u64,
+    pub workgroup_max_dim: rocprofiler_dim3_t,
+    pub grid_max_dim: rocprofiler_dim3_t,
+    pub mem_banks: *const rocprofiler_agent_mem_bank_t,
+    pub caches: *const rocprofiler_agent_cache_t,
+    pub io_links: *const rocprofiler_agent_io_link_t,
+    pub name: *const c_char,
+    pub vendor_name: *const c_char,
+    pub product_name: *const c_char,
+    pub model_name: *const c_char,
+    pub node_id: u32,
+    pub logical_node_id: i32,
+    pub logical_node_type_id: i32,
+    /// `rocprofiler_agent_runtime_visiblity_t`, a 32-bit bitfield.
+    pub runtime_visibility: u32,
+    pub uuid: rocprofiler_uuid_t,
+}
+
+pub type rocprofiler_agent_t = rocprofiler_agent_v0_t;
+
+// ---------------------------------------------------------------------------------------
+// Registration
+// ---------------------------------------------------------------------------------------
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_client_id_t {
+    pub size: usize,
+    pub name: *const c_char,
+    pub handle: u32,
+}
+
+pub type rocprofiler_client_finalize_t = Option<unsafe extern "C" fn(rocprofiler_client_id_t)>;
+pub type rocprofiler_tool_initialize_t =
+    Option<unsafe extern "C" fn(finalize_func: rocprofiler_client_finalize_t, tool_data: *mut c_void) -> c_int>;
+pub type rocprofiler_tool_finalize_t = Option<unsafe extern "C" fn(tool_data: *mut c_void)>;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_tool_configure_result_t {
+    pub size: usize,
+    pub initialize: rocprofiler_tool_initialize_t,
+    pub finalize: rocprofiler_tool_finalize_t,
+    pub tool_data: *mut c_void,
+}
+
+pub type rocprofiler_configure_func_t = Option<
+    unsafe extern "C" fn(
+        version: u32,
+        runtime_version: *const c_char,
+        priority: u32,
+        client_id: *mut rocprofiler_client_id_t,
+    ) -> *mut rocprofiler_tool_configure_result_t,
+>;
+
+// ---------------------------------------------------------------------------------------
+// Callback types
+// ---------------------------------------------------------------------------------------
+
+pub type rocprofiler_callback_tracing_cb_t = Option<
+    unsafe extern "C" fn(
+        record: rocprofiler_callback_tracing_record_t,
+        user_data: *mut rocprofiler_user_data_t,
+        callback_data: *mut c_void,
+    ),
+>;
+
+pub type rocprofiler_buffer_tracing_cb_t = Option<
+    unsafe extern "C" fn(
+        context: rocprofiler_context_id_t,
+        buffer_id: rocprofiler_buffer_id_t,
+        headers: *mut *mut rocprofiler_record_header_t,
+        num_headers: usize,
+        data: *mut c_void,
+        drop_count: u64,
+    ),
+>;
+
+pub type rocprofiler_external_correlation_id_request_cb_t = Option<
+    unsafe extern "C" fn(
+        thread_id: rocprofiler_thread_id_t,
+        context_id: rocprofiler_context_id_t,
+        kind: rocprofiler_external_correlation_id_request_kind_t,
+        operation: rocprofiler_tracing_operation_t,
+        internal_corr_id_value: u64,
+        external_corr_id_value: *mut rocprofiler_user_data_t,
+        data: *mut c_void,
+    ) -> c_int,
+>;
+
+pub type rocprofiler_query_available_agents_cb_t = Option<
+    unsafe extern "C" fn(
+        version: rocprofiler_agent_version_t,
+        agents: *mut *const c_void,
+        num_agents: usize,
+        user_data: *mut c_void,
+    ) -> rocprofiler_status_t,
+>;
+
+pub type rocprofiler_callback_tracing_kind_cb_t =
+    Option<unsafe extern "C" fn(kind: rocprofiler_callback_tracing_kind_t, data: *mut c_void) -> c_int>;
+
+pub type rocprofiler_callback_tracing_kind_operation_cb_t = Option<
+    unsafe extern "C" fn(
+        kind: rocprofiler_callback_tracing_kind_t,
+        operation: rocprofiler_tracing_operation_t,
+        data: *mut c_void,
+    ) -> c_int,
+>;
+
+pub type rocprofiler_buffer_tracing_kind_cb_t =
+    Option<unsafe extern "C" fn(kind: rocprofiler_buffer_tracing_kind_t, data: *mut c_void) -> c_int>;
+
+pub type rocprofiler_buffer_tracing_kind_operation_cb_t = Option<
+    unsafe extern "C" fn(
+        kind: rocprofiler_buffer_tracing_kind_t,
+        operation: rocprofiler_tracing_operation_t,
+        data: *mut c_void,
+    ) -> c_int,
+>;
+
+// ---------------------------------------------------------------------------------------
+// Functions: the minimum subset of the spec (§17), plus a few neighbours.
+// ---------------------------------------------------------------------------------------
+
+extern "C" {
+    // registration.h
+    pub fn rocprofiler_force_configure(configure_func: rocprofiler_configure_func_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_is_initialized(status: *mut c_int) -> rocprofiler_status_t;
+    pub fn rocprofiler_is_finalized(status: *mut c_int) -> rocprofiler_status_t;
+
+    // context.h
+    pub fn rocprofiler_create_context(context_id: *mut rocprofiler_context_id_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_start_context(context_id: rocprofiler_context_id_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_stop_context(context_id: rocprofiler_context_id_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_context_is_active(
+        context_id: rocprofiler_context_id_t,
+        status: *mut c_int,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_context_is_valid(
+        context_id: rocprofiler_context_id_t,
+        status: *mut c_int,
+    ) -> rocprofiler_status_t;
+
+    // buffer.h
+    pub fn rocprofiler_create_buffer(
+        context: rocprofiler_context_id_t,
+        size: usize,
+        watermark: usize,
+        policy: rocprofiler_buffer_policy_t,
+        callback: rocprofiler_buffer_tracing_cb_t,
+        callback_data: *mut c_void,
+        buffer_id: *mut rocprofiler_buffer_id_t,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_destroy_buffer(buffer_id: rocprofiler_buffer_id_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_flush_buffer(buffer_id: rocprofiler_buffer_id_t) -> rocprofiler_status_t;
+
+    // buffer_tracing.h
+    pub fn rocprofiler_configure_buffer_tracing_service(
+        context_id: rocprofiler_context_id_t,
+        kind: rocprofiler_buffer_tracing_kind_t,
+        operations: *const rocprofiler_tracing_operation_t,
+        operations_count: usize,
+        buffer_id: rocprofiler_buffer_id_t,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_query_buffer_tracing_kind_name(
+        kind: rocprofiler_buffer_tracing_kind_t,
+        name: *mut *const c_char,
+        name_len: *mut u64,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_query_buffer_tracing_kind_operation_name(
+        kind: rocprofiler_buffer_tracing_kind_t,
+        operation: rocprofiler_tracing_operation_t,
+        name: *mut *const c_char,
+        name_len: *mut u64,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_iterate_buffer_tracing_kinds(
+        callback: rocprofiler_buffer_tracing_kind_cb_t,
+        data: *mut c_void,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_iterate_buffer_tracing_kind_operations(
+        kind: rocprofiler_buffer_tracing_kind_t,
+        callback: rocprofiler_buffer_tracing_kind_operation_cb_t,
+        data: *mut c_void,
+    ) -> rocprofiler_status_t;
+
+    // callback_tracing.h
+    pub fn rocprofiler_configure_callback_tracing_service(
+        context_id: rocprofiler_context_id_t,
+        kind: rocprofiler_callback_tracing_kind_t,
+        operations: *const rocprofiler_tracing_operation_t,
+        operations_count: usize,
+        callback: rocprofiler_callback_tracing_cb_t,
+        callback_args: *mut c_void,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_query_callback_tracing_kind_name(
+        kind: rocprofiler_callback_tracing_kind_t,
+        name: *mut *const c_char,
+        name_len: *mut u64,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_query_callback_tracing_kind_operation_name(
+        kind: rocprofiler_callback_tracing_kind_t,
+        operation: rocprofiler_tracing_operation_t,
+        name: *mut *const c_char,
+        name_len: *mut u64,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_iterate_callback_tracing_kinds(
+        callback: rocprofiler_callback_tracing_kind_cb_t,
+        data: *mut c_void,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_iterate_callback_tracing_kind_operations(
+        kind: rocprofiler_callback_tracing_kind_t,
+        callback: rocprofiler_callback_tracing_kind_operation_cb_t,
+        data: *mut c_void,
+    ) -> rocprofiler_status_t;
+
+    // external_correlation.h
+    pub fn rocprofiler_configure_external_correlation_id_request_service(
+        context_id: rocprofiler_context_id_t,
+        kinds: *const rocprofiler_external_correlation_id_request_kind_t,
+        kinds_count: usize,
+        callback: rocprofiler_external_correlation_id_request_cb_t,
+        callback_args: *mut c_void,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_push_external_correlation_id(
+        context: rocprofiler_context_id_t,
+        tid: rocprofiler_thread_id_t,
+        external_correlation_id: rocprofiler_user_data_t,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_pop_external_correlation_id(
+        context: rocprofiler_context_id_t,
+        tid: rocprofiler_thread_id_t,
+        external_correlation_id: *mut rocprofiler_user_data_t,
+    ) -> rocprofiler_status_t;
+
+    // internal_threading.h
+    pub fn rocprofiler_create_callback_thread(
+        cb_thread_id: *mut rocprofiler_callback_thread_t,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_assign_callback_thread(
+        buffer_id: rocprofiler_buffer_id_t,
+        cb_thread_id: rocprofiler_callback_thread_t,
+    ) -> rocprofiler_status_t;
+
+    // agent.h
+    pub fn rocprofiler_query_available_agents(
+        version: rocprofiler_agent_version_t,
+        callback: rocprofiler_query_available_agents_cb_t,
+        agent_size: usize,
+        user_data: *mut c_void,
+    ) -> rocprofiler_status_t;
+
+    // rocprofiler.h
+    pub fn rocprofiler_get_timestamp(ts: *mut rocprofiler_timestamp_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_get_thread_id(tid: *mut rocprofiler_thread_id_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_get_version(major: *mut u32, minor: *mut u32, patch: *mut u32) -> rocprofiler_status_t;
+    pub fn rocprofiler_get_version_triplet(info: *mut rocprofiler_version_triplet_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_get_status_name(status: rocprofiler_status_t) -> *const c_char;
+    pub fn rocprofiler_get_status_string(status: rocprofiler_status_t) -> *const c_char;
+}
+
+/// The tool entry point the SDK looks for (implemented by the tool, not the library).
+pub type rocprofiler_configure_t = unsafe extern "C" fn(
+    version: u32,
+    runtime_version: *const c_char,
+    priority: u32,
+    client_id: *mut rocprofiler_client_id_t,
+) -> *mut rocprofiler_tool_configure_result_t;

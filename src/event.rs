@@ -1,0 +1,196 @@
+//! `RocmTracerEvent`: one HIP API call or one GPU activity, with every field of XLA's
+//! `rocm_tracer_utils.h` (xla-rocm-tracer.md §3.1, §5.7).
+use std::sync::Arc;
+
+/// XLA's `RocmTracerEventType`; the discriminants are XLA's values.
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventType {
+    Unsupported = 0,
+    Kernel = 1,
+    MemcpyH2D = 2,
+    MemcpyD2H = 3,
+    MemcpyD2D = 4,
+    MemcpyP2P = 5,
+    MemcpyOther = 6,
+    MemoryAlloc = 7,
+    MemoryFree = 8,
+    Memset = 9,
+    Synchronization = 10,
+    Generic = 11,
+}
+
+impl EventType {
+    /// The enumerator's spelling. Unlike XLA's `GetRocmTracerEventTypeName`, every value has a
+    /// name (XLA returns "" for `Unsupported` and `MemcpyP2P`, rough edge §7.9).
+    pub fn name(self) -> &'static str {
+        match self {
+            EventType::Unsupported => "Unsupported",
+            EventType::Kernel => "Kernel",
+            EventType::MemcpyH2D => "MemcpyH2D",
+            EventType::MemcpyD2H => "MemcpyD2H",
+            EventType::MemcpyD2D => "MemcpyD2D",
+            EventType::MemcpyP2P => "MemcpyP2P",
+            EventType::MemcpyOther => "MemcpyOther",
+            EventType::MemoryAlloc => "MemoryAlloc",
+            EventType::MemoryFree => "MemoryFree",
+            EventType::Memset => "Memset",
+            EventType::Synchronization => "Synchronization",
+            EventType::Generic => "Generic",
+        }
+    }
+
+    pub fn from_u32(value: u32) -> Option<EventType> {
+        use EventType::*;
+        const ALL: [EventType; 12] = [
+            Unsupported, Kernel, MemcpyH2D, MemcpyD2H, MemcpyD2D, MemcpyP2P, MemcpyOther,
+            MemoryAlloc, MemoryFree, Memset, Synchronization, Generic,
+        ];
+        ALL.get(value as usize).copied()
+    }
+
+    pub fn is_memcpy(self) -> bool {
+        matches!(
+            self,
+            EventType::MemcpyH2D
+                | EventType::MemcpyD2H
+                | EventType::MemcpyD2D
+                | EventType::MemcpyP2P
+                | EventType::MemcpyOther
+        )
+    }
+}
+
+/// XLA's `RocmTracerEventSource`.
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EventSource {
+    Invalid = 0,
+    ApiCallback = 1,
+    Activity = 2,
+}
+
+impl EventSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventSource::Invalid => "Invalid",
+            EventSource::ApiCallback => "ApiCallback",
+            EventSource::Activity => "Activity",
+        }
+    }
+}
+
+/// XLA's `RocmTracerEventDomain`.
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EventDomain {
+    InvalidDomain = 0,
+    HipApi = 1,
+    HipOps = 2,
+}
+
+impl EventDomain {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventDomain::InvalidDomain => "InvalidDomain",
+            EventDomain::HipApi => "HIP_API",
+            EventDomain::HipOps => "HIP_OPS",
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelDetails {
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    pub workgroup_x: u32,
+    pub workgroup_y: u32,
+    pub workgroup_z: u32,
+    /// Total work-items, not blocks (as the AQL packet has them).
+    pub grid_x: u32,
+    pub grid_y: u32,
+    pub grid_z: u32,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemcpyDetails {
+    pub num_bytes: u64,
+    /// XLA stores the destination agent handle truncated to 32 bits here (rough edge §7.7).
+    pub destination: u32,
+    pub is_async: bool,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemsetDetails {
+    pub num_bytes: u64,
+    pub is_async: bool,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemAllocDetails {
+    pub num_bytes: u64,
+}
+
+/// The C++ union of detail structs, as a tagged enum.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum EventDetails {
+    #[default]
+    None,
+    Kernel(KernelDetails),
+    Memcpy(MemcpyDetails),
+    Memset(MemsetDetails),
+    MemAlloc(MemAllocDetails),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RocmTracerEvent {
+    pub event_type: EventType,
+    pub source: EventSource,
+    pub domain: EventDomain,
+    /// Shared with the kernel-name table: one allocation per kernel, not per event.
+    pub name: Arc<str>,
+    pub annotation: Option<Arc<str>>,
+    pub roctx_range: Option<Arc<str>>,
+    pub start_time_ns: u64,
+    pub end_time_ns: u64,
+    /// A rocprofiler agent handle, not an ordinal; the collector normalises it.
+    pub device_id: u32,
+    pub correlation_id: u64,
+    pub thread_id: u64,
+    /// The SDK stream id delivered through the external correlation; `INVALID_STREAM_ID` for
+    /// HIP API events.
+    pub stream_id: u64,
+    /// The HSA queue handle (kernels only).
+    pub queue_id: u64,
+    pub scope_range_id: i64,
+    pub details: EventDetails,
+}
+
+impl RocmTracerEvent {
+    pub const INVALID_DEVICE_ID: u32 = u32::MAX;
+    pub const INVALID_THREAD_ID: u64 = u64::MAX;
+    pub const INVALID_CORRELATION_ID: u64 = u64::MAX;
+    pub const INVALID_STREAM_ID: u64 = u64::MAX;
+}
+
+impl Default for RocmTracerEvent {
+    fn default() -> Self {
+        RocmTracerEvent {
+            event_type: EventType::Unsupported,
+            source: EventSource::Invalid,
+            domain: EventDomain::InvalidDomain,
+            name: Arc::from(""),
+            annotation: None,
+            roctx_range: None,
+            start_time_ns: 0,
+            end_time_ns: 0,
+            device_id: Self::INVALID_DEVICE_ID,
+            correlation_id: Self::INVALID_CORRELATION_ID,
+            thread_id: Self::INVALID_THREAD_ID,
+            stream_id: Self::INVALID_STREAM_ID,
+            queue_id: 0,
+            scope_range_id: 0,
+            details: EventDetails::None,
+        }
+    }
+}
