@@ -4,5 +4,7 @@
 //! (`stream_stack`, `correlation`), turns buffer records into [`event::RocmTracerEvent`]s and
 //! hands them in batches to an [`sink::EventSink`]. The collector (`collector`) joins and
 //! stores them, and `export` turns them into an XSpace.
+pub mod collector;
 pub mod event;
+pub mod export;
 pub mod sink;

@@ -1,0 +1,60 @@
+//! Which `/device:GPU:<i>` plane an event belongs to (xla-rocm-tracer.md §6.2 step 2).
+use super::drops::{DropCounters, DropReason};
+use super::gpu_agent::GpuAgentInfo;
+use crate::event::RocmTracerEvent;
+
+/// Turns event device ids (agent handles truncated to 32 bits) into ordinals `< num_gpus`.
+///
+/// With the GPU agents known, a handle maps to its agent's position in the list: a capture
+/// that used only the second GPU is shown as GPU 1. XLA instead subtracts the smallest handle
+/// seen in the capture, which shows it as GPU 0 (rough edge §7.16); that rule remains the
+/// fallback when no agents were given.
+pub(super) enum DeviceNumbering {
+    ByAgentHandle(Vec<u32>),
+    ByMinimumHandle(Option<u32>),
+}
+
+impl DeviceNumbering {
+    pub fn new(agents: &[GpuAgentInfo], events: &[RocmTracerEvent]) -> DeviceNumbering {
+        if agents.is_empty() {
+            let minimum = events
+                .iter()
+                .map(|event| event.device_id)
+                .filter(|&id| id != RocmTracerEvent::INVALID_DEVICE_ID)
+                .min();
+            DeviceNumbering::ByMinimumHandle(minimum)
+        } else {
+            // The tracer stores `(uint32_t)handle` in events (§5.7), so compare truncated.
+            DeviceNumbering::ByAgentHandle(agents.iter().map(|agent| agent.handle as u32).collect())
+        }
+    }
+
+    pub fn ordinal(&self, device_id: u32, num_gpus: u32) -> Option<u32> {
+        if device_id == RocmTracerEvent::INVALID_DEVICE_ID {
+            return None;
+        }
+        let ordinal = match self {
+            DeviceNumbering::ByAgentHandle(handles) => {
+                handles.iter().position(|&handle| handle == device_id)? as u32
+            }
+            DeviceNumbering::ByMinimumHandle(minimum) => device_id.checked_sub((*minimum)?)?,
+        };
+        (ordinal < num_gpus).then_some(ordinal)
+    }
+}
+
+/// Moves each event to the list of its device; events without a valid device are counted.
+pub(super) fn distribute_by_device(
+    events: Vec<RocmTracerEvent>,
+    numbering: &DeviceNumbering,
+    num_gpus: u32,
+    per_device: &mut std::collections::BTreeMap<u32, Vec<RocmTracerEvent>>,
+    drops: &mut DropCounters,
+) {
+    for event in events {
+        match numbering.ordinal(event.device_id, num_gpus) {
+            Some(ordinal) => per_device.entry(ordinal).or_default().push(event),
+            None => drops.add(DropReason::InvalidDevice, 1),
+        }
+    }
+}

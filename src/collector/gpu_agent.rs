@@ -1,0 +1,57 @@
+//! What the collector needs to know about one GPU agent: enough to map event device ids to
+//! plane numbers and to write the device capability stats (xla-rocm-tracer.md §6.6).
+
+/// One GPU agent as reported by rocprofiler-sdk, reduced to plain values. The tracer fills it
+/// from `rocprofiler_agent_v0_t`; the position in the list given to
+/// [`super::Collector::set_gpu_agents`] is the device ordinal (`/device:GPU:<ordinal>`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GpuAgentInfo {
+    /// `agent.id.handle`; events carry it (truncated to 32 bits) as `device_id`.
+    pub handle: u64,
+    /// `agent.name`, e.g. "gfx942".
+    pub name: String,
+    /// `agent.cu_count`.
+    pub cu_count: u32,
+    /// `agent.max_engine_clk_fcompute`, in MHz; 0 when unknown.
+    pub max_engine_clock_mhz: u32,
+    /// `agent.gfx_target_version`, e.g. 90402; 0 when unknown.
+    pub gfx_target_version: u32,
+    /// Sum of the frame-buffer memory banks' sizes, see [`GpuAgentInfo::memory_size_from_banks`].
+    pub memory_size_bytes: u64,
+    /// See [`GpuAgentInfo::memory_bandwidth`].
+    pub memory_bandwidth_bytes_per_second: u64,
+}
+
+/// `HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC` and `HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE`.
+const FRAME_BUFFER_HEAP_TYPES: [u32; 2] = [1, 2];
+
+/// One `mem_banks[]` entry of an agent, as far as capabilities go.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MemoryBank {
+    pub heap_type: u32,
+    pub size_in_bytes: u64,
+    pub mem_clk_max_mhz: u32,
+    pub width_bits: u32,
+}
+
+impl GpuAgentInfo {
+    /// XLA's `memory_size`: the frame-buffer banks' sizes summed.
+    pub fn memory_size_from_banks(banks: &[MemoryBank]) -> u64 {
+        banks
+            .iter()
+            .filter(|bank| FRAME_BUFFER_HEAP_TYPES.contains(&bank.heap_type))
+            .fold(0u64, |sum, bank| sum.saturating_add(bank.size_in_bytes))
+    }
+
+    /// XLA's `memory_bandwidth`: `2 * mem_clk_max(MHz) * 1e6 * width / 8` (double data rate)
+    /// from the first frame-buffer bank, or 0 without one.
+    pub fn memory_bandwidth(banks: &[MemoryBank]) -> u64 {
+        banks
+            .iter()
+            .find(|bank| FRAME_BUFFER_HEAP_TYPES.contains(&bank.heap_type))
+            .map(|bank| {
+                2 * u64::from(bank.mem_clk_max_mhz) * 1_000_000 * u64::from(bank.width_bits) / 8
+            })
+            .unwrap_or(0)
+    }
+}

@@ -1,0 +1,234 @@
+//! The Rust counterpart of XLA's `RocmTraceCollectorImpl` and `PerDeviceCollector`
+//! (xla-rocm-tracer.md §6): receives the tracer's events, joins HIP API calls with their GPU
+//! activities, assigns events to devices and keeps them for export.
+mod device_numbering;
+mod drops;
+mod gpu_agent;
+mod join;
+mod options;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+pub use drops::{DropCounters, DropReason, MAX_TRACE_EVENTS_FLAG};
+pub use gpu_agent::{GpuAgentInfo, MemoryBank};
+pub use options::{CaptureStart, CollectorOptions};
+
+use crate::event::{EventSource, RocmTracerEvent};
+use crate::sink::EventSink;
+use device_numbering::{distribute_by_device, DeviceNumbering};
+use join::{join_api_and_activities, PendingEvents};
+
+/// Everything a capture collected, ready for export.
+#[derive(Clone, Debug, Default)]
+pub struct CollectedTrace {
+    pub start: CaptureStart,
+    pub num_gpus: u32,
+    pub gpu_agents: Vec<GpuAgentInfo>,
+    /// Joined events by device ordinal. Events keep their raw `device_id` (agent handle).
+    pub devices: BTreeMap<u32, Vec<RocmTracerEvent>>,
+    /// Scope-range-id tree, `child -> parent`.
+    pub scope_range_tree: BTreeMap<i64, i64>,
+    pub drops: DropCounters,
+}
+
+/// Collects one capture. Thread-safe; each [`EventSink::add_events`] batch takes the lock once.
+pub struct Collector {
+    options: CollectorOptions,
+    start: CaptureStart,
+    state: Mutex<CollectorState>,
+}
+
+#[derive(Default)]
+struct CollectorState {
+    pending: PendingEvents,
+    num_callback_events: u64,
+    num_auxiliary_events: u64,
+    num_activity_events: u64,
+    annotations: HashSet<Arc<str>>,
+    trace: CollectedTrace,
+    caps_warned: BTreeSet<DropReason>,
+}
+
+impl Collector {
+    pub fn new(options: CollectorOptions, start: CaptureStart) -> Collector {
+        let trace = CollectedTrace {
+            start,
+            num_gpus: options.num_gpus,
+            ..CollectedTrace::default()
+        };
+        Collector {
+            options,
+            start,
+            state: Mutex::new(CollectorState {
+                trace,
+                ..CollectorState::default()
+            }),
+        }
+    }
+
+    pub fn options(&self) -> &CollectorOptions {
+        &self.options
+    }
+
+    pub fn start(&self) -> CaptureStart {
+        self.start
+    }
+
+    /// The GPU agents in SDK query order; position `i` is `/device:GPU:<i>`.
+    pub fn set_gpu_agents(&self, agents: Vec<GpuAgentInfo>) {
+        self.state.lock().trace.gpu_agents = agents;
+    }
+
+    /// XLA's `AddEvent(event, is_auxiliary)`: auxiliary API events only lend their data to
+    /// activities and are never exported themselves.
+    pub fn add_event(&self, event: RocmTracerEvent, is_auxiliary: bool) {
+        let mut state = self.state.lock();
+        state.add(&self.options, event, is_auxiliary);
+    }
+
+    /// Adds `child -> parent` edges of the scope-range-id tree (`SetScopeRangeIdTree`).
+    pub fn set_scope_range_id_tree(&self, tree: impl IntoIterator<Item = (i64, i64)>) {
+        self.state.lock().trace.scope_range_tree.extend(tree);
+    }
+
+    /// XLA's `Flush()`: joins what arrived so far and assigns it to devices.
+    pub fn flush_pending(&self) {
+        self.state.lock().flush();
+    }
+
+    pub fn drop_counters(&self) -> DropCounters {
+        self.state.lock().trace.drops.clone()
+    }
+
+    /// Flushes, then lends the collected trace to `read` under the lock (no copy of the events).
+    pub fn with_collected<R>(&self, read: impl FnOnce(&CollectedTrace) -> R) -> R {
+        let mut state = self.state.lock();
+        state.flush();
+        read(&state.trace)
+    }
+}
+
+impl CollectorState {
+    fn add(&mut self, options: &CollectorOptions, mut event: RocmTracerEvent, is_auxiliary: bool) {
+        match event.source {
+            EventSource::ApiCallback => {
+                // Auxiliary events do not count against XLA's cap; a cap of their own keeps
+                // their memory bounded too.
+                let count = if is_auxiliary {
+                    &mut self.num_auxiliary_events
+                } else {
+                    &mut self.num_callback_events
+                };
+                if *count >= options.max_callback_api_events {
+                    self.drop_at_cap(
+                        DropReason::CallbackCapReached,
+                        options.max_callback_api_events,
+                    );
+                    return;
+                }
+                *count += 1;
+                self.limit_annotation(options, &mut event);
+                let map = if is_auxiliary {
+                    &mut self.pending.auxiliary_api
+                } else {
+                    &mut self.pending.api
+                };
+                match map.entry(event.correlation_id) {
+                    std::collections::btree_map::Entry::Vacant(slot) => {
+                        slot.insert(event);
+                    }
+                    std::collections::btree_map::Entry::Occupied(_) => {
+                        self.trace.drops.add(DropReason::DuplicateCorrelationId, 1);
+                    }
+                }
+            }
+            EventSource::Activity => {
+                // Every activity counts, so the cap bounds memory (unlike XLA, rough edge §7.12).
+                if self.num_activity_events >= options.max_activity_api_events {
+                    self.drop_at_cap(
+                        DropReason::ActivityCapReached,
+                        options.max_activity_api_events,
+                    );
+                    return;
+                }
+                self.num_activity_events += 1;
+                self.limit_annotation(options, &mut event);
+                self.pending
+                    .activities
+                    .entry(event.correlation_id)
+                    .or_default()
+                    .push(event);
+            }
+            EventSource::Invalid => self.trace.drops.add(DropReason::InvalidSource, 1),
+        }
+    }
+
+    /// Keeps at most `max_annotation_strings` distinct annotations; later new ones are removed
+    /// from their events, which stay.
+    fn limit_annotation(&mut self, options: &CollectorOptions, event: &mut RocmTracerEvent) {
+        let Some(annotation) = &event.annotation else {
+            return;
+        };
+        if self.annotations.contains(annotation) {
+            return;
+        }
+        if (self.annotations.len() as u64) < options.max_annotation_strings {
+            self.annotations.insert(annotation.clone());
+        } else {
+            event.annotation = None;
+            self.drop_at_cap(
+                DropReason::AnnotationCapReached,
+                options.max_annotation_strings,
+            );
+        }
+    }
+
+    /// Counts the drop and warns once per cap per capture (XLA warns once per event for the
+    /// callback cap, rough edge §7.13).
+    fn drop_at_cap(&mut self, reason: DropReason, cap: u64) {
+        self.trace.drops.add(reason, 1);
+        if self.caps_warned.insert(reason) {
+            log::warn!(
+                "xla-rocm-tracer: {} (limit {cap}); further such events are dropped. \
+                 To collect more GPU events, set XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>",
+                reason.describe()
+            );
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let joined = join_api_and_activities(&mut self.pending, &mut self.trace.drops);
+        let numbering = DeviceNumbering::new(&self.trace.gpu_agents, &joined);
+        let num_gpus = self.trace.num_gpus;
+        distribute_by_device(
+            joined,
+            &numbering,
+            num_gpus,
+            &mut self.trace.devices,
+            &mut self.trace.drops,
+        );
+    }
+}
+
+impl EventSink for Collector {
+    fn add_events(&self, batch: &mut Vec<RocmTracerEvent>) {
+        let mut state = self.state.lock();
+        for event in batch.drain(..) {
+            state.add(&self.options, event, false);
+        }
+    }
+
+    fn on_events_dropped(&self, reason: &str, count: u64) {
+        self.state.lock().trace.drops.add_tracer_drop(reason, count);
+    }
+
+    fn flush(&self) {
+        self.flush_pending();
+    }
+}

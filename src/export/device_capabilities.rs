@@ -1,0 +1,37 @@
+//! Plane-level device capability stats from agent data, never from HIP (openxla/xla#40199;
+//! xla-rocm-tracer.md §6.6).
+use super::plane_builder::PlaneBuilder;
+use super::plane_names::DEVICE_VENDOR_AMD;
+use crate::collector::GpuAgentInfo;
+
+pub(crate) fn add_device_capabilities(plane: &mut PlaneBuilder, agent: &GpuAgentInfo) {
+    let vendor = plane.str_stat("device_vendor", DEVICE_VENDOR_AMD);
+    plane.add_plane_stat(vendor);
+    if agent.max_engine_clock_mhz != 0 {
+        let clock_khz =
+            plane.uint64_stat("clock_rate", u64::from(agent.max_engine_clock_mhz) * 1000);
+        plane.add_plane_stat(clock_khz);
+    }
+    let cores = plane.uint64_stat("core_count", u64::from(agent.cu_count));
+    plane.add_plane_stat(cores);
+    let memory = plane.uint64_stat("memory_size", agent.memory_size_bytes);
+    plane.add_plane_stat(memory);
+    if agent.memory_bandwidth_bytes_per_second != 0 {
+        let bandwidth =
+            plane.uint64_stat("memory_bandwidth", agent.memory_bandwidth_bytes_per_second);
+        plane.add_plane_stat(bandwidth);
+    }
+    // gfx_target_version is major*10000 + minor*100 + stepping, e.g. 90402 for gfx942.
+    let major = (agent.gfx_target_version / 10000) % 100;
+    let minor = (agent.gfx_target_version / 100) % 100;
+    if major != 0 {
+        let stat = plane.uint64_stat("compute_cap_major", u64::from(major));
+        plane.add_plane_stat(stat);
+    }
+    if minor != 0 {
+        let stat = plane.uint64_stat("compute_cap_minor", u64::from(minor));
+        plane.add_plane_stat(stat);
+    }
+    let name = plane.str_stat("gpu_device_name", &agent.name);
+    plane.add_plane_stat(name);
+}

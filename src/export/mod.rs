@@ -1,0 +1,19 @@
+//! From collected events to an XSpace, and XSpace files (xla-rocm-tracer.md §6.3-§6.7).
+mod annotation;
+mod device_capabilities;
+mod event_stats;
+mod plane_builder;
+pub mod plane_names;
+mod stream_lanes;
+mod timeline;
+mod trace_file;
+pub mod xplane_proto;
+mod xspace_builder;
+
+pub use annotation::{parse_annotation, parse_annotation_stack, Annotation};
+pub use event_stats::{
+    kernel_details_string, memalloc_details_string, memcpy_details_string, memset_details_string,
+};
+pub use trace_file::{encode_xspace, read_xspace, read_xspace_file, write_xspace, TraceError};
+pub use xplane_proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata};
+pub use xspace_builder::{build_xspace, ExportOptions};

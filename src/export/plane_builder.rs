@@ -1,0 +1,111 @@
+//! A small `XPlaneBuilder`: hands out event and stat metadata ids by name, in creation order
+//! from 1 as tsl's builder does, so the same sequence of calls gives the same plane.
+use std::collections::HashMap;
+
+use super::xplane_proto::{x_stat, XEventMetadata, XPlane, XStat, XStatMetadata};
+
+pub(crate) struct PlaneBuilder {
+    plane: XPlane,
+    event_metadata_ids: HashMap<String, i64>,
+    stat_metadata_ids: HashMap<String, i64>,
+}
+
+impl PlaneBuilder {
+    pub fn new(id: i64, name: impl Into<String>) -> PlaneBuilder {
+        PlaneBuilder {
+            plane: XPlane {
+                id,
+                name: name.into(),
+                ..XPlane::default()
+            },
+            event_metadata_ids: HashMap::new(),
+            stat_metadata_ids: HashMap::new(),
+        }
+    }
+
+    pub fn event_metadata_id(&mut self, name: &str) -> i64 {
+        if let Some(&id) = self.event_metadata_ids.get(name) {
+            return id;
+        }
+        let id = self.plane.event_metadata.len() as i64 + 1;
+        self.plane.event_metadata.insert(
+            id,
+            XEventMetadata {
+                id,
+                name: name.to_owned(),
+                ..XEventMetadata::default()
+            },
+        );
+        self.event_metadata_ids.insert(name.to_owned(), id);
+        id
+    }
+
+    pub fn stat_metadata_id(&mut self, name: &str) -> i64 {
+        if let Some(&id) = self.stat_metadata_ids.get(name) {
+            return id;
+        }
+        let id = self.plane.stat_metadata.len() as i64 + 1;
+        self.plane.stat_metadata.insert(
+            id,
+            XStatMetadata {
+                id,
+                name: name.to_owned(),
+                ..XStatMetadata::default()
+            },
+        );
+        self.stat_metadata_ids.insert(name.to_owned(), id);
+        id
+    }
+
+    pub fn stat(&mut self, name: &str, value: x_stat::Value) -> XStat {
+        XStat {
+            metadata_id: self.stat_metadata_id(name),
+            value: Some(value),
+        }
+    }
+
+    pub fn uint64_stat(&mut self, name: &str, value: u64) -> XStat {
+        self.stat(name, x_stat::Value::Uint64Value(value))
+    }
+
+    pub fn int64_stat(&mut self, name: &str, value: i64) -> XStat {
+        self.stat(name, x_stat::Value::Int64Value(value))
+    }
+
+    pub fn str_stat(&mut self, name: &str, value: &str) -> XStat {
+        self.stat(name, x_stat::Value::StrValue(value.to_owned()))
+    }
+
+    /// A string stored once as the name of a stat metadata and referenced by id, as tsl does
+    /// for repeated strings (kernel details, tf_op).
+    pub fn ref_stat(&mut self, name: &str, value: &str) -> XStat {
+        let value_id = self.stat_metadata_id(value) as u64;
+        self.stat(name, x_stat::Value::RefValue(value_id))
+    }
+
+    /// tsl's `ParseAndAddStatValue`: an int64, else a uint64, else a double, else a ref string.
+    pub fn parsed_stat(&mut self, name: &str, value: &str) -> XStat {
+        let trimmed = value.trim_ascii();
+        if let Ok(number) = trimmed.parse::<i64>() {
+            self.int64_stat(name, number)
+        } else if let Ok(number) = trimmed.parse::<u64>() {
+            self.uint64_stat(name, number)
+        } else if let Ok(number) = trimmed.parse::<f64>() {
+            self.stat(name, x_stat::Value::DoubleValue(number))
+        } else {
+            self.ref_stat(name, value)
+        }
+    }
+
+    pub fn add_plane_stat(&mut self, stat: XStat) {
+        self.plane.stats.push(stat);
+    }
+
+    pub fn plane_mut(&mut self) -> &mut XPlane {
+        &mut self.plane
+    }
+
+    pub fn finish(self) -> XPlane {
+        self.plane
+    }
+}

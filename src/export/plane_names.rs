@@ -1,0 +1,20 @@
+//! Plane names and the vendor string of XLA's `xplane_schema.h` (xla-rocm-tracer.md §9).
+
+/// `kRoctracerApiPlaneName`: HIP API calls, one line per host thread.
+pub const HOST_PLANE_NAME: &str = "/host:ROCTRACER";
+/// `kGpuPlanePrefix`; planes are `"/device:GPU:<ordinal>"`.
+pub const GPU_PLANE_PREFIX: &str = "/device:GPU:";
+/// `kScopeRangeIdTreePlaneName`.
+pub const SCOPE_RANGE_TREE_PLANE_NAME: &str = "/host:__ScopeRangeCallStack__";
+/// `kDeviceVendorAMD`.
+pub const DEVICE_VENDOR_AMD: &str = "AMD";
+
+/// XLA's `GpuPlaneName(ordinal)`.
+pub fn gpu_plane_name(ordinal: u32) -> String {
+    format!("{GPU_PLANE_PREFIX}{ordinal}")
+}
+
+/// `"Host Threads/<tid>"`.
+pub fn host_line_name(thread_id: u64) -> String {
+    format!("Host Threads/{thread_id}")
+}

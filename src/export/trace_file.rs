@@ -1,0 +1,104 @@
+//! Writing and reading `.xplane.pb` files: a serialized `XSpace`, as xprof and TensorBoard's
+//! profile plugin read them.
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use prost::Message;
+
+use super::xplane_proto::XSpace;
+
+/// Why a trace could not be read or written.
+#[derive(Debug)]
+pub enum TraceError {
+    /// Zero bytes.
+    Empty,
+    /// The bytes end in the middle of a field.
+    Truncated(String),
+    /// The bytes are not a protobuf `XSpace`.
+    NotXSpace(String),
+    /// The file could not be read or written.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A decoding error, with the file it came from.
+    InFile {
+        path: PathBuf,
+        source: Box<TraceError>,
+    },
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceError::Empty => write!(f, "the trace is empty (0 bytes)"),
+            TraceError::Truncated(detail) => write!(f, "the trace is truncated ({detail})"),
+            TraceError::NotXSpace(detail) => {
+                write!(f, "not an XSpace (.xplane.pb) trace: {detail}")
+            }
+            TraceError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            TraceError::InFile { path, source } => write!(f, "{}: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TraceError::Io { source, .. } => Some(source),
+            TraceError::InFile { source, .. } => Some(source.as_ref()),
+            _ => None,
+        }
+    }
+}
+
+pub fn encode_xspace(space: &XSpace) -> Vec<u8> {
+    space.encode_to_vec()
+}
+
+/// Decodes an `XSpace`. prost skips unknown fields, so bytes that decode to nothing at all
+/// (no plane, no message, no hostname) are rejected as not being a trace.
+pub fn read_xspace(bytes: &[u8]) -> Result<XSpace, TraceError> {
+    if bytes.is_empty() {
+        return Err(TraceError::Empty);
+    }
+    let space = XSpace::decode(bytes).map_err(|error| {
+        let detail = error.to_string();
+        if detail.contains("buffer underflow") {
+            TraceError::Truncated(detail)
+        } else {
+            TraceError::NotXSpace(detail)
+        }
+    })?;
+    let is_blank = space.planes.is_empty()
+        && space.errors.is_empty()
+        && space.warnings.is_empty()
+        && space.hostnames.is_empty();
+    if is_blank {
+        return Err(TraceError::NotXSpace(format!(
+            "{} bytes without any XSpace field",
+            bytes.len()
+        )));
+    }
+    Ok(space)
+}
+
+pub fn read_xspace_file(path: impl AsRef<Path>) -> Result<XSpace, TraceError> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|source| TraceError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    read_xspace(&bytes).map_err(|source| TraceError::InFile {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })
+}
+
+pub fn write_xspace(path: impl AsRef<Path>, space: &XSpace) -> Result<(), TraceError> {
+    let path = path.as_ref();
+    std::fs::write(path, encode_xspace(space)).map_err(|source| TraceError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}

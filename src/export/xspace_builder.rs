@@ -1,0 +1,194 @@
+//! The one export model: a collected trace becomes a prost `XSpace` (xla-rocm-tracer.md §6.3,
+//! §6.4). The Rust writer encodes it; the C++ shim parses the same bytes.
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::device_capabilities::add_device_capabilities;
+use super::event_stats::event_stats;
+use super::plane_builder::PlaneBuilder;
+use super::plane_names::{
+    gpu_plane_name, host_line_name, HOST_PLANE_NAME, SCOPE_RANGE_TREE_PLANE_NAME,
+};
+use super::stream_lanes::{dense_stream_numbers, stream_line_name};
+use super::timeline::Timeline;
+use super::xplane_proto::{x_event, x_stat, XEvent, XLine, XSpace, XStat};
+use crate::collector::{CollectedTrace, Collector, DropCounters, DropReason};
+use crate::event::{EventSource, EventType, RocmTracerEvent};
+
+/// Choices that change the exported trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// Name device lines like XLA's CUPTI collector, `"Stream #0(Kernel,MemcpyH2D)"`, instead
+    /// of the ROCm collector's plain `"Stream #0"`.
+    pub cuda_style_line_names: bool,
+}
+
+impl Collector {
+    /// Flushes and exports everything collected so far. `end_gputime_ns` is the SDK clock now
+    /// (XLA reads `rocprofiler_get_timestamp()` here); later events are dropped and counted.
+    /// The collector keeps its events, so exporting twice gives the same XSpace.
+    pub fn export(&self, end_gputime_ns: u64, options: &ExportOptions) -> XSpace {
+        self.with_collected(|trace| build_xspace(trace, end_gputime_ns, options))
+    }
+}
+
+/// One event on its way to a line, with the device plane it belongs to.
+struct Placed<'a> {
+    event: &'a RocmTracerEvent,
+    device_ordinal: u32,
+}
+
+/// Sorting events by start (then end) keeps lines ordered whatever the arrival order was; the
+/// sort is stable, so equal times keep the collector's deterministic order.
+fn sort_by_time(events: &mut [Placed<'_>]) {
+    events.sort_by_key(|placed| (placed.event.start_time_ns, placed.event.end_time_ns));
+}
+
+pub fn build_xspace(
+    trace: &CollectedTrace,
+    end_gputime_ns: u64,
+    options: &ExportOptions,
+) -> XSpace {
+    let timeline = Timeline {
+        start_gputime_ns: trace.start.gputime_ns,
+        end_gputime_ns,
+        line_timestamp_ns: i64::try_from(trace.start.walltime_ns).unwrap_or(i64::MAX),
+    };
+    let mut export_drops = DropCounters::default();
+    let mut host_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
+    let mut device_planes = Vec::new();
+
+    for ordinal in 0..trace.num_gpus {
+        let mut device_events: Vec<Placed<'_>> = Vec::new();
+        for event in trace.devices.get(&ordinal).into_iter().flatten() {
+            if timeline.place(event).is_none() {
+                export_drops.add(DropReason::OutOfTimeWindow, 1);
+                continue;
+            }
+            let placed = Placed {
+                event,
+                device_ordinal: ordinal,
+            };
+            if event.source == EventSource::ApiCallback {
+                if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
+                    export_drops.add(DropReason::NoLane, 1);
+                } else {
+                    host_events.entry(event.thread_id).or_default().push(placed);
+                }
+            } else if event.stream_id == RocmTracerEvent::INVALID_STREAM_ID {
+                export_drops.add(DropReason::NoLane, 1);
+            } else {
+                device_events.push(placed);
+            }
+        }
+        let mut plane = PlaneBuilder::new(i64::from(ordinal), gpu_plane_name(ordinal));
+        if let Some(agent) = trace.gpu_agents.get(ordinal as usize) {
+            add_device_capabilities(&mut plane, agent);
+        }
+        add_stream_lines(&mut plane, device_events, &timeline, options);
+        device_planes.push(plane.finish());
+    }
+
+    let mut host_plane = PlaneBuilder::new(0, HOST_PLANE_NAME);
+    for (thread_id, mut events) in host_events {
+        sort_by_time(&mut events);
+        let line = build_line(
+            &mut host_plane,
+            thread_id as i64,
+            host_line_name(thread_id),
+            &events,
+            &timeline,
+        );
+        host_plane.plane_mut().lines.push(line);
+    }
+
+    let mut planes = vec![host_plane.finish()];
+    planes.extend(device_planes);
+    let scope_plane_id = planes.len() as i64;
+    planes.push(scope_range_tree_plane(
+        scope_plane_id,
+        &trace.scope_range_tree,
+    ));
+
+    let mut drops = trace.drops.clone();
+    drops.merge(&export_drops);
+    XSpace {
+        planes,
+        errors: Vec::new(),
+        warnings: drops.warnings(),
+        hostnames: Vec::new(),
+    }
+}
+
+fn add_stream_lines(
+    plane: &mut PlaneBuilder,
+    events: Vec<Placed<'_>>,
+    timeline: &Timeline,
+    options: &ExportOptions,
+) {
+    let lanes = dense_stream_numbers(events.iter().map(|placed| placed.event));
+    let mut by_lane: BTreeMap<u32, Vec<Placed<'_>>> = BTreeMap::new();
+    for placed in events {
+        // Every stream of these events has a lane: `dense_stream_numbers` saw them all.
+        if let Some(&lane) = lanes.get(&placed.event.stream_id) {
+            by_lane.entry(lane).or_default().push(placed);
+        }
+    }
+    for (lane, mut events) in by_lane {
+        sort_by_time(&mut events);
+        let types: BTreeSet<EventType> = events
+            .iter()
+            .map(|placed| placed.event.event_type)
+            .collect();
+        let name = stream_line_name(lane, &types, options.cuda_style_line_names);
+        let line = build_line(plane, i64::from(lane), name, &events, timeline);
+        plane.plane_mut().lines.push(line);
+    }
+}
+
+fn build_line(
+    plane: &mut PlaneBuilder,
+    id: i64,
+    name: String,
+    events: &[Placed<'_>],
+    timeline: &Timeline,
+) -> XLine {
+    let mut line = XLine {
+        id,
+        display_id: id,
+        name,
+        timestamp_ns: timeline.line_timestamp_ns,
+        ..XLine::default()
+    };
+    for placed in events {
+        // Events reaching here were placed once already; the check cannot fail.
+        let Some(placement) = timeline.place(placed.event) else {
+            continue;
+        };
+        let metadata_name = if placed.event.name.is_empty() {
+            placed.event.event_type.name()
+        } else {
+            &placed.event.name
+        };
+        let metadata_id = plane.event_metadata_id(metadata_name);
+        let stats = event_stats(plane, placed.event, placed.device_ordinal);
+        line.events.push(XEvent {
+            metadata_id,
+            duration_ps: placement.duration_ps,
+            stats,
+            data: Some(x_event::Data::OffsetPs(placement.offset_ps)),
+        });
+    }
+    line
+}
+
+/// `ExportScopeRangeIdTree` (§6.7): one plane stat per edge, metadata id = child, value = parent.
+fn scope_range_tree_plane(id: i64, tree: &BTreeMap<i64, i64>) -> super::xplane_proto::XPlane {
+    let mut plane = PlaneBuilder::new(id, SCOPE_RANGE_TREE_PLANE_NAME);
+    for (&child, &parent) in tree {
+        plane.add_plane_stat(XStat {
+            metadata_id: child,
+            value: Some(x_stat::Value::Int64Value(parent)),
+        });
+    }
+    plane.finish()
+}
