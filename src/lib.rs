@@ -4,7 +4,18 @@
 //! (`stream_stack`, `correlation`), turns buffer records into [`event::RocmTracerEvent`]s and
 //! hands them in batches to an [`sink::EventSink`]. The collector (`collector`) joins and
 //! stores them, and `export` turns them into an XSpace.
+pub mod agents;
+pub mod annotation;
 pub mod collector;
+pub mod correlation;
 pub mod event;
 pub mod export;
+pub mod hip_api;
+pub mod kernel_names;
+pub mod records;
+pub mod registration;
+pub mod sdk;
 pub mod sink;
+pub mod stream_stack;
+pub mod tracer;
+pub mod version;

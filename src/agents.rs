@@ -1,0 +1,201 @@
+//! The SDK's agents (CPUs and GPUs), queried once at initialization
+//! (`rocprofiler_query_available_agents`, xla-rocm-tracer.md §5.2 step 2).
+//!
+//! Unlike XLA's `agents_[handle]`, a lookup of an unknown handle returns `None` and never
+//! inserts a zeroed agent (rough edge §7.6); handles are looked up with all 64 bits, not
+//! truncated to 32 first.
+use std::collections::HashMap;
+use std::ffi::{c_void, CStr};
+use std::fmt;
+
+use rocprofiler_sdk_sys as sys;
+
+use crate::sdk::{self, SdkError};
+
+/// A copy of the SDK's agent struct.
+///
+/// Invariant: the pointers inside (`name`, `mem_banks`, ...) point to SDK storage that stays
+/// valid and unchanged until after tool finalization (rocprofiler-sdk.md §9.1), and are only
+/// read; that is what makes the copy `Send` and `Sync`.
+#[derive(Copy, Clone)]
+pub struct RawAgent(pub sys::rocprofiler_agent_v0_t);
+
+// SAFETY: see the invariant above.
+unsafe impl Send for RawAgent {}
+// SAFETY: see the invariant above.
+unsafe impl Sync for RawAgent {}
+
+impl fmt::Debug for RawAgent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawAgent {{ handle: {} }}", self.0.id.handle)
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AgentKind {
+    Cpu,
+    Gpu,
+    Other(u32),
+}
+
+/// What the tracer and collector need of one agent, read out of the SDK struct once.
+#[derive(Clone, Debug)]
+pub struct AgentInfo {
+    /// `id.handle`: what records carry and what `RocmTracerEvent::device_id` holds.
+    pub handle: u64,
+    pub kind: AgentKind,
+    pub logical_node_id: i32,
+    /// e.g. "gfx942".
+    pub name: String,
+    pub product_name: String,
+    pub cu_count: u32,
+    /// MHz.
+    pub max_engine_clk_fcompute: u32,
+    pub gfx_target_version: u32,
+    /// Sum of the frame-buffer banks (heap types FRAME_BUFFER_PUBLIC / PRIVATE).
+    pub memory_size_bytes: u64,
+    /// Of the first frame-buffer bank, MHz.
+    pub mem_clk_max_mhz: u32,
+    /// Of the first frame-buffer bank, bits.
+    pub mem_width_bits: u32,
+    /// The SDK struct itself, for the C++ shim's `GpuAgents()`.
+    pub raw: RawAgent,
+}
+
+impl AgentInfo {
+    pub fn is_gpu(&self) -> bool {
+        self.kind == AgentKind::Gpu
+    }
+
+    /// # Safety
+    /// The pointers inside `raw` satisfy [`RawAgent`]'s invariant and `mem_banks` has
+    /// `mem_banks_count` entries.
+    unsafe fn from_raw(raw: &sys::rocprofiler_agent_v0_t) -> AgentInfo {
+        let text = |ptr: *const std::ffi::c_char| {
+            if ptr.is_null() {
+                String::new()
+            } else {
+                // SAFETY: SDK strings are NUL-terminated and outlive the tool.
+                unsafe { CStr::from_ptr(ptr) }
+                    .to_string_lossy()
+                    .into_owned()
+            }
+        };
+        let banks: &[sys::rocprofiler_agent_mem_bank_t] =
+            if raw.mem_banks.is_null() || raw.mem_banks_count == 0 {
+                &[]
+            } else {
+                // SAFETY: per this function's contract.
+                unsafe { std::slice::from_raw_parts(raw.mem_banks, raw.mem_banks_count as usize) }
+            };
+        let frame_buffers = banks.iter().filter(|bank| {
+            bank.heap_type == sys::HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC
+                || bank.heap_type == sys::HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE
+        });
+        let first_frame_buffer = frame_buffers.clone().next();
+        AgentInfo {
+            handle: raw.id.handle,
+            kind: match raw.type_ {
+                sys::ROCPROFILER_AGENT_TYPE_CPU => AgentKind::Cpu,
+                sys::ROCPROFILER_AGENT_TYPE_GPU => AgentKind::Gpu,
+                other => AgentKind::Other(other),
+            },
+            logical_node_id: raw.logical_node_id,
+            name: text(raw.name),
+            product_name: text(raw.product_name),
+            cu_count: raw.cu_count,
+            max_engine_clk_fcompute: raw.max_engine_clk_fcompute,
+            gfx_target_version: raw.gfx_target_version,
+            memory_size_bytes: frame_buffers.map(|bank| bank.size_in_bytes).sum(),
+            mem_clk_max_mhz: first_frame_buffer.map_or(0, |bank| bank.mem_clk_max),
+            mem_width_bits: first_frame_buffer.map_or(0, |bank| bank.width),
+            raw: RawAgent(*raw),
+        }
+    }
+}
+
+/// All agents by handle, and the GPUs in the SDK's query order.
+#[derive(Clone, Debug, Default)]
+pub struct Agents {
+    by_handle: HashMap<u64, AgentInfo>,
+    gpus: Vec<AgentInfo>,
+}
+
+impl Agents {
+    pub fn from_list(list: Vec<AgentInfo>) -> Agents {
+        let gpus = list.iter().filter(|a| a.is_gpu()).cloned().collect();
+        let by_handle = list.into_iter().map(|a| (a.handle, a)).collect();
+        Agents { by_handle, gpus }
+    }
+
+    pub fn query() -> Result<Agents, SdkError> {
+        let mut list: Vec<AgentInfo> = Vec::new();
+        // SAFETY: the callback only runs during this call (synchronously, §9.1) and gets
+        // `&mut list` back as `user_data`.
+        let status = unsafe {
+            sys::rocprofiler_query_available_agents(
+                sys::ROCPROFILER_AGENT_INFO_VERSION_0,
+                Some(collect_agents),
+                std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
+                &mut list as *mut Vec<AgentInfo> as *mut c_void,
+            )
+        };
+        sdk::check("rocprofiler_query_available_agents", status)?;
+        Ok(Agents::from_list(list))
+    }
+
+    pub fn get(&self, handle: u64) -> Option<&AgentInfo> {
+        self.by_handle.get(&handle)
+    }
+
+    pub fn is_gpu(&self, handle: u64) -> bool {
+        self.get(handle).is_some_and(AgentInfo::is_gpu)
+    }
+
+    pub fn gpus(&self) -> &[AgentInfo] {
+        &self.gpus
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_handle.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_handle.is_empty()
+    }
+}
+
+/// # Safety
+/// Called synchronously by `rocprofiler_query_available_agents` with `user_data` the
+/// `&mut Vec<AgentInfo>` passed by [`Agents::query`] and `agents` an array of `num_agents`
+/// agent pointers.
+unsafe extern "C" fn collect_agents(
+    _version: sys::rocprofiler_agent_version_t,
+    agents: *mut *const c_void,
+    num_agents: usize,
+    user_data: *mut c_void,
+) -> sys::rocprofiler_status_t {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if user_data.is_null() || (agents.is_null() && num_agents > 0) {
+            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        }
+        // SAFETY: per this function's contract.
+        let list = unsafe { &mut *(user_data as *mut Vec<AgentInfo>) };
+        let pointers: &[*const c_void] = if num_agents == 0 {
+            &[]
+        } else {
+            // SAFETY: per this function's contract.
+            unsafe { std::slice::from_raw_parts(agents, num_agents) }
+        };
+        for &pointer in pointers {
+            let agent = pointer as *const sys::rocprofiler_agent_v0_t;
+            if agent.is_null() {
+                continue;
+            }
+            // SAFETY: the SDK hands out full agent structs of the size we asked for.
+            list.push(unsafe { AgentInfo::from_raw(&*agent) });
+        }
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }));
+    result.unwrap_or(sys::ROCPROFILER_STATUS_ERROR)
+}

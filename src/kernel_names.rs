@@ -1,0 +1,124 @@
+//! Kernel id -> demangled kernel name, filled by the utility context's CODE_OBJECT
+//! DEVICE_KERNEL_SYMBOL_REGISTER callback (xla-rocm-tracer.md §5.6).
+//!
+//! XLA writes its map under a lock from the code-object thread but reads it without the lock
+//! in the buffer callback (rough edge §7.3); here both sides go through one `RwLock`, and a
+//! name is an `Arc<str>` shared by every event of that kernel. UNLOAD is ignored on purpose:
+//! buffer records of a kernel can arrive after its code object was unloaded.
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+use rocprofiler_sdk_sys as sys;
+
+/// The name XLA gives a kernel whose symbol was never registered.
+pub const UNKNOWN_KERNEL_NAME: &str = "??";
+
+#[derive(Default)]
+pub struct KernelNames {
+    names: RwLock<HashMap<u64, Arc<str>>>,
+}
+
+impl KernelNames {
+    pub fn insert(&self, kernel_id: u64, mangled: &str) {
+        let name: Arc<str> = Arc::from(demangle(mangled));
+        self.names.write().insert(kernel_id, name);
+    }
+
+    pub fn get(&self, kernel_id: u64) -> Option<Arc<str>> {
+        self.names.read().get(&kernel_id).cloned()
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.read().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Handles one CODE_OBJECT callback record; anything but a well-formed kernel symbol
+    /// registration at phase LOAD is ignored.
+    ///
+    /// # Safety
+    /// `record.payload` is null or points to the payload the SDK defines for the record's
+    /// kind and operation, valid for the duration of the call.
+    pub(crate) unsafe fn on_code_object_record(
+        &self,
+        record: &sys::rocprofiler_callback_tracing_record_t,
+    ) {
+        type SymbolData =
+            sys::rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t;
+        if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT
+            || record.operation != sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER
+            || record.phase != sys::ROCPROFILER_CALLBACK_PHASE_LOAD
+            || record.payload.is_null()
+        {
+            return;
+        }
+        let payload = record.payload as *const SymbolData;
+        // SAFETY: non-null payload of this operation (see above); `size` is read first.
+        let size = unsafe { std::ptr::addr_of!((*payload).size).read_unaligned() };
+        let needed = std::mem::offset_of!(SymbolData, kernel_name) + std::mem::size_of::<usize>();
+        if size < needed as u64 {
+            return;
+        }
+        // SAFETY: the payload covers `kernel_id` and `kernel_name`.
+        let (kernel_id, name_ptr) = unsafe {
+            (
+                std::ptr::addr_of!((*payload).kernel_id).read_unaligned(),
+                std::ptr::addr_of!((*payload).kernel_name).read_unaligned(),
+            )
+        };
+        if name_ptr.is_null() {
+            return;
+        }
+        // SAFETY: the SDK's kernel name is NUL-terminated and valid until unload.
+        let mangled = unsafe { CStr::from_ptr(name_ptr) }.to_string_lossy();
+        self.insert(kernel_id, &mangled);
+    }
+}
+
+/// Demangles an Itanium C++ symbol; anything else (hipBLASLt/Tensile kernels, XLA fusions,
+/// `extern "C"` kernels) is returned as is, like tsl's `MaybeAbiDemangle`.
+pub fn demangle(name: &str) -> String {
+    if !name.starts_with("_Z") {
+        return name.to_owned();
+    }
+    cpp_demangle::Symbol::new(name.as_bytes())
+        .ok()
+        .and_then(|symbol| symbol.demangle().ok())
+        .unwrap_or_else(|| name.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demangles_itanium_names_and_keeps_others() {
+        assert_eq!(demangle("_Z3fooi"), "foo(int)");
+        assert_eq!(
+            demangle("_ZN7rocprim6detail11scan_kernelIfEEvPfS2_"),
+            "void rocprim::detail::scan_kernel<float>(float*, float*)"
+        );
+        assert_eq!(demangle("loop_multiply_fusion"), "loop_multiply_fusion");
+        assert_eq!(
+            demangle("Cijk_Alik_Bljk_BBS_BH_MT128x128x64"),
+            "Cijk_Alik_Bljk_BBS_BH_MT128x128x64"
+        );
+        assert_eq!(demangle("_Znot a symbol"), "_Znot a symbol");
+    }
+
+    #[test]
+    fn names_are_shared_and_looked_up_by_id() {
+        let names = KernelNames::default();
+        assert!(names.get(1).is_none());
+        names.insert(1, "_Z3fooi");
+        let a = names.get(1).unwrap();
+        let b = names.get(1).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(&*a, "foo(int)");
+    }
+}

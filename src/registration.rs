@@ -1,0 +1,135 @@
+//! Tool registration with rocprofiler-sdk, like XLA's (xla-rocm-tracer.md §5.1;
+//! rocprofiler-sdk.md §3): the exported `rocprofiler_configure` entry point, a load-time
+//! constructor that forces configuration, and [`ensure_registered`] for when that constructor
+//! did not run (a constructor in an rlib or staticlib is dropped by the linker when nothing
+//! references its object file, so `Tracer::get()` calls this explicitly).
+use std::cell::UnsafeCell;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use rocprofiler_sdk_sys as sys;
+
+use crate::sdk;
+use crate::tracer::{instance, TracerError};
+
+/// The name XLA registers under.
+pub const CLIENT_NAME: &CStr = c"XLA-with-rocprofiler-sdk";
+
+/// How long [`ensure_registered`] waits for an initialization another thread has started.
+const INITIALIZATION_WAIT: Duration = Duration::from_secs(10);
+
+static CONFIGURE_CALLED: AtomicBool = AtomicBool::new(false);
+static CLIENT_HANDLE: AtomicU32 = AtomicU32::new(0);
+static REGISTRATION: Once = Once::new();
+
+/// The configure result handed to the SDK. The SDK only reads it, but takes it as `*mut`, so
+/// it lives in an `UnsafeCell`; its `tool_data` pointer is null.
+struct ConfigureResult(UnsafeCell<sys::rocprofiler_tool_configure_result_t>);
+
+// SAFETY: never mutated by Rust; the SDK reads it (from any thread) after configure returns.
+unsafe impl Sync for ConfigureResult {}
+
+static CONFIGURE_RESULT: ConfigureResult =
+    ConfigureResult(UnsafeCell::new(sys::rocprofiler_tool_configure_result_t {
+        size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
+        initialize: Some(tool_initialize),
+        finalize: Some(tool_finalize),
+        tool_data: std::ptr::null_mut(),
+    }));
+
+/// The tool entry point the SDK calls (through `rocprofiler_force_configure` or its own
+/// symbol lookup). Names the client and returns the initialize/finalize pair; a second call
+/// returns null, i.e. declines.
+///
+/// # Safety
+/// `client_id` is null or points to the SDK's writable client id record.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_configure(
+    _version: u32,
+    _runtime_version: *const c_char,
+    _priority: u32,
+    client_id: *mut sys::rocprofiler_client_id_t,
+) -> *mut sys::rocprofiler_tool_configure_result_t {
+    // Panic-free: atomics and a checked pointer write.
+    if CONFIGURE_CALLED.swap(true, Ordering::AcqRel) {
+        return std::ptr::null_mut();
+    }
+    if !client_id.is_null() {
+        // SAFETY: non-null and writable per the SDK contract; CLIENT_NAME is 'static.
+        unsafe {
+            (*client_id).name = CLIENT_NAME.as_ptr();
+            CLIENT_HANDLE.store((*client_id).handle, Ordering::Relaxed);
+        }
+    }
+    CONFIGURE_RESULT.0.get()
+}
+
+unsafe extern "C" fn tool_initialize(
+    _finalize: sys::rocprofiler_client_finalize_t,
+    _tool_data: *mut c_void,
+) -> c_int {
+    std::panic::catch_unwind(|| instance().initialize_from_tool()).unwrap_or(-1)
+}
+
+unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| instance().finalize());
+}
+
+/// The SDK's handle for this tool, 0 before configuration.
+pub fn client_handle() -> u32 {
+    CLIENT_HANDLE.load(Ordering::Relaxed)
+}
+
+/// Registers with the SDK unless already registered; idempotent and thread-safe. Afterwards
+/// the tracer is either initialized or unavailable with a reason.
+pub fn ensure_registered() {
+    REGISTRATION.call_once(register);
+}
+
+fn register() {
+    let tracer = instance();
+    if tracer.is_initialized() {
+        return;
+    }
+    match sdk::is_initialized() {
+        Ok(0) => {
+            if let Err(error) = sdk::force_configure(Some(rocprofiler_configure)) {
+                if !CONFIGURE_CALLED.load(Ordering::Acquire) {
+                    tracer.set_unavailable(TracerError::Unavailable(format!(
+                        "could not register with rocprofiler-sdk: {error}"
+                    )));
+                }
+            }
+        }
+        Ok(-1) => {
+            // Another thread is initializing the SDK (a runtime registered first); it may
+            // find and call our `rocprofiler_configure` itself.
+            let deadline = Instant::now() + INITIALIZATION_WAIT;
+            while !tracer.is_initialized()
+                && matches!(sdk::is_initialized(), Ok(-1))
+                && Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        Ok(_) => {}
+        Err(error) => tracer.set_unavailable(TracerError::Unavailable(format!(
+            "could not query rocprofiler-sdk's state: {error}"
+        ))),
+    }
+    if !tracer.is_initialized() {
+        tracer.set_unavailable(TracerError::Unavailable(
+            "rocprofiler-sdk was initialized without calling this tool's rocprofiler_configure \
+             (it must register before the first HIP call)"
+                .to_owned(),
+        ));
+    }
+}
+
+#[ctor::ctor(unsafe)]
+fn register_at_load() {
+    // XLA's `init_rocm_lib`. A panic must not escape a constructor.
+    let _ = std::panic::catch_unwind(ensure_registered);
+}

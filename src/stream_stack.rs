@@ -1,0 +1,236 @@
+//! The per-thread HIP stream stack (openxla/xla#46182; rocprofiler-sdk.md §6, §14.2).
+//!
+//! HIP_STREAM SET ENTER pushes the SDK stream id of the HIP call that is starting on this
+//! thread, SET EXIT pops it; the external-correlation request, which the SDK makes on the
+//! same thread inside that window (direct dispatch, §13.2), reads the top. The logical stack
+//! starts as `{0}` (the null stream) and never loses that base entry: it is stored implicitly,
+//! so `pushed` holds only the entries above it and "pop while len > 1" becomes "pop if
+//! non-empty".
+//!
+//! This runs around every HIP call of the profiled program: no locks, no allocation for the
+//! first eight nested entries (the SDK never nests deeper than one in practice), no logging.
+//! Nothing here can panic: the stack is reached with `try_with`/`try_borrow_mut`, which fail
+//! quietly during thread teardown or (impossible) re-entrance.
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rocprofiler_sdk_sys as sys;
+use smallvec::SmallVec;
+
+/// The stream id used before any SET: the null stream.
+pub const NULL_STREAM_ID: u64 = 0;
+
+const INLINE_DEPTH: usize = 8;
+
+thread_local! {
+    static PUSHED: RefCell<SmallVec<[u64; INLINE_DEPTH]>> = const { RefCell::new(SmallVec::new_const()) };
+    static STATS: Cell<ThreadStreamStats> = const { Cell::new(ThreadStreamStats::ZERO) };
+}
+
+/// SET EXITs that found only the base entry, over all threads. Rare by construction (it means
+/// a SET ENTER was missed, e.g. the stream context started inside a HIP call), so one relaxed
+/// atomic is cheap enough.
+static UNMATCHED_EXITS: AtomicU64 = AtomicU64::new(0);
+
+/// Statistics of the calling thread's stack.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct ThreadStreamStats {
+    pub pushes: u64,
+    pub pops: u64,
+    /// SET EXITs on this thread that had nothing to pop.
+    pub unmatched_exits: u64,
+    /// Deepest logical depth seen, counting the base `{0}` entry.
+    pub max_depth: u64,
+}
+
+impl ThreadStreamStats {
+    const ZERO: ThreadStreamStats = ThreadStreamStats {
+        pushes: 0,
+        pops: 0,
+        unmatched_exits: 0,
+        max_depth: 1,
+    };
+}
+
+fn update_stats(f: impl FnOnce(&mut ThreadStreamStats)) {
+    let _ = STATS.try_with(|cell| {
+        let mut stats = cell.get();
+        f(&mut stats);
+        cell.set(stats);
+    });
+}
+
+/// SET ENTER: `stream_id` becomes the current stream of this thread.
+pub fn push(stream_id: u64) {
+    let depth = PUSHED
+        .try_with(|pushed| {
+            pushed.try_borrow_mut().ok().map(|mut pushed| {
+                pushed.push(stream_id);
+                pushed.len() as u64 + 1
+            })
+        })
+        .ok()
+        .flatten();
+    if let Some(depth) = depth {
+        update_stats(|stats| {
+            stats.pushes += 1;
+            stats.max_depth = stats.max_depth.max(depth);
+        });
+    }
+}
+
+/// SET EXIT: drops the innermost stream, never the base null-stream entry.
+pub fn pop() {
+    let popped = PUSHED
+        .try_with(|pushed| {
+            pushed
+                .try_borrow_mut()
+                .ok()
+                .map(|mut pushed| pushed.pop().is_some())
+        })
+        .ok()
+        .flatten();
+    match popped {
+        Some(true) => update_stats(|stats| stats.pops += 1),
+        Some(false) => {
+            UNMATCHED_EXITS.fetch_add(1, Ordering::Relaxed);
+            update_stats(|stats| stats.unmatched_exits += 1);
+        }
+        None => {}
+    }
+}
+
+/// The stream id the calling thread's current HIP call runs on (0 outside any SET window).
+pub fn top() -> u64 {
+    PUSHED
+        .try_with(|pushed| {
+            pushed
+                .try_borrow()
+                .ok()
+                .and_then(|pushed| pushed.last().copied())
+        })
+        .ok()
+        .flatten()
+        .unwrap_or(NULL_STREAM_ID)
+}
+
+/// The logical depth of the calling thread's stack, counting the base entry.
+pub fn depth() -> usize {
+    PUSHED
+        .try_with(|pushed| pushed.try_borrow().map(|p| p.len()).unwrap_or(0))
+        .unwrap_or(0)
+        + 1
+}
+
+/// The HIP_STREAM callback of the process-lifetime stream context: SET ENTER pushes
+/// `stream_id.handle`, SET EXIT pops; CREATE, DESTROY and unknown operations are ignored.
+///
+/// # Safety
+/// Called by the SDK with `record.payload` null or pointing to a
+/// `rocprofiler_callback_tracing_hip_stream_data_t` valid for the duration of the call.
+pub(crate) unsafe extern "C" fn hip_stream_callback(
+    record: sys::rocprofiler_callback_tracing_record_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    _callback_data: *mut std::ffi::c_void,
+) {
+    // Panic-free: integer compares, a checked pointer read and the functions above.
+    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM
+        || record.operation != sys::ROCPROFILER_HIP_STREAM_SET
+    {
+        return;
+    }
+    match record.phase {
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => {
+            let payload =
+                record.payload as *const sys::rocprofiler_callback_tracing_hip_stream_data_t;
+            if payload.is_null() {
+                return;
+            }
+            // SAFETY: non-null payload of this kind, valid during the call (see above). `size`
+            // is checked before `stream_id` is read so a truncated payload is never overread.
+            let size = unsafe { std::ptr::addr_of!((*payload).size).read_unaligned() };
+            if size < STREAM_ID_END {
+                return;
+            }
+            // SAFETY: as above; the payload covers `stream_id`.
+            let stream_id = unsafe { std::ptr::addr_of!((*payload).stream_id).read_unaligned() };
+            push(stream_id.handle);
+        }
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => pop(),
+        _ => {}
+    }
+}
+
+/// Bytes a HIP stream payload must have for `stream_id` to be readable.
+const STREAM_ID_END: u64 = (std::mem::offset_of!(
+    sys::rocprofiler_callback_tracing_hip_stream_data_t,
+    stream_id
+) + std::mem::size_of::<sys::rocprofiler_stream_id_t>()) as u64;
+
+pub fn current_thread_stats() -> ThreadStreamStats {
+    STATS.try_with(Cell::get).unwrap_or(ThreadStreamStats::ZERO)
+}
+
+pub fn unmatched_exits_total() -> u64 {
+    UNMATCHED_EXITS.load(Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn starts_at_null_stream_nests_and_never_underflows() {
+        std::thread::spawn(|| {
+            assert_eq!(top(), 0);
+            assert_eq!(depth(), 1);
+            push(3);
+            push(5);
+            assert_eq!(top(), 5);
+            pop();
+            assert_eq!(top(), 3);
+            pop();
+            assert_eq!(top(), 0);
+            let before = unmatched_exits_total();
+            pop();
+            pop();
+            assert_eq!(top(), 0);
+            assert_eq!(depth(), 1);
+            assert!(unmatched_exits_total() >= before + 2);
+            let stats = current_thread_stats();
+            assert_eq!(stats.pushes, 2);
+            assert_eq!(stats.pops, 2);
+            assert_eq!(stats.unmatched_exits, 2);
+            assert_eq!(stats.max_depth, 3);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn deep_nesting_spills_but_stays_correct() {
+        std::thread::spawn(|| {
+            for id in 1..=20u64 {
+                push(id);
+            }
+            assert_eq!(current_thread_stats().max_depth, 21);
+            for id in (1..=20u64).rev() {
+                assert_eq!(top(), id);
+                pop();
+            }
+            assert_eq!(top(), 0);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn stacks_are_per_thread() {
+        push(7);
+        let other = std::thread::spawn(top).join().unwrap();
+        assert_eq!(other, 0);
+        assert_eq!(top(), 7);
+        pop();
+    }
+}

@@ -1,0 +1,547 @@
+//! The process-wide tracer: XLA's `RocmTracer` (xla-rocm-tracer.md §3.2, §5).
+//!
+//! Initialization runs once, inside the SDK's tool `initialize` (see `registration`), and
+//! creates three contexts in XLA's order: the utility context (kernel names, always on), the
+//! main context (buffered HIP API / kernel / copy records, the HIP API ENTER callback for
+//! annotations and the external-correlation request for stream ids; started by `enable()`,
+//! stopped by `disable()`), and the process-lifetime HIP_STREAM context that keeps every
+//! thread's stream stack right even before the first `enable()`. Any failure leaves the tracer
+//! unavailable with the error kept for `enable()`.
+//!
+//! Deliberate differences from XLA: `max_annotation_strings` is honoured (§7.1); `disable()`
+//! without `enable()` is a no-op (§7.4); the annotation map is cleared *before* the main
+//! context starts, so annotations of the first calls of a session are not wiped by a late
+//! clear; events go to the sink in one batch per buffer callback; records that started before
+//! the session are dropped and counted; a failed initialization makes `is_available()` false.
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use parking_lot::Mutex;
+use rocprofiler_sdk_sys as sys;
+
+use crate::agents::{AgentInfo, Agents};
+use crate::annotation::{
+    AnnotationMap, AnnotationSource, ThreadAnnotationStack, DEFAULT_MAX_ANNOTATION_STRINGS,
+};
+use crate::correlation::stream_external_correlation_callback;
+use crate::event::RocmTracerEvent;
+use crate::hip_api::HipApiNames;
+use crate::kernel_names::KernelNames;
+use crate::records::{drop_reason, DropCounts, RecordDecoder};
+use crate::sdk::{self, SdkError};
+use crate::sink::EventSink;
+use crate::stream_stack::hip_stream_callback;
+use crate::version::SdkVersion;
+
+/// XLA's buffer geometry (§5.2 step 4): 100 pages, flushed at 40.
+pub const BUFFER_SIZE_BYTES: usize = 100 * 4096;
+pub const BUFFER_WATERMARK_BYTES: usize = 40 * 4096;
+
+/// XLA's `RocmTracerOptions`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TracerOptions {
+    /// Distinct annotation strings kept per session (XLA's map ignores this; we do not).
+    pub max_annotation_strings: u64,
+}
+
+impl Default for TracerOptions {
+    fn default() -> Self {
+        TracerOptions {
+            max_annotation_strings: DEFAULT_MAX_ANNOTATION_STRINGS,
+        }
+    }
+}
+
+/// Errors of the tracer's lifecycle, one variant per absl status code the C++ shim returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TracerError {
+    /// A session is already running (`absl::AlreadyExistsError`).
+    AlreadyExists,
+    /// The tracer could not initialize or the SDK was finalized (`absl::UnavailableError`).
+    Unavailable(String),
+    /// An SDK call failed while starting a session (`absl::InternalError`).
+    Internal(SdkError),
+}
+
+impl fmt::Display for TracerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TracerError::AlreadyExists => f.write_str("ROCM tracer is already running"),
+            TracerError::Unavailable(reason) => write!(f, "ROCM tracer is unavailable: {reason}"),
+            TracerError::Internal(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for TracerError {}
+
+/// What a successful initialization created.
+struct SdkSetup {
+    version: SdkVersion,
+    utility_context: sys::rocprofiler_context_id_t,
+    main_context: sys::rocprofiler_context_id_t,
+    stream_context: sys::rocprofiler_context_id_t,
+    buffer: sys::rocprofiler_buffer_id_t,
+    agents: Agents,
+    hip_names: HipApiNames,
+}
+
+/// The sink of the running session and what its buffer callbacks need.
+struct Session {
+    sink: Arc<dyn EventSink>,
+    start_ns: u64,
+    /// Reused between callbacks; `add_events` drains it.
+    batch: Vec<RocmTracerEvent>,
+}
+
+pub struct Tracer {
+    setup: OnceLock<Result<SdkSetup, TracerError>>,
+    kernel_names: KernelNames,
+    annotations: AnnotationMap,
+    annotation_source: OnceLock<Box<dyn AnnotationSource>>,
+    /// Serializes `enable()` / `disable()`; true while a session runs.
+    running: Mutex<bool>,
+    /// The sink lock: held for a whole buffer callback, and by `disable()` around `flush()`.
+    session: Mutex<Option<Session>>,
+    finalized: AtomicBool,
+    records_without_session: AtomicU64,
+}
+
+static TRACER: LazyLock<Tracer> = LazyLock::new(|| Tracer {
+    setup: OnceLock::new(),
+    kernel_names: KernelNames::default(),
+    annotations: AnnotationMap::new(DEFAULT_MAX_ANNOTATION_STRINGS),
+    annotation_source: OnceLock::new(),
+    running: Mutex::new(false),
+    session: Mutex::new(None),
+    finalized: AtomicBool::new(false),
+    records_without_session: AtomicU64::new(0),
+});
+
+thread_local! {
+    /// Set while this thread runs the buffer callback, so a sink that calls `disable()` gets
+    /// an error log instead of a self-deadlock on the sink lock.
+    static IN_BUFFER_CALLBACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The singleton without the registration check: for the SDK's callbacks, which only run
+/// once the tool is registered.
+pub(crate) fn instance() -> &'static Tracer {
+    &TRACER
+}
+
+fn unavailable(error: SdkError) -> TracerError {
+    TracerError::Unavailable(format!("rocprofiler-sdk initialization failed: {error}"))
+}
+
+/// Contexts started during initialization, stopped again if a later step fails.
+#[derive(Default)]
+struct StartedContexts(Vec<sys::rocprofiler_context_id_t>);
+
+impl Drop for StartedContexts {
+    fn drop(&mut self) {
+        for context in self.0.drain(..) {
+            let _ = sdk::stop_context(context);
+        }
+    }
+}
+
+impl Tracer {
+    /// XLA's `GetRocmTracerSingleton()`: registers with the SDK first if the load-time
+    /// constructor did not (or was dropped by the linker).
+    pub fn get() -> &'static Tracer {
+        crate::registration::ensure_registered();
+        instance()
+    }
+
+    /// Exactly when a session could be started now: initialized, not finalized, not running.
+    pub fn is_available(&self) -> bool {
+        matches!(self.setup.get(), Some(Ok(_)))
+            && !self.finalized.load(Ordering::Acquire)
+            && !*self.running.lock()
+    }
+
+    /// Why the tracer is unavailable, if initialization failed.
+    pub fn init_error(&self) -> Option<TracerError> {
+        match self.setup.get() {
+            Some(Err(error)) => Some(error.clone()),
+            Some(Ok(_)) => None,
+            None => Some(TracerError::Unavailable(
+                "the tracer is not registered with rocprofiler-sdk".to_owned(),
+            )),
+        }
+    }
+
+    fn ready_setup(&self) -> Result<&SdkSetup, TracerError> {
+        match self.setup.get() {
+            Some(Ok(setup)) => Ok(setup),
+            _ => Err(self.init_error().unwrap_or_else(|| {
+                TracerError::Unavailable("the tracer is not initialized".to_owned())
+            })),
+        }
+    }
+
+    /// Starts a session delivering to `sink`.
+    pub fn enable(
+        &self,
+        options: TracerOptions,
+        sink: Arc<dyn EventSink>,
+    ) -> Result<(), TracerError> {
+        let setup = self.ready_setup()?;
+        let mut running = self.running.lock();
+        if self.finalized.load(Ordering::Acquire) {
+            return Err(TracerError::Unavailable(
+                "rocprofiler-sdk has been finalized".to_owned(),
+            ));
+        }
+        if *running {
+            return Err(TracerError::AlreadyExists);
+        }
+        self.annotations.clear();
+        self.annotations
+            .set_max_strings(options.max_annotation_strings);
+        let start_ns = sdk::timestamp().unwrap_or(0);
+        *self.session.lock() = Some(Session {
+            sink,
+            start_ns,
+            batch: Vec::new(),
+        });
+        if let Err(error) = sdk::start_context(setup.main_context) {
+            *self.session.lock() = None;
+            return Err(TracerError::Internal(error));
+        }
+        *running = true;
+        Ok(())
+    }
+
+    /// Ends the session: stops the main context, drains the buffer into the sink, flushes the
+    /// sink and forgets it. Without a running session it does nothing.
+    pub fn disable(&self) {
+        if IN_BUFFER_CALLBACK.try_with(Cell::get).unwrap_or(false) {
+            log::error!(
+                "RocmTracer::disable() called from inside an EventSink callback; ignored \
+                 (flushing the buffer from its own callback would deadlock)"
+            );
+            return;
+        }
+        let mut running = self.running.lock();
+        if !*running {
+            return;
+        }
+        if let Ok(setup) = self.ready_setup() {
+            if let Err(error) = sdk::stop_context(setup.main_context) {
+                log::warn!("{error}");
+            }
+            if let Err(error) = sdk::flush_buffer(setup.buffer) {
+                log::warn!("{error}");
+            }
+        }
+        let mut session = self.session.lock();
+        if let Some(session) = session.as_ref() {
+            session.sink.flush();
+        }
+        *session = None;
+        *running = false;
+    }
+
+    /// XLA's `GetTimestamp()`: the SDK clock (CLOCK_BOOTTIME ns) of the record timestamps;
+    /// 0 on error.
+    pub fn timestamp() -> u64 {
+        sdk::timestamp().unwrap_or(0)
+    }
+
+    /// The GPU agents in the SDK's query order (empty if unavailable).
+    pub fn gpu_agents(&self) -> &[AgentInfo] {
+        self.ready_setup().map_or(&[], |setup| setup.agents.gpus())
+    }
+
+    pub fn num_gpus(&self) -> u32 {
+        self.gpu_agents().len() as u32
+    }
+
+    /// Every agent, CPUs included (empty if unavailable).
+    pub fn agents(&self) -> Option<&Agents> {
+        self.ready_setup().ok().map(|setup| &setup.agents)
+    }
+
+    pub fn sdk_version(&self) -> Option<SdkVersion> {
+        self.ready_setup().ok().map(|setup| setup.version)
+    }
+
+    pub fn annotation_map(&self) -> &AnnotationMap {
+        &self.annotations
+    }
+
+    pub fn kernel_names(&self) -> &KernelNames {
+        &self.kernel_names
+    }
+
+    /// Installs where annotations come from (the C++ shim installs tsl's AnnotationStack).
+    /// Only the first call wins; later ones get their source back.
+    pub fn set_annotation_source(
+        &self,
+        source: Box<dyn AnnotationSource>,
+    ) -> Result<(), Box<dyn AnnotationSource>> {
+        self.annotation_source.set(source)
+    }
+
+    fn annotation_source(&self) -> &dyn AnnotationSource {
+        match self.annotation_source.get() {
+            Some(source) => source.as_ref(),
+            None => &ThreadAnnotationStack,
+        }
+    }
+
+    /// The main context (what XLA's tests read as `context_`).
+    pub fn main_context(&self) -> Option<sys::rocprofiler_context_id_t> {
+        self.ready_setup().ok().map(|setup| setup.main_context)
+    }
+
+    pub fn stream_context(&self) -> Option<sys::rocprofiler_context_id_t> {
+        self.ready_setup().ok().map(|setup| setup.stream_context)
+    }
+
+    pub fn utility_context(&self) -> Option<sys::rocprofiler_context_id_t> {
+        self.ready_setup().ok().map(|setup| setup.utility_context)
+    }
+
+    /// The main context's buffer (XLA's `buffer_`).
+    pub fn buffer(&self) -> Option<sys::rocprofiler_buffer_id_t> {
+        self.ready_setup().ok().map(|setup| setup.buffer)
+    }
+
+    /// Records that arrived while no session was enabled.
+    pub fn records_without_session(&self) -> u64 {
+        self.records_without_session.load(Ordering::Relaxed)
+    }
+
+    /// Keeps `error` as the reason the tracer is unavailable, unless initialization already
+    /// produced a result.
+    pub(crate) fn set_unavailable(&self, error: TracerError) {
+        let _ = self.setup.set(Err(error));
+    }
+
+    pub(crate) fn is_initialized(&self) -> bool {
+        self.setup.get().is_some()
+    }
+
+    /// The tool's `initialize`: returns XLA's 0 / -1.
+    pub(crate) fn initialize_from_tool(&self) -> i32 {
+        if self.setup.get().is_some() {
+            return -1;
+        }
+        let result = self.initialize_sdk();
+        let code = match &result {
+            Ok(_) => 0,
+            Err(error) => {
+                log::error!("{error}");
+                -1
+            }
+        };
+        if self.setup.set(result).is_err() {
+            return -1;
+        }
+        code
+    }
+
+    fn initialize_sdk(&self) -> Result<SdkSetup, TracerError> {
+        let (major, minor, patch) = sdk::get_version().map_err(unavailable)?;
+        let version = SdkVersion {
+            major,
+            minor,
+            patch,
+        };
+        if !version.is_supported() {
+            return Err(TracerError::Unavailable(format!(
+                "rocprofiler-sdk {version} is too old: the ROCm tracer needs rocprofiler-sdk >= \
+                 {} (ROCm 7.0) for HIP stream tracing (ROCPROFILER_CALLBACK_TRACING_HIP_STREAM)",
+                SdkVersion::MINIMUM
+            )));
+        }
+        let hip_names = HipApiNames::query().map_err(unavailable)?;
+        let agents = Agents::query().map_err(unavailable)?;
+        let mut started = StartedContexts::default();
+
+        let utility_context = sdk::create_context().map_err(unavailable)?;
+        sdk::configure_callback_tracing(
+            utility_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+            &[sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER],
+            Some(code_object_callback),
+        )
+        .map_err(unavailable)?;
+        sdk::start_context(utility_context).map_err(unavailable)?;
+        started.0.push(utility_context);
+
+        let main_context = sdk::create_context().map_err(unavailable)?;
+        let buffer = sdk::create_buffer(
+            main_context,
+            BUFFER_SIZE_BYTES,
+            BUFFER_WATERMARK_BYTES,
+            sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+            Some(buffer_callback),
+        )
+        .map_err(unavailable)?;
+        for kind in [
+            sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
+            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+            sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+        ] {
+            sdk::configure_buffer_tracing(main_context, kind, buffer).map_err(unavailable)?;
+        }
+        sdk::configure_external_correlation_request(
+            main_context,
+            &[
+                sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+                sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
+            ],
+            Some(stream_external_correlation_callback),
+        )
+        .map_err(unavailable)?;
+
+        let stream_context = sdk::create_context().map_err(unavailable)?;
+        sdk::configure_callback_tracing(
+            stream_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+            &[],
+            Some(hip_stream_callback),
+        )
+        .map_err(unavailable)?;
+        sdk::start_context(stream_context).map_err(unavailable)?;
+        started.0.push(stream_context);
+
+        sdk::configure_callback_tracing(
+            main_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+            &[],
+            Some(hip_api_callback),
+        )
+        .map_err(unavailable)?;
+        let callback_thread = sdk::create_callback_thread().map_err(unavailable)?;
+        sdk::assign_callback_thread(buffer, callback_thread).map_err(unavailable)?;
+        if !sdk::context_is_valid(main_context).map_err(unavailable)? {
+            return Err(TracerError::Unavailable(
+                "rocprofiler-sdk reports the tracer's main context as invalid".to_owned(),
+            ));
+        }
+        started.0.clear();
+        Ok(SdkSetup {
+            version,
+            utility_context,
+            main_context,
+            stream_context,
+            buffer,
+            agents,
+            hip_names,
+        })
+    }
+
+    /// The tool's `finalize`: stops all three contexts (the SDK is shutting down).
+    pub(crate) fn finalize(&self) {
+        self.finalized.store(true, Ordering::Release);
+        if let Some(Ok(setup)) = self.setup.get() {
+            for context in [
+                setup.utility_context,
+                setup.stream_context,
+                setup.main_context,
+            ] {
+                if let Err(error) = sdk::stop_context(context) {
+                    log::warn!("{error}");
+                }
+            }
+        }
+    }
+
+    /// # Safety
+    /// The arguments of a buffer callback (see [`RecordDecoder::decode_buffer`]).
+    unsafe fn on_buffer(
+        &self,
+        headers: *const *const sys::rocprofiler_record_header_t,
+        num_headers: usize,
+        drop_count: u64,
+    ) {
+        let Some(Ok(setup)) = self.setup.get() else {
+            return;
+        };
+        let mut guard = self.session.lock();
+        let Some(session) = guard.as_mut() else {
+            self.records_without_session
+                .fetch_add(num_headers as u64, Ordering::Relaxed);
+            return;
+        };
+        let decoder = RecordDecoder {
+            agents: &setup.agents,
+            hip_names: &setup.hip_names,
+            kernel_names: &self.kernel_names,
+            annotations: &self.annotations,
+            session_start_ns: session.start_ns,
+        };
+        let mut drops = DropCounts::default();
+        drops.add(drop_reason::SDK_DROPPED, drop_count);
+        // SAFETY: forwarded from the buffer callback.
+        unsafe { decoder.decode_buffer(headers, num_headers, &mut session.batch, &mut drops) };
+        if !session.batch.is_empty() {
+            session.sink.add_events(&mut session.batch);
+            session.batch.clear();
+        }
+        for (reason, count) in drops.iter() {
+            session.sink.on_events_dropped(reason, count);
+        }
+    }
+}
+
+/// The main buffer's callback, on its own SDK thread.
+unsafe extern "C" fn buffer_callback(
+    _context: sys::rocprofiler_context_id_t,
+    _buffer: sys::rocprofiler_buffer_id_t,
+    headers: *mut *mut sys::rocprofiler_record_header_t,
+    num_headers: usize,
+    _data: *mut c_void,
+    drop_count: u64,
+) {
+    let _ = IN_BUFFER_CALLBACK.try_with(|flag| flag.set(true));
+    let result = std::panic::catch_unwind(|| {
+        // SAFETY: the SDK's buffer callback arguments, valid during this call.
+        unsafe { instance().on_buffer(headers as *const *const _, num_headers, drop_count) }
+    });
+    let _ = IN_BUFFER_CALLBACK.try_with(|flag| flag.set(false));
+    if result.is_err() {
+        log::error!("panic while handling a rocprofiler buffer callback; its records are lost");
+    }
+}
+
+/// The utility context's CODE_OBJECT callback (kernel names).
+unsafe extern "C" fn code_object_callback(
+    record: sys::rocprofiler_callback_tracing_record_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    _callback_data: *mut c_void,
+) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: the SDK's record, whose payload is valid during this call.
+        unsafe { instance().kernel_names.on_code_object_record(&record) }
+    });
+}
+
+/// The main context's HIP API callback: at ENTER, on the launching thread, records the
+/// thread's annotation and scope-range ids under the call's internal correlation id.
+unsafe extern "C" fn hip_api_callback(
+    record: sys::rocprofiler_callback_tracing_record_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    _callback_data: *mut c_void,
+) {
+    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
+        || record.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER
+    {
+        return;
+    }
+    let correlation_id = record.correlation_id.internal;
+    let _ = std::panic::catch_unwind(|| {
+        let tracer = instance();
+        tracer
+            .annotation_source()
+            .record(correlation_id, &tracer.annotations);
+    });
+}

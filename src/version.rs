@@ -1,0 +1,48 @@
+//! The SDK version gate. HIP_STREAM callback tracing, on which every stream id of this
+//! tracer depends, first shipped in rocprofiler-sdk 1.0.0 (ROCm 7.0; xla-rocm-tracer.md §1).
+//! On an older SDK the stream ids would silently be wrong, so the tracer refuses to start.
+use std::fmt;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SdkVersion {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+impl SdkVersion {
+    pub const MINIMUM: SdkVersion = SdkVersion {
+        major: 1,
+        minor: 0,
+        patch: 0,
+    };
+
+    pub fn is_supported(self) -> bool {
+        self >= Self::MINIMUM
+    }
+}
+
+impl fmt::Display for SdkVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimum_is_one_zero_zero_and_ordering_is_semantic() {
+        let v = |major, minor, patch| SdkVersion {
+            major,
+            minor,
+            patch,
+        };
+        assert!(!v(0, 6, 0).is_supported());
+        assert!(!v(0, 99, 99).is_supported());
+        assert!(v(1, 0, 0).is_supported());
+        assert!(v(1, 3, 2).is_supported());
+        assert_eq!(v(0, 6, 0).to_string(), "0.6.0");
+    }
+}
