@@ -1,0 +1,66 @@
+//! The exported HIP entry points (`extern "C"`, HIP's ABI), grouped by HIP concept.
+//!
+//! Every entry point runs through [`hip_call`]: the body validates and does the work, and the
+//! HIP call is reported to the simulated SDK exactly once, as the real runtime's dispatch-table
+//! interception would: either by the driver call that performs the work (kernel, copy, fill,
+//! stream and synchronisation calls, which also bring their SET/request/record sequence), or,
+//! for calls with no device work and for failed calls, by a plain traced API call (with a SET
+//! when the HIP function has one stream argument, §6.2 of rocprofiler-sdk.md).
+
+pub mod device;
+pub mod error;
+pub mod event;
+pub mod graph;
+pub mod launch;
+pub mod memory;
+pub mod module;
+pub mod registration;
+pub mod stream;
+
+use crate::driver;
+use crate::error::{self as hip_error, hipError_t, HipError, HIP_ERROR_UNKNOWN, HIP_SUCCESS};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// How a successful body reported its call to the SDK.
+pub enum Traced {
+    /// A driver call that does device work already produced the API records.
+    ByDriver,
+    /// Nothing was reported yet: [`hip_call`] reports a plain API call.
+    No,
+}
+
+/// Runs an entry point's body: no panic crosses the ABI (a panic becomes `hipErrorUnknown`),
+/// the call is traced once, and a failure becomes the thread's sticky last error.
+pub fn hip_call(
+    op: i32,
+    stream: Option<u64>,
+    body: impl FnOnce() -> Result<Traced, HipError>,
+) -> hipError_t {
+    let result = catch_unwind(AssertUnwindSafe(|| match body() {
+        Ok(Traced::ByDriver) => HIP_SUCCESS,
+        Ok(Traced::No) => {
+            driver::api_call(op, stream);
+            HIP_SUCCESS
+        }
+        Err(HipError(code)) => {
+            driver::api_call(op, stream);
+            code
+        }
+    }))
+    .unwrap_or(HIP_ERROR_UNKNOWN);
+    hip_error::record(result);
+    result
+}
+
+/// Writes through an out-parameter the program passed; null is `hipErrorInvalidValue`.
+///
+/// # Safety
+/// `out` must be null or valid for a write of `T` (the HIP API contract for out-parameters).
+pub unsafe fn write_out<T>(out: *mut T, value: T) -> Result<(), HipError> {
+    if out.is_null() {
+        return Err(HipError(crate::error::HIP_ERROR_INVALID_VALUE));
+    }
+    // SAFETY: non-null, and valid per this function's contract.
+    unsafe { out.write(value) };
+    Ok(())
+}

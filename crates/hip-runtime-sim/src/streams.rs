@@ -1,0 +1,54 @@
+//! Live streams. `hipStream_t` values come from the simulated driver (distinct fake
+//! addresses); the null stream, `hipStreamLegacy` (1) and `hipStreamPerThread` (2) are always
+//! valid and run on the calling thread's current device.
+
+use crate::device;
+use crate::error::{HipError, HIP_ERROR_CONTEXT_IS_DESTROYED, HIP_ERROR_INVALID_HANDLE};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+
+pub const NULL_STREAM: u64 = 0;
+pub const STREAM_LEGACY: u64 = 1;
+pub const STREAM_PER_THREAD: u64 = 2;
+
+#[derive(Clone, Copy, Debug)]
+struct StreamInfo {
+    device: u32,
+}
+
+static LIVE: Mutex<Option<HashMap<u64, StreamInfo>>> = Mutex::new(None);
+
+pub fn is_special(stream: u64) -> bool {
+    matches!(stream, NULL_STREAM | STREAM_LEGACY | STREAM_PER_THREAD)
+}
+
+pub fn insert(stream: u64, device: u32) {
+    LIVE.lock()
+        .get_or_insert_with(HashMap::new)
+        .insert(stream, StreamInfo { device });
+}
+
+/// The device whose queue `stream` feeds. HIP answers `hipErrorContextIsDestroyed` for a
+/// stream it does not know (destroyed or never created).
+pub fn device_of(stream: u64) -> Result<u32, HipError> {
+    if is_special(stream) {
+        return Ok(device::current());
+    }
+    LIVE.lock()
+        .as_ref()
+        .and_then(|live| live.get(&stream))
+        .map(|info| info.device)
+        .ok_or(HipError(HIP_ERROR_CONTEXT_IS_DESTROYED))
+}
+
+/// Forgets a created stream. The null/special streams cannot be destroyed.
+pub fn remove(stream: u64) -> Result<(), HipError> {
+    if is_special(stream) {
+        return Err(HipError(HIP_ERROR_INVALID_HANDLE));
+    }
+    LIVE.lock()
+        .as_mut()
+        .and_then(|live| live.remove(&stream))
+        .map(|_| ())
+        .ok_or(HipError(HIP_ERROR_CONTEXT_IS_DESTROYED))
+}
