@@ -62,6 +62,14 @@ pub fn read_xspace(bytes: &[u8]) -> Result<XSpace, TraceError> {
     if bytes.is_empty() {
         return Err(TraceError::Empty);
     }
+    // An XSpace starts with one of its four length-delimited fields (tags 0x0a, 0x12, 0x1a,
+    // 0x22); anything else, e.g. the `{` of a JSON trace, is some other kind of file.
+    if ![0x0a, 0x12, 0x1a, 0x22].contains(&bytes[0]) {
+        return Err(TraceError::NotXSpace(format!(
+            "it starts with byte 0x{:02x}, which begins no XSpace field",
+            bytes[0]
+        )));
+    }
     let space = XSpace::decode(bytes).map_err(|error| {
         let detail = error.to_string();
         if detail.contains("buffer underflow") {

@@ -1,0 +1,159 @@
+//! Caps bound memory, drop counters by reason, and both reach the exported trace.
+mod collector_support;
+
+use std::cell::Cell;
+use std::sync::Arc;
+
+use collector_support::*;
+use xla_rocm_tracer::collector::{Collector, CollectorOptions, DropReason, MAX_TRACE_EVENTS_FLAG};
+use xla_rocm_tracer::sink::EventSink;
+
+/// Counts warnings that name the XLA flag, per thread: tests run in parallel, and the
+/// collector logs on the thread that adds the events.
+struct FlagWarningCounter;
+thread_local! {
+    static FLAG_WARNINGS: Cell<usize> = const { Cell::new(0) };
+}
+
+impl log::Log for FlagWarningCounter {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::Level::Warn
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        if record.level() == log::Level::Warn
+            && record.args().to_string().contains(MAX_TRACE_EVENTS_FLAG)
+        {
+            FLAG_WARNINGS.with(|count| count.set(count.get() + 1));
+        }
+    }
+    fn flush(&self) {}
+}
+
+fn capped(callback: u64, activity: u64, annotations: u64) -> Collector {
+    Collector::new(
+        CollectorOptions {
+            max_callback_api_events: callback,
+            max_activity_api_events: activity,
+            max_annotation_strings: annotations,
+            num_gpus: 1,
+        },
+        start(),
+    )
+}
+
+#[test]
+fn caps_drop_count_export_and_warn_once_per_cap() {
+    log::set_logger(&FlagWarningCounter).expect("the only logger of this process");
+    log::set_max_level(log::LevelFilter::Warn);
+
+    let collector = capped(2, 3, 100);
+    let mut batch = Vec::new();
+    for id in 0..10u64 {
+        batch.push(api(id, 1, 2_000_000 + id * 10_000, "hipLaunchKernel"));
+        batch.push(kernel(id, AGENT0, 0, 2_000_000 + id * 10_000, "k"));
+    }
+    collector.add_events(&mut batch);
+    let drops = collector.drop_counters();
+    assert_eq!(drops.count(DropReason::CallbackCapReached), 8);
+    // Every activity counts against the cap, HIP_OPS ones included (XLA counts none, §7.12).
+    assert_eq!(drops.count(DropReason::ActivityCapReached), 7);
+    // One warning per cap for the whole capture, not one per dropped event.
+    assert_eq!(FLAG_WARNINGS.with(Cell::get), 2);
+
+    let space = export(&collector);
+    let gpu = plane(&space, "/device:GPU:0");
+    // Kept: activities 0..3; of those, only 0 and 1 have their API event.
+    assert_eq!(all_events(gpu).count(), 2);
+    assert_eq!(all_events(plane(&space, "/host:ROCTRACER")).count(), 2);
+    let cap_warnings: Vec<_> = space
+        .warnings
+        .iter()
+        .filter(|w| w.contains(MAX_TRACE_EVENTS_FLAG))
+        .collect();
+    assert_eq!(cap_warnings.len(), 2, "{:?}", space.warnings);
+    assert!(space.warnings.contains(&format!(
+        "Dropped 8 events: the HIP API event cap (max_callback_api_events) was reached. \
+         To collect more GPU events, set XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>"
+    )));
+    assert!(space
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("Dropped 7 events: the GPU activity cap")));
+    assert!(space
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("Dropped 1 events: GPU activity without a matching HIP API event")));
+}
+
+#[test]
+fn activity_cap_bounds_what_is_stored() {
+    let collector = capped(u64::MAX, 100, 100);
+    for round in 0..50u64 {
+        let mut batch: Vec<_> = (0..100)
+            .map(|i| kernel(round * 100 + i, AGENT0, 0, 2_000_000, "k"))
+            .collect();
+        collector.add_events(&mut batch);
+    }
+    collector.flush();
+    let stored =
+        collector.with_collected(|trace| trace.devices.values().map(Vec::len).sum::<usize>());
+    assert_eq!(stored, 0, "activities without API events are not kept");
+    let drops = collector.drop_counters();
+    assert_eq!(drops.count(DropReason::ActivityCapReached), 4_900);
+    assert_eq!(drops.count(DropReason::NoApiCounterpart), 100);
+}
+
+#[test]
+fn annotation_cap_keeps_the_event_without_its_annotation() {
+    let collector = capped(100, 100, 1);
+    let mut batch = Vec::new();
+    for (id, annotation) in [(1u64, "first_op"), (2, "second_op"), (3, "first_op")] {
+        let mut call = api(id, 1, 2_000_000 + id * 100_000, "hipLaunchKernel");
+        call.annotation = Some(Arc::from(annotation));
+        let mut dispatch = kernel(id, AGENT0, 0, 2_000_000 + id * 100_000, "k");
+        dispatch.annotation = call.annotation.clone();
+        batch.push(call);
+        batch.push(dispatch);
+    }
+    collector.add_events(&mut batch);
+    let space = export(&collector);
+    let gpu = plane(&space, "/device:GPU:0");
+    let tf_ops: Vec<_> = all_events(gpu)
+        .map(|event| stat(gpu, &event.stats, "tf_op"))
+        .collect();
+    assert_eq!(
+        tf_ops,
+        [
+            Some("ref:first_op".to_owned()),
+            None,
+            Some("ref:first_op".to_owned())
+        ]
+    );
+    assert_eq!(
+        collector
+            .drop_counters()
+            .count(DropReason::AnnotationCapReached),
+        2
+    );
+    assert!(space
+        .warnings
+        .iter()
+        .any(|w| w.contains("max_annotation_strings") && w.contains(MAX_TRACE_EVENTS_FLAG)));
+}
+
+#[test]
+fn tracer_side_drops_are_exported_by_reason() {
+    let collector = collector(1);
+    collector.on_events_dropped("record too small", 3);
+    collector.on_events_dropped("record too small", 2);
+    collector.on_events_dropped("SDK buffer drop_count", 7);
+    collector.on_events_dropped("nothing", 0);
+    let space = export(&collector);
+    assert_eq!(
+        space.warnings,
+        [
+            "Dropped 7 events: lost in the tracer: SDK buffer drop_count",
+            "Dropped 5 events: lost in the tracer: record too small",
+        ]
+    );
+}

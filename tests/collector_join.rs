@@ -1,0 +1,196 @@
+//! API/activity join by correlation id (xla-rocm-tracer.md §6.1, §6.2).
+mod collector_support;
+
+use collector_support::*;
+use xla_rocm_tracer::collector::DropReason;
+use xla_rocm_tracer::event::{EventDetails, EventType};
+use xla_rocm_tracer::export::kernel_details_string;
+use xla_rocm_tracer::sink::EventSink;
+
+#[test]
+fn api_event_and_its_kernel_land_on_host_and_device_planes() {
+    let collector = collector(1);
+    let mut batch = vec![
+        api(10, 4242, 2_000_000, "hipLaunchKernel"),
+        kernel(10, AGENT0, 0, 2_010_000, "gemm"),
+    ];
+    collector.add_events(&mut batch);
+    assert!(batch.is_empty(), "add_events drains the batch");
+    collector.flush();
+    let space = export(&collector);
+
+    let host = plane(&space, "/host:ROCTRACER");
+    let host_line = line(host, "Host Threads/4242");
+    assert_eq!(host_line.id, 4242);
+    assert_eq!(event_names(host, host_line), ["hipLaunchKernel"]);
+    assert_eq!(
+        stat(host, &host_line.events[0].stats, "correlation_id").as_deref(),
+        Some("u64:10")
+    );
+
+    let gpu = plane(&space, "/device:GPU:0");
+    assert_eq!(gpu.id, 0);
+    let stream = line(gpu, "Stream #0");
+    assert_eq!(event_names(gpu, stream), ["gemm"]);
+    assert!(space.warnings.is_empty(), "{:?}", space.warnings);
+}
+
+#[test]
+fn every_hipgraph_dispatch_is_exported_with_its_own_kernel_details() {
+    let collector = collector(1);
+    let mut batch = vec![api(20, 1, 2_000_000, "hipGraphLaunch")];
+    let grids = [1024u32, 2048, 4096];
+    for (index, &grid) in grids.iter().enumerate() {
+        let mut dispatch = kernel(
+            20,
+            AGENT0,
+            1,
+            2_100_000 + index as u64 * 200_000,
+            &format!("node_{index}"),
+        );
+        dispatch.details = EventDetails::Kernel(kernel_details(grid, 64));
+        batch.push(dispatch);
+    }
+    collector.add_events(&mut batch);
+    let space = export(&collector);
+    let gpu = plane(&space, "/device:GPU:0");
+    let stream = line(gpu, "Stream #0");
+    assert_eq!(event_names(gpu, stream), ["node_0", "node_1", "node_2"]);
+    for (event, &grid) in stream.events.iter().zip(&grids) {
+        let expected = kernel_details_string(&kernel_details(grid, 64), 0.0);
+        assert_eq!(
+            stat(gpu, &event.stats, "kernel_details"),
+            Some(format!("ref:{expected}"))
+        );
+        assert_eq!(
+            stat(gpu, &event.stats, "correlation_id").as_deref(),
+            Some("u64:20")
+        );
+    }
+    // XLA gives every node the first node's sizes (rough edge §7.15); the sizes differ here.
+    assert!(kernel_details_string(&kernel_details(2048, 64), 0.0).contains("grid:32,2,1"));
+}
+
+#[test]
+fn activity_without_api_event_is_dropped_and_reported() {
+    let collector = collector(1);
+    collector.add_events(&mut vec![
+        kernel(30, AGENT0, 0, 2_000_000, "orphan"),
+        kernel(30, AGENT0, 0, 2_500_000, "orphan"),
+    ]);
+    let space = export(&collector);
+    assert!(plane(&space, "/device:GPU:0").lines.is_empty());
+    assert_eq!(
+        collector
+            .drop_counters()
+            .count(DropReason::NoApiCounterpart),
+        2
+    );
+    assert!(
+        space
+            .warnings
+            .iter()
+            .any(|w| w
+                .starts_with("Dropped 2 events: GPU activity without a matching HIP API event")),
+        "{:?}",
+        space.warnings
+    );
+}
+
+#[test]
+fn auxiliary_api_events_lend_their_data_but_are_not_exported() {
+    let collector = collector(1);
+    collector.add_event(api(31, 5, 2_000_000, "hipLaunchKernel"), true);
+    collector.add_events(&mut vec![kernel(31, AGENT0, 0, 2_010_000, "k")]);
+    let space = export(&collector);
+    assert!(plane(&space, "/host:ROCTRACER").lines.is_empty());
+    assert_eq!(
+        event_names(
+            plane(&space, "/device:GPU:0"),
+            &plane(&space, "/device:GPU:0").lines[0]
+        ),
+        ["k"]
+    );
+}
+
+#[test]
+fn duplicate_correlation_id_keeps_the_first_api_event() {
+    let collector = collector(1);
+    collector.add_events(&mut vec![
+        api(40, 1, 2_000_000, "hipLaunchKernel"),
+        api(40, 1, 2_100_000, "hipModuleLaunchKernel"),
+        kernel(40, AGENT0, 0, 2_200_000, "k"),
+    ]);
+    let space = export(&collector);
+    let host = plane(&space, "/host:ROCTRACER");
+    assert_eq!(event_names(host, &host.lines[0]), ["hipLaunchKernel"]);
+    assert_eq!(
+        collector
+            .drop_counters()
+            .count(DropReason::DuplicateCorrelationId),
+        1
+    );
+    assert!(space
+        .warnings
+        .iter()
+        .any(|w| w.contains("duplicate correlation id")));
+}
+
+#[test]
+fn api_call_without_gpu_work_is_counted_but_not_a_warning() {
+    let collector = collector(1);
+    collector.add_events(&mut vec![api(50, 1, 2_000_000, "hipStreamSynchronize")]);
+    let space = export(&collector);
+    assert!(plane(&space, "/host:ROCTRACER").lines.is_empty());
+    assert_eq!(
+        collector
+            .drop_counters()
+            .count(DropReason::ApiWithoutActivity),
+        1
+    );
+    assert!(space.warnings.is_empty(), "{:?}", space.warnings);
+}
+
+#[test]
+fn copy_api_takes_the_copy_details_of_its_activity() {
+    let collector = collector(1);
+    collector.add_events(&mut vec![
+        copy_api(60, 9, 2_000_000),
+        memcpy(60, EventType::MemcpyH2D, AGENT0, 2, 2_001_000, 4 << 20),
+    ]);
+    let space = export(&collector);
+    let host = plane(&space, "/host:ROCTRACER");
+    let event = &host.lines[0].events[0];
+    let expected = format!(
+        "ref:kind:Unknown size:{} dest:{} async:0",
+        4 << 20,
+        AGENT0 as u32
+    );
+    assert_eq!(
+        stat(host, &event.stats, "memcpy_details"),
+        Some(expected.clone())
+    );
+    let gpu = plane(&space, "/device:GPU:0");
+    assert_eq!(
+        stat(gpu, &gpu.lines[0].events[0].stats, "memcpy_details"),
+        Some(expected)
+    );
+}
+
+#[test]
+fn events_sent_after_a_flush_are_joined_by_the_next_one() {
+    let collector = collector(1);
+    collector.add_events(&mut vec![
+        api(70, 1, 2_000_000, "hipLaunchKernel"),
+        kernel(70, AGENT0, 0, 2_010_000, "a"),
+    ]);
+    collector.flush();
+    collector.add_events(&mut vec![
+        api(71, 1, 3_000_000, "hipLaunchKernel"),
+        kernel(71, AGENT0, 0, 3_010_000, "b"),
+    ]);
+    collector.flush();
+    let space = export(&collector);
+    let gpu = plane(&space, "/device:GPU:0");
+    assert_eq!(event_names(gpu, &gpu.lines[0]), ["a", "b"]);
+}
