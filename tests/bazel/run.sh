@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds the Rust pieces with cargo, then runs `bazel build //... && bazel test //...` in the
+# example workspace with Debian's Bazel 4.2.3, fully offline. Installs bazel-bootstrap when
+# it is missing (CI machines are fresh).
+#
+# Environment:
+#   CARGO_TARGET_DIR           cargo's target dir (default: <repo>/target), shared with the
+#                              Bazel genrule that runs cargo, so it finds everything built.
+#   BAZEL_OUTPUT_USER_ROOT     Bazel's --output_user_root (default: $TMPDIR/xla-rocm-tracer-bazel-$UID).
+set -euo pipefail
+
+example_dir="$(cd "$(dirname "$0")" && pwd)"
+repo_dir="$(cd "$example_dir/../.." && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo_dir/target}"
+output_user_root="${BAZEL_OUTPUT_USER_ROOT:-${TMPDIR:-/tmp}/xla-rocm-tracer-bazel-$(id -u)}"
+
+if ! command -v bazel >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "== installing bazel-bootstrap"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bazel-bootstrap
+  else
+    echo "bazel is missing: install Debian's bazel-bootstrap (as root: apt-get install bazel-bootstrap)" >&2
+    exit 1
+  fi
+fi
+for tool in protoc g++; do
+  command -v "$tool" >/dev/null || { echo "$tool is missing (protobuf-compiler, g++)" >&2; exit 1; }
+done
+
+echo "== cargo: the Rust staticlib and the simulated librocprofiler-sdk.so"
+(
+  cd "$repo_dir"
+  # The archive must not link a ROCm install: the final link brings the SDK.
+  env -u ROCPROFILER_SDK_LIB_DIR -u ROCM_PATH \
+    cargo build --release --locked --offline -p xla-rocm-tracer -p rocprofiler-sdk-sim --lib
+)
+release_dir="$CARGO_TARGET_DIR/release"
+
+# @local_config_rocm's rocm/lib, like %{rocm_root}/lib in XLA.
+rocm_lib="$example_dir/third_party/local_config_rocm/rocm/lib"
+mkdir -p "$rocm_lib"
+install -m 0755 "$release_dir/librocprofiler_sdk_sim.so" "$rocm_lib/librocprofiler-sdk.so"
+
+# The prebuilt-archive variant (//prebuilt): the .a and the bridge headers cargo wrote.
+prebuilt="$example_dir/prebuilt/staticlib"
+rm -rf "$prebuilt"
+mkdir -p "$prebuilt/include"
+cp "$release_dir/libxla_rocm_tracer.a" "$prebuilt/"
+if [ -d "$CARGO_TARGET_DIR/cxxbridge" ]; then
+  cp -rL "$CARGO_TARGET_DIR/cxxbridge/." "$prebuilt/include/"
+fi
+if [ -f "$repo_dir/include/xla_rocm_tracer.h" ]; then
+  cp "$repo_dir/include/xla_rocm_tracer.h" "$prebuilt/include/"
+fi
+
+echo "== bazel build //... && bazel test //... (Bazel 4.2.3, offline)"
+cd "$example_dir"
+bazel_cmd=(bazel --output_user_root="$output_user_root" --max_idle_secs=120)
+env_flags=(--action_env=XLA_ROCM_TRACER_CARGO_TARGET_DIR="$CARGO_TARGET_DIR")
+"${bazel_cmd[@]}" build "${env_flags[@]}" //...
+"${bazel_cmd[@]}" test "${env_flags[@]}" //...

@@ -1,0 +1,1 @@
+../../../../../../include/xla/backends/profiler/gpu/rocm_tracer_utils.h
