@@ -1,0 +1,620 @@
+//! Emitting callbacks and records in the SDK's order (§6.4, §18.13-23, §18.30-36).
+//!
+//! [`ApiCall`] brackets one HIP call on the calling thread: HIP_STREAM SET ENTER, external
+//! correlation request for HIP_RUNTIME_API (if configured), HIP_RUNTIME_API ENTER ... EXIT,
+//! SET EXIT, then the HIP API buffer record (it carries the end timestamp). Between enter and
+//! exit, the call body submits device work with [`enqueue_kernel`] / [`enqueue_copy`]: request,
+//! enqueue callbacks, timing, and a completion on the signal thread that fires COMPLETE / EXIT
+//! callbacks and pushes the kernel and copy records.
+use crate::agents::agents;
+use crate::clock::{gettid, now_ns};
+use crate::device::Engine;
+use crate::external_correlation as ext;
+use crate::registry::{self, CallbackService, Selector, Targets};
+use crate::streams::StreamInfo;
+use rocprofiler_sdk_sys as sys;
+use smallvec::SmallVec;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static NEXT_CORRELATION_ID: AtomicU64 = AtomicU64::new(1);
+static NEXT_DISPATCH_ID: AtomicU64 = AtomicU64::new(1);
+
+pub(crate) fn next_correlation_id() -> u64 {
+    NEXT_CORRELATION_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+fn correlation(internal: u64, external: u64) -> sys::rocprofiler_correlation_id_t {
+    sys::rocprofiler_correlation_id_t {
+        internal,
+        external: sys::rocprofiler_user_data_t { value: external },
+        ancestor: sys::ROCPROFILER_CORRELATION_ID_ANCESTOR_NONE,
+    }
+}
+
+fn async_correlation(internal: u64, external: u64) -> sys::rocprofiler_async_correlation_id_t {
+    sys::rocprofiler_async_correlation_id_t {
+        internal,
+        external: sys::rocprofiler_user_data_t { value: external },
+    }
+}
+
+/// One callback invocation. `payload` must stay valid for the duration of the call.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn invoke(
+    service: &CallbackService,
+    context: u64,
+    tid: u64,
+    correlation_id: sys::rocprofiler_correlation_id_t,
+    kind: u32,
+    operation: i32,
+    phase: u32,
+    payload: *mut c_void,
+    user_data: &mut u64,
+) {
+    let record = sys::rocprofiler_callback_tracing_record_t {
+        context_id: sys::rocprofiler_context_id_t { handle: context },
+        thread_id: tid,
+        correlation_id,
+        kind,
+        operation,
+        phase,
+        payload,
+    };
+    // `rocprofiler_user_data_t` is an 8-byte, 8-aligned union of u64 and a pointer, so a u64
+    // slot is a valid place for it; keeping u64 lets the slot travel to the signal thread.
+    let user_data = (user_data as *mut u64).cast::<sys::rocprofiler_user_data_t>();
+    // SAFETY: the tool's callback, with a record by value, a valid user-data slot and a payload
+    // that outlives the call (the caller's contract). No sim lock is held.
+    unsafe { (service.callback)(record, user_data, service.data.0) };
+}
+
+/// Stand-in for `rocprofiler_callback_tracing_hip_api_data_t`: its size, then argument and
+/// return-value storage. The sim does not model HIP arguments; they read as zero.
+#[repr(C)]
+struct HipApiData {
+    size: u64,
+    args: [u64; 16],
+    retval: u64,
+}
+
+struct Participant {
+    target: registry::Target,
+    external: u64,
+    user_data: u64,
+}
+
+/// Moves an SDK payload struct to the signal thread. Such structs are `!Send` only because of
+/// `rocprofiler_address_t`'s pointer member; the sim stores fake addresses there and never
+/// dereferences them.
+struct Plain<T>(T);
+// SAFETY: see above; T is only ever an SDK plain-data payload.
+unsafe impl<T> Send for Plain<T> {}
+
+impl<T> Plain<T> {
+    /// A method call, so closures capture the whole wrapper, not its `!Send` field.
+    fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+type Participants = SmallVec<[Participant; 4]>;
+
+/// One HIP runtime call in progress on this thread.
+pub(crate) struct ApiCall {
+    pub op: i32,
+    pub correlation_id: u64,
+    tid: u64,
+    set: Option<(
+        Box<sys::rocprofiler_callback_tracing_hip_stream_data_t>,
+        Participants,
+    )>,
+    api: Participants,
+    api_payload: Box<HipApiData>,
+    start_ns: u64,
+}
+
+fn stream_payload(id: u64, value: u64) -> Box<sys::rocprofiler_callback_tracing_hip_stream_data_t> {
+    Box::new(sys::rocprofiler_callback_tracing_hip_stream_data_t {
+        size: std::mem::size_of::<sys::rocprofiler_callback_tracing_hip_stream_data_t>() as u64,
+        stream_id: sys::rocprofiler_stream_id_t { handle: id },
+        stream_value: sys::rocprofiler_address_t { value },
+    })
+}
+
+fn hip_stream_targets(op: i32) -> Targets {
+    registry::targets(
+        Selector {
+            callback_kind: Some(sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM),
+            buffer_kind: None,
+            request_kind: None,
+        },
+        &[op],
+        op,
+    )
+}
+
+/// A HIP_STREAM CREATE or DESTROY notification: one callback, phase NONE, after the call,
+/// correlation internal 0 (§6.3, §18.15-16).
+pub(crate) fn stream_lifecycle(op: i32, id: u64, value: u64) {
+    let tid = gettid();
+    let mut payload = stream_payload(id, value);
+    for target in hip_stream_targets(op) {
+        if let Some(service) = &target.callback {
+            let mut user_data = 0u64;
+            invoke(
+                service,
+                target.context,
+                tid,
+                correlation(0, ext::top(target.context, tid)),
+                sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                op,
+                sys::ROCPROFILER_CALLBACK_PHASE_NONE,
+                (&mut *payload as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t).cast(),
+                &mut user_data,
+            );
+        }
+    }
+}
+
+impl ApiCall {
+    /// SET ENTER (only for calls with a stream argument), then HIP_RUNTIME_API ENTER.
+    pub(crate) fn enter(op: i32, stream: Option<&StreamInfo>) -> ApiCall {
+        let tid = gettid();
+        let correlation_id = next_correlation_id();
+        let set = stream.map(|s| {
+            let mut payload = stream_payload(s.id, s.value);
+            let mut participants = Participants::new();
+            for target in hip_stream_targets(sys::ROCPROFILER_HIP_STREAM_SET) {
+                participants.push(Participant {
+                    external: ext::top(target.context, tid),
+                    target,
+                    user_data: 0,
+                });
+            }
+            for p in &mut participants {
+                if let Some(service) = &p.target.callback {
+                    invoke(
+                        service,
+                        p.target.context,
+                        tid,
+                        correlation(0, p.external),
+                        sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                        sys::ROCPROFILER_HIP_STREAM_SET,
+                        sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                        (&mut *payload as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t)
+                            .cast(),
+                        &mut p.user_data,
+                    );
+                }
+            }
+            (payload, participants)
+        });
+
+        let mut api_payload = Box::new(HipApiData {
+            size: std::mem::size_of::<HipApiData>() as u64,
+            args: [0; 16],
+            retval: 0,
+        });
+        let targets = registry::targets(
+            Selector {
+                callback_kind: Some(sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
+                buffer_kind: Some(sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API),
+                request_kind: Some(sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API),
+            },
+            &[op],
+            op,
+        );
+        let mut api = Participants::new();
+        for target in targets {
+            let external = ext::resolve(
+                &target,
+                sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API,
+                op,
+                correlation_id,
+                tid,
+            );
+            api.push(Participant {
+                target,
+                external,
+                user_data: 0,
+            });
+        }
+        for p in &mut api {
+            if let Some(service) = p.target.callback.clone().filter(|s| s.ops.allows(op)) {
+                invoke(
+                    &service,
+                    p.target.context,
+                    tid,
+                    correlation(correlation_id, p.external),
+                    sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                    op,
+                    sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                    (&mut *api_payload as *mut HipApiData).cast(),
+                    &mut p.user_data,
+                );
+            }
+            // Kinds without a request read the stack again after ENTER, so a push made in
+            // ENTER reaches EXIT and the buffer record (§8.5).
+            if p.target.request.is_none() {
+                p.external = ext::top(p.target.context, tid);
+            }
+        }
+        ApiCall {
+            op,
+            correlation_id,
+            tid,
+            set,
+            api,
+            api_payload,
+            start_ns: now_ns(),
+        }
+    }
+
+    /// HIP_RUNTIME_API EXIT, SET EXIT, then the HIP API buffer records.
+    pub(crate) fn exit(mut self) {
+        let end_ns = now_ns();
+        let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
+        let payload: *mut c_void = (&mut *self.api_payload as *mut HipApiData).cast();
+        for p in &mut self.api {
+            if let Some(service) = p.target.callback.clone().filter(|s| s.ops.allows(op)) {
+                invoke(
+                    &service,
+                    p.target.context,
+                    tid,
+                    correlation(correlation_id, p.external),
+                    sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                    op,
+                    sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+                    payload,
+                    &mut p.user_data,
+                );
+            }
+        }
+        if let Some((mut stream_payload, mut participants)) = self.set.take() {
+            let payload: *mut c_void = (&mut *stream_payload
+                as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t)
+                .cast();
+            for p in &mut participants {
+                if let Some(service) = &p.target.callback {
+                    invoke(
+                        service,
+                        p.target.context,
+                        tid,
+                        correlation(0, p.external),
+                        sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                        sys::ROCPROFILER_HIP_STREAM_SET,
+                        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+                        payload,
+                        &mut p.user_data,
+                    );
+                }
+            }
+        }
+        for p in &self.api {
+            if let Some(buffer) = p.target.buffer {
+                let record = sys::rocprofiler_buffer_tracing_hip_api_record_t {
+                    size: std::mem::size_of::<sys::rocprofiler_buffer_tracing_hip_api_record_t>()
+                        as u64,
+                    kind: sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
+                    operation: op,
+                    correlation_id: correlation(correlation_id, p.external),
+                    start_timestamp: self.start_ns,
+                    end_timestamp: end_ns,
+                    thread_id: tid,
+                };
+                crate::buffer::push(
+                    buffer,
+                    sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
+                    &record,
+                );
+            }
+        }
+    }
+}
+
+/// A kernel dispatch packet to submit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KernelWork {
+    pub correlation_id: u64,
+    pub kernel_id: u64,
+    pub stream: StreamInfo,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    pub duration_ns: u64,
+}
+
+fn dim3(v: [u32; 3]) -> sys::rocprofiler_dim3_t {
+    sys::rocprofiler_dim3_t {
+        x: v[0],
+        y: v[1],
+        z: v[2],
+    }
+}
+
+/// The queue interceptor: request, ENQUEUE ENTER/EXIT, packet write; completion later on the
+/// signal thread. Runs on the submitting thread (the API thread under direct dispatch).
+/// The caller has registered the work with `signal::begin`.
+pub(crate) fn enqueue_kernel(work: KernelWork) {
+    let tid = gettid();
+    let targets = registry::targets(
+        Selector {
+            callback_kind: Some(sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH),
+            buffer_kind: Some(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH),
+            request_kind: Some(sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH),
+        },
+        &[
+            sys::ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+            sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
+        ],
+        sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
+    );
+    let info = sys::rocprofiler_kernel_dispatch_info_t {
+        size: sys::ROCPROFILER_KERNEL_DISPATCH_INFO_SIZE,
+        agent_id: agents().gpu(work.stream.device),
+        queue_id: sys::rocprofiler_queue_id_t {
+            handle: work.stream.queue,
+        },
+        kernel_id: work.kernel_id,
+        dispatch_id: NEXT_DISPATCH_ID.fetch_add(1, Ordering::Relaxed),
+        private_segment_size: work.private_segment_size,
+        group_segment_size: work.group_segment_size,
+        workgroup_size: dim3(work.block),
+        grid_size: dim3(work.grid),
+        reserved_padding: [0; 56],
+    };
+    let mut participants = Participants::new();
+    for target in targets {
+        let external = ext::resolve(
+            &target,
+            sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+            sys::ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+            work.correlation_id,
+            tid,
+        );
+        participants.push(Participant {
+            target,
+            external,
+            user_data: 0,
+        });
+    }
+    let mut payload = Box::new(sys::rocprofiler_callback_tracing_kernel_dispatch_data_t {
+        size: std::mem::size_of::<sys::rocprofiler_callback_tracing_kernel_dispatch_data_t>()
+            as u64,
+        start_timestamp: 0,
+        end_timestamp: 0,
+        dispatch_info: info,
+    });
+    let enqueue_phase =
+        |participants: &mut Participants,
+         phase: u32,
+         payload: &mut sys::rocprofiler_callback_tracing_kernel_dispatch_data_t| {
+            for p in participants.iter_mut() {
+                if let Some(service) = p
+                    .target
+                    .callback
+                    .as_ref()
+                    .filter(|s| s.ops.allows(sys::ROCPROFILER_KERNEL_DISPATCH_ENQUEUE))
+                {
+                    invoke(
+                        service,
+                        p.target.context,
+                        tid,
+                        correlation(work.correlation_id, p.external),
+                        sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                        sys::ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                        phase,
+                        (payload as *mut sys::rocprofiler_callback_tracing_kernel_dispatch_data_t)
+                            .cast(),
+                        &mut p.user_data,
+                    );
+                }
+            }
+        };
+    enqueue_phase(
+        &mut participants,
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+        &mut payload,
+    );
+    let (start, end) = crate::device::schedule(
+        Engine::Queue(work.stream.queue),
+        work.stream.key(),
+        now_ns(),
+        work.duration_ns,
+    );
+    enqueue_phase(
+        &mut participants,
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+        &mut payload,
+    );
+
+    crate::signal::complete_at(end, work.stream.device, work.stream.key(), move || {
+        let mut payload = sys::rocprofiler_callback_tracing_kernel_dispatch_data_t {
+            start_timestamp: start,
+            end_timestamp: end,
+            ..*payload
+        };
+        for p in &mut participants {
+            if let Some(service) = p
+                .target
+                .callback
+                .as_ref()
+                .filter(|s| s.ops.allows(sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE))
+            {
+                // COMPLETE gets a copy of the ENTER user data (§5.1).
+                invoke(
+                    service,
+                    p.target.context,
+                    tid,
+                    correlation(work.correlation_id, p.external),
+                    sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                    sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
+                    sys::ROCPROFILER_CALLBACK_PHASE_NONE,
+                    (&mut payload as *mut sys::rocprofiler_callback_tracing_kernel_dispatch_data_t)
+                        .cast(),
+                    &mut p.user_data,
+                );
+            }
+            if let Some(buffer) = p.target.buffer {
+                let record = sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t {
+                    size: std::mem::size_of::<
+                        sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t,
+                    >() as u64,
+                    kind: sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+                    operation: sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
+                    correlation_id: async_correlation(work.correlation_id, p.external),
+                    thread_id: tid,
+                    start_timestamp: start,
+                    end_timestamp: end,
+                    dispatch_info: payload.dispatch_info,
+                };
+                crate::buffer::push(
+                    buffer,
+                    sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+                    &record,
+                );
+            }
+        }
+    });
+}
+
+/// An SDMA copy (`hsa_amd_memory_async_copy`) to submit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CopyWork {
+    pub correlation_id: u64,
+    pub direction: i32,
+    pub bytes: u64,
+    pub src_device: Option<u32>,
+    pub dst_device: Option<u32>,
+    /// The stream it is ordered on, and whose device's engine runs it.
+    pub stream: StreamInfo,
+    pub duration_ns: u64,
+}
+
+fn copy_address(device: Option<u32>, correlation_id: u64) -> u64 {
+    match device {
+        Some(d) => 0x7fd0_0000_0000 + ((d as u64) << 36) + (correlation_id << 12),
+        None => 0x7f40_0000_0000 + (correlation_id << 12),
+    }
+}
+
+/// MEMORY_COPY: request, ENTER on the submitting thread; EXIT and the record on the signal
+/// thread. The caller has registered the work with `signal::begin`.
+pub(crate) fn enqueue_copy(work: CopyWork) {
+    let tid = gettid();
+    let targets = registry::targets(
+        Selector {
+            callback_kind: Some(sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY),
+            buffer_kind: Some(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY),
+            request_kind: Some(sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY),
+        },
+        &[work.direction],
+        work.direction,
+    );
+    let agent = |device: Option<u32>| match device {
+        Some(d) => agents().gpu(d),
+        None => agents().cpu(),
+    };
+    let mut payload = sys::rocprofiler_callback_tracing_memory_copy_data_t {
+        size: std::mem::size_of::<sys::rocprofiler_callback_tracing_memory_copy_data_t>() as u64,
+        start_timestamp: 0,
+        end_timestamp: 0,
+        dst_agent_id: agent(work.dst_device),
+        src_agent_id: agent(work.src_device),
+        bytes: work.bytes,
+        dst_address: sys::rocprofiler_address_t {
+            value: copy_address(work.dst_device, work.correlation_id),
+        },
+        src_address: sys::rocprofiler_address_t {
+            value: copy_address(work.src_device, work.correlation_id),
+        },
+    };
+    let mut participants = Participants::new();
+    for target in targets {
+        let external = ext::resolve(
+            &target,
+            sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
+            work.direction,
+            work.correlation_id,
+            tid,
+        );
+        participants.push(Participant {
+            target,
+            external,
+            user_data: 0,
+        });
+    }
+    for p in &mut participants {
+        if let Some(service) = p
+            .target
+            .callback
+            .as_ref()
+            .filter(|s| s.ops.allows(work.direction))
+        {
+            invoke(
+                service,
+                p.target.context,
+                tid,
+                correlation(work.correlation_id, p.external),
+                sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+                work.direction,
+                sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                (&mut payload as *mut sys::rocprofiler_callback_tracing_memory_copy_data_t).cast(),
+                &mut p.user_data,
+            );
+        }
+    }
+    let (start, end) = crate::device::schedule(
+        Engine::Sdma(work.stream.device, work.direction),
+        work.stream.key(),
+        now_ns(),
+        work.duration_ns,
+    );
+    let payload = Plain(payload);
+    crate::signal::complete_at(end, work.stream.device, work.stream.key(), move || {
+        let mut payload = payload.into_inner();
+        payload.start_timestamp = start;
+        payload.end_timestamp = end;
+        for p in &mut participants {
+            if let Some(service) = p
+                .target
+                .callback
+                .as_ref()
+                .filter(|s| s.ops.allows(work.direction))
+            {
+                invoke(
+                    service,
+                    p.target.context,
+                    tid,
+                    correlation(work.correlation_id, p.external),
+                    sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+                    work.direction,
+                    sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+                    (&mut payload as *mut sys::rocprofiler_callback_tracing_memory_copy_data_t)
+                        .cast(),
+                    &mut p.user_data,
+                );
+            }
+            if let Some(buffer) = p.target.buffer {
+                let record = sys::rocprofiler_buffer_tracing_memory_copy_record_t {
+                    size: std::mem::size_of::<sys::rocprofiler_buffer_tracing_memory_copy_record_t>(
+                    ) as u64,
+                    kind: sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+                    operation: work.direction,
+                    correlation_id: async_correlation(work.correlation_id, p.external),
+                    thread_id: tid,
+                    start_timestamp: start,
+                    end_timestamp: end,
+                    dst_agent_id: payload.dst_agent_id,
+                    src_agent_id: payload.src_agent_id,
+                    bytes: payload.bytes,
+                    dst_address: payload.dst_address,
+                    src_address: payload.src_address,
+                };
+                crate::buffer::push(buffer, sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, &record);
+            }
+        }
+    });
+}

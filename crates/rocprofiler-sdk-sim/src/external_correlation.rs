@@ -1,0 +1,71 @@
+//! External correlation ids (§8): per-(context, thread) push/pop stacks and the request
+//! service's return contract.
+use crate::registry::Target;
+use parking_lot::Mutex;
+use rocprofiler_sdk_sys as sys;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+static STACKS: LazyLock<Mutex<HashMap<(u64, u64), Vec<u64>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+pub(crate) fn push(context: u64, tid: u64, value: u64) {
+    STACKS.lock().entry((context, tid)).or_default().push(value);
+}
+
+/// Pops the top of the stack; an empty stack pops `{0}` (§8.6).
+pub(crate) fn pop(context: u64, tid: u64) -> u64 {
+    STACKS
+        .lock()
+        .get_mut(&(context, tid))
+        .and_then(Vec::pop)
+        .unwrap_or(0)
+}
+
+/// The value a record of `tid` gets from the stacks: its own top, else the top of the default
+/// thread (the main thread, tid == pid), else 0 (§8.6).
+pub(crate) fn top(context: u64, tid: u64) -> u64 {
+    let stacks = STACKS.lock();
+    let own = stacks.get(&(context, tid)).and_then(|s| s.last().copied());
+    own.or_else(|| {
+        stacks
+            .get(&(context, crate::clock::getpid()))
+            .and_then(|s| s.last().copied())
+    })
+    .unwrap_or(0)
+}
+
+/// The external value one context gets for one operation: the request callback's value if it
+/// returns 0, the pushed value if it returns non-zero or the context requests nothing for this
+/// kind (§8.4, §18.19). `*external` is zeroed before the call.
+pub(crate) fn resolve(
+    target: &Target,
+    kind: sys::rocprofiler_external_correlation_id_request_kind_t,
+    operation: i32,
+    internal: u64,
+    tid: u64,
+) -> u64 {
+    if let Some(request) = &target.request {
+        let mut external = sys::rocprofiler_user_data_t { value: 0 };
+        // SAFETY: the tool's request callback with a valid, zeroed out-pointer that outlives
+        // the call; no sim lock is held here.
+        let rc = unsafe {
+            (request.callback)(
+                tid,
+                sys::rocprofiler_context_id_t {
+                    handle: target.context,
+                },
+                kind,
+                operation,
+                internal,
+                &mut external,
+                request.data.0,
+            )
+        };
+        if rc == 0 {
+            // SAFETY: both union members are 8 bytes; reading `value` reads whatever was stored.
+            return unsafe { external.value };
+        }
+    }
+    top(target.context, tid)
+}

@@ -1,0 +1,12 @@
+//! Handle numbering. The real SDK starts context and buffer handles at a random offset, and
+//! agent handles are `logical_node_id + offset` with one offset per process drawn from
+//! [255, 65535] (§9.1, §18.9). Tools must not assume small or stable handles.
+use std::hash::{BuildHasher, Hasher};
+
+/// A fresh random value in [255, 65535].
+pub(crate) fn random_offset() -> u64 {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(crate::clock::now_ns());
+    hasher.write_u64(crate::clock::getpid());
+    255 + hasher.finish() % (65535 - 255 + 1)
+}

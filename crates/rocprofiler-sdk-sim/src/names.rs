@@ -1,0 +1,193 @@
+//! The names API (§12): kind names and operation names for callback and buffer tracing.
+//! HIP runtime operation names come from `HIP_RUNTIME_API_NAMES`, so ids and names match the
+//! headers the tracer is compiled against (§12.1, §18.38).
+use rocprofiler_sdk_sys as sys;
+use std::ffi::{CStr, CString};
+use std::sync::LazyLock;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Domain {
+    Callback,
+    Buffer,
+}
+
+static CALLBACK_KINDS: [&CStr; sys::ROCPROFILER_CALLBACK_TRACING_LAST as usize] = [
+    c"NONE",
+    c"HSA_CORE_API",
+    c"HSA_AMD_EXT_API",
+    c"HSA_IMAGE_EXT_API",
+    c"HSA_FINALIZE_EXT_API",
+    c"HIP_RUNTIME_API",
+    c"HIP_COMPILER_API",
+    c"MARKER_CORE_API",
+    c"MARKER_CONTROL_API",
+    c"MARKER_NAME_API",
+    c"CODE_OBJECT",
+    c"SCRATCH_MEMORY",
+    c"KERNEL_DISPATCH",
+    c"MEMORY_COPY",
+    c"RCCL_API",
+    c"OMPT",
+    c"MEMORY_ALLOCATION",
+    c"RUNTIME_INITIALIZATION",
+    c"ROCDECODE_API",
+    c"ROCJPEG_API",
+    c"HIP_STREAM",
+    c"MARKER_CORE_RANGE_API",
+];
+
+static BUFFER_KINDS: [&CStr; sys::ROCPROFILER_BUFFER_TRACING_LAST as usize] = [
+    c"NONE",
+    c"HSA_CORE_API",
+    c"HSA_AMD_EXT_API",
+    c"HSA_IMAGE_EXT_API",
+    c"HSA_FINALIZE_EXT_API",
+    c"HIP_RUNTIME_API",
+    c"HIP_COMPILER_API",
+    c"MARKER_CORE_API",
+    c"MARKER_CONTROL_API",
+    c"MARKER_NAME_API",
+    c"MEMORY_COPY",
+    c"KERNEL_DISPATCH",
+    c"SCRATCH_MEMORY",
+    c"CORRELATION_ID_RETIREMENT",
+    c"RCCL_API",
+    c"OMPT",
+    c"MEMORY_ALLOCATION",
+    c"RUNTIME_INITIALIZATION",
+    c"ROCDECODE_API",
+    c"ROCJPEG_API",
+    c"HIP_STREAM",
+    c"HIP_RUNTIME_API_EXT",
+    c"HIP_COMPILER_API_EXT",
+    c"ROCDECODE_API_EXT",
+    c"KFD_EVENT_PAGE_MIGRATE",
+    c"KFD_EVENT_PAGE_FAULT",
+    c"KFD_EVENT_QUEUE",
+    c"KFD_EVENT_UNMAP_FROM_GPU",
+    c"KFD_EVENT_DROPPED_EVENTS",
+    c"KFD_PAGE_MIGRATE",
+    c"KFD_PAGE_FAULT",
+    c"KFD_QUEUE",
+    c"MARKER_CORE_RANGE_API",
+];
+
+static CODE_OBJECT_OPS: [&CStr; 4] = [
+    c"CODE_OBJECT_NONE",
+    c"CODE_OBJECT_LOAD",
+    c"CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER",
+    c"CODE_OBJECT_HOST_KERNEL_SYMBOL_REGISTER",
+];
+static KERNEL_DISPATCH_OPS: [&CStr; 3] = [
+    c"KERNEL_DISPATCH_NONE",
+    c"KERNEL_DISPATCH_ENQUEUE",
+    c"KERNEL_DISPATCH_COMPLETE",
+];
+static MEMORY_COPY_OPS: [&CStr; 5] = [
+    c"MEMORY_COPY_NONE",
+    c"MEMORY_COPY_HOST_TO_HOST",
+    c"MEMORY_COPY_HOST_TO_DEVICE",
+    c"MEMORY_COPY_DEVICE_TO_HOST",
+    c"MEMORY_COPY_DEVICE_TO_DEVICE",
+];
+static HIP_STREAM_OPS: [&CStr; 4] = [
+    c"HIP_STREAM_NONE",
+    c"HIP_STREAM_CREATE",
+    c"HIP_STREAM_DESTROY",
+    c"HIP_STREAM_SET",
+];
+
+static HIP_RUNTIME_OPS: LazyLock<Vec<CString>> = LazyLock::new(|| {
+    sys::HIP_RUNTIME_API_NAMES
+        .iter()
+        .map(|name| CString::new(*name).unwrap_or_default())
+        .collect()
+});
+
+/// The operations of one tracing kind.
+#[derive(Clone, Copy)]
+pub(crate) enum Operations {
+    /// HIP runtime API ids: 0 (`hipApiName`) is a real operation.
+    HipRuntime,
+    /// An operation enum whose 0 is the `NONE` sentinel, not iterated.
+    Enum(&'static [&'static CStr]),
+}
+
+impl Operations {
+    /// Values an iteration visits.
+    pub(crate) fn iter(self) -> std::ops::Range<i32> {
+        match self {
+            Operations::HipRuntime => 0..HIP_RUNTIME_OPS.len() as i32,
+            Operations::Enum(table) => 1..table.len() as i32,
+        }
+    }
+
+    /// Whether `op` is a value of this enum (including `NONE`).
+    pub(crate) fn contains(self, op: i32) -> bool {
+        op >= 0 && (op as usize) < self.len()
+    }
+
+    fn len(self) -> usize {
+        match self {
+            Operations::HipRuntime => HIP_RUNTIME_OPS.len(),
+            Operations::Enum(table) => table.len(),
+        }
+    }
+
+    pub(crate) fn name(self, op: i32) -> Option<&'static CStr> {
+        if !self.contains(op) {
+            return None;
+        }
+        match self {
+            Operations::HipRuntime => Some(HIP_RUNTIME_OPS[op as usize].as_c_str()),
+            Operations::Enum(table) => Some(table[op as usize]),
+        }
+    }
+}
+
+pub(crate) fn kind_count(domain: Domain) -> u32 {
+    match domain {
+        Domain::Callback => sys::ROCPROFILER_CALLBACK_TRACING_LAST,
+        Domain::Buffer => sys::ROCPROFILER_BUFFER_TRACING_LAST,
+    }
+}
+
+pub(crate) fn kind_name(domain: Domain, kind: u32) -> Option<&'static CStr> {
+    match domain {
+        Domain::Callback => CALLBACK_KINDS.get(kind as usize).copied(),
+        Domain::Buffer => BUFFER_KINDS.get(kind as usize).copied(),
+    }
+}
+
+/// The operation enum of `kind`, or `None` for kinds whose operations the sim does not name
+/// (HSA, markers, ...: they are accepted by configuration but never produced).
+pub(crate) fn operations(domain: Domain, kind: u32) -> Option<Operations> {
+    match (domain, kind) {
+        (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API)
+        | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API)
+        | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API_EXT) => {
+            Some(Operations::HipRuntime)
+        }
+        (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT) => {
+            Some(Operations::Enum(&CODE_OBJECT_OPS))
+        }
+        (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH)
+        | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH) => {
+            Some(Operations::Enum(&KERNEL_DISPATCH_OPS))
+        }
+        (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY)
+        | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY) => {
+            Some(Operations::Enum(&MEMORY_COPY_OPS))
+        }
+        (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM)
+        | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_HIP_STREAM) => {
+            Some(Operations::Enum(&HIP_STREAM_OPS))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `kind` is a real (non-NONE, non-LAST) kind of `domain`.
+pub(crate) fn is_valid_kind(domain: Domain, kind: u32) -> bool {
+    kind != 0 && kind < kind_count(domain)
+}

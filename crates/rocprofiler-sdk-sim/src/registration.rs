@@ -1,0 +1,214 @@
+//! Tool registration and the SDK lifecycle (§3, §18.1-4): `force_configure`, passive discovery
+//! of `rocprofiler_configure` when the (simulated) HIP runtime registers, `initialize` on the
+//! triggering thread under the registration mutex, and finalization at exit or on request.
+use crate::user_ptr::UserPtr;
+use crate::SimError;
+use parking_lot::Mutex;
+use rocprofiler_sdk_sys as sys;
+use std::cell::Cell;
+use std::ffi::{c_char, CStr};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+use std::sync::{LazyLock, Once};
+
+/// Version reported to tools and by `rocprofiler_get_version` (§18.41).
+pub(crate) const VERSION: (u32, u32, u32) = (1, 0, 0);
+
+/// 0 = not started, -1 = in progress, 1 = done (§3).
+static INIT_STATUS: AtomicI32 = AtomicI32::new(0);
+static FINI_STATUS: AtomicI32 = AtomicI32::new(0);
+static FORCED: AtomicBool = AtomicBool::new(false);
+/// Client whose `initialize` is running: contexts created now belong to it.
+static INITIALIZING_CLIENT: AtomicU32 = AtomicU32::new(0);
+static REGISTRATION_LOCK: Mutex<()> = Mutex::new(());
+static CLIENTS: LazyLock<Mutex<Vec<Client>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+static AT_EXIT: Once = Once::new();
+
+thread_local! {
+    static IN_INITIALIZE: Cell<bool> = const { Cell::new(false) };
+}
+
+struct Client {
+    handle: u32,
+    name: Option<String>,
+    finalize: sys::rocprofiler_tool_finalize_t,
+    tool_data: UserPtr,
+    finalized: bool,
+}
+
+pub(crate) fn init_status() -> i32 {
+    INIT_STATUS.load(Ordering::Acquire)
+}
+
+pub(crate) fn fini_status() -> i32 {
+    FINI_STATUS.load(Ordering::Acquire)
+}
+
+/// Configuration calls are only accepted while tools initialize (§13.4).
+pub(crate) fn configuration_open() -> bool {
+    init_status() == -1
+}
+
+pub(crate) fn initializing_client() -> u32 {
+    INITIALIZING_CLIENT.load(Ordering::Acquire)
+}
+
+/// Names tools gave themselves in `rocprofiler_configure`, by client handle.
+pub fn client_names() -> Vec<(u32, Option<String>)> {
+    CLIENTS
+        .lock()
+        .iter()
+        .map(|c| (c.handle, c.name.clone()))
+        .collect()
+}
+
+/// `rocprofiler_force_configure`: configure then initialize synchronously on this thread.
+pub(crate) fn force_configure(configure: sys::rocprofiler_configure_func_t) -> u32 {
+    let Some(configure) = configure else {
+        return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    };
+    if IN_INITIALIZE.get() {
+        return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    }
+    let _registration = REGISTRATION_LOCK.lock();
+    // Pre-1.3.0 behaviour: one forced tool, and only before initialization started (§3.1).
+    if init_status() != 0 || FORCED.load(Ordering::Acquire) {
+        return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    }
+    FORCED.store(true, Ordering::Release);
+    initialize_tools(&[configure]);
+    sys::ROCPROFILER_STATUS_SUCCESS
+}
+
+/// What the first HIP runtime registration does: if no tool was forced yet, look for
+/// `rocprofiler_configure` in the global symbol scope and initialize it.
+pub(crate) fn runtime_registration() -> Result<(), SimError> {
+    if IN_INITIALIZE.get() {
+        // The real SDK deadlocks (documented, §3.1); failing loudly is kinder to tests.
+        return Err(SimError::CalledFromInitialize);
+    }
+    if init_status() == 1 {
+        return Ok(());
+    }
+    let _registration = REGISTRATION_LOCK.lock();
+    if init_status() == 0 {
+        let found = discover_configure();
+        initialize_tools(found.as_slice());
+    }
+    Ok(())
+}
+
+fn discover_configure() -> Vec<sys::rocprofiler_configure_t> {
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name has no preconditions.
+    let symbol = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"rocprofiler_configure".as_ptr()) };
+    if symbol.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: a tool exporting `rocprofiler_configure` gives it the SDK's signature (§3).
+    vec![unsafe { std::mem::transmute::<*mut libc::c_void, sys::rocprofiler_configure_t>(symbol) }]
+}
+
+/// Calls every `configure`, then every non-null `initialize` (§3.1 "Order of calls").
+/// Caller holds the registration lock.
+fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
+    INIT_STATUS.store(-1, Ordering::Release);
+    let (major, minor, patch) = VERSION;
+    let version = 10000 * major + 100 * minor + patch;
+    let mut to_initialize = Vec::new();
+    for (priority, configure) in configures.iter().enumerate() {
+        let handle = CLIENTS.lock().len() as u32 + 1;
+        let mut client_id = sys::rocprofiler_client_id_t {
+            size: std::mem::size_of::<sys::rocprofiler_client_id_t>(),
+            name: std::ptr::null(),
+            handle,
+        };
+        // SAFETY: `configure` is the tool's entry point; `client_id` outlives the call.
+        let result =
+            unsafe { configure(version, c"1.0.0".as_ptr(), priority as u32, &mut client_id) };
+        if result.is_null() {
+            continue; // the tool declined
+        }
+        // SAFETY: a non-null result points to the tool's configure result (§3), which the tool
+        // keeps alive at least until initialize and finalize ran.
+        let result = unsafe { *result };
+        let name = read_name(client_id.name);
+        CLIENTS.lock().push(Client {
+            handle,
+            name,
+            finalize: result.finalize,
+            tool_data: UserPtr(result.tool_data),
+            finalized: false,
+        });
+        to_initialize.push((handle, result.initialize, UserPtr(result.tool_data)));
+    }
+    for (handle, initialize, tool_data) in to_initialize {
+        let Some(initialize) = initialize else {
+            continue;
+        };
+        INITIALIZING_CLIENT.store(handle, Ordering::Release);
+        IN_INITIALIZE.set(true);
+        // The return value is ignored, as the develop SDK does (§3.1).
+        // SAFETY: the tool's initialize, with the finalize function and its own tool data.
+        unsafe { initialize(Some(client_finalize), tool_data.0) };
+        IN_INITIALIZE.set(false);
+        INITIALIZING_CLIENT.store(0, Ordering::Release);
+    }
+    INIT_STATUS.store(1, Ordering::Release);
+    AT_EXIT.call_once(|| {
+        // SAFETY: registering a plain extern "C" fn with no captured state.
+        unsafe { libc::atexit(finalize_at_exit) };
+    });
+}
+
+fn read_name(name: *const c_char) -> Option<String> {
+    if name.is_null() {
+        return None;
+    }
+    // SAFETY: the tool set `name` to a NUL-terminated string (§3 "set by the client").
+    Some(
+        unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+/// The `rocprofiler_client_finalize_t` handed to `initialize`.
+unsafe extern "C" fn client_finalize(client_id: sys::rocprofiler_client_id_t) {
+    let _ = std::panic::catch_unwind(|| finalize_client(client_id.handle));
+}
+
+extern "C" fn finalize_at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        let handles: Vec<u32> = CLIENTS.lock().iter().map(|c| c.handle).collect();
+        for handle in handles {
+            finalize_client(handle);
+        }
+        FINI_STATUS.store(1, Ordering::Release);
+    });
+}
+
+/// Stops the client's contexts, drains in-flight device work and buffers, then runs the
+/// tool's finalize with the finalization status at -1 (§3.1, §18.3).
+fn finalize_client(handle: u32) {
+    let (finalize, tool_data) = {
+        let mut clients = CLIENTS.lock();
+        let Some(client) = clients.iter_mut().find(|c| c.handle == handle) else {
+            return;
+        };
+        if client.finalized {
+            return;
+        }
+        client.finalized = true;
+        (client.finalize, client.tool_data)
+    };
+    crate::registry::stop_client_contexts(handle);
+    crate::worker::wait_idle();
+    crate::signal::wait_all();
+    crate::buffer::flush_client_buffers(handle);
+    FINI_STATUS.store(-1, Ordering::Release);
+    if let Some(finalize) = finalize {
+        // SAFETY: the tool's finalize with the tool data it gave us.
+        unsafe { finalize(tool_data.0) };
+    }
+    let all_done = CLIENTS.lock().iter().all(|c| c.finalized);
+    FINI_STATUS.store(if all_done { 1 } else { 0 }, Ordering::Release);
+}

@@ -1,0 +1,30 @@
+//! `agent.h` (§9.1).
+use crate::ffi_guard::guard;
+use rocprofiler_sdk_sys as sys;
+use std::ffi::c_void;
+
+/// Calls `callback` once, synchronously, with every agent; returns the callback's status.
+/// INCOMPATIBLE_ABI when `agent_size` exceeds the 312-byte ROCm 7.1 struct.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_query_available_agents(
+    version: sys::rocprofiler_agent_version_t,
+    callback: sys::rocprofiler_query_available_agents_cb_t,
+    agent_size: usize,
+    user_data: *mut c_void,
+) -> sys::rocprofiler_status_t {
+    guard("rocprofiler_query_available_agents", || {
+        let Some(callback) = callback else {
+            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        };
+        if version != sys::ROCPROFILER_AGENT_INFO_VERSION_0 {
+            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        }
+        if agent_size > std::mem::size_of::<sys::rocprofiler_agent_v0_t>() {
+            return sys::ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
+        }
+        let mut pointers = crate::agents::agents().pointers().to_vec();
+        // SAFETY: the tool's callback with an array of `pointers.len()` agent pointers that
+        // stay valid for the life of the process.
+        unsafe { callback(version, pointers.as_mut_ptr(), pointers.len(), user_data) }
+    })
+}

@@ -1,0 +1,205 @@
+//! `callback_tracing.h`: service configuration (§5.1) and the names API (§12).
+use super::read_operations;
+use crate::ffi_guard::guard;
+use crate::names::{self, Domain};
+use crate::registry::{self, CallbackService, ConfigureError, OpFilter};
+use crate::user_ptr::UserPtr;
+use rocprofiler_sdk_sys as sys;
+use std::ffi::{c_char, c_void};
+
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_configure_callback_tracing_service(
+    context_id: sys::rocprofiler_context_id_t,
+    kind: sys::rocprofiler_callback_tracing_kind_t,
+    operations: *const sys::rocprofiler_tracing_operation_t,
+    operations_count: usize,
+    callback: sys::rocprofiler_callback_tracing_cb_t,
+    callback_args: *mut c_void,
+) -> sys::rocprofiler_status_t {
+    guard("rocprofiler_configure_callback_tracing_service", || {
+        if !crate::registration::configuration_open() {
+            return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+        }
+        if !registry::exists(context_id.handle) {
+            return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+        }
+        if !names::is_valid_kind(Domain::Callback, kind) {
+            return sys::ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+        }
+        let Some(callback) = callback else {
+            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        };
+        // SAFETY: the caller's array contract.
+        let ops = match unsafe {
+            read_operations(Domain::Callback, kind, operations, operations_count)
+        } {
+            Ok(ops) => ops,
+            Err(status) => return status,
+        };
+        let service = CallbackService {
+            ops: OpFilter::new(ops),
+            callback,
+            data: UserPtr(callback_args),
+        };
+        match registry::add_callback_service(context_id.handle, kind, service) {
+            Ok(()) => sys::ROCPROFILER_STATUS_SUCCESS,
+            Err(ConfigureError::ContextNotFound) => sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+            Err(ConfigureError::AlreadyConfigured) => {
+                sys::ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED
+            }
+        }
+    })
+}
+
+/// Shared by the callback and buffer name queries.
+pub(super) unsafe fn write_name(
+    text: Option<&'static std::ffi::CStr>,
+    name: *mut *const c_char,
+    name_len: *mut u64,
+    missing: sys::rocprofiler_status_t,
+) -> sys::rocprofiler_status_t {
+    let Some(text) = text else { return missing };
+    if !name.is_null() {
+        // SAFETY: non-null out-pointer per the SDK contract; the string is 'static.
+        unsafe { name.write(text.as_ptr()) };
+    }
+    if !name_len.is_null() {
+        // SAFETY: as above.
+        unsafe { name_len.write(text.count_bytes() as u64) };
+    }
+    sys::ROCPROFILER_STATUS_SUCCESS
+}
+
+pub(super) unsafe fn query_kind_name(
+    domain: Domain,
+    kind: u32,
+    name: *mut *const c_char,
+    name_len: *mut u64,
+) -> sys::rocprofiler_status_t {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        write_name(
+            names::kind_name(domain, kind),
+            name,
+            name_len,
+            sys::ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND,
+        )
+    }
+}
+
+pub(super) unsafe fn query_operation_name(
+    domain: Domain,
+    kind: u32,
+    operation: i32,
+    name: *mut *const c_char,
+    name_len: *mut u64,
+) -> sys::rocprofiler_status_t {
+    if kind >= names::kind_count(domain) {
+        return sys::ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    }
+    let text = names::operations(domain, kind).and_then(|ops| ops.name(operation));
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        write_name(
+            text,
+            name,
+            name_len,
+            sys::ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND,
+        )
+    }
+}
+
+/// Visits kinds 0 (NONE) .. LAST-1, stopping when the callback returns non-zero (§12).
+pub(super) fn iterate_kinds(
+    domain: Domain,
+    mut visit: impl FnMut(u32) -> i32,
+) -> sys::rocprofiler_status_t {
+    for kind in 0..names::kind_count(domain) {
+        if visit(kind) != 0 {
+            break;
+        }
+    }
+    sys::ROCPROFILER_STATUS_SUCCESS
+}
+
+/// INVALID_ARGUMENT for NONE and LAST (§12); kinds whose operations the sim does not name
+/// have none to visit.
+pub(super) fn iterate_operations(
+    domain: Domain,
+    kind: u32,
+    mut visit: impl FnMut(i32) -> i32,
+) -> sys::rocprofiler_status_t {
+    let last = names::kind_count(domain);
+    if kind == 0 || kind == last {
+        return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+    if kind > last {
+        return sys::ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    }
+    if let Some(ops) = names::operations(domain, kind) {
+        for op in ops.iter() {
+            if visit(op) != 0 {
+                break;
+            }
+        }
+    }
+    sys::ROCPROFILER_STATUS_SUCCESS
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_query_callback_tracing_kind_name(
+    kind: sys::rocprofiler_callback_tracing_kind_t,
+    name: *mut *const c_char,
+    name_len: *mut u64,
+) -> sys::rocprofiler_status_t {
+    guard("rocprofiler_query_callback_tracing_kind_name", || unsafe {
+        query_kind_name(Domain::Callback, kind, name, name_len)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_query_callback_tracing_kind_operation_name(
+    kind: sys::rocprofiler_callback_tracing_kind_t,
+    operation: sys::rocprofiler_tracing_operation_t,
+    name: *mut *const c_char,
+    name_len: *mut u64,
+) -> sys::rocprofiler_status_t {
+    guard(
+        "rocprofiler_query_callback_tracing_kind_operation_name",
+        || unsafe { query_operation_name(Domain::Callback, kind, operation, name, name_len) },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_iterate_callback_tracing_kinds(
+    callback: sys::rocprofiler_callback_tracing_kind_cb_t,
+    data: *mut c_void,
+) -> sys::rocprofiler_status_t {
+    guard("rocprofiler_iterate_callback_tracing_kinds", || {
+        let Some(callback) = callback else {
+            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        };
+        // SAFETY: the tool's callback with its own data.
+        iterate_kinds(Domain::Callback, |kind| unsafe { callback(kind, data) })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_iterate_callback_tracing_kind_operations(
+    kind: sys::rocprofiler_callback_tracing_kind_t,
+    callback: sys::rocprofiler_callback_tracing_kind_operation_cb_t,
+    data: *mut c_void,
+) -> sys::rocprofiler_status_t {
+    guard(
+        "rocprofiler_iterate_callback_tracing_kind_operations",
+        || {
+            let Some(callback) = callback else {
+                return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+            };
+            // SAFETY: the tool's callback with its own data.
+            iterate_operations(Domain::Callback, kind, |op| unsafe {
+                callback(kind, op, data)
+            })
+        },
+    )
+}

@@ -1,0 +1,97 @@
+//! `context.h` (§4).
+use super::write_out;
+use crate::ffi_guard::guard;
+use crate::{registration, registry};
+use rocprofiler_sdk_sys as sys;
+use std::ffi::c_int;
+
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_create_context(
+    context_id: *mut sys::rocprofiler_context_id_t,
+) -> sys::rocprofiler_status_t {
+    guard("rocprofiler_create_context", || {
+        if context_id.is_null() {
+            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        }
+        if !registration::configuration_open() {
+            return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+        }
+        // SAFETY: non-null, valid per the SDK contract.
+        if unsafe { (*context_id).handle } != 0 {
+            return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_ID_NOT_ZERO;
+        }
+        let handle = registry::create_context(registration::initializing_client());
+        // SAFETY: as above.
+        unsafe { write_out(context_id, sys::rocprofiler_context_id_t { handle }) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_start_context(
+    context_id: sys::rocprofiler_context_id_t,
+) -> sys::rocprofiler_status_t {
+    guard("rocprofiler_start_context", || {
+        if registration::fini_status() != 0 {
+            return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+        }
+        match registry::is_valid(context_id.handle) {
+            None => sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+            Some(false) => sys::ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID,
+            Some(true) => {
+                registry::set_active(context_id.handle, true);
+                sys::ROCPROFILER_STATUS_SUCCESS
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_stop_context(
+    context_id: sys::rocprofiler_context_id_t,
+) -> sys::rocprofiler_status_t {
+    guard("rocprofiler_stop_context", || {
+        if registration::fini_status() == 1 {
+            return sys::ROCPROFILER_STATUS_SUCCESS;
+        }
+        if registry::set_active(context_id.handle, false) {
+            sys::ROCPROFILER_STATUS_SUCCESS
+        } else {
+            sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_context_is_active(
+    context_id: sys::rocprofiler_context_id_t,
+    status: *mut c_int,
+) -> sys::rocprofiler_status_t {
+    guard("rocprofiler_context_is_active", || {
+        if status.is_null() {
+            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        }
+        match registry::is_active(context_id.handle) {
+            // SAFETY: non-null, valid per the SDK contract.
+            Some(active) => unsafe { write_out(status, active as c_int) },
+            None => sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+        }
+    })
+}
+
+/// Writes 1 when valid, as the SDK source does (the header comment says the opposite, §4).
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_context_is_valid(
+    context_id: sys::rocprofiler_context_id_t,
+    status: *mut c_int,
+) -> sys::rocprofiler_status_t {
+    guard("rocprofiler_context_is_valid", || {
+        if status.is_null() {
+            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        }
+        match registry::is_valid(context_id.handle) {
+            // SAFETY: non-null, valid per the SDK contract.
+            Some(valid) => unsafe { write_out(status, valid as c_int) },
+            None => sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+        }
+    })
+}

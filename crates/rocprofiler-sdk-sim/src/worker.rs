@@ -1,0 +1,60 @@
+//! HIP's worker thread for `ROCSIM_DIRECT_DISPATCH=0` (`AMD_DIRECT_DISPATCH=0`): submission,
+//! and with it the external-correlation request and the enqueue callbacks, leaves the API
+//! thread (§13.2, §18.40). With direct dispatch (the default) work runs inline.
+use parking_lot::{Condvar, Mutex};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, LazyLock};
+
+type Work = Box<dyn FnOnce() + Send>;
+
+struct Worker {
+    sender: Mutex<mpsc::Sender<Work>>,
+    pending: Mutex<u64>,
+    idle: Condvar,
+}
+
+static WORKER: LazyLock<Worker> = LazyLock::new(|| {
+    let (sender, receiver) = mpsc::channel::<Work>();
+    let spawned = std::thread::Builder::new()
+        .name("rocsim-hip-worker".into())
+        .spawn(move || {
+            for work in receiver {
+                let _ = catch_unwind(AssertUnwindSafe(work));
+                let mut pending = WORKER.pending.lock();
+                *pending -= 1;
+                WORKER.idle.notify_all();
+            }
+        });
+    if spawned.is_err() {
+        eprintln!("rocprofiler-sdk-sim: cannot spawn the HIP worker thread; aborting");
+        std::process::abort();
+    }
+    Worker {
+        sender: Mutex::new(sender),
+        pending: Mutex::new(0),
+        idle: Condvar::new(),
+    }
+});
+
+/// Runs `work` inline under direct dispatch, else queues it on the worker (FIFO).
+pub(crate) fn submit(work: impl FnOnce() + Send + 'static) {
+    if crate::machine::machine().direct_dispatch {
+        work();
+        return;
+    }
+    *WORKER.pending.lock() += 1;
+    if WORKER.sender.lock().send(Box::new(work)).is_err() {
+        *WORKER.pending.lock() -= 1;
+    }
+}
+
+/// Waits until the worker has submitted everything queued so far.
+pub(crate) fn wait_idle() {
+    if crate::machine::machine().direct_dispatch {
+        return;
+    }
+    let mut pending = WORKER.pending.lock();
+    while *pending > 0 {
+        WORKER.idle.wait(&mut pending);
+    }
+}
