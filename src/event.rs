@@ -43,8 +43,18 @@ impl EventType {
     pub fn from_u32(value: u32) -> Option<EventType> {
         use EventType::*;
         const ALL: [EventType; 12] = [
-            Unsupported, Kernel, MemcpyH2D, MemcpyD2H, MemcpyD2D, MemcpyP2P, MemcpyOther,
-            MemoryAlloc, MemoryFree, Memset, Synchronization, Generic,
+            Unsupported,
+            Kernel,
+            MemcpyH2D,
+            MemcpyD2H,
+            MemcpyD2D,
+            MemcpyP2P,
+            MemcpyOther,
+            MemoryAlloc,
+            MemoryFree,
+            Memset,
+            Synchronization,
+            Generic,
         ];
         ALL.get(value as usize).copied()
     }

@@ -64,7 +64,8 @@ handle_types!(
 );
 
 /// `ROCPROFILER_CONTEXT_NONE` as of ROCm 7.1 (it was `UINT64_MAX` up to 7.0).
-pub const ROCPROFILER_CONTEXT_NONE: rocprofiler_context_id_t = rocprofiler_context_id_t { handle: 0 };
+pub const ROCPROFILER_CONTEXT_NONE: rocprofiler_context_id_t =
+    rocprofiler_context_id_t { handle: 0 };
 
 #[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -243,8 +244,8 @@ pub const ROCPROFILER_BUFFER_POLICY_LAST: rocprofiler_buffer_policy_t = 3;
 pub type rocprofiler_code_object_operation_t = i32;
 pub const ROCPROFILER_CODE_OBJECT_NONE: rocprofiler_code_object_operation_t = 0;
 pub const ROCPROFILER_CODE_OBJECT_LOAD: rocprofiler_code_object_operation_t = 1;
-pub const ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER: rocprofiler_code_object_operation_t =
-    2;
+pub const ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER:
+    rocprofiler_code_object_operation_t = 2;
 pub const ROCPROFILER_CODE_OBJECT_HOST_KERNEL_SYMBOL_REGISTER: rocprofiler_code_object_operation_t =
     3;
 pub const ROCPROFILER_CODE_OBJECT_LAST: rocprofiler_code_object_operation_t = 4;
@@ -659,8 +660,12 @@ pub struct rocprofiler_client_id_t {
 }
 
 pub type rocprofiler_client_finalize_t = Option<unsafe extern "C" fn(rocprofiler_client_id_t)>;
-pub type rocprofiler_tool_initialize_t =
-    Option<unsafe extern "C" fn(finalize_func: rocprofiler_client_finalize_t, tool_data: *mut c_void) -> c_int>;
+pub type rocprofiler_tool_initialize_t = Option<
+    unsafe extern "C" fn(
+        finalize_func: rocprofiler_client_finalize_t,
+        tool_data: *mut c_void,
+    ) -> c_int,
+>;
 pub type rocprofiler_tool_finalize_t = Option<unsafe extern "C" fn(tool_data: *mut c_void)>;
 
 #[repr(C)]
@@ -725,8 +730,9 @@ pub type rocprofiler_query_available_agents_cb_t = Option<
     ) -> rocprofiler_status_t,
 >;
 
-pub type rocprofiler_callback_tracing_kind_cb_t =
-    Option<unsafe extern "C" fn(kind: rocprofiler_callback_tracing_kind_t, data: *mut c_void) -> c_int>;
+pub type rocprofiler_callback_tracing_kind_cb_t = Option<
+    unsafe extern "C" fn(kind: rocprofiler_callback_tracing_kind_t, data: *mut c_void) -> c_int,
+>;
 
 pub type rocprofiler_callback_tracing_kind_operation_cb_t = Option<
     unsafe extern "C" fn(
@@ -736,8 +742,9 @@ pub type rocprofiler_callback_tracing_kind_operation_cb_t = Option<
     ) -> c_int,
 >;
 
-pub type rocprofiler_buffer_tracing_kind_cb_t =
-    Option<unsafe extern "C" fn(kind: rocprofiler_buffer_tracing_kind_t, data: *mut c_void) -> c_int>;
+pub type rocprofiler_buffer_tracing_kind_cb_t = Option<
+    unsafe extern "C" fn(kind: rocprofiler_buffer_tracing_kind_t, data: *mut c_void) -> c_int,
+>;
 
 pub type rocprofiler_buffer_tracing_kind_operation_cb_t = Option<
     unsafe extern "C" fn(
@@ -753,12 +760,16 @@ pub type rocprofiler_buffer_tracing_kind_operation_cb_t = Option<
 
 extern "C" {
     // registration.h
-    pub fn rocprofiler_force_configure(configure_func: rocprofiler_configure_func_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_force_configure(
+        configure_func: rocprofiler_configure_func_t,
+    ) -> rocprofiler_status_t;
     pub fn rocprofiler_is_initialized(status: *mut c_int) -> rocprofiler_status_t;
     pub fn rocprofiler_is_finalized(status: *mut c_int) -> rocprofiler_status_t;
 
     // context.h
-    pub fn rocprofiler_create_context(context_id: *mut rocprofiler_context_id_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_create_context(
+        context_id: *mut rocprofiler_context_id_t,
+    ) -> rocprofiler_status_t;
     pub fn rocprofiler_start_context(context_id: rocprofiler_context_id_t) -> rocprofiler_status_t;
     pub fn rocprofiler_stop_context(context_id: rocprofiler_context_id_t) -> rocprofiler_status_t;
     pub fn rocprofiler_context_is_active(
@@ -881,8 +892,14 @@ extern "C" {
     // rocprofiler.h
     pub fn rocprofiler_get_timestamp(ts: *mut rocprofiler_timestamp_t) -> rocprofiler_status_t;
     pub fn rocprofiler_get_thread_id(tid: *mut rocprofiler_thread_id_t) -> rocprofiler_status_t;
-    pub fn rocprofiler_get_version(major: *mut u32, minor: *mut u32, patch: *mut u32) -> rocprofiler_status_t;
-    pub fn rocprofiler_get_version_triplet(info: *mut rocprofiler_version_triplet_t) -> rocprofiler_status_t;
+    pub fn rocprofiler_get_version(
+        major: *mut u32,
+        minor: *mut u32,
+        patch: *mut u32,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_get_version_triplet(
+        info: *mut rocprofiler_version_triplet_t,
+    ) -> rocprofiler_status_t;
     pub fn rocprofiler_get_status_name(status: rocprofiler_status_t) -> *const c_char;
     pub fn rocprofiler_get_status_string(status: rocprofiler_status_t) -> *const c_char;
 }
@@ -893,4 +910,5 @@ pub type rocprofiler_configure_t = unsafe extern "C" fn(
     runtime_version: *const c_char,
     priority: u32,
     client_id: *mut rocprofiler_client_id_t,
-) -> *mut rocprofiler_tool_configure_result_t;
+)
+    -> *mut rocprofiler_tool_configure_result_t;

@@ -34,7 +34,10 @@ fn enums_are_four_bytes() {
     assert_eq!(size_of::<rocprofiler_callback_phase_t>(), 4);
     assert_eq!(size_of::<rocprofiler_buffer_policy_t>(), 4);
     assert_eq!(size_of::<rocprofiler_tracing_operation_t>(), 4);
-    assert_eq!(size_of::<rocprofiler_external_correlation_id_request_kind_t>(), 4);
+    assert_eq!(
+        size_of::<rocprofiler_external_correlation_id_request_kind_t>(),
+        4
+    );
     assert_eq!(size_of::<rocprofiler_agent_type_t>(), 4);
     assert_eq!(size_of::<HSA_HEAPTYPE>(), 4);
 }
@@ -52,7 +55,9 @@ fn callback_record_and_header() {
         phase @ 48, payload @ 56);
     layout!(rocprofiler_record_header_t, 16, 8, id @ 0, payload @ 8);
     let header = rocprofiler_record_header_t {
-        id: rocprofiler_record_header_id_t { hash: rocprofiler_record_header_compute_hash(1, 11) },
+        id: rocprofiler_record_header_id_t {
+            hash: rocprofiler_record_header_compute_hash(1, 11),
+        },
         payload: core::ptr::null_mut(),
     };
     assert_eq!((header.category(), header.kind()), (1, 11));
@@ -64,19 +69,42 @@ fn kernel_dispatch() {
         size @ 0, agent_id @ 8, queue_id @ 16, kernel_id @ 24, dispatch_id @ 32,
         private_segment_size @ 40, group_segment_size @ 44, workgroup_size @ 48,
         grid_size @ 60, reserved_padding @ 72);
-    assert_eq!(ROCPROFILER_KERNEL_DISPATCH_INFO_SIZE as usize,
-        offset_of!(rocprofiler_kernel_dispatch_info_t, reserved_padding));
+    assert_eq!(
+        ROCPROFILER_KERNEL_DISPATCH_INFO_SIZE as usize,
+        offset_of!(rocprofiler_kernel_dispatch_info_t, reserved_padding)
+    );
     layout!(rocprofiler_buffer_tracing_kernel_dispatch_record_t, 184, 8,
         size @ 0, kind @ 8, operation @ 12, correlation_id @ 16, thread_id @ 32,
         start_timestamp @ 40, end_timestamp @ 48, dispatch_info @ 56);
     // Absolute offsets inside dispatch_info, as the table lists them.
-    let base = offset_of!(rocprofiler_buffer_tracing_kernel_dispatch_record_t, dispatch_info);
-    assert_eq!(base + offset_of!(rocprofiler_kernel_dispatch_info_t, agent_id), 64);
-    assert_eq!(base + offset_of!(rocprofiler_kernel_dispatch_info_t, queue_id), 72);
-    assert_eq!(base + offset_of!(rocprofiler_kernel_dispatch_info_t, kernel_id), 80);
-    assert_eq!(base + offset_of!(rocprofiler_kernel_dispatch_info_t, dispatch_id), 88);
-    assert_eq!(base + offset_of!(rocprofiler_kernel_dispatch_info_t, workgroup_size), 104);
-    assert_eq!(base + offset_of!(rocprofiler_kernel_dispatch_info_t, grid_size), 116);
+    let base = offset_of!(
+        rocprofiler_buffer_tracing_kernel_dispatch_record_t,
+        dispatch_info
+    );
+    assert_eq!(
+        base + offset_of!(rocprofiler_kernel_dispatch_info_t, agent_id),
+        64
+    );
+    assert_eq!(
+        base + offset_of!(rocprofiler_kernel_dispatch_info_t, queue_id),
+        72
+    );
+    assert_eq!(
+        base + offset_of!(rocprofiler_kernel_dispatch_info_t, kernel_id),
+        80
+    );
+    assert_eq!(
+        base + offset_of!(rocprofiler_kernel_dispatch_info_t, dispatch_id),
+        88
+    );
+    assert_eq!(
+        base + offset_of!(rocprofiler_kernel_dispatch_info_t, workgroup_size),
+        104
+    );
+    assert_eq!(
+        base + offset_of!(rocprofiler_kernel_dispatch_info_t, grid_size),
+        116
+    );
     layout!(rocprofiler_callback_tracing_kernel_dispatch_data_t, 152, 8,
         size @ 0, start_timestamp @ 8, end_timestamp @ 16, dispatch_info @ 24);
 }
@@ -159,5 +187,8 @@ fn enum_values_that_xla_compiles_in() {
     assert_eq!(ROCPROFILER_STATUS_LAST, 41);
     // HIP_RUNTIME_API is 5 in both kind enums; XLA names buffer records through the
     // callback-kind name table because of it.
-    assert_eq!(ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API);
+    assert_eq!(
+        ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API
+    );
 }
