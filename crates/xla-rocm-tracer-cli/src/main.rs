@@ -1,1 +1,113 @@
-fn main() {}
+//! `xla-rocm-tracer`: replay simulated HIP programs through the tracer, inspect XSpace traces
+//! (ours or any XLA trace) and convert them for chrome://tracing and Perfetto UI.
+mod chrome_trace;
+mod event_kind;
+mod inspect;
+mod progress;
+mod replay;
+mod xspace_view;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use xla_rocm_tracer::export::{read_xspace, XSpace};
+
+use progress::{Progress, LARGE_INPUT_BYTES};
+
+#[derive(Parser)]
+#[command(name = "xla-rocm-tracer", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario on the simulated GPU through the real tracer and collector, print a lane
+    /// summary and optionally write the trace.
+    Replay(replay::ReplayArgs),
+    /// Print planes, lanes with event counts by kind, copy bytes, time span and drops.
+    Inspect {
+        /// An XSpace file (`.xplane.pb`).
+        trace: PathBuf,
+    },
+    /// Convert an XSpace file to another format.
+    Convert {
+        /// An XSpace file (`.xplane.pb`).
+        trace: PathBuf,
+        #[arg(long, value_enum)]
+        to: ConvertFormat,
+        /// Output file; defaults to the input with `.json` appended.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum ConvertFormat {
+    /// Chrome Trace Event Format JSON.
+    ChromeJson,
+}
+
+fn read_trace(path: &Path) -> Result<(XSpace, bool)> {
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    let large = size >= LARGE_INPUT_BYTES;
+    let progress = Progress::new(large, "events");
+    progress.stage(&format!("reading {} ({} MiB)", path.display(), size >> 20));
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    progress.stage("decoding XSpace");
+    let space = read_xspace(&bytes).with_context(|| format!("cannot load {}", path.display()))?;
+    Ok((space, large))
+}
+
+fn inspect(trace: &Path) -> Result<()> {
+    let (space, _) = read_trace(trace)?;
+    print!("{}", inspect::render(&space, &trace.display().to_string()));
+    Ok(())
+}
+
+fn convert(trace: &Path, output: Option<PathBuf>) -> Result<()> {
+    let (space, large) = read_trace(trace)?;
+    let output = output.unwrap_or_else(|| {
+        let mut name = trace.as_os_str().to_owned();
+        name.push(".json");
+        PathBuf::from(name)
+    });
+    let mut progress = Progress::new(large, "events written");
+    progress.stage(&format!("writing {}", output.display()));
+    let file =
+        File::create(&output).with_context(|| format!("cannot create {}", output.display()))?;
+    let mut out = BufWriter::new(file);
+    chrome_trace::write_chrome_trace(&space, &mut out, &mut progress)
+        .and_then(|()| out.flush())
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    eprintln!("wrote {}", output.display());
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(args) => replay::run(args),
+        Command::Inspect { trace } => inspect(&trace),
+        Command::Convert {
+            trace,
+            to: ConvertFormat::ChromeJson,
+            output,
+        } => convert(&trace, output),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // One line with the whole cause chain, without anyhow's backtrace.
+            eprintln!("xla-rocm-tracer: error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! `inspect` and `convert` on XLA's CUDA reference trace and on broken files.
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn cli(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+        .args(args)
+        .output()
+        .expect("run xla-rocm-tracer")
+}
+
+fn data(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("xla-rocm-tracer-cli-{}-{name}", std::process::id()))
+}
+
+/// Counts checked independently with `tests/data/count_lanes.py` (a hand-written wire-format
+/// reader): 10 matmul kernels + loop_multiply_fusion + wrapped_dynamic_slice and 10 "Memset 3"
+/// on the compute stream, 4 H2D copies (4194304 + 3 x 4 bytes), one D2H copy of 128 bytes.
+#[test]
+fn inspect_lists_the_three_stream_lanes_of_the_cuda_reference() {
+    let output = cli(&["inspect", &data("jax_matmul_cuda.xplane.pb")]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    for expected in [
+        "/device:GPU:0 (id 0): 3 lanes, 27 events",
+        "  Stream #14(Compute,Memset): 22 events (Kernel 12, Memset 10)\n",
+        "  Stream #15(MemcpyH2D): 4 events (MemcpyH2D 4)\n",
+        "  Stream #16(MemcpyD2H): 1 events (MemcpyD2H 1)\n",
+        "  memcpy bytes: MemcpyH2D 4194316, MemcpyD2H 128\n",
+        "device_vendor=Nvidia",
+        "drops: none reported",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    assert_eq!(text.matches("  Stream #").count(), 3);
+}
+
+#[test]
+fn convert_writes_chrome_json_with_names_and_complete_events() {
+    let output_path = temp_path("reference.json");
+    let output = cli(&[
+        "convert",
+        &data("jax_matmul_cuda.xplane.pb"),
+        "--to",
+        "chrome-json",
+        "-o",
+        output_path.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&output_path).unwrap()).unwrap();
+    std::fs::remove_file(&output_path).ok();
+    let events = json["traceEvents"].as_array().unwrap();
+    let gpu_pid = events
+        .iter()
+        .find(|e| e["name"] == "process_name" && e["args"]["name"] == "/device:GPU:0")
+        .map(|e| e["pid"].clone())
+        .expect("a process named /device:GPU:0");
+    let thread_names: Vec<&str> = events
+        .iter()
+        .filter(|e| e["name"] == "thread_name" && e["pid"] == gpu_pid)
+        .map(|e| e["args"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        thread_names,
+        [
+            "Stream #14(Compute,Memset)",
+            "Stream #15(MemcpyH2D)",
+            "Stream #16(MemcpyD2H)"
+        ]
+    );
+    let gpu_events: Vec<_> = events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["pid"] == gpu_pid)
+        .collect();
+    assert_eq!(gpu_events.len(), 27);
+    let h2d = gpu_events
+        .iter()
+        .find(|e| e["name"] == "MemcpyH2D")
+        .unwrap();
+    assert!(h2d["args"]["memcpy_details"]
+        .as_str()
+        .unwrap()
+        .starts_with("kind_src:pinned kind_dst:device"));
+    assert!(gpu_events
+        .iter()
+        .all(|e| e["dur"].as_f64().unwrap() >= 0.0 && e["ts"].as_f64().is_some()));
+}
+
+#[test]
+fn broken_inputs_fail_with_the_file_named() {
+    let text_file = temp_path("not-a-trace.txt");
+    std::fs::write(&text_file, "hello, I am text\n").unwrap();
+    let truncated = temp_path("truncated.xplane.pb");
+    let reference = std::fs::read(data("jax_matmul_cuda.xplane.pb")).unwrap();
+    std::fs::write(&truncated, &reference[..reference.len() / 3]).unwrap();
+    let missing = temp_path("missing.xplane.pb");
+    for (path, reason) in [
+        (&text_file, "not an XSpace"),
+        (&truncated, "truncated"),
+        (&missing, "No such file"),
+    ] {
+        let output = cli(&["inspect", path.to_str().unwrap()]);
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(path.to_str().unwrap()), "{stderr}");
+        assert!(stderr.contains(reason), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    std::fs::remove_file(text_file).ok();
+    std::fs::remove_file(truncated).ok();
+}
