@@ -22,7 +22,10 @@ DEFAULT_RUST_LIB = Label("//bazel:xla_rocm_tracer")
 # The C++ shims. They include XLA's own headers, so they are compiled in the consumer's
 # package, next to XLA's rocm_tracer.h / rocm_collector.h / rocm_tracer_utils.h.
 DEFAULT_UTILS_SRCS = [Label("//:cpp/rocm_tracer_utils.cc")]
-DEFAULT_COLLECTOR_SRCS = [Label("//:cpp/rocm_collector.cc")]
+DEFAULT_COLLECTOR_SRCS = [
+    Label("//:cpp/rocm_collector.cc"),
+    Label("//:cpp/xspace_merge.cc"),
+]
 DEFAULT_TRACER_SRCS = [Label("//:cpp/rocm_tracer.cc")]
 DEFAULT_SHIM_SUPPORT = Label("//:shim_support")
 
@@ -110,7 +113,7 @@ def xla_rocm_tracer_cc_libraries(
       hip_runtime: HIP runtime headers (rocm_collector.h names hipFuncAttributes).
       utils_hdrs, collector_hdrs, tracer_hdrs: XLA's headers, in the calling package.
       utils_srcs, collector_srcs, tracer_srcs: this project's C++ shims.
-      shim_support: headers shared by the shims (logging).
+      shim_support: headers shared by the shims and the cxx bridge header.
       utils_deps, collector_deps, tracer_deps: XLA's deps of each target (§2.2).
       collector_tags, tracer_tags: XLA's tags; `rocm_tracer_utils` has none in XLA.
       utils_visibility: XLA makes `rocm_tracer_utils` public.

@@ -47,9 +47,7 @@ prebuilt="$example_dir/prebuilt/staticlib"
 rm -rf "$prebuilt"
 mkdir -p "$prebuilt/include"
 cp "$release_dir/libxla_rocm_tracer.a" "$prebuilt/"
-if [ -d "$CARGO_TARGET_DIR/cxxbridge" ]; then
-  cp -rL "$CARGO_TARGET_DIR/cxxbridge/." "$prebuilt/include/"
-fi
+cp -rL "$CARGO_TARGET_DIR/cxxbridge/." "$prebuilt/include/"
 if [ -f "$repo_dir/include/xla_rocm_tracer.h" ]; then
   cp "$repo_dir/include/xla_rocm_tracer.h" "$prebuilt/include/"
 fi
