@@ -39,6 +39,12 @@ void __hipRegisterFunction(void** modules, const void* hostFunction, char* devic
                            const char* deviceName, unsigned int threadLimit, rocsimHipUint3* tid,
                            rocsimHipUint3* bid, dim3* blockDim, dim3* gridDim, int* wSize);
 void __hipUnregisterFatBinary(void** modules);
+/* `kernel<<<grid, block, shmem, stream>>>(args)` pushes the configuration; the kernel's host
+ * stub pops it and calls hipLaunchKernel with its own address. */
+hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                      hipStream_t stream);
+hipError_t __hipPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
+                                     hipStream_t* stream);
 
 typedef void (*rocsimHipKernelHostBody)(dim3 gridDim, dim3 blockDim, size_t sharedMemBytes,
                                         void** args);
