@@ -36,6 +36,11 @@ use crate::sink::EventSink;
 use crate::stream_stack::hip_stream_callback;
 use crate::version::SdkVersion;
 
+// The unit tests of this crate link the simulated SDK for the symbols the `sys` layer leaves
+// open; the library itself never contains it.
+#[cfg(test)]
+extern crate rocprofiler_sdk_sim;
+
 /// XLA's buffer geometry (§5.2 step 4): 100 pages, flushed at 40.
 pub const BUFFER_SIZE_BYTES: usize = 100 * 4096;
 pub const BUFFER_WATERMARK_BYTES: usize = 40 * 4096;

@@ -1,0 +1,165 @@
+//! SDK failures during initialization (inside the tool's `initialize`, before `main`): each
+//! one leaves the tracer unavailable, with the failing call and the SDK's status string kept
+//! for `enable()`. The SDK initializes once per process, so every fault runs in a re-executed
+//! child of this test binary with `ROCSIM_FAULTS` set.
+mod tracer_common;
+
+use rocprofiler_sdk_sim::driver;
+use tracer_common::{assert_child_passed, is_child, rerun_test_with_env, RecordingSink};
+use xla_rocm_tracer::sdk;
+use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
+
+/// (ROCSIM_FAULTS rule, failing call, status).
+const FAULTS: &[(&str, &str, u32)] = &[
+    ("rocprofiler_get_version=1", "rocprofiler_get_version", 1),
+    (
+        "rocprofiler_iterate_callback_tracing_kind_operations=19",
+        "rocprofiler_iterate_callback_tracing_kind_operations",
+        19,
+    ),
+    (
+        "rocprofiler_query_available_agents=18",
+        "rocprofiler_query_available_agents",
+        18,
+    ),
+    (
+        "rocprofiler_create_context@1=29",
+        "rocprofiler_create_context",
+        29,
+    ),
+    (
+        "rocprofiler_create_context@2=29",
+        "rocprofiler_create_context",
+        29,
+    ),
+    (
+        "rocprofiler_create_context@3=29",
+        "rocprofiler_create_context",
+        29,
+    ),
+    (
+        "rocprofiler_configure_callback_tracing_service@1=4",
+        "rocprofiler_configure_callback_tracing_service",
+        4,
+    ),
+    (
+        "rocprofiler_configure_callback_tracing_service@2=15",
+        "rocprofiler_configure_callback_tracing_service",
+        15,
+    ),
+    (
+        "rocprofiler_configure_callback_tracing_service@3=16",
+        "rocprofiler_configure_callback_tracing_service",
+        16,
+    ),
+    (
+        "rocprofiler_start_context@1=10",
+        "rocprofiler_start_context",
+        10,
+    ),
+    (
+        "rocprofiler_start_context@2=12",
+        "rocprofiler_start_context",
+        12,
+    ),
+    (
+        "rocprofiler_create_buffer=29",
+        "rocprofiler_create_buffer",
+        29,
+    ),
+    (
+        "rocprofiler_configure_buffer_tracing_service@1=3",
+        "rocprofiler_configure_buffer_tracing_service",
+        3,
+    ),
+    (
+        "rocprofiler_configure_buffer_tracing_service@3=15",
+        "rocprofiler_configure_buffer_tracing_service",
+        15,
+    ),
+    (
+        "rocprofiler_configure_external_correlation_id_request_service=4",
+        "rocprofiler_configure_external_correlation_id_request_service",
+        4,
+    ),
+    (
+        "rocprofiler_create_callback_thread=29",
+        "rocprofiler_create_callback_thread",
+        29,
+    ),
+    (
+        "rocprofiler_assign_callback_thread=3",
+        "rocprofiler_assign_callback_thread",
+        3,
+    ),
+    (
+        "rocprofiler_context_is_valid=2",
+        "rocprofiler_context_is_valid",
+        2,
+    ),
+    (
+        "rocprofiler_force_configure=16",
+        "rocprofiler_force_configure",
+        16,
+    ),
+];
+
+#[test]
+fn every_initialization_fault_makes_the_tracer_unavailable() {
+    if is_child() {
+        return;
+    }
+    for (rule, call, status) in FAULTS {
+        let output = rerun_test_with_env(
+            "child_reports_unavailable",
+            &[
+                ("ROCSIM_FAULTS", rule),
+                ("EXPECTED_CALL", call),
+                ("EXPECTED_STATUS", &status.to_string()),
+            ],
+        );
+        assert_child_passed(rule, &output);
+    }
+}
+
+/// Runs only in a child: checks the fault named by the environment.
+#[test]
+fn child_reports_unavailable() {
+    if !is_child() {
+        return;
+    }
+    let call = std::env::var("EXPECTED_CALL").unwrap();
+    let status: u32 = std::env::var("EXPECTED_STATUS").unwrap().parse().unwrap();
+    let tracer = Tracer::get();
+    assert!(!tracer.is_available());
+    let Some(TracerError::Unavailable(reason)) = tracer.init_error() else {
+        panic!("unavailable expected, got {:?}", tracer.init_error());
+    };
+    assert!(reason.contains(&call), "{reason}");
+    assert!(reason.contains(&sdk::status_string(status)), "{reason}");
+    let error = tracer
+        .enable(TracerOptions::default(), RecordingSink::new())
+        .unwrap_err();
+    assert!(
+        error.to_string().contains(&sdk::status_string(status)),
+        "{error}"
+    );
+    assert_eq!(tracer.num_gpus(), 0);
+    tracer.disable();
+
+    // A failed tracer must not disturb the program: HIP calls keep working.
+    let stream = driver::stream_create().unwrap();
+    driver::memcpy_async(
+        stream,
+        &driver::Copy {
+            kind: driver::CopyKind::HostToDevice,
+            bytes: 64,
+            src_device: None,
+            dst_device: None,
+            duration_ns: 1_000,
+        },
+    )
+    .unwrap();
+    driver::stream_synchronize(stream).unwrap();
+    assert!(tracer.stream_context().is_none());
+}

@@ -1,0 +1,361 @@
+//! The tracer's lifecycle against the simulator: enable/disable cycles isolate sessions,
+//! `disable()` alone is safe, SDK failures at start/stop/flush produce errors (with the SDK's
+//! status string) and leave the tracer usable, options are honoured.
+mod tracer_common;
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use rocprofiler_sdk_sim::driver::{self, CopyKind, KernelId, KernelLaunch};
+use rocprofiler_sdk_sim::faults;
+use rocprofiler_sdk_sys as sys;
+use tracer_common::RecordingSink;
+use xla_rocm_tracer::annotation::{pop_annotation, push_annotation};
+use xla_rocm_tracer::event::EventSource;
+use xla_rocm_tracer::sdk;
+use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
+
+static SESSION: Mutex<()> = Mutex::new(());
+
+fn kernel() -> KernelId {
+    static KERNEL: OnceLock<KernelId> = OnceLock::new();
+    *KERNEL.get_or_init(|| {
+        let (_, ids) = driver::load_code_object(0, &["_Z4stepv"]).unwrap();
+        ids[0]
+    })
+}
+
+fn launch(duration_ns: u64) -> KernelLaunch {
+    KernelLaunch {
+        kernel: kernel(),
+        grid: [64, 1, 1],
+        block: [64, 1, 1],
+        private_segment_size: 0,
+        group_segment_size: 0,
+        duration_ns,
+    }
+}
+
+fn correlations(sink: &RecordingSink) -> BTreeSet<u64> {
+    sink.events().iter().map(|e| e.correlation_id).collect()
+}
+
+#[test]
+fn disable_without_enable_is_a_no_op() {
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    tracer.disable();
+    tracer.disable();
+    assert!(tracer.is_available());
+}
+
+#[test]
+fn initialization_facts() {
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    assert!(tracer.init_error().is_none(), "{:?}", tracer.init_error());
+    assert_eq!(tracer.num_gpus(), 1);
+    let gpu = &tracer.gpu_agents()[0];
+    assert_eq!(gpu.name, "gfx942");
+    assert!(gpu.cu_count > 0 && gpu.memory_size_bytes > 0);
+    assert!(gpu.handle >= 255, "agent handles carry the SDK's offset");
+    assert!(
+        tracer.agents().unwrap().len() >= 2,
+        "CPU agents are kept too"
+    );
+    assert!(tracer.sdk_version().unwrap().is_supported());
+    assert_ne!(xla_rocm_tracer::registration::client_handle(), u32::MAX);
+    // Utility and stream contexts run for the whole process; the main one only in a session.
+    assert!(sdk::context_is_active(tracer.utility_context().unwrap()).unwrap());
+    assert!(sdk::context_is_active(tracer.stream_context().unwrap()).unwrap());
+    assert!(!sdk::context_is_active(tracer.main_context().unwrap()).unwrap());
+    let t0 = Tracer::timestamp();
+    let t1 = Tracer::timestamp();
+    assert!(t0 > 0 && t1 >= t0);
+}
+
+#[test]
+fn enable_twice_is_already_exists_and_the_main_context_runs_only_in_a_session() {
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    let sink = RecordingSink::new();
+    tracer
+        .enable(TracerOptions::default(), sink.clone())
+        .unwrap();
+    assert!(!tracer.is_available());
+    assert!(sdk::context_is_active(tracer.main_context().unwrap()).unwrap());
+    let second = tracer.enable(TracerOptions::default(), RecordingSink::new());
+    assert_eq!(second, Err(TracerError::AlreadyExists));
+    tracer.disable();
+    assert!(tracer.is_available());
+    assert!(!sdk::context_is_active(tracer.main_context().unwrap()).unwrap());
+    assert_eq!(*sink.flushes.lock(), 1);
+}
+
+#[test]
+fn sessions_are_isolated() {
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    let stream = driver::stream_create().unwrap();
+
+    let first = RecordingSink::new();
+    tracer
+        .enable(TracerOptions::default(), first.clone())
+        .unwrap();
+    let in_first = driver::launch_kernel(stream, &launch(1_000)).unwrap();
+    driver::stream_synchronize(stream).unwrap();
+    // Still running on the device when the session ends: completes during the next one.
+    let long_stream = driver::stream_create().unwrap();
+    let straddling = driver::launch_kernel(long_stream, &launch(80_000_000)).unwrap();
+    tracer.disable();
+
+    let between = driver::launch_kernel(stream, &launch(1_000)).unwrap();
+
+    let second = RecordingSink::new();
+    tracer
+        .enable(TracerOptions::default(), second.clone())
+        .unwrap();
+    let in_second = driver::launch_kernel(stream, &launch(1_000)).unwrap();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+
+    let first_ids = correlations(&first);
+    let second_ids = correlations(&second);
+    assert!(first_ids.contains(&in_first));
+    assert!(!first_ids.contains(&between) && !first_ids.contains(&in_second));
+    assert!(second_ids.contains(&in_second));
+    assert!(!second_ids.contains(&in_first) && !second_ids.contains(&between));
+    assert!(
+        !second
+            .activities()
+            .iter()
+            .any(|e| e.correlation_id == straddling),
+        "a kernel of the first session leaked into the second"
+    );
+    assert_eq!(
+        second
+            .drops
+            .lock()
+            .get(xla_rocm_tracer::records::drop_reason::PREVIOUS_SESSION)
+            .copied(),
+        Some(1),
+        "{:?}",
+        second.drops.lock()
+    );
+}
+
+#[test]
+fn start_context_failure_is_internal_with_the_sdk_message_and_recoverable() {
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    faults::inject(
+        "rocprofiler_start_context",
+        sys::ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES,
+        None,
+    );
+    let sink = RecordingSink::new();
+    let error = tracer.enable(TracerOptions::default(), sink.clone());
+    faults::clear();
+    let Err(TracerError::Internal(error)) = error else {
+        panic!("expected an internal error, got {error:?}");
+    };
+    assert_eq!(error.call, "rocprofiler_start_context");
+    assert_eq!(error.status, sys::ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES);
+    let message = TracerError::Internal(error.clone()).to_string();
+    assert!(
+        message.starts_with("rocprofiler_start_context failed: "),
+        "{message}"
+    );
+    assert!(
+        message.contains(&sdk::status_string(
+            sys::ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES
+        )),
+        "{message}"
+    );
+    assert!(tracer.is_available(), "state was reset");
+    tracer.disable(); // nothing to disable
+    assert_eq!(*sink.flushes.lock(), 0);
+
+    let sink = RecordingSink::new();
+    tracer
+        .enable(TracerOptions::default(), sink.clone())
+        .unwrap();
+    let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    assert_eq!(sink.by_correlation(id).len(), 2);
+}
+
+#[test]
+fn stop_and_flush_failures_still_end_the_session() {
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    for failing in ["rocprofiler_stop_context", "rocprofiler_flush_buffer"] {
+        let sink = RecordingSink::new();
+        tracer
+            .enable(TracerOptions::default(), sink.clone())
+            .unwrap();
+        faults::inject(failing, sys::ROCPROFILER_STATUS_ERROR, None);
+        tracer.disable();
+        faults::clear();
+        assert!(tracer.is_available(), "{failing}");
+        assert_eq!(*sink.flushes.lock(), 1, "{failing}");
+    }
+    // And the next session works normally.
+    let sink = RecordingSink::new();
+    tracer
+        .enable(TracerOptions::default(), sink.clone())
+        .unwrap();
+    let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    assert!(sink.by_correlation(id).len() == 2);
+    assert!(!sink.by_correlation(id).is_empty());
+}
+
+#[test]
+fn max_annotation_strings_is_honoured() {
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    let sink = RecordingSink::new();
+    tracer
+        .enable(
+            TracerOptions {
+                max_annotation_strings: 2,
+            },
+            sink.clone(),
+        )
+        .unwrap();
+    let mut ids = Vec::new();
+    for name in ["a", "b", "c", "a"] {
+        push_annotation(name);
+        ids.push(driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap());
+        pop_annotation();
+    }
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    let annotation_of = |id| {
+        sink.by_correlation(id)
+            .into_iter()
+            .find(|e| e.source == EventSource::Activity)
+            .unwrap()
+            .annotation
+    };
+    assert_eq!(annotation_of(ids[0]).as_deref(), Some("a"));
+    assert_eq!(annotation_of(ids[1]).as_deref(), Some("b"));
+    assert_eq!(annotation_of(ids[2]), None, "the map was full");
+    assert_eq!(tracer.annotation_map().max_strings(), 2);
+    assert!(tracer.annotation_map().dropped() >= 1);
+
+    // The next session gets a fresh, larger map.
+    let sink = RecordingSink::new();
+    tracer
+        .enable(TracerOptions::default(), sink.clone())
+        .unwrap();
+    push_annotation("c");
+    let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
+    pop_annotation();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    assert!(sink
+        .by_correlation(id)
+        .iter()
+        .all(|e| e.annotation.as_deref() == Some("c")));
+}
+
+/// A sink that tries to end the session from inside its own callback.
+struct ReentrantSink(RecordingSink);
+
+impl xla_rocm_tracer::sink::EventSink for ReentrantSink {
+    fn add_events(&self, batch: &mut Vec<xla_rocm_tracer::event::RocmTracerEvent>) {
+        Tracer::get().disable();
+        self.0.add_events(batch);
+    }
+    fn on_events_dropped(&self, reason: &str, count: u64) {
+        self.0.on_events_dropped(reason, count);
+    }
+    fn flush(&self) {
+        self.0.flush();
+    }
+}
+
+#[test]
+fn disable_from_inside_the_sink_does_not_deadlock() {
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    let sink = Arc::new(ReentrantSink(RecordingSink::default()));
+    tracer
+        .enable(TracerOptions::default(), sink.clone())
+        .unwrap();
+    let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    assert_eq!(sink.0.by_correlation(id).len(), 2);
+    assert!(tracer.is_available());
+}
+
+#[test]
+fn concurrent_hip_traffic_across_many_enable_disable_cycles() {
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    let stop = Arc::new(AtomicBool::new(false));
+    let issued: Arc<Mutex<BTreeSet<u64>>> = Arc::default();
+    let workers: Vec<_> = (0..4)
+        .map(|_| {
+            let (stop, issued) = (stop.clone(), issued.clone());
+            std::thread::spawn(move || {
+                let stream = driver::stream_create().unwrap();
+                while !stop.load(Ordering::Relaxed) {
+                    let id = driver::launch_kernel(stream, &launch(5_000)).unwrap();
+                    let copy = driver::Copy {
+                        kind: CopyKind::HostToDevice,
+                        bytes: 4096,
+                        src_device: None,
+                        dst_device: None,
+                        duration_ns: 5_000,
+                    };
+                    let copy_id = driver::memcpy_async(stream, &copy).unwrap();
+                    issued.lock().extend([id, copy_id]);
+                }
+                driver::stream_synchronize(stream).unwrap();
+            })
+        })
+        .collect();
+    let mut sessions = Vec::new();
+    for _ in 0..20 {
+        let sink = RecordingSink::new();
+        let start = Tracer::timestamp();
+        tracer
+            .enable(TracerOptions::default(), sink.clone())
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(3));
+        tracer.disable();
+        sessions.push((start, sink));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    let issued = issued.lock();
+    let mut all = BTreeSet::new();
+    let mut total = 0;
+    for (start, sink) in &sessions {
+        assert_eq!(*sink.flushes.lock(), 1);
+        for event in sink.events() {
+            assert!(
+                event.start_time_ns >= *start,
+                "event older than its session"
+            );
+            if event.source == EventSource::Activity {
+                assert!(issued.contains(&event.correlation_id));
+                assert!(all.insert(event.correlation_id), "activity in two sessions");
+            }
+            total += 1;
+        }
+    }
+    assert!(total > 0, "the sessions saw traffic");
+    assert!(tracer.is_available());
+}
