@@ -3,6 +3,7 @@
 
 fn main() {
     compile_xplane_proto();
+    compile_cxx_bridge();
 }
 
 fn compile_xplane_proto() {
@@ -20,4 +21,16 @@ fn compile_xplane_proto() {
     if let Err(error) = config.compile_fds(descriptors) {
         panic!("cannot generate Rust code for {XPLANE_PROTO}: {error}");
     }
+}
+
+/// The C++ side of `src/bridge.rs` (generated glue plus weak defaults of the C++ callbacks);
+/// the headers land in `$CARGO_TARGET_DIR/cxxbridge/` for the C++ shims' build.
+fn compile_cxx_bridge() {
+    println!("cargo:rerun-if-changed=src/bridge.rs");
+    println!("cargo:rerun-if-changed=cpp/bridge_callbacks.h");
+    println!("cargo:rerun-if-changed=cpp/bridge_defaults.cc");
+    cxx_build::bridge("src/bridge.rs")
+        .file("cpp/bridge_defaults.cc")
+        .std("c++17")
+        .compile("xla-rocm-tracer-bridge");
 }

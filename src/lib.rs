@@ -6,6 +6,8 @@
 //! stores them, and `export` turns them into an XSpace.
 pub mod agents;
 pub mod annotation;
+pub mod bridge;
+pub mod capi;
 pub mod collector;
 pub mod correlation;
 pub mod event;
@@ -19,3 +21,7 @@ pub mod sink;
 pub mod stream_stack;
 pub mod tracer;
 pub mod version;
+
+// Unit tests link the simulated SDK statically (the library itself never contains it).
+#[cfg(test)]
+use rocprofiler_sdk_sim as _;

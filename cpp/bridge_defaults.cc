@@ -1,0 +1,27 @@
+// Weak definitions of the bridge's C++ callbacks, compiled into the Rust library by build.rs.
+// The Rust core only calls them for a session enabled through the C++ shims, which define the
+// real (strong) ones in cpp/rocm_tracer.cc; these exist so that pure Rust programs link.
+#include <iostream>
+
+#include "xla-rocm-tracer/cpp/bridge_callbacks.h"
+#include "xla-rocm-tracer/src/bridge.rs.h"
+
+namespace xla {
+namespace profiler {
+namespace rust_bridge {
+
+__attribute__((weak)) void record_hip_api_annotation(uint64_t) {}
+
+__attribute__((weak)) void deliver_events(rust::Slice<const BridgeEvent>) {}
+
+__attribute__((weak)) void deliver_dropped(rust::Str, uint64_t) {}
+
+__attribute__((weak)) void flush_collector() {}
+
+__attribute__((weak)) void log_from_rust(LogLevel, rust::Str message) {
+  std::cerr << std::string(message) << "\n";
+}
+
+}  // namespace rust_bridge
+}  // namespace profiler
+}  // namespace xla

@@ -1,0 +1,310 @@
+// XLA's RocmTracer as a thin shim over the Rust tracer (src/tracer.rs, through src/bridge.rs).
+//
+// The Rust core owns everything rocprofiler-sdk: it exports `rocprofiler_configure`, creates
+// the contexts and buffer, decodes the records and keeps the stream stacks. This file keeps
+// the members XLA's header declares in step with it (context handles, agents, the collector,
+// the annotation map), and is where the Rust core's C++ callbacks land:
+//  * event batches reach `TracingCallback`, which holds `collector_mutex_` once per batch and
+//    calls `collector_->AddEvent(std::move(event), false)` for any RocmTraceCollector;
+//  * the HIP API ENTER callback records tsl's AnnotationStack into `annotation_map_`;
+//  * Rust log lines go to absl LOG (cpp/log.h).
+// The members XLA uses to decode records itself (HipApiEvent, KernelEvent, MemcpyEvent,
+// kernel_info_, name_info_) are not used: decoding happens once, in Rust.
+#include "xla/backends/profiler/gpu/rocm_tracer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "xla-rocm-tracer/cpp/bridge_callbacks.h"
+#include "xla-rocm-tracer/cpp/log.h"
+#include "xla-rocm-tracer/src/bridge.rs.h"
+#include "xla/backends/profiler/gpu/rocm_collector.h"
+#include "xla/tsl/profiler/backends/cpu/annotation_stack.h"
+
+namespace xla {
+namespace profiler {
+namespace {
+
+namespace bridge = ::xla::profiler::rust_bridge;
+
+// Header categories of the records the bridge hands to TracingCallback. rocprofiler-sdk's
+// categories are small integers; these cannot collide with them.
+constexpr uint32_t kBridgeEventBatchCategory = 0x78727401;  // payload: const BridgeEvent*
+constexpr uint32_t kBridgeDropCategory = 0x78727402;        // payload: const BridgeDrop*
+
+struct BridgeDrop {
+  rust::Str reason;
+  uint64_t count;
+};
+
+// Set once the singleton is built; the bridge callbacks ignore calls before that.
+std::atomic<RocmTracer*> g_tracer{nullptr};
+
+std::string ToStdString(rust::Str text) { return std::string(text.data(), text.size()); }
+
+template <typename Enum>
+Enum EnumOrDefault(uint32_t value, Enum last, Enum fallback) {
+  return value <= static_cast<uint32_t>(last) ? static_cast<Enum>(value) : fallback;
+}
+
+// One Rust event as XLA's. The annotation and scope range id come from the C++ annotation
+// map, where the HIP API ENTER callback recorded tsl's AnnotationStack under the correlation
+// id; an annotation the Rust core already carries (its own source) is interned there first,
+// because `annotation` must point into storage that outlives the collector's export.
+RocmTracerEvent ToRocmTracerEvent(const bridge::BridgeEvent& from, AnnotationMap& annotations) {
+  RocmTracerEvent event;
+  event.type = EnumOrDefault(from.event_type, RocmTracerEventType::Generic,
+                             RocmTracerEventType::Unsupported);
+  event.source = EnumOrDefault(from.source, RocmTracerEventSource::Activity,
+                               RocmTracerEventSource::Invalid);
+  event.domain = EnumOrDefault(from.domain, RocmTracerEventDomain::HIP_OPS,
+                               RocmTracerEventDomain::InvalidDomain);
+  event.name = std::string(from.name);
+  if (!from.annotation.empty()) {
+    annotations.Add(from.correlation_id, std::string(from.annotation));
+  }
+  event.annotation = annotations.LookUp(from.correlation_id);
+  event.scope_range_id = from.scope_range_id != 0
+                             ? from.scope_range_id
+                             : annotations.LookUpScopeRangeId(from.correlation_id);
+  event.start_time_ns = from.start_time_ns;
+  event.end_time_ns = from.end_time_ns;
+  event.device_id = from.device_id;
+  event.correlation_id = from.correlation_id;
+  event.thread_id = from.thread_id;
+  event.stream_id = from.stream_id;
+  event.queue_id = from.queue_id;
+  // The largest union member first, so every byte of the union is initialized.
+  event.kernel_info = KernelDetails{};
+  switch (from.detail_kind) {
+    case bridge::DetailKind::Kernel:
+      event.kernel_info.private_segment_size = from.kernel[0];
+      event.kernel_info.group_segment_size = from.kernel[1];
+      event.kernel_info.workgroup_x = from.kernel[2];
+      event.kernel_info.workgroup_y = from.kernel[3];
+      event.kernel_info.workgroup_z = from.kernel[4];
+      event.kernel_info.grid_x = from.kernel[5];
+      event.kernel_info.grid_y = from.kernel[6];
+      event.kernel_info.grid_z = from.kernel[7];
+      break;
+    case bridge::DetailKind::Memcpy:
+      event.memcpy_info = MemcpyDetails{from.num_bytes, from.destination, from.is_async};
+      break;
+    case bridge::DetailKind::Memset:
+      event.memset_info = MemsetDetails{from.num_bytes, from.is_async};
+      break;
+    case bridge::DetailKind::MemAlloc:
+      event.memalloc_info = MemAllocDetails{from.num_bytes};
+      break;
+    case bridge::DetailKind::None:
+      break;
+  }
+  return event;
+}
+
+absl::Status ToAbslStatus(const bridge::BridgeStatus& status) {
+  std::string message = std::string(status.message);
+  switch (status.code) {
+    case bridge::StatusCode::Ok:
+      return absl::OkStatus();
+    case bridge::StatusCode::AlreadyExists:
+      return absl::AlreadyExistsError(message);
+    case bridge::StatusCode::Unavailable:
+    case bridge::StatusCode::Internal:
+      break;
+  }
+  // XLA's Enable only ever returns AlreadyExists or Internal.
+  return absl::InternalError(message);
+}
+
+}  // namespace
+
+RocmTracer& RocmTracer::GetRocmTracerSingleton() {
+  // Never destroyed: the Rust core's SDK threads may still deliver while statics are torn
+  // down at exit.
+  static RocmTracer* const tracer = [] {
+    RocmTracer* created = new RocmTracer();
+    absl::Status status = created->InitProfiling(nullptr);
+    if (!status.ok()) {
+      ROCM_SHIM_LOG(WARNING) << "ROCm tracer unavailable: " << status.message();
+    }
+    g_tracer.store(created, std::memory_order_release);
+    return created;
+  }();
+  return *tracer;
+}
+
+// Registers the Rust core with rocprofiler-sdk (if its load-time constructor did not) and
+// mirrors what it set up into XLA's members.
+absl::Status RocmTracer::InitProfiling(void* /*tool_data*/) {
+  bridge::ensure_registered();
+  const bridge::TracerState state = bridge::tracer_state();
+  utility_context_.handle = state.utility_context;
+  context_.handle = state.context;
+  buffer_.handle = state.buffer;
+  hip_stream_ctx_.handle = state.hip_stream_context;
+  gpu_agents_.resize(state.num_gpus);
+  // SAFETY of the bridge call: the vector holds num_gpus agents of the size passed.
+  size_t copied = bridge::tracer_copy_gpu_agents(reinterpret_cast<uint8_t*>(gpu_agents_.data()),
+                                                 gpu_agents_.size(),
+                                                 sizeof(rocprofiler_agent_v0_t));
+  gpu_agents_.resize(std::min<size_t>(copied, gpu_agents_.size()));
+  for (const rocprofiler_agent_v0_t& agent : gpu_agents_) agents_[agent.id.handle] = agent;
+  num_gpus_ = static_cast<uint32_t>(gpu_agents_.size());
+  if (!state.init_error.empty()) return absl::InternalError(std::string(state.init_error));
+  return absl::OkStatus();
+}
+
+bool RocmTracer::IsAvailable() const {
+  return !activity_tracing_enabled_ && !api_tracing_enabled_;
+}
+
+absl::Status RocmTracer::Enable(const RocmTracerOptions& options,
+                                RocmTraceCollector* collector) {
+  {
+    absl::MutexLock lock(&collector_mutex_);
+    if (collector_ != nullptr) {
+      return absl::AlreadyExistsError("ROCM tracer is already running");
+    }
+    if (collector == nullptr) {
+      return absl::InvalidArgumentError("RocmTracer::Enable needs a collector");
+    }
+    options_ = options;
+    collector_ = collector;
+  }
+  // Before the context starts, so the first calls' annotations are not wiped (XLA clears
+  // after starting).
+  annotation_map_.Clear();
+  absl::Status status = ToAbslStatus(bridge::tracer_enable(options.max_annotation_strings));
+  if (!status.ok()) {
+    absl::MutexLock lock(&collector_mutex_);
+    options_.reset();
+    collector_ = nullptr;
+    return status;
+  }
+  api_tracing_enabled_ = true;
+  activity_tracing_enabled_ = true;
+  return absl::OkStatus();
+}
+
+void RocmTracer::Disable() {
+  // Stops the context and drains the buffer: every event of the session has reached
+  // TracingCallback when this returns, and none will after.
+  bridge::tracer_disable();
+  absl::MutexLock lock(&collector_mutex_);
+  // XLA dereferences collector_ unconditionally (rough edge §7.4).
+  if (collector_ != nullptr) collector_->Flush();
+  collector_ = nullptr;
+  options_.reset();
+  api_tracing_enabled_ = false;
+  activity_tracing_enabled_ = false;
+}
+
+uint64_t RocmTracer::GetTimestamp() { return bridge::tracer_timestamp(); }
+
+// The Rust core is the rocprofiler-sdk tool: its own initialize already ran.
+int RocmTracer::toolInit(rocprofiler_client_finalize_t /*finalize_func*/, void* tool_data) {
+  return InitProfiling(tool_data).ok() ? 0 : -1;
+}
+
+// The Rust core's finalize (registered with the SDK) stops the contexts.
+void RocmTracer::toolFinalize(void* /*tool_data*/) {}
+
+// Receives the Rust core's decoded batches (see the categories above); SDK records never
+// arrive here, since the Rust core owns the buffer.
+void RocmTracer::TracingCallback(rocprofiler_context_id_t /*context*/,
+                                 rocprofiler_buffer_id_t /*buffer_id*/,
+                                 rocprofiler_record_header_t** headers, size_t num_headers,
+                                 uint64_t /*drop_count*/) {
+  if (headers == nullptr || num_headers == 0) return;
+  absl::MutexLock lock(&collector_mutex_);
+  if (collector_ == nullptr) return;
+  for (size_t i = 0; i < num_headers; ++i) {
+    const rocprofiler_record_header_t* header = headers[i];
+    if (header == nullptr || header->payload == nullptr) continue;
+    if (header->category == kBridgeEventBatchCategory) {
+      const auto* event = static_cast<const bridge::BridgeEvent*>(header->payload);
+      collector_->AddEvent(ToRocmTracerEvent(*event, annotation_map_), /*is_auxiliary=*/false);
+    } else if (header->category == kBridgeDropCategory) {
+      const auto* drop = static_cast<const BridgeDrop*>(header->payload);
+      collector_->OnEventsDropped(ToStdString(drop->reason), drop->count);
+    }
+  }
+}
+
+// Kernel names are kept by the Rust core.
+void RocmTracer::CodeObjectCallback(rocprofiler_callback_tracing_record_t /*record*/,
+                                    void* /*callback_data*/) {}
+
+// ---------------------------------------------------------------------------------------
+// The bridge's C++ callbacks (declared in cpp/bridge_callbacks.h).
+// ---------------------------------------------------------------------------------------
+
+namespace rust_bridge {
+
+void record_hip_api_annotation(uint64_t correlation_id) {
+  RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
+  if (tracer == nullptr) return;
+  const std::string& annotation = tsl::profiler::AnnotationStack::Get();
+  if (annotation.empty()) return;
+  tracer->annotation_map()->Add(correlation_id, annotation,
+                                tsl::profiler::AnnotationStack::GetScopeRangeIds());
+}
+
+void deliver_events(rust::Slice<const BridgeEvent> events) {
+  RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
+  if (tracer == nullptr || events.empty()) return;
+  std::vector<rocprofiler_record_header_t> records(events.size());
+  std::vector<rocprofiler_record_header_t*> headers(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    records[i].category = kBridgeEventBatchCategory;
+    records[i].kind = 0;
+    records[i].payload = const_cast<BridgeEvent*>(&events[i]);
+    headers[i] = &records[i];
+  }
+  tracer->TracingCallback(tracer->context_, tracer->buffer_, headers.data(), headers.size(), 0);
+}
+
+void deliver_dropped(rust::Str reason, uint64_t count) {
+  RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
+  if (tracer == nullptr) return;
+  BridgeDrop drop{reason, count};
+  rocprofiler_record_header_t record{};
+  record.category = kBridgeDropCategory;
+  record.payload = &drop;
+  rocprofiler_record_header_t* header = &record;
+  tracer->TracingCallback(tracer->context_, tracer->buffer_, &header, 1, 0);
+}
+
+// RocmTracer::Disable flushes the collector itself once the Rust core has drained the buffer.
+void flush_collector() {}
+
+void log_from_rust(LogLevel level, rust::Str message) {
+  switch (level) {
+    case LogLevel::Error:
+      ROCM_SHIM_LOG(ERROR) << ToStdString(message);
+      break;
+    case LogLevel::Warn:
+      ROCM_SHIM_LOG(WARNING) << ToStdString(message);
+      break;
+    case LogLevel::Info:
+      ROCM_SHIM_LOG(INFO) << ToStdString(message);
+      break;
+    case LogLevel::Debug:
+      ROCM_SHIM_VLOG(1) << ToStdString(message);
+      break;
+    case LogLevel::Trace:
+      ROCM_SHIM_VLOG(2) << ToStdString(message);
+      break;
+  }
+}
+
+}  // namespace rust_bridge
+}  // namespace profiler
+}  // namespace xla

@@ -1,0 +1,122 @@
+// XLA's rocm_tracer_utils.cc for the drop-in: the enum names and the AnnotationMap, in plain
+// C++ over the members XLA's header declares (xla-rocm-tracer.md §3.1).
+#include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+
+namespace xla {
+namespace profiler {
+
+const char* GetRocmTracerEventSourceName(const RocmTracerEventSource& source) {
+  switch (source) {
+    case RocmTracerEventSource::ApiCallback:
+      return "ApiCallback";
+    case RocmTracerEventSource::Activity:
+      return "Activity";
+    case RocmTracerEventSource::Invalid:
+      return "Invalid";
+  }
+  return "";
+}
+
+const char* GetRocmTracerEventDomainName(const RocmTracerEventDomain& domain) {
+  switch (domain) {
+    case RocmTracerEventDomain::HIP_API:
+      return "HIP_API";
+    case RocmTracerEventDomain::HIP_OPS:
+      return "HIP_OPS";
+    case RocmTracerEventDomain::InvalidDomain:
+      return "InvalidDomain";
+  }
+  return "";
+}
+
+// Unlike XLA, Unsupported and MemcpyP2P have names too (rough edge §7.9): the same spelling
+// as the Rust core's EventType::name, so both export paths label lanes alike.
+const char* GetRocmTracerEventTypeName(const RocmTracerEventType& type) {
+  switch (type) {
+    case RocmTracerEventType::Unsupported:
+      return "Unsupported";
+    case RocmTracerEventType::Kernel:
+      return "Kernel";
+    case RocmTracerEventType::MemcpyH2D:
+      return "MemcpyH2D";
+    case RocmTracerEventType::MemcpyD2H:
+      return "MemcpyD2H";
+    case RocmTracerEventType::MemcpyD2D:
+      return "MemcpyD2D";
+    case RocmTracerEventType::MemcpyP2P:
+      return "MemcpyP2P";
+    case RocmTracerEventType::MemcpyOther:
+      return "MemcpyOther";
+    case RocmTracerEventType::MemoryAlloc:
+      return "MemoryAlloc";
+    case RocmTracerEventType::MemoryFree:
+      return "MemoryFree";
+    case RocmTracerEventType::Memset:
+      return "Memset";
+    case RocmTracerEventType::Synchronization:
+      return "Synchronization";
+    case RocmTracerEventType::Generic:
+      return "Generic";
+  }
+  return "";
+}
+
+void AnnotationMap::Add(uint64_t correlation_id, const std::string& annotation,
+                        absl::Span<const int64_t> scope_range_ids) {
+  if (annotation.empty()) return;
+  absl::MutexLock lock(&map_.mutex);
+  auto interned = map_.annotations.find(annotation);
+  if (interned == map_.annotations.end() && map_.annotations.size() < max_size_) {
+    interned = map_.annotations.insert(annotation).first;
+  }
+  if (interned != map_.annotations.end()) {
+    map_.correlation_map.emplace(correlation_id, absl::string_view(*interned));
+  }
+  if (scope_range_ids.empty()) return;
+  map_.scope_range_id_map.emplace(correlation_id, scope_range_ids.back());
+  // Child -> parent edges from the innermost scope outwards; an id already in the tree has
+  // its ancestors there too.
+  for (size_t i = scope_range_ids.size() - 1; i > 0; --i) {
+    if (!map_.scope_range_id_tree.emplace(scope_range_ids[i], scope_range_ids[i - 1]).second) {
+      break;
+    }
+  }
+}
+
+absl::string_view AnnotationMap::LookUp(uint64_t correlation_id) {
+  absl::MutexLock lock(&map_.mutex);
+  auto it = map_.correlation_map.find(correlation_id);
+  return it == map_.correlation_map.end() ? absl::string_view() : it->second;
+}
+
+int64_t AnnotationMap::LookUpScopeRangeId(uint64_t correlation_id) {
+  absl::MutexLock lock(&map_.mutex);
+  auto it = map_.scope_range_id_map.find(correlation_id);
+  return it == map_.scope_range_id_map.end() ? 0 : it->second;
+}
+
+ScopeRangeIdTree AnnotationMap::TakeScopeRangeIdTree() {
+  absl::MutexLock lock(&map_.mutex);
+  ScopeRangeIdTree tree = std::move(map_.scope_range_id_tree);
+  map_.scope_range_id_tree.clear();
+  return tree;
+}
+
+void AnnotationMap::Clear() {
+  absl::MutexLock lock(&map_.mutex);
+  map_.correlation_map.clear();
+  map_.scope_range_id_map.clear();
+  map_.scope_range_id_tree.clear();
+  map_.annotations.clear();
+}
+
+}  // namespace profiler
+}  // namespace xla
