@@ -55,3 +55,24 @@ impl GpuAgentInfo {
             .unwrap_or(0)
     }
 }
+
+impl From<&crate::agents::AgentInfo> for GpuAgentInfo {
+    fn from(agent: &crate::agents::AgentInfo) -> GpuAgentInfo {
+        let bank = MemoryBank {
+            heap_type: FRAME_BUFFER_HEAP_TYPES[0],
+            size_in_bytes: agent.memory_size_bytes,
+            mem_clk_max_mhz: agent.mem_clk_max_mhz,
+            width_bits: agent.mem_width_bits,
+        };
+        GpuAgentInfo {
+            handle: agent.handle,
+            name: agent.name.clone(),
+            cu_count: agent.cu_count,
+            max_engine_clock_mhz: agent.max_engine_clk_fcompute,
+            gfx_target_version: agent.gfx_target_version,
+            memory_size_bytes: agent.memory_size_bytes,
+            // `AgentInfo` already reduced the banks to the first frame-buffer bank's clock and width.
+            memory_bandwidth_bytes_per_second: GpuAgentInfo::memory_bandwidth(&[bank]),
+        }
+    }
+}

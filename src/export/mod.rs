@@ -2,6 +2,7 @@
 mod annotation;
 mod device_capabilities;
 mod event_stats;
+mod host_plane_merge;
 mod plane_builder;
 pub mod plane_names;
 mod stream_lanes;
@@ -14,6 +15,7 @@ pub use annotation::{parse_annotation, parse_annotation_stack, Annotation};
 pub use event_stats::{
     kernel_details_string, memalloc_details_string, memcpy_details_string, memset_details_string,
 };
+pub use host_plane_merge::merge_host_api_plane;
 pub use trace_file::{encode_xspace, read_xspace, read_xspace_file, write_xspace, TraceError};
 pub use xplane_proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata};
 pub use xspace_builder::{build_xspace, ExportOptions};

@@ -2,6 +2,8 @@
 
 /// `kRoctracerApiPlaneName`: HIP API calls, one line per host thread.
 pub const HOST_PLANE_NAME: &str = "/host:ROCTRACER";
+/// `kHostThreadsPlaneName`: where a profiler session merges the host planes.
+pub const HOST_CPU_PLANE_NAME: &str = "/host:CPU";
 /// `kGpuPlanePrefix`; planes are `"/device:GPU:<ordinal>"`.
 pub const GPU_PLANE_PREFIX: &str = "/device:GPU:";
 /// `kScopeRangeIdTreePlaneName`.

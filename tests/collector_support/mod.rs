@@ -2,6 +2,9 @@
 #![allow(dead_code)]
 use std::sync::Arc;
 
+// The library calls the SDK; the simulator supplies its symbols to the test binaries.
+use rocprofiler_sdk_sim as _;
+
 use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
 use xla_rocm_tracer::event::{
     EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemcpyDetails,

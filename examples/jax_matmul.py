@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""The openxla/xla#46182 test workload, for a machine with a ROCm GPU.
+
+Profiles ten jitted bf16 4096x4096 matrix products plus one host-to-device and one
+device-to-host copy with `jax.profiler.trace`, then runs `xla-rocm-tracer inspect` on the
+XSpace that XLA's ROCm tracer wrote. With a jaxlib whose XLA is built against this library,
+the device plane should show separate `Stream #` lanes for compute, H2D and D2H, ten matmul
+kernels and both copies.
+
+Usage:
+    python3 examples/jax_matmul.py [--logdir DIR] [--tracer PATH/TO/xla-rocm-tracer]
+"""
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+STEPS = 10
+SIZE = 4096
+
+
+def run_workload(logdir):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    gpus = [d for d in jax.devices() if d.platform in ("gpu", "rocm")]
+    if not gpus:
+        sys.exit(f"no ROCm GPU visible to JAX (devices: {jax.devices()})")
+
+    lhs_key, rhs_key = jax.random.split(jax.random.PRNGKey(46182))
+    lhs = jax.random.normal(lhs_key, (SIZE, SIZE), dtype=jnp.bfloat16)
+    rhs = jax.random.normal(rhs_key, (SIZE, SIZE), dtype=jnp.bfloat16)
+    matmul = jax.jit(jnp.matmul)
+    # Compile and warm up before tracing, so the trace holds only the steady state.
+    matmul(lhs, rhs).block_until_ready()
+
+    with jax.profiler.trace(logdir):
+        upload = jax.device_put(np.full((1024, 1024), 0.5, dtype=np.float32))  # H2D, 4 MiB
+        product = None
+        for step in range(STEPS):
+            with jax.profiler.TraceAnnotation(f"matmul_step_{step}"):
+                product = matmul(lhs, rhs)
+        product.block_until_ready()
+        corner = np.asarray(product[:8, :8])  # D2H
+        (upload * 2.0).block_until_ready()  # a small elementwise kernel
+    print(f"devices: {jax.devices()}; corner checksum {float(corner.sum()):.3f}")
+
+
+def find_tracer(explicit):
+    if explicit:
+        return explicit
+    on_path = shutil.which("xla-rocm-tracer")
+    if on_path:
+        return on_path
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for profile in ("release", "debug"):
+        candidate = os.path.join(repo, "target", profile, "xla-rocm-tracer")
+        if os.path.exists(candidate):
+            return candidate
+    sys.exit("xla-rocm-tracer not found: build it with `cargo build --release -p xla-rocm-tracer-cli` "
+             "or pass --tracer")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--logdir", help="where jax.profiler writes the trace (default: a temporary dir)")
+    parser.add_argument("--tracer", help="path of the xla-rocm-tracer command")
+    args = parser.parse_args()
+
+    tracer = find_tracer(args.tracer)
+    logdir = args.logdir or tempfile.mkdtemp(prefix="jax_matmul_trace_")
+    run_workload(logdir)
+
+    traces = sorted(glob.glob(os.path.join(logdir, "**", "*.xplane.pb"), recursive=True))
+    if not traces:
+        sys.exit(f"jax.profiler wrote no .xplane.pb under {logdir}")
+    for trace in traces:
+        print(f"\n== {trace}")
+        subprocess.run([tracer, "inspect", trace], check=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Converts an .xplane.pb with xprof's trace_viewer tool and checks, by name (xprof renumbers
+pids and tids), what a replay of scenarios/jax_matmul.toml must show:
+  * a process /device:GPU:0 whose lanes are exactly Stream #0, #1 and #2;
+  * host lanes named "Host Threads/<tid>";
+  * the H2D and D2H copies and ten matmul kernels as events on the device lanes, the copies on
+    their own lanes, apart from the kernels.
+Usage: check_trace_viewer.py TRACE.xplane.pb [--matmul-kernels N]
+"""
+import argparse
+import collections
+import json
+import sys
+
+from xprof.convert import raw_to_tool_data
+
+
+def fail(message, trace=None):
+    print(f"FAIL: {message}", file=sys.stderr)
+    if trace is not None:
+        print(json.dumps(trace, indent=1)[:4000], file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("trace")
+    parser.add_argument("--matmul-kernels", type=int, default=10)
+    args = parser.parse_args()
+
+    data, content_type = raw_to_tool_data.xspace_to_tool_data([args.trace], "trace_viewer", {})
+    if content_type != "application/json":
+        fail(f"unexpected content type {content_type!r}")
+    trace = json.loads(data)
+    events = [e for e in trace["traceEvents"] if e]
+
+    process_names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"}
+    thread_names = {
+        (e["pid"], e["tid"]): e["args"]["name"]
+        for e in events
+        if e.get("ph") == "M" and e["name"] == "thread_name"
+    }
+    gpu_pids = [pid for pid, name in process_names.items() if name == "/device:GPU:0"]
+    if len(gpu_pids) != 1:
+        fail(f"expected one /device:GPU:0 process, got processes {sorted(process_names.values())}")
+    gpu = gpu_pids[0]
+
+    gpu_lanes = sorted(name for (pid, _), name in thread_names.items() if pid == gpu)
+    if gpu_lanes != ["Stream #0", "Stream #1", "Stream #2"]:
+        fail(f"device lanes are {gpu_lanes}, expected Stream #0..#2")
+    host_lanes = [name for name in thread_names.values() if name.startswith("Host Threads/")]
+    if not host_lanes:
+        fail(f"no 'Host Threads/<tid>' lane among {sorted(set(thread_names.values()))}")
+
+    lane_of = collections.defaultdict(set)
+    counts = collections.Counter()
+    for e in events:
+        if e.get("ph") == "X" and e["pid"] == gpu:
+            lane = thread_names.get((e["pid"], e["tid"]), "?")
+            lane_of[e["name"]].add(lane)
+            counts[e["name"]] += 1
+
+    for copy in ("MemcpyH2D", "MemcpyD2H"):
+        if counts[copy] < 1:
+            fail(f"no {copy} event on /device:GPU:0; events: {dict(counts)}")
+        if "memcpy_details" not in json.dumps([e.get("args", {}) for e in events if e.get("name") == copy]):
+            fail(f"{copy} events carry no memcpy_details arg")
+    matmuls = [name for name in counts if "Cijk" in name or "gemm" in name.lower() or "matmul" in name.lower()]
+    if sum(counts[name] for name in matmuls) != args.matmul_kernels:
+        fail(f"expected {args.matmul_kernels} matmul kernels, got {dict(counts)}")
+    kernel_lanes = set().union(*(lane_of[name] for name in matmuls))
+    for copy in ("MemcpyH2D", "MemcpyD2H"):
+        if lane_of[copy] & kernel_lanes:
+            fail(f"{copy} shares a lane with the matmul kernels: {lane_of[copy]} vs {kernel_lanes}")
+    if lane_of["MemcpyH2D"] & lane_of["MemcpyD2H"]:
+        fail("H2D and D2H copies share a lane")
+
+    print(f"device lanes {gpu_lanes}; {len(host_lanes)} host lane(s); events {dict(sorted(counts.items()))}")
+
+
+if __name__ == "__main__":
+    main()
