@@ -37,10 +37,11 @@ echo "== cargo: the Rust staticlib and the simulated librocprofiler-sdk.so"
 )
 release_dir="$CARGO_TARGET_DIR/release"
 
-# @local_config_rocm's rocm/lib, like %{rocm_root}/lib in XLA.
+# @local_config_rocm's rocm/lib, like %{rocm_root}/lib in XLA. The file carries the SONAME's
+# name, so the loader finds it in the folder Bazel points the test's rpath at.
 rocm_lib="$example_dir/third_party/local_config_rocm/rocm/lib"
 mkdir -p "$rocm_lib"
-install -m 0755 "$release_dir/librocprofiler_sdk_sim.so" "$rocm_lib/librocprofiler-sdk.so"
+install -m 0755 "$release_dir/librocprofiler_sdk_sim.so" "$rocm_lib/librocprofiler-sdk.so.1"
 
 # The prebuilt-archive variant (//prebuilt): the .a and the bridge headers cargo wrote.
 prebuilt="$example_dir/prebuilt/staticlib"
