@@ -13,11 +13,16 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::stream_stack;
 
-/// Requests that arrived on a thread other than the one the SDK attributes the operation to.
-/// The thread-local stack is then the wrong one (HIP without direct dispatch, rocprofiler-sdk.md
-/// §13.2): the value written is still this thread's top, as in XLA, but the count makes the
-/// hazard visible instead of silent.
+/// Requests that arrived on a thread other than the one the SDK attributes the operation to
+/// (memory copies are passed the thread of their correlation id, rocprofiler-sdk.md §13.1).
 static FOREIGN_THREAD_REQUESTS: AtomicU64 = AtomicU64::new(0);
+
+/// Requests made outside any HIP_STREAM SET window of the calling thread. HIP calls without a
+/// stream argument (`hipMemcpy`, ...) land here legitimately and get the null stream; but when
+/// HIP submits from a worker thread (no direct dispatch, §13.2) *every* request does, and the
+/// stream ids are wrong. The value written is still this thread's top, as in XLA; the counts
+/// make that hazard visible instead of silent.
+static REQUESTS_OUTSIDE_SET_WINDOW: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     static OS_THREAD_ID: Cell<u64> = const { Cell::new(0) };
@@ -40,6 +45,10 @@ pub fn foreign_thread_requests() -> u64 {
     FOREIGN_THREAD_REQUESTS.load(Ordering::Relaxed)
 }
 
+pub fn requests_outside_set_window() -> u64 {
+    REQUESTS_OUTSIDE_SET_WINDOW.load(Ordering::Relaxed)
+}
+
 /// Returns 0 ("use the value I wrote") with the top of the calling thread's stream stack.
 ///
 /// # Safety
@@ -53,7 +62,7 @@ pub(crate) unsafe extern "C" fn stream_external_correlation_callback(
     external_corr_id_value: *mut sys::rocprofiler_user_data_t,
     _data: *mut c_void,
 ) -> c_int {
-    // Panic-free: a syscall, integer compares, a relaxed atomic and a checked pointer write.
+    // Panic-free: a syscall, integer compares, relaxed atomics and a checked pointer write.
     if external_corr_id_value.is_null() {
         // Non-zero: the SDK falls back to the pushed external id (§8.4); nothing else is safe.
         return 1;
@@ -62,9 +71,13 @@ pub(crate) unsafe extern "C" fn stream_external_correlation_callback(
     if own != 0 && thread_id != own {
         FOREIGN_THREAD_REQUESTS.fetch_add(1, Ordering::Relaxed);
     }
+    let stream_id = stream_stack::innermost_set().unwrap_or_else(|| {
+        REQUESTS_OUTSIDE_SET_WINDOW.fetch_add(1, Ordering::Relaxed);
+        stream_stack::NULL_STREAM_ID
+    });
     // SAFETY: non-null and writable per the SDK contract.
     unsafe {
-        (*external_corr_id_value).value = stream_stack::top();
+        (*external_corr_id_value).value = stream_id;
     }
     0
 }

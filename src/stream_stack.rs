@@ -103,6 +103,11 @@ pub fn pop() {
 
 /// The stream id the calling thread's current HIP call runs on (0 outside any SET window).
 pub fn top() -> u64 {
+    innermost_set().unwrap_or(NULL_STREAM_ID)
+}
+
+/// The stream of the innermost open SET window of the calling thread, `None` outside any.
+pub fn innermost_set() -> Option<u64> {
     PUSHED
         .try_with(|pushed| {
             pushed
@@ -112,7 +117,6 @@ pub fn top() -> u64 {
         })
         .ok()
         .flatten()
-        .unwrap_or(NULL_STREAM_ID)
 }
 
 /// The logical depth of the calling thread's stack, counting the base entry.

@@ -1,0 +1,179 @@
+//! Memory copies of every direction on a two-GPU machine: each arrives with its stream and on
+//! the device XLA's direction rules pick (xla-rocm-tracer.md §5.7), except that a copy with no
+//! GPU side gets `INVALID_DEVICE_ID` rather than XLA's 0 (rough edge §7.8). Also the
+//! non-direct-dispatch hazard (rocprofiler-sdk.md §13.2) is counted, not silent.
+//!
+//! The simulated machine is fixed when the SDK initializes (before `main`), so each test body
+//! runs in a re-executed child with `ROCSIM_GPUS` / `ROCSIM_DIRECT_DISPATCH` set.
+mod tracer_common;
+
+use std::collections::BTreeMap;
+
+use rocprofiler_sdk_sim::driver::{self, Copy, CopyKind};
+use tracer_common::{assert_child_passed, is_child, rerun_test_with_env, RecordingSink};
+use xla_rocm_tracer::correlation;
+use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
+use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
+
+fn copy(kind: CopyKind, src_device: Option<u32>, dst_device: Option<u32>) -> Copy {
+    Copy {
+        kind,
+        bytes: 3 << 20,
+        src_device,
+        dst_device,
+        duration_ns: 3_000,
+    }
+}
+
+#[test]
+fn copies_of_every_direction_on_two_gpus() {
+    if is_child() {
+        return;
+    }
+    let output = rerun_test_with_env("child_copies_of_every_direction", &[("ROCSIM_GPUS", "2")]);
+    assert_child_passed("two GPUs", &output);
+}
+
+#[test]
+fn child_copies_of_every_direction() {
+    if !is_child() {
+        return;
+    }
+    let tracer = Tracer::get();
+    assert_eq!(tracer.num_gpus(), 2);
+    let gpu = |i: usize| tracer.gpu_agents()[i].handle as u32;
+    let sink = RecordingSink::new();
+    tracer
+        .enable(TracerOptions::default(), sink.clone())
+        .unwrap();
+
+    driver::set_device(1).unwrap();
+    let stream = driver::stream_create().unwrap();
+    let stream_id = driver::sdk_stream_id(stream).unwrap();
+    // (correlation id, expected type, expected device, expected stream)
+    let mut expected: BTreeMap<u64, (EventType, u32, u64)> = BTreeMap::new();
+    let cases = [
+        (
+            CopyKind::HostToDevice,
+            None,
+            None,
+            EventType::MemcpyH2D,
+            gpu(1),
+        ),
+        (
+            CopyKind::DeviceToHost,
+            None,
+            None,
+            EventType::MemcpyD2H,
+            gpu(1),
+        ),
+        (
+            CopyKind::DeviceToDevice,
+            Some(1),
+            Some(0),
+            EventType::MemcpyD2D,
+            gpu(0),
+        ),
+        (
+            CopyKind::DeviceToDevice,
+            Some(0),
+            Some(1),
+            EventType::MemcpyD2D,
+            gpu(1),
+        ),
+        (
+            CopyKind::HostToHost,
+            None,
+            None,
+            EventType::MemcpyOther,
+            RocmTracerEvent::INVALID_DEVICE_ID,
+        ),
+    ];
+    let outside_before = correlation::requests_outside_set_window();
+    for (kind, src, dst, event_type, device) in cases {
+        let id = driver::memcpy_async(stream, &copy(kind, src, dst)).unwrap();
+        expected.insert(id, (event_type, device, stream_id));
+    }
+    assert_eq!(correlation::requests_outside_set_window(), outside_before);
+    // A synchronous copy has no stream argument: it gets the stack top, the null stream.
+    let sync = driver::memcpy_sync(&copy(CopyKind::HostToDevice, None, Some(0))).unwrap();
+    assert_eq!(
+        correlation::requests_outside_set_window(),
+        outside_before + 1
+    );
+    expected.insert(sync, (EventType::MemcpyH2D, gpu(0), 0));
+    driver::stream_synchronize(stream).unwrap();
+    for device in 0..2 {
+        driver::set_device(device).unwrap();
+        driver::device_synchronize().unwrap();
+    }
+    tracer.disable();
+
+    let copies: Vec<_> = sink
+        .activities()
+        .into_iter()
+        .filter(|e| e.event_type.is_memcpy())
+        .collect();
+    assert_eq!(copies.len(), expected.len(), "{copies:#?}");
+    for event in copies {
+        let (event_type, device, stream) = expected[&event.correlation_id];
+        assert_eq!(event.event_type, event_type, "{event:?}");
+        assert_eq!(&*event.name, event_type.name());
+        assert_eq!(event.device_id, device, "{event:?}");
+        assert_eq!(event.stream_id, stream, "{event:?}");
+        assert_eq!(event.domain, xla_rocm_tracer::event::EventDomain::HipOps);
+        let EventDetails::Memcpy(details) = event.details else {
+            panic!("memcpy details expected: {event:?}");
+        };
+        assert_eq!(details.num_bytes, 3 << 20);
+    }
+    for id in expected.keys() {
+        let api = sink
+            .by_correlation(*id)
+            .into_iter()
+            .find(|e| e.source == EventSource::ApiCallback)
+            .unwrap();
+        assert_eq!(api.event_type, EventType::MemcpyOther);
+    }
+}
+
+#[test]
+fn request_callbacks_on_a_worker_thread_are_counted() {
+    if is_child() {
+        return;
+    }
+    let output = rerun_test_with_env(
+        "child_request_callbacks_on_a_worker_thread",
+        &[("ROCSIM_DIRECT_DISPATCH", "0")],
+    );
+    assert_child_passed("no direct dispatch", &output);
+}
+
+#[test]
+fn child_request_callbacks_on_a_worker_thread() {
+    if !is_child() {
+        return;
+    }
+    let tracer = Tracer::get();
+    let (_, kernels) = driver::load_code_object(0, &["k"]).unwrap();
+    let sink = RecordingSink::new();
+    tracer
+        .enable(TracerOptions::default(), sink.clone())
+        .unwrap();
+    let before = correlation::requests_outside_set_window();
+    let stream = driver::stream_create().unwrap();
+    let launch = driver::KernelLaunch {
+        kernel: kernels[0],
+        grid: [64, 1, 1],
+        block: [64, 1, 1],
+        private_segment_size: 0,
+        group_segment_size: 0,
+        duration_ns: 1_000,
+    };
+    driver::launch_kernel(stream, &launch).unwrap();
+    driver::wait_idle();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    assert!(correlation::requests_outside_set_window() > before);
+    assert_eq!(sink.activities().len(), 1);
+}
