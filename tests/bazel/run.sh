@@ -31,6 +31,9 @@ done
 echo "== cargo: the Rust staticlib and the simulated librocprofiler-sdk.so"
 (
   cd "$repo_dir"
+  # The only network use: crates.io, when the registry cache lacks a locked crate. Bazel's
+  # cargo genrule then runs --offline.
+  cargo fetch --locked
   # The archive must not link a ROCm install: the final link brings the SDK.
   env -u ROCPROFILER_SDK_LIB_DIR -u ROCM_PATH \
     cargo build --release --locked --offline -p xla-rocm-tracer -p rocprofiler-sdk-sim --lib

@@ -1,17 +1,13 @@
-// Proves the Bazel plumbing: XLA's rocm_tracer_utils target built from the project's shim,
-// the cargo-built Rust staticlib and the simulated librocprofiler-sdk.so link into one test.
+// Proves the Bazel plumbing below XLA's targets: the shim-built rocm_tracer_utils, the C ABI
+// of the cargo-built Rust staticlib, and the simulated librocprofiler-sdk.so behind
+// @local_config_rocm//rocm:rocprofiler_sdk link into one test and work together.
 #include <cstdint>
 #include <string>
 
 #include "gtest/gtest.h"
-#include "rocprofiler-sdk/registration.h"
 #include "rocprofiler-sdk/rocprofiler.h"
 #include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
-
-// The tool entry point the Rust library exports (rocprofiler-sdk.md §3).
-extern "C" rocprofiler_tool_configure_result_t* rocprofiler_configure(
-    uint32_t version, const char* runtime_version, uint32_t priority,
-    rocprofiler_client_id_t* client_id);
+#include "xla_rocm_tracer.h"
 
 namespace {
 
@@ -21,15 +17,28 @@ TEST(BazelPlumbing, UtilsShimIsLinked) {
             "Kernel");
 }
 
-TEST(BazelPlumbing, RustToolEntryPointIsLinked) {
-  // The Rust staticlib exports the SDK's tool entry point.
-  EXPECT_NE(reinterpret_cast<void*>(&rocprofiler_configure), nullptr);
+TEST(BazelPlumbing, RustCApiIsLinked) {
+  ASSERT_NE(xrt_version(), nullptr);
+  EXPECT_EQ(std::string(xrt_version()), "0.1.0");
 }
 
-TEST(BazelPlumbing, SimulatedSdkIsLoaded) {
+TEST(BazelPlumbing, RustTracerRunsOnTheSimulatedSdk) {
+  uint32_t sdk_major = 0, sdk_minor = 0, sdk_patch = 0;
+  ASSERT_EQ(rocprofiler_get_version(&sdk_major, &sdk_minor, &sdk_patch),
+            ROCPROFILER_STATUS_SUCCESS);
+
+  // The tracer registered with the simulated SDK and sees the same version and GPUs.
   uint32_t major = 0, minor = 0, patch = 0;
-  ASSERT_EQ(rocprofiler_get_version(&major, &minor, &patch), ROCPROFILER_STATUS_SUCCESS);
-  EXPECT_GE(major, 1u);
+  ASSERT_EQ(xrt_sdk_version(&major, &minor, &patch), XRT_STATUS_OK);
+  EXPECT_EQ(major, sdk_major);
+  EXPECT_EQ(minor, sdk_minor);
+  EXPECT_EQ(patch, sdk_patch);
+  EXPECT_GE(xrt_num_gpus(), 1u);
+
+  ASSERT_EQ(xrt_enable(nullptr), XRT_STATUS_OK);
+  EXPECT_EQ(xrt_enable(nullptr), XRT_STATUS_ALREADY_EXISTS);
+  EXPECT_EQ(xrt_disable(), XRT_STATUS_OK);
+  EXPECT_EQ(xrt_disable(), XRT_STATUS_NO_CAPTURE);
 }
 
 }  // namespace
