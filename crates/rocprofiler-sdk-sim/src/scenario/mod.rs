@@ -1,1 +1,34 @@
-//! placeholder
+//! Declarative workloads (format: `SCENARIOS.md` beside this crate's Cargo.toml): a machine,
+//! code objects, streams and threads with ordered steps, replayed through [`crate::driver`]
+//! on real OS threads.
+//!
+//! [`load`] reads and validates a file; every error names the file, line, column and the
+//! problem, whether TOML syntax, a wrong field, or a semantic mistake such as an unknown
+//! stream or kernel. [`replay`] runs it and ends with all device work completed and pushed.
+mod error;
+mod model;
+mod parse;
+mod replay;
+
+pub use error::{ReplayError, ScenarioError};
+pub use model::{CodeObjectSpec, GraphNode, Scenario, Step, StreamRef, StreamSpec, ThreadSpec};
+pub use replay::{replay, ReplayHooks, ReplaySummary};
+
+use std::path::Path;
+
+/// Reads and validates a scenario file.
+pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: path.to_path_buf(),
+        line: 0,
+        column: 0,
+        message: format!("cannot read the file: {e}"),
+    })?;
+    parse_str(&text, path)
+}
+
+/// Validates scenario text; `path` is only used in error messages.
+pub fn parse_str(text: &str, path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+    parse::parse(text, path.as_ref())
+}

@@ -1,0 +1,101 @@
+//! A validated scenario: every name resolved, every number in range.
+use crate::driver::CopyKind;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub file: PathBuf,
+    pub gpus: u32,
+    pub code_objects: Vec<CodeObjectSpec>,
+    pub streams: Vec<StreamSpec>,
+    pub threads: Vec<ThreadSpec>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CodeObjectSpec {
+    pub device: u32,
+    /// (alias used by steps, mangled symbol name the code object registers)
+    pub kernels: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct StreamSpec {
+    pub name: String,
+    pub device: u32,
+    /// Name of the HSA queue the stream starts on (streams naming the same queue share it).
+    pub queue: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ThreadSpec {
+    pub name: String,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamRef {
+    Null,
+    Legacy,
+    PerThread,
+    Named(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct GraphNode {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    pub duration_ns: u64,
+}
+
+#[derive(Debug, Clone)]
+pub enum Step {
+    SetDevice(u32),
+    /// `hipLaunchKernel`, or `hipModuleLaunchKernel` when `module`.
+    Launch {
+        stream: StreamRef,
+        node: GraphNode,
+        module: bool,
+    },
+    Graph {
+        stream: StreamRef,
+        nodes: Vec<GraphNode>,
+    },
+    /// `hipMemcpyAsync` with a stream, `hipMemcpy` without.
+    Memcpy {
+        stream: Option<StreamRef>,
+        kind: CopyKind,
+        bytes: u64,
+        src_device: Option<u32>,
+        dst_device: Option<u32>,
+        duration_ns: u64,
+    },
+    Memset {
+        stream: StreamRef,
+        bytes: u64,
+        duration_ns: u64,
+    },
+    SyncStream(StreamRef),
+    SyncDevice,
+    Sleep {
+        ns: u64,
+    },
+    /// Moves a stream's next work to another HSA queue.
+    Bind {
+        stream: StreamRef,
+        queue: String,
+    },
+    /// Any other HIP call by name.
+    Api {
+        op: i32,
+        stream: Option<StreamRef>,
+    },
+    /// Repeated steps, optionally inside an annotation (`{i}` in the name = iteration).
+    Group {
+        annotate: Option<String>,
+        repeat: u32,
+        steps: Vec<Step>,
+    },
+}

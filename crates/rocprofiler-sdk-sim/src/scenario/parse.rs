@@ -1,0 +1,543 @@
+//! TOML -> [`Scenario`]: serde with spans for syntax and shape, then a validation pass that
+//! resolves names and reports the line of the offending step or field.
+use super::error::ScenarioError;
+use super::model::*;
+use crate::driver::CopyKind;
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Range;
+use std::path::Path;
+use toml::Spanned;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    machine: Option<RawMachine>,
+    #[serde(default)]
+    code_object: Vec<Spanned<RawCodeObject>>,
+    #[serde(default)]
+    streams: BTreeMap<Spanned<String>, Spanned<RawStream>>,
+    #[serde(default)]
+    thread: Vec<Spanned<RawThread>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMachine {
+    gpus: Option<Spanned<u32>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCodeObject {
+    device: Option<Spanned<u32>>,
+    kernels: BTreeMap<Spanned<String>, Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStream {
+    device: Option<Spanned<u32>>,
+    queue: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawThread {
+    name: Option<String>,
+    steps: Vec<Spanned<RawStep>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    // actions (exactly one per step)
+    launch: Option<Spanned<String>>,
+    graph: Option<Vec<Spanned<RawNode>>>,
+    memcpy: Option<Spanned<String>>,
+    memset: Option<u64>,
+    sync_stream: Option<Spanned<String>>,
+    sync_device: Option<bool>,
+    set_device: Option<Spanned<u32>>,
+    sleep_us: Option<u64>,
+    bind: Option<Spanned<String>>,
+    api: Option<Spanned<String>>,
+    steps: Option<Vec<Spanned<RawStep>>>,
+    // modifiers
+    stream: Option<Spanned<String>>,
+    module: Option<bool>,
+    grid: Option<[u32; 3]>,
+    block: Option<[u32; 3]>,
+    duration_us: Option<f64>,
+    private_segment_size: Option<u32>,
+    group_segment_size: Option<u32>,
+    bytes: Option<u64>,
+    src_device: Option<Spanned<u32>>,
+    dst_device: Option<Spanned<u32>>,
+    queue: Option<String>,
+    annotate: Option<String>,
+    repeat: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNode {
+    kernel: Spanned<String>,
+    grid: Option<[u32; 3]>,
+    block: Option<[u32; 3]>,
+    duration_us: Option<f64>,
+    private_segment_size: Option<u32>,
+    group_segment_size: Option<u32>,
+}
+
+/// Maps byte offsets to 1-based line and column.
+struct Locator<'a> {
+    text: &'a str,
+    file: &'a Path,
+}
+
+impl Locator<'_> {
+    fn error(&self, span: Range<usize>, message: impl Into<String>) -> ScenarioError {
+        let offset = span.start.min(self.text.len());
+        let before = &self.text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ScenarioError {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+}
+
+const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
+const ACTIONS: &str =
+    "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, sleep_us, bind, api, steps";
+const DEFAULT_KERNEL_NS: u64 = 10_000;
+/// Default copy speed when a copy has no duration: ~50 GB/s, i.e. 50 bytes per ns.
+const DEFAULT_COPY_BYTES_PER_NS: u64 = 50;
+
+pub(super) fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
+    let at = Locator { text, file };
+    let raw: RawScenario = toml::from_str(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        at.error(span, e.message().trim().to_owned())
+    })?;
+    Validator::new(&at, raw)?.finish()
+}
+
+struct Validator<'a> {
+    at: &'a Locator<'a>,
+    gpus: u32,
+    /// alias -> devices it is loaded on
+    kernels: HashMap<String, HashSet<u32>>,
+    streams: HashMap<String, u32>,
+    raw: Option<RawScenario>,
+    code_objects: Vec<CodeObjectSpec>,
+    stream_specs: Vec<StreamSpec>,
+}
+
+fn ns(us: Option<f64>, default_ns: u64) -> Option<u64> {
+    match us {
+        None => Some(default_ns),
+        Some(v) if v.is_finite() && v >= 0.0 && v < 1e12 => Some((v * 1000.0).round() as u64),
+        Some(_) => None,
+    }
+}
+
+impl<'a> Validator<'a> {
+    fn new(at: &'a Locator<'a>, raw: RawScenario) -> Result<Self, ScenarioError> {
+        let gpus = match raw.machine.as_ref().and_then(|m| m.gpus.as_ref()) {
+            None => 1,
+            Some(g) if (1..=crate::machine::MAX_GPUS).contains(g.get_ref()) => *g.get_ref(),
+            Some(g) => {
+                return Err(at.error(
+                    g.span(),
+                    format!("gpus must be 1..={}", crate::machine::MAX_GPUS),
+                ))
+            }
+        };
+        let mut v = Validator {
+            at,
+            gpus,
+            kernels: HashMap::new(),
+            streams: HashMap::new(),
+            raw: None,
+            code_objects: Vec::new(),
+            stream_specs: Vec::new(),
+        };
+        for co in &raw.code_object {
+            let device = v.device(co.get_ref().device.as_ref())?;
+            let mut kernels = Vec::new();
+            for (alias, symbol) in &co.get_ref().kernels {
+                if symbol.get_ref().is_empty() || symbol.get_ref().contains('\0') {
+                    return Err(at.error(
+                        symbol.span(),
+                        "kernel symbol must be a non-empty string without NUL",
+                    ));
+                }
+                let devices = v.kernels.entry(alias.get_ref().clone()).or_default();
+                if !devices.insert(device) {
+                    return Err(at.error(
+                        alias.span(),
+                        format!(
+                            "kernel `{}` is already loaded on device {device}",
+                            alias.get_ref()
+                        ),
+                    ));
+                }
+                kernels.push((alias.get_ref().clone(), symbol.get_ref().clone()));
+            }
+            v.code_objects.push(CodeObjectSpec { device, kernels });
+        }
+        for (name, stream) in &raw.streams {
+            if RESERVED_STREAMS.contains(&name.get_ref().as_str()) {
+                return Err(at.error(
+                    name.span(),
+                    format!(
+                        "stream name `{}` is reserved ({})",
+                        name.get_ref(),
+                        RESERVED_STREAMS.join(", ")
+                    ),
+                ));
+            }
+            let device = v.device(stream.get_ref().device.as_ref())?;
+            v.streams.insert(name.get_ref().clone(), device);
+            v.stream_specs.push(StreamSpec {
+                name: name.get_ref().clone(),
+                device,
+                queue: stream.get_ref().queue.clone(),
+            });
+        }
+        // Streams are created in order of appearance in the file (their SDK ids follow it).
+        v.stream_specs.sort_by_key(|s| {
+            raw.streams
+                .keys()
+                .find(|k| *k.get_ref() == s.name)
+                .map_or(0, |k| k.span().start)
+        });
+        v.raw = Some(raw);
+        Ok(v)
+    }
+
+    fn device(&self, device: Option<&Spanned<u32>>) -> Result<u32, ScenarioError> {
+        match device {
+            None => Ok(0),
+            Some(d) if *d.get_ref() < self.gpus => Ok(*d.get_ref()),
+            Some(d) => Err(self.at.error(
+                d.span(),
+                format!(
+                    "device {} does not exist: the machine has {} GPU(s) ([machine] gpus)",
+                    d.get_ref(),
+                    self.gpus
+                ),
+            )),
+        }
+    }
+
+    fn finish(mut self) -> Result<Scenario, ScenarioError> {
+        let raw = self
+            .raw
+            .take()
+            .unwrap_or_else(|| unreachable!("set in new"));
+        let mut threads = Vec::new();
+        for (index, thread) in raw.thread.into_iter().enumerate() {
+            let span = thread.span();
+            let thread = thread.into_inner();
+            let name = thread.name.unwrap_or_else(|| format!("thread{index}"));
+            let mut device = 0;
+            let steps = self.steps(thread.steps, &mut device)?;
+            if steps.is_empty() {
+                return Err(self.at.error(span, format!("thread `{name}` has no steps")));
+            }
+            threads.push(ThreadSpec { name, steps });
+        }
+        Ok(Scenario {
+            file: self.at.file.to_path_buf(),
+            gpus: self.gpus,
+            code_objects: self.code_objects,
+            streams: self.stream_specs,
+            threads,
+        })
+    }
+
+    fn steps(
+        &self,
+        raw: Vec<Spanned<RawStep>>,
+        device: &mut u32,
+    ) -> Result<Vec<Step>, ScenarioError> {
+        raw.into_iter().map(|s| self.step(s, device)).collect()
+    }
+
+    /// Resolves a stream name; returns the reference and the device its work runs on.
+    fn stream(
+        &self,
+        name: &Spanned<String>,
+        device: u32,
+    ) -> Result<(StreamRef, u32), ScenarioError> {
+        match name.get_ref().as_str() {
+            "null" => Ok((StreamRef::Null, device)),
+            "legacy" => Ok((StreamRef::Legacy, device)),
+            "per_thread" => Ok((StreamRef::PerThread, device)),
+            other => match self.streams.get(other) {
+                Some(d) => Ok((StreamRef::Named(other.to_owned()), *d)),
+                None => {
+                    let mut known: Vec<_> = self.streams.keys().map(String::as_str).collect();
+                    known.sort();
+                    known.extend(RESERVED_STREAMS);
+                    Err(self.at.error(
+                        name.span(),
+                        format!("unknown stream `{other}` (known: {})", known.join(", ")),
+                    ))
+                }
+            },
+        }
+    }
+
+    fn node(
+        &self,
+        kernel: &Spanned<String>,
+        device: u32,
+        parts: NodeParts,
+        span: Range<usize>,
+    ) -> Result<GraphNode, ScenarioError> {
+        match self.kernels.get(kernel.get_ref()) {
+            None => {
+                let mut known: Vec<_> = self.kernels.keys().map(String::as_str).collect();
+                known.sort();
+                return Err(self.at.error(
+                    kernel.span(),
+                    format!(
+                        "unknown kernel `{}` (known: {})",
+                        kernel.get_ref(),
+                        known.join(", ")
+                    ),
+                ));
+            }
+            Some(devices) if !devices.contains(&device) => {
+                return Err(self.at.error(
+                    kernel.span(),
+                    format!(
+                        "kernel `{}` is not loaded on device {device}",
+                        kernel.get_ref()
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+        let duration_ns = ns(parts.duration_us, DEFAULT_KERNEL_NS).ok_or_else(|| {
+            self.at
+                .error(span.clone(), "duration_us must be a non-negative number")
+        })?;
+        let grid = parts.grid.unwrap_or([256, 1, 1]);
+        let block = parts.block.unwrap_or([256, 1, 1]);
+        if grid.contains(&0) || block.contains(&0) {
+            return Err(self.at.error(span, "grid and block sizes must be >= 1"));
+        }
+        Ok(GraphNode {
+            kernel: kernel.get_ref().clone(),
+            grid,
+            block,
+            private_segment_size: parts.private_segment_size.unwrap_or(0),
+            group_segment_size: parts.group_segment_size.unwrap_or(0),
+            duration_ns,
+        })
+    }
+
+    fn step(&self, raw: Spanned<RawStep>, device: &mut u32) -> Result<Step, ScenarioError> {
+        let span = raw.span();
+        let s = raw.into_inner();
+        let err = |message: String| self.at.error(span.clone(), message);
+        let actions: Vec<&str> = [
+            ("launch", s.launch.is_some()),
+            ("graph", s.graph.is_some()),
+            ("memcpy", s.memcpy.is_some()),
+            ("memset", s.memset.is_some()),
+            ("sync_stream", s.sync_stream.is_some()),
+            ("sync_device", s.sync_device.is_some()),
+            ("set_device", s.set_device.is_some()),
+            ("sleep_us", s.sleep_us.is_some()),
+            ("bind", s.bind.is_some()),
+            ("api", s.api.is_some()),
+            ("steps", s.steps.is_some()),
+        ]
+        .into_iter()
+        .filter(|(_, present)| *present)
+        .map(|(name, _)| name)
+        .collect();
+        match actions.len() {
+            0 => {
+                return Err(err(format!(
+                    "step has no action (expected one of: {ACTIONS})"
+                )))
+            }
+            1 => {}
+            _ => {
+                return Err(err(format!(
+                    "step has several actions ({}); split it",
+                    actions.join(", ")
+                )))
+            }
+        }
+        if (s.annotate.is_some() || s.repeat.is_some()) && s.steps.is_none() {
+            return Err(err("`annotate` and `repeat` need a `steps` list".into()));
+        }
+        let stream_of =
+            |name: &Option<Spanned<String>>| -> Result<(StreamRef, u32), ScenarioError> {
+                match name {
+                    Some(n) => self.stream(n, *device),
+                    None => Ok((StreamRef::Null, *device)),
+                }
+            };
+        let parts = NodeParts {
+            grid: s.grid,
+            block: s.block,
+            duration_us: s.duration_us,
+            private_segment_size: s.private_segment_size,
+            group_segment_size: s.group_segment_size,
+        };
+        if let Some(kernel) = &s.launch {
+            let (stream, on) = stream_of(&s.stream)?;
+            let node = self.node(kernel, on, parts, span.clone())?;
+            return Ok(Step::Launch {
+                stream,
+                node,
+                module: s.module.unwrap_or(false),
+            });
+        }
+        if let Some(nodes) = s.graph {
+            let (stream, on) = stream_of(&s.stream)?;
+            if nodes.is_empty() {
+                return Err(err("graph needs at least one kernel".into()));
+            }
+            let nodes = nodes
+                .into_iter()
+                .map(|n| {
+                    let nspan = n.span();
+                    let n = n.into_inner();
+                    let parts = NodeParts {
+                        grid: n.grid,
+                        block: n.block,
+                        duration_us: n.duration_us,
+                        private_segment_size: n.private_segment_size,
+                        group_segment_size: n.group_segment_size,
+                    };
+                    self.node(&n.kernel, on, parts, nspan)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(Step::Graph { stream, nodes });
+        }
+        if let Some(direction) = &s.memcpy {
+            let kind = match direction.get_ref().as_str() {
+                "h2d" => CopyKind::HostToDevice,
+                "d2h" => CopyKind::DeviceToHost,
+                "d2d" => CopyKind::DeviceToDevice,
+                "h2h" => CopyKind::HostToHost,
+                other => {
+                    return Err(self.at.error(
+                        direction.span(),
+                        format!("unknown copy direction `{other}` (expected h2d, d2h, d2d, h2h)"),
+                    ))
+                }
+            };
+            let bytes = s.bytes.ok_or_else(|| err("memcpy needs `bytes`".into()))?;
+            let stream = match &s.stream {
+                Some(n) => Some(self.stream(n, *device)?.0),
+                None => None,
+            };
+            let src_device = s
+                .src_device
+                .as_ref()
+                .map(|d| self.device(Some(d)))
+                .transpose()?;
+            let dst_device = s
+                .dst_device
+                .as_ref()
+                .map(|d| self.device(Some(d)))
+                .transpose()?;
+            let default = (bytes / DEFAULT_COPY_BYTES_PER_NS).max(2_000);
+            let duration_ns = ns(s.duration_us, default)
+                .ok_or_else(|| err("duration_us must be a non-negative number".into()))?;
+            return Ok(Step::Memcpy {
+                stream,
+                kind,
+                bytes,
+                src_device,
+                dst_device,
+                duration_ns,
+            });
+        }
+        if let Some(bytes) = s.memset {
+            let (stream, _) = stream_of(&s.stream)?;
+            let default = (bytes / (4 * DEFAULT_COPY_BYTES_PER_NS)).max(2_000);
+            let duration_ns = ns(s.duration_us, default)
+                .ok_or_else(|| err("duration_us must be a non-negative number".into()))?;
+            return Ok(Step::Memset {
+                stream,
+                bytes,
+                duration_ns,
+            });
+        }
+        if let Some(name) = &s.sync_stream {
+            return Ok(Step::SyncStream(self.stream(name, *device)?.0));
+        }
+        if let Some(sync) = s.sync_device {
+            if !sync {
+                return Err(err("sync_device must be true".into()));
+            }
+            return Ok(Step::SyncDevice);
+        }
+        if let Some(d) = &s.set_device {
+            *device = self.device(Some(d))?;
+            return Ok(Step::SetDevice(*device));
+        }
+        if let Some(us) = s.sleep_us {
+            return Ok(Step::Sleep {
+                ns: us.saturating_mul(1000),
+            });
+        }
+        if let Some(name) = &s.bind {
+            let queue = s.queue.ok_or_else(|| err("bind needs `queue`".into()))?;
+            return Ok(Step::Bind {
+                stream: self.stream(name, *device)?.0,
+                queue,
+            });
+        }
+        if let Some(name) = &s.api {
+            let op = crate::driver::hip_operation(name.get_ref()).ok_or_else(|| {
+                self.at.error(
+                    name.span(),
+                    format!("unknown HIP runtime function `{}`", name.get_ref()),
+                )
+            })?;
+            let stream = match &s.stream {
+                Some(n) => Some(self.stream(n, *device)?.0),
+                None => None,
+            };
+            return Ok(Step::Api { op, stream });
+        }
+        let steps = s.steps.unwrap_or_default();
+        let repeat = s.repeat.unwrap_or(1);
+        if repeat == 0 {
+            return Err(err("repeat must be >= 1".into()));
+        }
+        if steps.is_empty() {
+            return Err(err("`steps` is empty".into()));
+        }
+        let steps = self.steps(steps, device)?;
+        Ok(Step::Group {
+            annotate: s.annotate,
+            repeat,
+            steps,
+        })
+    }
+}
+
+struct NodeParts {
+    grid: Option<[u32; 3]>,
+    block: Option<[u32; 3]>,
+    duration_us: Option<f64>,
+    private_segment_size: Option<u32>,
+    group_segment_size: Option<u32>,
+}

@@ -1,0 +1,307 @@
+//! Replaying a [`Scenario`] through the driver: one OS thread per scenario thread, started
+//! together; annotations are reported to [`ReplayHooks`] on the issuing thread.
+use super::error::ReplayError;
+use super::model::*;
+use crate::driver::{self, Copy, CopyKind, HipStream, KernelId, KernelLaunch};
+use crate::SimError;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Barrier;
+
+/// Where a tracer's annotation source plugs in. Called on the thread issuing the steps.
+pub trait ReplayHooks: Sync {
+    fn push_annotation(&self, _name: &str) {}
+    fn pop_annotation(&self) {}
+}
+
+/// Hooks that do nothing.
+impl ReplayHooks for () {}
+
+/// What a replay did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplaySummary {
+    /// HIP runtime calls made (including stream creation and the final synchronizes).
+    pub api_calls: u64,
+    /// Kernel dispatches, counting every graph node, blit memsets and same-GPU D2D copies.
+    pub kernels: u64,
+    pub graph_launches: u64,
+    pub memsets: u64,
+    /// Copies by direction.
+    pub copies: BTreeMap<CopyKind, u64>,
+    pub bytes_copied: u64,
+    pub annotations: u64,
+}
+
+impl ReplaySummary {
+    fn merge(&mut self, other: &ReplaySummary) {
+        self.api_calls += other.api_calls;
+        self.kernels += other.kernels;
+        self.graph_launches += other.graph_launches;
+        self.memsets += other.memsets;
+        for (kind, n) in &other.copies {
+            *self.copies.entry(*kind).or_insert(0) += n;
+        }
+        self.bytes_copied += other.bytes_copied;
+        self.annotations += other.annotations;
+    }
+}
+
+struct World {
+    kernels: HashMap<(String, u32), KernelId>,
+    /// name -> (hipStream_t, device)
+    streams: HashMap<String, (HipStream, u32)>,
+    queues: HashMap<String, u64>,
+}
+
+/// Fake HSA queue addresses for named queues.
+const NAMED_QUEUE_BASE: u64 = 0x7d00_0000_0000;
+
+impl World {
+    fn stream(&self, r: &StreamRef) -> HipStream {
+        match r {
+            StreamRef::Null => driver::NULL_STREAM,
+            StreamRef::Legacy => driver::STREAM_LEGACY,
+            StreamRef::PerThread => driver::STREAM_PER_THREAD,
+            StreamRef::Named(name) => self.streams[name].0,
+        }
+    }
+
+    fn queue(&mut self, name: &str) -> u64 {
+        let next = NAMED_QUEUE_BASE + 0x1000 * (self.queues.len() as u64 + 1);
+        *self.queues.entry(name.to_owned()).or_insert(next)
+    }
+}
+
+fn sim(context: &str, e: SimError) -> ReplayError {
+    ReplayError(format!("{context}: {e}"))
+}
+
+/// Runs the scenario; returns when every thread finished and all device work of every GPU
+/// completed and was pushed into buffers.
+pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySummary, ReplayError> {
+    let have = crate::machine::machine().gpus;
+    if scenario.gpus > have {
+        return Err(ReplayError(format!(
+            "{} needs {} GPU(s) but this process has {have} (set ROCSIM_GPUS before the first SDK call)",
+            scenario.file.display(),
+            scenario.gpus
+        )));
+    }
+    let mut summary = ReplaySummary::default();
+    let mut world = World {
+        kernels: HashMap::new(),
+        streams: HashMap::new(),
+        queues: HashMap::new(),
+    };
+    for co in &scenario.code_objects {
+        let symbols: Vec<&str> = co.kernels.iter().map(|(_, s)| s.as_str()).collect();
+        let (_, ids) = driver::load_code_object(co.device, &symbols)
+            .map_err(|e| sim("loading a code object", e))?;
+        for ((alias, _), id) in co.kernels.iter().zip(ids) {
+            world.kernels.insert((alias.clone(), co.device), id);
+        }
+    }
+    let restore = driver::current_device();
+    for spec in &scenario.streams {
+        let context = format!("creating stream `{}`", spec.name);
+        driver::set_device(spec.device).map_err(|e| sim(&context, e))?;
+        let stream = driver::stream_create().map_err(|e| sim(&context, e))?;
+        summary.api_calls += 2;
+        if let Some(queue) = &spec.queue {
+            let queue = world.queue(queue);
+            driver::bind_stream_to_queue(stream, queue).map_err(|e| sim(&context, e))?;
+        }
+        world
+            .streams
+            .insert(spec.name.clone(), (stream, spec.device));
+    }
+    driver::set_device(restore).map_err(|e| sim("restoring the device", e))?;
+    summary.api_calls += 1;
+
+    // Named queues used by `bind` steps get their handles up front, so threads share them.
+    fn collect_queues(steps: &[Step], out: &mut Vec<String>) {
+        for step in steps {
+            match step {
+                Step::Bind { queue, .. } => out.push(queue.clone()),
+                Step::Group { steps, .. } => collect_queues(steps, out),
+                _ => {}
+            }
+        }
+    }
+    let mut names = Vec::new();
+    for thread in &scenario.threads {
+        collect_queues(&thread.steps, &mut names);
+    }
+    for name in names {
+        world.queue(&name);
+    }
+
+    let world = &world;
+    let barrier = Barrier::new(scenario.threads.len());
+    let results: Vec<Result<ReplaySummary, ReplayError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = scenario
+            .threads
+            .iter()
+            .map(|thread| {
+                let barrier = &barrier;
+                std::thread::Builder::new()
+                    .name(format!("scenario-{}", thread.name))
+                    .spawn_scoped(scope, move || {
+                        barrier.wait();
+                        let mut out = ReplaySummary::default();
+                        run_steps(world, hooks, &thread.name, &thread.steps, &mut out).map(|()| out)
+                    })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|_| Err(ReplayError("a scenario thread panicked".into()))),
+                Err(e) => Err(ReplayError(format!("cannot spawn a scenario thread: {e}"))),
+            })
+            .collect()
+    });
+    for result in results {
+        summary.merge(&result?);
+    }
+    for device in 0..scenario.gpus {
+        driver::set_device(device).map_err(|e| sim("final synchronize", e))?;
+        driver::device_synchronize().map_err(|e| sim("final synchronize", e))?;
+        summary.api_calls += 2;
+    }
+    driver::set_device(restore).map_err(|e| sim("restoring the device", e))?;
+    summary.api_calls += 1;
+    driver::wait_idle();
+    Ok(summary)
+}
+
+fn launch_of(world: &World, node: &GraphNode, device: u32) -> KernelLaunch {
+    KernelLaunch {
+        kernel: world.kernels[&(node.kernel.clone(), device)],
+        grid: node.grid,
+        block: node.block,
+        private_segment_size: node.private_segment_size,
+        group_segment_size: node.group_segment_size,
+        duration_ns: node.duration_ns,
+    }
+}
+
+/// The device a stream's work runs on, as the driver sees it.
+fn device_of(world: &World, stream: &StreamRef) -> Result<u32, SimError> {
+    match stream {
+        StreamRef::Named(name) => Ok(world.streams[name].1),
+        _ => Ok(driver::current_device()),
+    }
+}
+
+fn run_steps(
+    world: &World,
+    hooks: &dyn ReplayHooks,
+    thread: &str,
+    steps: &[Step],
+    out: &mut ReplaySummary,
+) -> Result<(), ReplayError> {
+    for step in steps {
+        let context = || format!("thread `{thread}`, step {step:?}");
+        let fail = |e: SimError| ReplayError(format!("{}: {e}", context()));
+        match step {
+            Step::SetDevice(d) => {
+                driver::set_device(*d).map_err(fail)?;
+                out.api_calls += 1;
+            }
+            Step::Launch {
+                stream,
+                node,
+                module,
+            } => {
+                let device = device_of(world, stream).map_err(fail)?;
+                let launch = launch_of(world, node, device);
+                let s = world.stream(stream);
+                if *module {
+                    driver::module_launch_kernel(s, &launch).map_err(fail)?;
+                } else {
+                    driver::launch_kernel(s, &launch).map_err(fail)?;
+                }
+                out.api_calls += 1;
+                out.kernels += 1;
+            }
+            Step::Graph { stream, nodes } => {
+                let device = device_of(world, stream).map_err(fail)?;
+                let launches: Vec<_> = nodes.iter().map(|n| launch_of(world, n, device)).collect();
+                driver::graph_launch(world.stream(stream), &launches).map_err(fail)?;
+                out.api_calls += 1;
+                out.graph_launches += 1;
+                out.kernels += launches.len() as u64;
+            }
+            Step::Memcpy {
+                stream,
+                kind,
+                bytes,
+                src_device,
+                dst_device,
+                duration_ns,
+            } => {
+                let copy = Copy {
+                    kind: *kind,
+                    bytes: *bytes,
+                    src_device: *src_device,
+                    dst_device: *dst_device,
+                    duration_ns: *duration_ns,
+                };
+                match stream {
+                    Some(s) => driver::memcpy_async(world.stream(s), &copy).map_err(fail)?,
+                    None => driver::memcpy_sync(&copy).map_err(fail)?,
+                };
+                out.api_calls += 1;
+                *out.copies.entry(*kind).or_insert(0) += 1;
+                out.bytes_copied += bytes;
+            }
+            Step::Memset {
+                stream,
+                bytes,
+                duration_ns,
+            } => {
+                driver::memset_async(world.stream(stream), *bytes, *duration_ns).map_err(fail)?;
+                out.api_calls += 1;
+                out.memsets += 1;
+                out.kernels += 1;
+            }
+            Step::SyncStream(stream) => {
+                driver::stream_synchronize(world.stream(stream)).map_err(fail)?;
+                out.api_calls += 1;
+            }
+            Step::SyncDevice => {
+                driver::device_synchronize().map_err(fail)?;
+                out.api_calls += 1;
+            }
+            Step::Sleep { ns } => std::thread::sleep(std::time::Duration::from_nanos(*ns)),
+            Step::Bind { stream, queue } => {
+                driver::bind_stream_to_queue(world.stream(stream), world.queues[queue])
+                    .map_err(fail)?;
+            }
+            Step::Api { op, stream } => {
+                driver::api_call(*op, stream.as_ref().map(|s| world.stream(s))).map_err(fail)?;
+                out.api_calls += 1;
+            }
+            Step::Group {
+                annotate,
+                repeat,
+                steps,
+            } => {
+                for i in 0..*repeat {
+                    if let Some(name) = annotate {
+                        hooks.push_annotation(&name.replace("{i}", &i.to_string()));
+                        out.annotations += 1;
+                    }
+                    let result = run_steps(world, hooks, thread, steps, out);
+                    if annotate.is_some() {
+                        hooks.pop_annotation();
+                    }
+                    result?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
