@@ -359,13 +359,9 @@ impl Tracer {
             minor,
             patch,
         };
-        if !version.is_supported() {
-            return Err(TracerError::Unavailable(format!(
-                "rocprofiler-sdk {version} is too old: the ROCm tracer needs rocprofiler-sdk >= \
-                 {} (ROCm 7.0) for HIP stream tracing (ROCPROFILER_CALLBACK_TRACING_HIP_STREAM)",
-                SdkVersion::MINIMUM
-            )));
-        }
+        version
+            .require_supported()
+            .map_err(TracerError::Unavailable)?;
         let hip_names = HipApiNames::query().map_err(unavailable)?;
         let agents = Agents::query().map_err(unavailable)?;
         let mut started = StartedContexts::default();

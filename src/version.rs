@@ -20,6 +20,19 @@ impl SdkVersion {
     pub fn is_supported(self) -> bool {
         self >= Self::MINIMUM
     }
+
+    /// `Err` with a message naming the version found when it is too old.
+    pub fn require_supported(self) -> Result<(), String> {
+        if self.is_supported() {
+            Ok(())
+        } else {
+            Err(format!(
+                "rocprofiler-sdk {self} is too old: the ROCm tracer needs rocprofiler-sdk >= {} \
+                 (ROCm 7.0) for HIP stream tracing (ROCPROFILER_CALLBACK_TRACING_HIP_STREAM)",
+                Self::MINIMUM
+            ))
+        }
+    }
 }
 
 impl fmt::Display for SdkVersion {
@@ -44,5 +57,12 @@ mod tests {
         assert!(v(1, 0, 0).is_supported());
         assert!(v(1, 3, 2).is_supported());
         assert_eq!(v(0, 6, 0).to_string(), "0.6.0");
+        let message = v(0, 6, 0).require_supported().unwrap_err();
+        assert!(
+            message.contains("rocprofiler-sdk 0.6.0 is too old"),
+            "{message}"
+        );
+        assert!(message.contains(">= 1.0.0"), "{message}");
+        assert!(v(1, 0, 0).require_supported().is_ok());
     }
 }

@@ -163,3 +163,25 @@ fn child_reports_unavailable() {
     driver::stream_synchronize(stream).unwrap();
     assert!(tracer.stream_context().is_none());
 }
+
+#[test]
+fn the_tracer_registers_before_main() {
+    if is_child() {
+        return;
+    }
+    let output = rerun_test_with_env("child_sdk_is_initialized_before_first_use", &[]);
+    assert_child_passed("load-time registration", &output);
+}
+
+/// Runs only in a child, before anything touches the tracer: the load-time constructor must
+/// already have forced the SDK's configuration and run the tool's initialize.
+#[test]
+fn child_sdk_is_initialized_before_first_use() {
+    if !is_child() {
+        return;
+    }
+    assert_eq!(sdk::is_initialized().unwrap(), 1);
+    assert_ne!(xla_rocm_tracer::registration::client_handle(), 0);
+    let tracer = Tracer::get();
+    assert!(tracer.is_available(), "{:?}", tracer.init_error());
+}

@@ -67,7 +67,9 @@ fn initialization_facts() {
         "CPU agents are kept too"
     );
     assert!(tracer.sdk_version().unwrap().is_supported());
-    assert_ne!(xla_rocm_tracer::registration::client_handle(), u32::MAX);
+    let handle = xla_rocm_tracer::registration::client_handle();
+    assert!(rocprofiler_sdk_sim::client_names()
+        .contains(&(handle, Some("XLA-with-rocprofiler-sdk".to_owned()))));
     // Utility and stream contexts run for the whole process; the main one only in a session.
     assert!(sdk::context_is_active(tracer.utility_context().unwrap()).unwrap());
     assert!(sdk::context_is_active(tracer.stream_context().unwrap()).unwrap());
