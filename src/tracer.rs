@@ -107,8 +107,10 @@ pub struct Tracer {
     kernel_names: KernelNames,
     annotations: AnnotationMap,
     annotation_source: OnceLock<Box<dyn AnnotationSource>>,
-    /// Serializes `enable()` / `disable()`; true while a session runs.
-    running: Mutex<bool>,
+    /// Serializes `enable()` / `disable()`.
+    control: Mutex<()>,
+    /// True while a session runs; read without the lock so that a sink may ask.
+    running: AtomicBool,
     /// The sink lock: held for a whole buffer callback, and by `disable()` around `flush()`.
     session: Mutex<Option<Session>>,
     finalized: AtomicBool,
@@ -120,7 +122,8 @@ static TRACER: LazyLock<Tracer> = LazyLock::new(|| Tracer {
     kernel_names: KernelNames::default(),
     annotations: AnnotationMap::new(DEFAULT_MAX_ANNOTATION_STRINGS),
     annotation_source: OnceLock::new(),
-    running: Mutex::new(false),
+    control: Mutex::new(()),
+    running: AtomicBool::new(false),
     session: Mutex::new(None),
     finalized: AtomicBool::new(false),
     records_without_session: AtomicU64::new(0),
@@ -166,7 +169,7 @@ impl Tracer {
     pub fn is_available(&self) -> bool {
         matches!(self.setup.get(), Some(Ok(_)))
             && !self.finalized.load(Ordering::Acquire)
-            && !*self.running.lock()
+            && !self.running.load(Ordering::Acquire)
     }
 
     /// Why the tracer is unavailable, if initialization failed.
@@ -196,13 +199,17 @@ impl Tracer {
         sink: Arc<dyn EventSink>,
     ) -> Result<(), TracerError> {
         let setup = self.ready_setup()?;
-        let mut running = self.running.lock();
+        if IN_BUFFER_CALLBACK.try_with(Cell::get).unwrap_or(false) {
+            // Only a running session delivers to a sink.
+            return Err(TracerError::AlreadyExists);
+        }
+        let _control = self.control.lock();
         if self.finalized.load(Ordering::Acquire) {
             return Err(TracerError::Unavailable(
                 "rocprofiler-sdk has been finalized".to_owned(),
             ));
         }
-        if *running {
+        if self.running.load(Ordering::Acquire) {
             return Err(TracerError::AlreadyExists);
         }
         self.annotations.clear();
@@ -218,7 +225,7 @@ impl Tracer {
             *self.session.lock() = None;
             return Err(TracerError::Internal(error));
         }
-        *running = true;
+        self.running.store(true, Ordering::Release);
         Ok(())
     }
 
@@ -232,8 +239,8 @@ impl Tracer {
             );
             return;
         }
-        let mut running = self.running.lock();
-        if !*running {
+        let _control = self.control.lock();
+        if !self.running.load(Ordering::Acquire) {
             return;
         }
         if let Ok(setup) = self.ready_setup() {
@@ -249,7 +256,7 @@ impl Tracer {
             session.sink.flush();
         }
         *session = None;
-        *running = false;
+        self.running.store(false, Ordering::Release);
     }
 
     /// XLA's `GetTimestamp()`: the SDK clock (CLOCK_BOOTTIME ns) of the record timestamps;

@@ -273,7 +273,13 @@ struct ReentrantSink(RecordingSink);
 
 impl xla_rocm_tracer::sink::EventSink for ReentrantSink {
     fn add_events(&self, batch: &mut Vec<xla_rocm_tracer::event::RocmTracerEvent>) {
-        Tracer::get().disable();
+        let tracer = Tracer::get();
+        assert!(!tracer.is_available());
+        assert_eq!(
+            tracer.enable(TracerOptions::default(), RecordingSink::new()),
+            Err(TracerError::AlreadyExists)
+        );
+        tracer.disable();
         self.0.add_events(batch);
     }
     fn on_events_dropped(&self, reason: &str, count: u64) {
