@@ -1,1 +1,366 @@
-//! placeholder
+//! The driver API as a C ABI (`rocsim_*`), for C++ tests linking the cdylib. Each function
+//! mirrors one in [`crate::driver`]; it returns 0 on success or a [`SimError::code`] (1..=6),
+//! and 7 if the sim panicked. Out-pointers may be null when the caller does not want the value.
+//!
+//! ```c
+//! typedef struct { uint64_t kernel; uint32_t grid[3]; uint32_t block[3];
+//!                  uint32_t private_segment_size; uint32_t group_segment_size;
+//!                  uint64_t duration_ns; } rocsim_kernel_launch_t;
+//! typedef struct { uint32_t kind; /* 0 H2H, 1 H2D, 2 D2H, 3 D2D */ uint64_t bytes;
+//!                  int32_t src_device; int32_t dst_device; /* -1 = default */
+//!                  uint64_t duration_ns; } rocsim_copy_t;
+//! int32_t rocsim_set_device(uint32_t device);
+//! uint32_t rocsim_current_device(void);
+//! int32_t rocsim_stream_create(uint64_t* stream);
+//! int32_t rocsim_stream_destroy(uint64_t stream);
+//! int32_t rocsim_bind_stream_to_queue(uint64_t stream, uint64_t queue);
+//! int32_t rocsim_load_code_object(uint32_t device, const char* const* names, size_t count,
+//!                                 uint64_t* code_object_id, uint64_t* kernel_ids /* count */);
+//! int32_t rocsim_unload_code_object(uint64_t code_object_id);
+//! int32_t rocsim_launch_kernel(uint64_t stream, const rocsim_kernel_launch_t*, uint64_t* corr);
+//! int32_t rocsim_module_launch_kernel(uint64_t stream, const rocsim_kernel_launch_t*, uint64_t* corr);
+//! int32_t rocsim_graph_launch(uint64_t stream, const rocsim_kernel_launch_t*, size_t count, uint64_t* corr);
+//! int32_t rocsim_memcpy_async(uint64_t stream, const rocsim_copy_t*, uint64_t* corr);
+//! int32_t rocsim_memcpy_sync(const rocsim_copy_t*, uint64_t* corr);
+//! int32_t rocsim_memset_async(uint64_t stream, uint64_t bytes, uint64_t duration_ns, uint64_t* corr);
+//! int32_t rocsim_stream_synchronize(uint64_t stream);
+//! int32_t rocsim_device_synchronize(void);
+//! int32_t rocsim_api_call(int32_t op, int32_t has_stream, uint64_t stream, uint64_t* corr);
+//! void    rocsim_wait_idle(void);
+//! void    rocsim_fault_inject(const char* function, uint32_t status, uint32_t nth /* 0 = every call */);
+//! void    rocsim_fault_clear(void);
+//! int32_t rocsim_replay_scenario(const char* path, char* error, size_t error_len);
+//! ```
+#![allow(clippy::missing_safety_doc)]
+
+use crate::driver::{self, Copy, CopyKind, KernelId, KernelLaunch};
+use crate::SimError;
+use std::ffi::{c_char, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+const PANICKED: i32 = 7;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct rocsim_kernel_launch_t {
+    pub kernel: u64,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    pub duration_ns: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct rocsim_copy_t {
+    pub kind: u32,
+    pub bytes: u64,
+    pub src_device: i32,
+    pub dst_device: i32,
+    pub duration_ns: u64,
+}
+
+fn run(body: impl FnOnce() -> Result<(), SimError>) -> i32 {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => e.code(),
+        Err(_) => PANICKED,
+    }
+}
+
+/// # Safety
+/// `ptr` is null or valid for a write.
+unsafe fn store<T>(ptr: *mut T, value: T) {
+    if !ptr.is_null() {
+        // SAFETY: caller contract.
+        unsafe { ptr.write(value) };
+    }
+}
+
+fn launch_of(l: &rocsim_kernel_launch_t) -> KernelLaunch {
+    KernelLaunch {
+        kernel: KernelId(l.kernel),
+        grid: l.grid,
+        block: l.block,
+        private_segment_size: l.private_segment_size,
+        group_segment_size: l.group_segment_size,
+        duration_ns: l.duration_ns,
+    }
+}
+
+fn copy_of(c: &rocsim_copy_t) -> Result<Copy, SimError> {
+    let kind = match c.kind {
+        0 => CopyKind::HostToHost,
+        1 => CopyKind::HostToDevice,
+        2 => CopyKind::DeviceToHost,
+        3 => CopyKind::DeviceToDevice,
+        k => return Err(SimError::InvalidArgument(format!("copy kind {k}"))),
+    };
+    let device = |d: i32| (d >= 0).then_some(d as u32);
+    Ok(Copy {
+        kind,
+        bytes: c.bytes,
+        src_device: device(c.src_device),
+        dst_device: device(c.dst_device),
+        duration_ns: c.duration_ns,
+    })
+}
+
+/// # Safety
+/// `ptr` is null (rejected) or points to a valid `T`.
+unsafe fn read<'a, T>(ptr: *const T) -> Result<&'a T, SimError> {
+    // SAFETY: caller contract.
+    unsafe { ptr.as_ref() }.ok_or_else(|| SimError::InvalidArgument("null pointer".into()))
+}
+
+#[no_mangle]
+pub extern "C" fn rocsim_set_device(device: u32) -> i32 {
+    run(|| driver::set_device(device))
+}
+
+#[no_mangle]
+pub extern "C" fn rocsim_current_device() -> u32 {
+    driver::current_device()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_stream_create(stream: *mut u64) -> i32 {
+    run(|| {
+        let s = driver::stream_create()?;
+        // SAFETY: caller contract.
+        unsafe { store(stream, s) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn rocsim_stream_destroy(stream: u64) -> i32 {
+    run(|| driver::stream_destroy(stream))
+}
+
+#[no_mangle]
+pub extern "C" fn rocsim_bind_stream_to_queue(stream: u64, queue: u64) -> i32 {
+    run(|| driver::bind_stream_to_queue(stream, queue))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_load_code_object(
+    device: u32,
+    names: *const *const c_char,
+    count: usize,
+    code_object_id: *mut u64,
+    kernel_ids: *mut u64,
+) -> i32 {
+    run(|| {
+        if names.is_null() && count > 0 {
+            return Err(SimError::InvalidArgument("null names".into()));
+        }
+        let mut owned = Vec::with_capacity(count);
+        for i in 0..count {
+            // SAFETY: caller contract: `count` valid C strings.
+            let name = unsafe { *names.add(i) };
+            if name.is_null() {
+                return Err(SimError::InvalidArgument(format!("name {i} is null")));
+            }
+            // SAFETY: as above.
+            owned.push(
+                unsafe { CStr::from_ptr(name) }
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
+        let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let (id, kernels) = driver::load_code_object(device, &refs)?;
+        // SAFETY: caller contract: `kernel_ids` null or valid for `count` writes.
+        unsafe {
+            store(code_object_id, id);
+            if !kernel_ids.is_null() {
+                for (i, k) in kernels.iter().enumerate() {
+                    kernel_ids.add(i).write(k.0);
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn rocsim_unload_code_object(code_object_id: u64) -> i32 {
+    run(|| driver::unload_code_object(code_object_id))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_launch_kernel(
+    stream: u64,
+    launch: *const rocsim_kernel_launch_t,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        // SAFETY: caller contract.
+        let id = driver::launch_kernel(stream, &launch_of(unsafe { read(launch) }?))?;
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_module_launch_kernel(
+    stream: u64,
+    launch: *const rocsim_kernel_launch_t,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        // SAFETY: caller contract.
+        let id = driver::module_launch_kernel(stream, &launch_of(unsafe { read(launch) }?))?;
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_graph_launch(
+    stream: u64,
+    launches: *const rocsim_kernel_launch_t,
+    count: usize,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        if launches.is_null() || count == 0 {
+            return Err(SimError::InvalidArgument("a graph needs kernels".into()));
+        }
+        // SAFETY: caller contract: `count` valid launches.
+        let launches: Vec<KernelLaunch> = unsafe { std::slice::from_raw_parts(launches, count) }
+            .iter()
+            .map(launch_of)
+            .collect();
+        let id = driver::graph_launch(stream, &launches)?;
+        // SAFETY: caller contract.
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_memcpy_async(
+    stream: u64,
+    copy: *const rocsim_copy_t,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        // SAFETY: caller contract.
+        let id = driver::memcpy_async(stream, &copy_of(unsafe { read(copy) }?)?)?;
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_memcpy_sync(copy: *const rocsim_copy_t, corr: *mut u64) -> i32 {
+    run(|| {
+        // SAFETY: caller contract.
+        let id = driver::memcpy_sync(&copy_of(unsafe { read(copy) }?)?)?;
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_memset_async(
+    stream: u64,
+    bytes: u64,
+    duration_ns: u64,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        let id = driver::memset_async(stream, bytes, duration_ns)?;
+        // SAFETY: caller contract.
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn rocsim_stream_synchronize(stream: u64) -> i32 {
+    run(|| driver::stream_synchronize(stream))
+}
+
+#[no_mangle]
+pub extern "C" fn rocsim_device_synchronize() -> i32 {
+    run(driver::device_synchronize)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_api_call(
+    op: i32,
+    has_stream: i32,
+    stream: u64,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        let id = driver::api_call(op, (has_stream != 0).then_some(stream))?;
+        // SAFETY: caller contract.
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn rocsim_wait_idle() {
+    let _ = catch_unwind(driver::wait_idle);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_fault_inject(function: *const c_char, status: u32, nth: u32) {
+    if function.is_null() {
+        return;
+    }
+    let _ = catch_unwind(|| {
+        // SAFETY: caller contract: a C string.
+        let name = unsafe { CStr::from_ptr(function) }.to_string_lossy();
+        crate::faults::inject(&name, status, (nth != 0).then_some(nth));
+    });
+}
+
+#[no_mangle]
+pub extern "C" fn rocsim_fault_clear() {
+    let _ = catch_unwind(crate::faults::clear);
+}
+
+/// Loads and replays a scenario file. On failure writes the message (NUL-terminated,
+/// truncated to `error_len`) and returns 6.
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_replay_scenario(
+    path: *const c_char,
+    error: *mut c_char,
+    error_len: usize,
+) -> i32 {
+    let result = catch_unwind(|| {
+        if path.is_null() {
+            return Err("null path".to_owned());
+        }
+        // SAFETY: caller contract: a C string.
+        let path = unsafe { CStr::from_ptr(path) }
+            .to_string_lossy()
+            .into_owned();
+        let scenario = crate::scenario::load(&path).map_err(|e| e.to_string())?;
+        crate::scenario::replay(&scenario, &())
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+    let message = match result {
+        Ok(Ok(())) => return 0,
+        Ok(Err(message)) => message,
+        Err(_) => "the sim panicked".to_owned(),
+    };
+    if !error.is_null() && error_len > 0 {
+        let bytes = message.as_bytes();
+        let n = bytes.len().min(error_len - 1);
+        // SAFETY: caller contract: `error` valid for `error_len` bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), error.cast::<u8>(), n);
+            error.add(n).write(0);
+        }
+    }
+    SimError::InvalidArgument(String::new()).code()
+}

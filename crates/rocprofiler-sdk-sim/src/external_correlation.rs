@@ -6,8 +6,10 @@ use rocprofiler_sdk_sys as sys;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-static STACKS: LazyLock<Mutex<HashMap<(u64, u64), Vec<u64>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+/// Stacks by (context, thread id).
+type Stacks = HashMap<(u64, u64), Vec<u64>>;
+
+static STACKS: LazyLock<Mutex<Stacks>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
 pub(crate) fn push(context: u64, tid: u64, value: u64) {
     STACKS.lock().entry((context, tid)).or_default().push(value);

@@ -141,7 +141,7 @@ struct Validator<'a> {
 fn ns(us: Option<f64>, default_ns: u64) -> Option<u64> {
     match us {
         None => Some(default_ns),
-        Some(v) if v.is_finite() && v >= 0.0 && v < 1e12 => Some((v * 1000.0).round() as u64),
+        Some(v) if (0.0..1e12).contains(&v) => Some((v * 1000.0).round() as u64),
         Some(_) => None,
     }
 }

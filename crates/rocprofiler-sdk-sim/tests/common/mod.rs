@@ -174,15 +174,14 @@ unsafe extern "C" fn on_callback(
                 });
             }
         }
-        sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT => {
+        sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT
             if record.operation == sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER
-                && record.phase == sys::ROCPROFILER_CALLBACK_PHASE_LOAD
-            {
-                let p = &*(record.payload
-                    as *const sys::rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t);
-                let name = CStr::from_ptr(p.kernel_name).to_string_lossy().into_owned();
-                REC.kernel_names.lock().unwrap().insert(p.kernel_id, name);
-            }
+                && record.phase == sys::ROCPROFILER_CALLBACK_PHASE_LOAD =>
+        {
+            let p = &*(record.payload
+                as *const sys::rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t);
+            let name = CStr::from_ptr(p.kernel_name).to_string_lossy().into_owned();
+            REC.kernel_names.lock().unwrap().insert(p.kernel_id, name);
         }
         sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH => {
             let p = &*(record.payload

@@ -1,0 +1,90 @@
+//! Passive discovery (§3.1): with no forced tool, the first HIP runtime call makes the SDK look
+//! up `rocprofiler_configure` in the global scope (this executable exports it, see build.rs)
+//! and initialize it on the calling thread.
+use rocprofiler_sdk_sim as sim;
+use rocprofiler_sdk_sys::*;
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+static INIT_THREAD: AtomicU64 = AtomicU64::new(0);
+static CREATES: AtomicUsize = AtomicUsize::new(0);
+
+unsafe extern "C" fn on_stream(
+    record: rocprofiler_callback_tracing_record_t,
+    _: *mut rocprofiler_user_data_t,
+    _: *mut c_void,
+) {
+    if record.operation == ROCPROFILER_HIP_STREAM_CREATE {
+        CREATES.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void) -> c_int {
+    let mut t = 0;
+    rocprofiler_get_thread_id(&mut t);
+    INIT_THREAD.store(t, Ordering::SeqCst);
+    let mut ctx = rocprofiler_context_id_t { handle: 0 };
+    rocprofiler_create_context(&mut ctx);
+    rocprofiler_configure_callback_tracing_service(
+        ctx,
+        ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+        std::ptr::null(),
+        0,
+        Some(on_stream),
+        std::ptr::null_mut(),
+    );
+    rocprofiler_start_context(ctx);
+    0
+}
+
+struct R(rocprofiler_tool_configure_result_t);
+unsafe impl Sync for R {}
+static RESULT: R = R(rocprofiler_tool_configure_result_t {
+    size: 32,
+    initialize: Some(tool_init),
+    finalize: None,
+    tool_data: std::ptr::null_mut(),
+});
+
+/// The tool entry point the SDK finds with `dlsym(RTLD_DEFAULT)`.
+///
+/// # Safety
+/// Called by the SDK with a valid `client_id`.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_configure(
+    _: u32,
+    _: *const std::ffi::c_char,
+    _: u32,
+    id: *mut rocprofiler_client_id_t,
+) -> *mut rocprofiler_tool_configure_result_t {
+    (*id).name = c"discovered-tool".as_ptr();
+    &RESULT.0 as *const _ as *mut _
+}
+
+#[test]
+fn the_first_hip_call_discovers_and_initializes_the_tool() {
+    let mut status = 7;
+    unsafe { rocprofiler_is_initialized(&mut status) };
+    assert_eq!(
+        status, 0,
+        "nothing initializes before the runtime registers"
+    );
+    sim::driver::stream_create().unwrap();
+    unsafe { rocprofiler_is_initialized(&mut status) };
+    assert_eq!(status, 1);
+    let mut me = 0;
+    unsafe { rocprofiler_get_thread_id(&mut me) };
+    assert_eq!(
+        INIT_THREAD.load(Ordering::SeqCst),
+        me,
+        "initialize runs on the triggering thread"
+    );
+    assert_eq!(CREATES.load(Ordering::SeqCst), 1);
+    assert!(sim::client_names()
+        .iter()
+        .any(|(_, n)| n.as_deref() == Some("discovered-tool")));
+    assert_eq!(
+        unsafe { rocprofiler_force_configure(Some(rocprofiler_configure)) },
+        ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
+    );
+}

@@ -1,0 +1,193 @@
+//! Finalization (§3.1, §18.3): through the `client_finalize` handed to initialize, and at
+//! process exit. The SDK stops the client's contexts, drains in-flight work and buffers, and
+//! reports is_finalized = -1 while the tool's finalize runs.
+#[path = "common/child.rs"]
+mod child;
+use rocprofiler_sdk_sim as sim;
+use rocprofiler_sdk_sys::*;
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+static FINALIZE: Mutex<Option<(rocprofiler_client_finalize_t, u32)>> = Mutex::new(None);
+static CONTEXT: AtomicU64 = AtomicU64::new(0);
+static BUFFER: AtomicU64 = AtomicU64::new(0);
+static RECORDS: AtomicUsize = AtomicUsize::new(0);
+static FINI_STATUS_IN_FINALIZE: AtomicI32 = AtomicI32::new(99);
+static ACTIVE_IN_FINALIZE: AtomicI32 = AtomicI32::new(99);
+static RECORDS_AT_FINALIZE: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+unsafe extern "C" fn on_buffer(
+    _: rocprofiler_context_id_t,
+    _: rocprofiler_buffer_id_t,
+    _: *mut *mut rocprofiler_record_header_t,
+    n: usize,
+    _: *mut c_void,
+    _: u64,
+) {
+    RECORDS.fetch_add(n, Ordering::SeqCst);
+}
+
+unsafe extern "C" fn tool_init(fini: rocprofiler_client_finalize_t, _: *mut c_void) -> c_int {
+    let mut ctx = rocprofiler_context_id_t { handle: 0 };
+    rocprofiler_create_context(&mut ctx);
+    let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
+    // A huge watermark: nothing is delivered unless someone flushes.
+    rocprofiler_create_buffer(
+        ctx,
+        1 << 20,
+        1 << 20,
+        ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+        Some(on_buffer),
+        std::ptr::null_mut(),
+        &mut buffer,
+    );
+    rocprofiler_configure_buffer_tracing_service(
+        ctx,
+        ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+        std::ptr::null(),
+        0,
+        buffer,
+    );
+    rocprofiler_configure_buffer_tracing_service(
+        ctx,
+        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
+        std::ptr::null(),
+        0,
+        buffer,
+    );
+    rocprofiler_start_context(ctx);
+    CONTEXT.store(ctx.handle, Ordering::SeqCst);
+    BUFFER.store(buffer.handle, Ordering::SeqCst);
+    let mut slot = FINALIZE.lock().unwrap();
+    let handle = slot.map_or(0, |(_, h)| h);
+    *slot = Some((fini, handle));
+    0
+}
+
+unsafe extern "C" fn tool_fini(_: *mut c_void) {
+    let (mut fini, mut active) = (0, 0);
+    rocprofiler_is_finalized(&mut fini);
+    FINI_STATUS_IN_FINALIZE.store(fini, Ordering::SeqCst);
+    rocprofiler_context_is_active(
+        rocprofiler_context_id_t {
+            handle: CONTEXT.load(Ordering::SeqCst),
+        },
+        &mut active,
+    );
+    ACTIVE_IN_FINALIZE.store(active, Ordering::SeqCst);
+    RECORDS_AT_FINALIZE.store(RECORDS.load(Ordering::SeqCst), Ordering::SeqCst);
+    if let Ok(path) = std::env::var("ROCSIM_FINALIZE_MARKER") {
+        let records = RECORDS.load(Ordering::SeqCst);
+        let _ = std::fs::write(
+            path,
+            format!("finalizing={fini} active={active} records={records}"),
+        );
+    }
+}
+
+struct R(rocprofiler_tool_configure_result_t);
+unsafe impl Sync for R {}
+static RESULT: R = R(rocprofiler_tool_configure_result_t {
+    size: 32,
+    initialize: Some(tool_init),
+    finalize: Some(tool_fini),
+    tool_data: std::ptr::null_mut(),
+});
+unsafe extern "C" fn configure(
+    _: u32,
+    _: *const std::ffi::c_char,
+    _: u32,
+    id: *mut rocprofiler_client_id_t,
+) -> *mut rocprofiler_tool_configure_result_t {
+    FINALIZE.lock().unwrap().replace((None, (*id).handle));
+    &RESULT.0 as *const _ as *mut _
+}
+
+fn work() {
+    let (_, kernels) = sim::driver::load_code_object(0, &["_Z4slowv"]).unwrap();
+    let launch = sim::driver::KernelLaunch {
+        kernel: kernels[0],
+        grid: [64, 1, 1],
+        block: [64, 1, 1],
+        private_segment_size: 0,
+        group_segment_size: 0,
+        duration_ns: 50_000_000,
+    };
+    sim::driver::launch_kernel(sim::driver::NULL_STREAM, &launch).unwrap();
+}
+
+#[test]
+fn client_finalize_stops_drains_and_locks() {
+    if !child::in_child("client_finalize_stops_drains_and_locks", &[]) {
+        return;
+    }
+    assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
+    let handle = FINALIZE.lock().unwrap().unwrap().1;
+    let (fini, _) = FINALIZE.lock().unwrap().unwrap();
+    // A 50 ms kernel is still running when the tool asks to finalize.
+    work();
+    assert_eq!(RECORDS.load(Ordering::SeqCst), 0);
+    let id = rocprofiler_client_id_t {
+        size: 24,
+        name: std::ptr::null(),
+        handle,
+    };
+    unsafe { fini.unwrap()(id) };
+    assert_eq!(FINI_STATUS_IN_FINALIZE.load(Ordering::SeqCst), -1);
+    assert_eq!(
+        ACTIVE_IN_FINALIZE.load(Ordering::SeqCst),
+        0,
+        "contexts stopped before finalize"
+    );
+    assert_eq!(
+        RECORDS_AT_FINALIZE.load(Ordering::SeqCst),
+        2,
+        "in-flight kernel and API record drained first"
+    );
+    let mut s = 0;
+    unsafe {
+        rocprofiler_is_finalized(&mut s);
+        assert_eq!(s, 1);
+        let ctx = rocprofiler_context_id_t {
+            handle: CONTEXT.load(Ordering::SeqCst),
+        };
+        assert_eq!(
+            rocprofiler_flush_buffer(rocprofiler_buffer_id_t {
+                handle: BUFFER.load(Ordering::SeqCst)
+            }),
+            ROCPROFILER_STATUS_ERROR_FINALIZED
+        );
+        assert_eq!(
+            rocprofiler_start_context(ctx),
+            ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
+        );
+        assert_eq!(rocprofiler_stop_context(ctx), ROCPROFILER_STATUS_SUCCESS);
+        // Finalizing twice is harmless.
+        fini.unwrap()(id);
+    }
+    // Work after finalization produces nothing.
+    work();
+    sim::driver::wait_idle();
+    assert_eq!(RECORDS.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn process_exit_finalizes_the_tool() {
+    let marker = std::env::temp_dir().join(format!("rocsim-finalize-{}", std::process::id()));
+    let marker_str = marker.to_string_lossy().into_owned();
+    if child::in_child(
+        "process_exit_finalizes_the_tool",
+        &[("ROCSIM_FINALIZE_MARKER", &marker_str)],
+    ) {
+        assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
+        work();
+        return; // the atexit handler finalizes
+    }
+    let text = std::fs::read_to_string(&marker).expect("the tool's finalize ran at exit");
+    let _ = std::fs::remove_file(&marker);
+    assert_eq!(
+        text, "finalizing=-1 active=0 records=2",
+        "stopped, drained, then finalize"
+    );
+}
