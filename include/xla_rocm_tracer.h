@@ -35,6 +35,52 @@ typedef struct XrtCaptureOptions {
   uint64_t max_annotation_strings;
 } XrtCaptureOptions;
 
+// The capture an [`xrt_export_events`] call describes.
+typedef struct XrtExportInput {
+  struct XrtCaptureOptions options;
+  uint32_t num_gpus;
+  uint64_t start_walltime_ns;
+  uint64_t start_gputime_ns;
+  uint64_t end_gputime_ns;
+  // Use the tracer's GPU agents for device numbering and capabilities.
+  bool use_tracer_gpu_agents;
+} XrtExportInput;
+
+// One event for [`xrt_export_events`]: XLA's `RocmTracerEvent` with its enums as XLA's
+// integer values (`RocmTracerEventType`, `...Source`, `...Domain`) and the detail union
+// flattened.
+typedef struct XrtEvent {
+  uint32_t event_type;
+  uint32_t source;
+  uint32_t domain;
+  // NUL-terminated UTF-8; null means "".
+  const char *name;
+  // NUL-terminated UTF-8; null or "" means none.
+  const char *annotation;
+  uint64_t start_time_ns;
+  uint64_t end_time_ns;
+  uint32_t device_id;
+  uint64_t correlation_id;
+  uint64_t thread_id;
+  uint64_t stream_id;
+  uint64_t queue_id;
+  int64_t scope_range_id;
+  // Which detail fields are meaningful: 0 none, 1 kernel, 2 memcpy, 3 memset, 4 memory
+  // allocation.
+  uint32_t detail_kind;
+  // Kernel: private/group segment sizes, workgroup x/y/z, grid x/y/z (work-items).
+  uint32_t kernel[8];
+  uint64_t num_bytes;
+  uint32_t destination;
+  bool is_async;
+} XrtEvent;
+
+// Bytes allocated by this library; release them with [`xrt_free_bytes`].
+typedef struct XrtBytes {
+  uint8_t *data;
+  size_t len;
+} XrtBytes;
+
 // The calling thread's HIP stream stack statistics (see `stream_stack`).
 typedef struct XrtStreamStackStats {
   // HIP_STREAM SET ENTERs seen on this thread.
@@ -89,6 +135,24 @@ enum XrtStatus xrt_disable(void);
 // # Safety
 // `path` is null or a NUL-terminated string.
 enum XrtStatus xrt_write_xspace(const char *path);
+
+// Runs events collected by the caller (API callbacks and activities, as XLA's collector
+// receives them) through the collector and XSpace writer, and returns the serialized XSpace
+// in `out`. API events are not auxiliary.
+//
+// # Safety
+// `input` and `out` are null or valid; `events` is valid for `count` events (or `count` is
+// 0); every string pointer in them is null or NUL-terminated.
+enum XrtStatus xrt_export_events(const struct XrtExportInput *input,
+                                 const struct XrtEvent *events,
+                                 size_t count,
+                                 struct XrtBytes *out);
+
+// Releases bytes returned by this library (null data is fine).
+//
+// # Safety
+// `bytes` is null or holds what this library returned, released at most once.
+void xrt_free_bytes(struct XrtBytes bytes);
 
 // The calling thread's stream-stack statistics.
 //

@@ -12,8 +12,10 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::agents::AgentInfo;
+use crate::bridge::{BridgeEvent, DetailKind};
 use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo, MemoryBank};
-use crate::export::{write_xspace, ExportOptions};
+use crate::event::RocmTracerEvent;
+use crate::export::{encode_xspace, write_xspace, ExportOptions};
 use crate::sdk;
 use crate::stream_stack;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
@@ -64,6 +66,58 @@ pub struct XrtStreamStackStats {
     pub current_stream_id: u64,
     /// SET EXITs with nothing to pop, over all threads.
     pub unmatched_exits_all_threads: u64,
+}
+
+/// One event for [`xrt_export_events`]: XLA's `RocmTracerEvent` with its enums as XLA's
+/// integer values (`RocmTracerEventType`, `...Source`, `...Domain`) and the detail union
+/// flattened.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct XrtEvent {
+    pub event_type: u32,
+    pub source: u32,
+    pub domain: u32,
+    /// NUL-terminated UTF-8; null means "".
+    pub name: *const c_char,
+    /// NUL-terminated UTF-8; null or "" means none.
+    pub annotation: *const c_char,
+    pub start_time_ns: u64,
+    pub end_time_ns: u64,
+    pub device_id: u32,
+    pub correlation_id: u64,
+    pub thread_id: u64,
+    pub stream_id: u64,
+    pub queue_id: u64,
+    pub scope_range_id: i64,
+    /// Which detail fields are meaningful: 0 none, 1 kernel, 2 memcpy, 3 memset, 4 memory
+    /// allocation.
+    pub detail_kind: u32,
+    /// Kernel: private/group segment sizes, workgroup x/y/z, grid x/y/z (work-items).
+    pub kernel: [u32; 8],
+    pub num_bytes: u64,
+    pub destination: u32,
+    pub is_async: bool,
+}
+
+/// The capture an [`xrt_export_events`] call describes.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default)]
+pub struct XrtExportInput {
+    pub options: XrtCaptureOptions,
+    pub num_gpus: u32,
+    pub start_walltime_ns: u64,
+    pub start_gputime_ns: u64,
+    pub end_gputime_ns: u64,
+    /// Use the tracer's GPU agents for device numbering and capabilities.
+    pub use_tracer_gpu_agents: bool,
+}
+
+/// Bytes allocated by this library; release them with [`xrt_free_bytes`].
+#[repr(C)]
+#[derive(Debug)]
+pub struct XrtBytes {
+    pub data: *mut u8,
+    pub len: usize,
 }
 
 struct Capture {
@@ -235,6 +289,139 @@ pub unsafe extern "C" fn xrt_write_xspace(path: *const c_char) -> XrtStatus {
             Err(_) => XrtStatus::IoError,
         }
     })
+}
+
+/// Runs events collected by the caller (API callbacks and activities, as XLA's collector
+/// receives them) through the collector and XSpace writer, and returns the serialized XSpace
+/// in `out`. API events are not auxiliary.
+///
+/// # Safety
+/// `input` and `out` are null or valid; `events` is valid for `count` events (or `count` is
+/// 0); every string pointer in them is null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn xrt_export_events(
+    input: *const XrtExportInput,
+    events: *const XrtEvent,
+    count: usize,
+    out: *mut XrtBytes,
+) -> XrtStatus {
+    guarded(|| {
+        if input.is_null() || out.is_null() || (events.is_null() && count > 0) {
+            return XrtStatus::InvalidArgument;
+        }
+        // SAFETY: non-null and valid per this function's contract.
+        let input = unsafe { *input };
+        let events: &[XrtEvent] = if count == 0 {
+            &[]
+        } else {
+            // SAFETY: per this function's contract.
+            unsafe { std::slice::from_raw_parts(events, count) }
+        };
+        let defaults = CollectorOptions::default();
+        let options = CollectorOptions {
+            max_callback_api_events: or_default(
+                input.options.max_callback_api_events,
+                defaults.max_callback_api_events,
+            ),
+            max_activity_api_events: or_default(
+                input.options.max_activity_api_events,
+                defaults.max_activity_api_events,
+            ),
+            max_annotation_strings: or_default(
+                input.options.max_annotation_strings,
+                defaults.max_annotation_strings,
+            ),
+            num_gpus: input.num_gpus,
+        };
+        let collector = Collector::new(
+            options,
+            CaptureStart {
+                walltime_ns: input.start_walltime_ns,
+                gputime_ns: input.start_gputime_ns,
+            },
+        );
+        if input.use_tracer_gpu_agents {
+            collector.set_gpu_agents(
+                Tracer::get()
+                    .gpu_agents()
+                    .iter()
+                    .map(collector_agent)
+                    .collect(),
+            );
+        }
+        for event in events {
+            // SAFETY: the strings are null or NUL-terminated per this function's contract.
+            match unsafe { rust_event(event) } {
+                Some(event) => collector.add_event(event, false),
+                None => return XrtStatus::InvalidArgument,
+            }
+        }
+        let bytes =
+            encode_xspace(&collector.export(input.end_gputime_ns, &ExportOptions::default()));
+        let mut bytes = bytes.into_boxed_slice();
+        let len = bytes.len();
+        let data = bytes.as_mut_ptr();
+        std::mem::forget(bytes);
+        // SAFETY: non-null and valid per this function's contract.
+        unsafe { out.write(XrtBytes { data, len }) };
+        XrtStatus::Ok
+    })
+}
+
+/// Releases bytes returned by this library (null data is fine).
+///
+/// # Safety
+/// `bytes` is null or holds what this library returned, released at most once.
+#[no_mangle]
+pub unsafe extern "C" fn xrt_free_bytes(bytes: XrtBytes) {
+    if bytes.data.is_null() {
+        return;
+    }
+    // SAFETY: allocated as a boxed slice of exactly `len` bytes by `xrt_export_events`.
+    drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(bytes.data, bytes.len)) });
+}
+
+/// # Safety
+/// The event's string pointers are null or NUL-terminated.
+unsafe fn rust_event(event: &XrtEvent) -> Option<RocmTracerEvent> {
+    // SAFETY: per this function's contract.
+    let text = |ptr: *const c_char| -> Option<String> {
+        if ptr.is_null() {
+            return Some(String::new());
+        }
+        unsafe { CStr::from_ptr(ptr) }
+            .to_str()
+            .ok()
+            .map(str::to_owned)
+    };
+    let detail_kind = match event.detail_kind {
+        1 => DetailKind::Kernel,
+        2 => DetailKind::Memcpy,
+        3 => DetailKind::Memset,
+        4 => DetailKind::MemAlloc,
+        _ => DetailKind::None,
+    };
+    let bridged = BridgeEvent {
+        event_type: event.event_type,
+        source: event.source,
+        domain: event.domain,
+        name: text(event.name)?,
+        annotation: text(event.annotation)?,
+        start_time_ns: event.start_time_ns,
+        end_time_ns: event.end_time_ns,
+        device_id: event.device_id,
+        correlation_id: event.correlation_id,
+        thread_id: event.thread_id,
+        stream_id: event.stream_id,
+        queue_id: event.queue_id,
+        scope_range_id: event.scope_range_id,
+        detail_kind,
+        kernel: event.kernel,
+        num_bytes: event.num_bytes,
+        destination: event.destination,
+        is_async: event.is_async,
+    };
+    Some(crate::bridge::rust_event(&bridged))
 }
 
 /// The calling thread's stream-stack statistics.

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds and runs the C++ drop-in's tests: the Rust staticlib, the simulated
+# librocprofiler-sdk.so, the shims in cpp/ and the GoogleTest programs in tests/cpp/.
+#   tests/cpp/run.sh              plain build
+#   tests/cpp/run.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer
+# Uses $CARGO_TARGET_DIR (default: target/) and builds under <target>/cpp-tests[-sanitize].
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$repo"
+
+sanitize=OFF
+for arg in "$@"; do
+  case "$arg" in
+    --sanitize) sanitize=ON ;;
+    *) echo "usage: $0 [--sanitize]" >&2; exit 2 ;;
+  esac
+done
+
+target="${CARGO_TARGET_DIR:-$repo/target}"
+build="$target/cpp-tests$([ "$sanitize" = ON ] && echo -sanitize || true)"
+
+echo "== cargo build (staticlib, simulated SDK)"
+cargo build --locked -p xla-rocm-tracer -p rocprofiler-sdk-sim
+python3 cpp/standalone/rocprofiler-sdk/generate_enums.py --check
+
+# The simulated SDK under the real library's names (its SONAME is librocprofiler-sdk.so.1).
+mkdir -p "$build/lib"
+cp -f "$target/debug/librocprofiler_sdk_sim.so" "$build/lib/librocprofiler-sdk.so"
+ln -sf librocprofiler-sdk.so "$build/lib/librocprofiler-sdk.so.1"
+
+echo "== cmake ($build, sanitize=$sanitize)"
+cmake -S tests/cpp -B "$build" -DCMAKE_BUILD_TYPE=Debug \
+  -DXRT_REPO="$repo" \
+  -DXRT_STATICLIB="$target/debug/libxla_rocm_tracer.a" \
+  -DXRT_CXXBRIDGE_DIR="$target/cxxbridge" \
+  -DXRT_SDK_LIB_DIR="$build/lib" \
+  -DXRT_SANITIZE="$sanitize" >/dev/null
+cmake --build "$build" -j "$(nproc)"
+
+echo "== ctest"
+export LD_LIBRARY_PATH="$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ "$sanitize" = ON ]; then
+  # The Rust core keeps process-lifetime singletons (the tracer, the SDK state): not leaks.
+  export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+fi
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
