@@ -26,7 +26,7 @@ pub fn current() -> u32 {
 
 pub fn set_current(device: i32) -> Result<(), HipError> {
     let device = validate(device)?;
-    driver::set_device(device);
+    driver::set_device(device)?;
     let _ = CURRENT.try_with(|c| c.set(device));
     Ok(())
 }

@@ -1,9 +1,17 @@
 //! The simulated SDK's driver, through its `rocsim_*` C ABI (crates/rocprofiler-sdk-sim
 //! `capi`). The symbols are resolved at the final link against the simulated
-//! `librocprofiler-sdk.so`, so the process has one SDK state shared with the tool.
-//! Each function here is one HIP call as the SDK sees it (records, callbacks, correlation).
+//! `librocprofiler-sdk.so` (or its rlib in Rust tests), so the process has one SDK state,
+//! shared with the tool. Each call here is one HIP call as the SDK sees it: SET, API records,
+//! request callback, kernel/copy records correlated to it.
 
-use std::ffi::c_char;
+use crate::error::{
+    HipError, HIP_ERROR_CONTEXT_IS_DESTROYED, HIP_ERROR_INVALID_DEVICE,
+    HIP_ERROR_INVALID_DEVICE_FUNCTION, HIP_ERROR_INVALID_HANDLE, HIP_ERROR_INVALID_VALUE,
+    HIP_ERROR_NOT_INITIALIZED, HIP_ERROR_UNKNOWN,
+};
+use rocprofiler_sdk_sys as sys;
+use std::ffi::{c_char, c_void, CString};
+use std::sync::OnceLock;
 
 pub type Stream = u64;
 
@@ -24,73 +32,267 @@ pub struct CopyWork {
     pub duration_ns: u64,
 }
 
+/// `rocsim_kernel_launch_t`.
+#[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct KernelLaunch {
     pub kernel_id: u64,
     /// Work-items per dimension.
     pub grid: [u32; 3],
     pub block: [u32; 3],
-    pub group_segment_size: u32,
     pub private_segment_size: u32,
+    pub group_segment_size: u32,
     pub duration_ns: u64,
 }
 
-mod ffi {
-    // Filled in from the simulator's C ABI.
+/// `rocsim_copy_t`.
+#[repr(C)]
+struct RocsimCopy {
+    kind: u32,
+    bytes: u64,
+    src_device: i32,
+    dst_device: i32,
+    duration_ns: u64,
 }
 
+mod ffi {
+    use super::{KernelLaunch, RocsimCopy};
+    use std::ffi::c_char;
+
+    extern "C" {
+        pub fn rocsim_set_device(device: u32) -> i32;
+        pub fn rocsim_stream_create(stream: *mut u64) -> i32;
+        pub fn rocsim_stream_destroy(stream: u64) -> i32;
+        pub fn rocsim_load_code_object(
+            device: u32,
+            names: *const *const c_char,
+            count: usize,
+            code_object_id: *mut u64,
+            kernel_ids: *mut u64,
+        ) -> i32;
+        pub fn rocsim_unload_code_object(code_object_id: u64) -> i32;
+        pub fn rocsim_launch_kernel(
+            stream: u64,
+            launch: *const KernelLaunch,
+            corr: *mut u64,
+        ) -> i32;
+        pub fn rocsim_module_launch_kernel(
+            stream: u64,
+            launch: *const KernelLaunch,
+            corr: *mut u64,
+        ) -> i32;
+        pub fn rocsim_graph_launch(
+            stream: u64,
+            launches: *const KernelLaunch,
+            count: usize,
+            corr: *mut u64,
+        ) -> i32;
+        pub fn rocsim_memcpy_async(stream: u64, copy: *const RocsimCopy, corr: *mut u64) -> i32;
+        pub fn rocsim_memcpy_sync(copy: *const RocsimCopy, corr: *mut u64) -> i32;
+        pub fn rocsim_memset_async(
+            stream: u64,
+            bytes: u64,
+            duration_ns: u64,
+            corr: *mut u64,
+        ) -> i32;
+        pub fn rocsim_stream_synchronize(stream: u64) -> i32;
+        pub fn rocsim_device_synchronize() -> i32;
+        pub fn rocsim_api_call(op: i32, has_stream: i32, stream: u64, corr: *mut u64) -> i32;
+    }
+}
+
+/// A `rocsim_*` status (`SimError::code`) as the `hipError_t` HIP would return.
+fn check(status: i32) -> Result<(), HipError> {
+    let code = match status {
+        0 => return Ok(()),
+        1 => HIP_ERROR_INVALID_DEVICE,
+        2 => HIP_ERROR_CONTEXT_IS_DESTROYED,
+        3 => HIP_ERROR_INVALID_DEVICE_FUNCTION,
+        4 => HIP_ERROR_INVALID_HANDLE,
+        // HIP calls from inside the tool's initialize: the real runtime deadlocks (§18.4).
+        5 => HIP_ERROR_NOT_INITIALIZED,
+        6 => HIP_ERROR_INVALID_VALUE,
+        _ => HIP_ERROR_UNKNOWN,
+    };
+    Err(HipError(code))
+}
+
+/// Number of GPU agents the simulated SDK reports: the machine HIP runs on.
 pub fn gpu_count() -> u32 {
-    todo!()
+    static COUNT: OnceLock<u32> = OnceLock::new();
+    *COUNT.get_or_init(|| {
+        unsafe extern "C" fn count_gpus(
+            _version: sys::rocprofiler_agent_version_t,
+            agents: *mut *const c_void,
+            num_agents: usize,
+            user_data: *mut c_void,
+        ) -> sys::rocprofiler_status_t {
+            // SAFETY: the SDK passes `num_agents` agent pointers of the requested version, and
+            // `user_data` is the `u32` below, alive for the synchronous query.
+            unsafe {
+                let agents = std::slice::from_raw_parts(agents, num_agents);
+                let gpus = agents
+                    .iter()
+                    .map(|a| &*a.cast::<sys::rocprofiler_agent_v0_t>())
+                    .filter(|a| a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU)
+                    .count();
+                *user_data.cast::<u32>() = gpus as u32;
+            }
+            sys::ROCPROFILER_STATUS_SUCCESS
+        }
+        let mut gpus: u32 = 0;
+        // SAFETY: the callback matches the SDK's signature and `gpus` outlives the call.
+        let status = unsafe {
+            sys::rocprofiler_query_available_agents(
+                sys::ROCPROFILER_AGENT_INFO_VERSION_0,
+                Some(count_gpus),
+                std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
+                (&mut gpus as *mut u32).cast(),
+            )
+        };
+        if status == sys::ROCPROFILER_STATUS_SUCCESS {
+            gpus
+        } else {
+            0
+        }
+    })
 }
-pub fn set_device(_device: u32) {
-    todo!()
+
+pub fn set_device(device: u32) -> Result<(), HipError> {
+    // SAFETY: plain value call.
+    check(unsafe { ffi::rocsim_set_device(device) })
 }
-pub fn stream_create(_op: i32) -> Stream {
-    todo!()
+
+/// `hipStreamCreate` on the current device (the simulator records it as hipStreamCreate).
+pub fn stream_create() -> Result<Stream, HipError> {
+    let mut stream = 0;
+    // SAFETY: `stream` is a valid out-pointer.
+    check(unsafe { ffi::rocsim_stream_create(&mut stream) })?;
+    Ok(stream)
 }
-pub fn stream_destroy(_s: Stream) {
-    todo!()
+
+pub fn stream_destroy(stream: Stream) -> Result<(), HipError> {
+    // SAFETY: plain value call.
+    check(unsafe { ffi::rocsim_stream_destroy(stream) })
 }
-pub fn load_code_object(_device: u32, _names: &[&str]) -> (u64, Vec<u64>) {
-    let _: *const c_char = std::ptr::null();
-    todo!()
+
+/// Loads a code object with these mangled kernel names on `device`; returns its id and the
+/// kernel ids in the same order.
+pub fn load_code_object(device: u32, names: &[&str]) -> Result<(u64, Vec<u64>), HipError> {
+    let owned: Vec<CString> = names
+        .iter()
+        .map(|n| CString::new(*n).map_err(|_| HipError(HIP_ERROR_INVALID_VALUE)))
+        .collect::<Result<_, _>>()?;
+    let pointers: Vec<*const c_char> = owned.iter().map(|n| n.as_ptr()).collect();
+    let mut id = 0;
+    let mut kernel_ids = vec![0u64; names.len()];
+    // SAFETY: `pointers` holds `len` C strings alive for the call; `kernel_ids` has room for
+    // `len` ids.
+    check(unsafe {
+        ffi::rocsim_load_code_object(
+            device,
+            pointers.as_ptr(),
+            pointers.len(),
+            &mut id,
+            kernel_ids.as_mut_ptr(),
+        )
+    })?;
+    Ok((id, kernel_ids))
 }
-pub fn unload_code_object(_id: u64) {
-    todo!()
+
+pub fn unload_code_object(id: u64) -> Result<(), HipError> {
+    // SAFETY: plain value call.
+    check(unsafe { ffi::rocsim_unload_code_object(id) })
 }
-pub fn launch_kernel(_s: Stream, _k: &KernelLaunch) {
-    todo!()
+
+pub fn launch_kernel(stream: Stream, launch: &KernelLaunch) -> Result<(), HipError> {
+    // SAFETY: `launch` is a valid `rocsim_kernel_launch_t`; null correlation out-pointer.
+    check(unsafe { ffi::rocsim_launch_kernel(stream, launch, std::ptr::null_mut()) })
 }
-pub fn module_launch_kernel(_s: Stream, _k: &KernelLaunch) {
-    todo!()
+
+pub fn module_launch_kernel(stream: Stream, launch: &KernelLaunch) -> Result<(), HipError> {
+    // SAFETY: as `launch_kernel`.
+    check(unsafe { ffi::rocsim_module_launch_kernel(stream, launch, std::ptr::null_mut()) })
 }
-pub fn graph_launch(_s: Stream, _k: &[KernelLaunch]) {
-    todo!()
+
+/// All kernels under the one correlation id of the hipGraphLaunch call.
+pub fn graph_launch(stream: Stream, launches: &[KernelLaunch]) -> Result<(), HipError> {
+    // SAFETY: `launches` is a valid array of `len` launches.
+    check(unsafe {
+        ffi::rocsim_graph_launch(
+            stream,
+            launches.as_ptr(),
+            launches.len(),
+            std::ptr::null_mut(),
+        )
+    })
 }
-pub fn memcpy_async(_s: Stream, _c: &CopyWork) {
-    todo!()
+
+fn rocsim_copy(copy: &CopyWork) -> RocsimCopy {
+    let device = |d: Option<u32>| d.map_or(-1, |d| d as i32);
+    RocsimCopy {
+        kind: match copy.kind {
+            CopyKind::HostToHost => 0,
+            CopyKind::HostToDevice => 1,
+            CopyKind::DeviceToHost => 2,
+            CopyKind::DeviceToDevice => 3,
+        },
+        bytes: copy.bytes,
+        src_device: device(copy.src_device),
+        dst_device: device(copy.dst_device),
+        duration_ns: copy.duration_ns,
+    }
 }
-pub fn memcpy_sync(_c: &CopyWork) {
-    todo!()
+
+pub fn memcpy_async(stream: Stream, copy: &CopyWork) -> Result<(), HipError> {
+    let copy = rocsim_copy(copy);
+    // SAFETY: `copy` is a valid `rocsim_copy_t`.
+    check(unsafe { ffi::rocsim_memcpy_async(stream, &copy, std::ptr::null_mut()) })
 }
-pub fn memset_async(_s: Stream, _bytes: u64, _duration_ns: u64) {
-    todo!()
+
+/// `hipMemcpy`: no SET; returns when the copy completed.
+pub fn memcpy_sync(copy: &CopyWork) -> Result<(), HipError> {
+    let copy = rocsim_copy(copy);
+    // SAFETY: `copy` is a valid `rocsim_copy_t`.
+    check(unsafe { ffi::rocsim_memcpy_sync(&copy, std::ptr::null_mut()) })
 }
-pub fn memset_sync(_bytes: u64, _duration_ns: u64) {
-    todo!()
+
+/// `hipMemsetAsync`: a fill blit kernel on the stream.
+pub fn memset_async(stream: Stream, bytes: u64, duration_ns: u64) -> Result<(), HipError> {
+    // SAFETY: plain value call.
+    check(unsafe { ffi::rocsim_memset_async(stream, bytes, duration_ns, std::ptr::null_mut()) })
 }
-pub fn stream_synchronize(_s: Stream) {
-    todo!()
+
+pub fn stream_synchronize(stream: Stream) -> Result<(), HipError> {
+    // SAFETY: plain value call.
+    check(unsafe { ffi::rocsim_stream_synchronize(stream) })
 }
-pub fn device_synchronize() {
-    todo!()
+
+pub fn device_synchronize() -> Result<(), HipError> {
+    // SAFETY: plain value call.
+    check(unsafe { ffi::rocsim_device_synchronize() })
 }
-pub fn stream_busy_until(_s: Stream) -> u64 {
-    todo!()
+
+/// A HIP call without device work; `Some(stream)` gives it a SET (one stream argument).
+pub fn api_call(op: i32, stream: Option<Stream>) -> Result<(), HipError> {
+    // SAFETY: plain value call; null correlation out-pointer.
+    check(unsafe {
+        ffi::rocsim_api_call(
+            op,
+            i32::from(stream.is_some()),
+            stream.unwrap_or(0),
+            std::ptr::null_mut(),
+        )
+    })
 }
+
+/// CLOCK_BOOTTIME in ns, the clock of the SDK's timestamps.
 pub fn timestamp_ns() -> u64 {
-    todo!()
-}
-pub fn api_call(_op: i32, _stream: Option<Stream>) {
-    todo!()
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
+    (ts.tv_sec as u64).saturating_mul(1_000_000_000) + ts.tv_nsec as u64
 }

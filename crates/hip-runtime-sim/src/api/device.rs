@@ -80,8 +80,9 @@ pub unsafe extern "C" fn hipGetDevice(device_id: *mut c_int) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipSetDevice(device_id: c_int) -> hipError_t {
     hip_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipSetDevice, None, || {
+        // The simulator's set_device is itself the traced hipSetDevice call.
         device::set_current(device_id)?;
-        Ok(Traced::No)
+        Ok(Traced::ByDriver)
     })
 }
 
@@ -129,7 +130,7 @@ pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
         ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceSynchronize,
         None,
         || {
-            driver::device_synchronize();
+            driver::device_synchronize()?;
             Ok(Traced::ByDriver)
         },
     )

@@ -116,7 +116,10 @@ pub extern "C" fn hipGraphLaunch(exec: u64, stream: u64) -> hipError_t {
                 unsafe { launch.run_host_body(node.args) };
             }
             let dispatches: Vec<_> = prepared.iter().map(|p| p.dispatch).collect();
-            driver::graph_launch(stream, &dispatches);
+            if dispatches.is_empty() {
+                return Ok(Traced::No);
+            }
+            driver::graph_launch(stream, &dispatches)?;
             Ok(Traced::ByDriver)
         },
     )

@@ -37,7 +37,7 @@ pub unsafe extern "C" fn hipLaunchKernel(
             )?;
             // SAFETY: caller contract.
             unsafe { prepared.run_host_body(args) };
-            driver::launch_kernel(stream, &prepared.dispatch);
+            driver::launch_kernel(stream, &prepared.dispatch)?;
             Ok(Traced::ByDriver)
         },
     )

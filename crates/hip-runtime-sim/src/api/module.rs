@@ -107,7 +107,7 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
             let prepared = launch::prepare(f, device, grid, block, shared_mem_bytes as usize)?;
             // SAFETY: caller contract.
             unsafe { prepared.run_host_body(kernel_params) };
-            driver::module_launch_kernel(stream, &prepared.dispatch);
+            driver::module_launch_kernel(stream, &prepared.dispatch)?;
             Ok(Traced::ByDriver)
         },
     )

@@ -17,7 +17,7 @@ unsafe fn create(op: i32, stream: *mut u64, flags: c_uint) -> hipError_t {
         if stream.is_null() || flags & !KNOWN_STREAM_FLAGS != 0 {
             return Err(HipError(HIP_ERROR_INVALID_VALUE));
         }
-        let created = driver::stream_create(op);
+        let created = driver::stream_create()?;
         streams::insert(created, device::current());
         // SAFETY: caller contract; checked non-null.
         unsafe { write_out(stream, created) }?;
@@ -55,7 +55,7 @@ pub extern "C" fn hipStreamDestroy(stream: u64) -> hipError_t {
         None,
         || {
             streams::remove(stream)?;
-            driver::stream_destroy(stream);
+            driver::stream_destroy(stream)?;
             Ok(Traced::ByDriver)
         },
     )
@@ -68,7 +68,7 @@ pub extern "C" fn hipStreamSynchronize(stream: u64) -> hipError_t {
         Some(stream),
         || {
             streams::device_of(stream)?;
-            driver::stream_synchronize(stream);
+            driver::stream_synchronize(stream)?;
             Ok(Traced::ByDriver)
         },
     )
