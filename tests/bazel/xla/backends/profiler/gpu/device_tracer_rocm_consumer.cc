@@ -1,7 +1,8 @@
 // A consumer that uses the tracer exactly as XLA's device_tracer_rocm.cc does (DoStart,
 // DoStop, CollectData; xla-rocm-tracer.md §4.1), built against :rocm_tracer and
 // :rocm_collector only. It runs one profiling session over the simulated SDK and fails with
-// a message when a step does not behave as XLA expects.
+// a message when a step does not behave as XLA expects. GPU work comes from the simulated
+// SDK's driver C ABI (rocsim_*, crates/rocprofiler-sdk-sim/src/capi.rs).
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +12,32 @@
 
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 #include "xla/backends/profiler/gpu/rocm_tracer.h"
+
+// The simulated SDK's driver (a stand-in for a HIP program's work), from the same library.
+extern "C" {
+struct rocsim_kernel_launch_t {
+  uint64_t kernel;
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t private_segment_size;
+  uint32_t group_segment_size;
+  uint64_t duration_ns;
+};
+struct rocsim_copy_t {
+  uint32_t kind;  // 1 = host to device
+  uint64_t bytes;
+  int32_t src_device;
+  int32_t dst_device;
+  uint64_t duration_ns;
+};
+int32_t rocsim_stream_create(uint64_t* stream);
+int32_t rocsim_load_code_object(uint32_t device, const char* const* names, size_t count,
+                                uint64_t* code_object_id, uint64_t* kernel_ids);
+int32_t rocsim_launch_kernel(uint64_t stream, const rocsim_kernel_launch_t* launch,
+                             uint64_t* correlation_id);
+int32_t rocsim_memcpy_async(uint64_t stream, const rocsim_copy_t* copy, uint64_t* correlation_id);
+int32_t rocsim_device_synchronize(void);
+}
 
 namespace {
 
@@ -35,11 +62,37 @@ uint64_t WallTimeNs() {
       .count();
 }
 
-bool HasPlane(const tsl::profiler::XSpace& space, const std::string& name) {
+const tsl::profiler::XPlane* FindPlane(const tsl::profiler::XSpace& space,
+                                       const std::string& name) {
   for (const auto& plane : space.planes()) {
-    if (plane.name() == name) return true;
+    if (plane.name() == name) return &plane;
   }
-  return false;
+  return nullptr;
+}
+
+int CountEventsNamed(const tsl::profiler::XPlane& plane, const std::string& name) {
+  int count = 0;
+  for (const auto& line : plane.lines()) {
+    for (const auto& event : line.events()) {
+      auto metadata = plane.event_metadata().find(event.metadata_id());
+      if (metadata != plane.event_metadata().end() && metadata->second.name() == name) ++count;
+    }
+  }
+  return count;
+}
+
+// One kernel and one host-to-device copy on a created stream, finished and delivered.
+bool RunGpuWork() {
+  const char* kernel_names[] = {"consumer_kernel"};
+  uint64_t code_object = 0, kernel = 0;
+  if (rocsim_load_code_object(0, kernel_names, 1, &code_object, &kernel) != 0) return false;
+  uint64_t stream = 0;
+  if (rocsim_stream_create(&stream) != 0) return false;
+  rocsim_kernel_launch_t launch = {kernel, {1024, 1, 1}, {256, 1, 1}, 0, 0, 20000};
+  if (rocsim_launch_kernel(stream, &launch, nullptr) != 0) return false;
+  rocsim_copy_t copy = {1, 1 << 20, -1, 0, 10000};
+  if (rocsim_memcpy_async(stream, &copy, nullptr) != 0) return false;
+  return rocsim_device_synchronize() == 0;
 }
 
 }  // namespace
@@ -73,6 +126,7 @@ int main() {
   Check(tracer.collector() == collector.get(), "collector() is the enabled collector");
   const absl::Status again = tracer.Enable(tracer_options, collector.get());
   Check(absl::IsAlreadyExists(again), "a second Enable is AlreadyExists: " + again.ToString());
+  Check(RunGpuWork(), "the simulated GPU runs a kernel and a copy");
 
   // DoStop.
   tracer.Disable();
@@ -83,7 +137,12 @@ int main() {
   collector->SetScopeRangeIdTree(tracer.annotation_map()->TakeScopeRangeIdTree());
   tsl::profiler::XSpace space;
   collector->Export(&space);
-  Check(HasPlane(space, "/device:GPU:0"), "Export writes the /device:GPU:0 plane");
+  const tsl::profiler::XPlane* gpu = FindPlane(space, "/device:GPU:0");
+  Check(gpu != nullptr, "Export writes the /device:GPU:0 plane");
+  if (gpu != nullptr) {
+    Check(CountEventsNamed(*gpu, "consumer_kernel") == 1, "the kernel is on the GPU timeline");
+    Check(gpu->lines_size() >= 1, "the GPU plane has a stream line");
+  }
 
   std::cout << (failures == 0 ? "PASSED" : "FAILED") << "\n";
   return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
