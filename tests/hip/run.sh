@@ -30,6 +30,19 @@ ln -sf libamdhip64.so.7 "$lib/libamdhip64.so"
 cp -f "$out/librocprofiler_sdk_sim.so" "$lib/librocprofiler-sdk.so.1"
 ln -sf librocprofiler-sdk.so.1 "$lib/librocprofiler-sdk.so"
 
+echo "== exports and SONAME of the simulated libamdhip64.so"
+readelf -d "$lib/libamdhip64.so.7" | grep -q 'SONAME.*\[libamdhip64.so.7\]'
+exports="$(nm -D --defined-only "$lib/libamdhip64.so.7" | awk '{print $3}')"
+for fn in hipInit hipGetDeviceCount hipGetDevice hipSetDevice hipGetDevicePropertiesR0600 \
+  hipMalloc hipFree hipHostMalloc hipHostFree hipMemcpy hipMemcpyAsync hipMemset hipMemsetAsync \
+  hipStreamCreate hipStreamCreateWithFlags hipStreamDestroy hipStreamSynchronize \
+  hipDeviceSynchronize hipLaunchKernel hipModuleLaunchKernel hipGraphLaunch hipEventCreate \
+  hipEventRecord hipEventSynchronize hipEventDestroy hipOccupancyMaxActiveBlocksPerMultiprocessor \
+  hipOccupancyMaxPotentialBlockSize hipGetLastError hipGetErrorString __hipRegisterFatBinary \
+  __hipRegisterFunction __hipUnregisterFatBinary; do
+  grep -qx "$fn" <<<"$exports" || { echo "libamdhip64.so does not export $fn" >&2; exit 1; }
+done
+
 cxxflags=(-std=c++17 -O1 -g -Wall -Wextra -Werror -Wno-deprecated-declarations
   -I "$repo/tests/hip-include")
 

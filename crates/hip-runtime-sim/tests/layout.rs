@@ -47,8 +47,9 @@ fn rust_mirror_matches_rocm_layout() {
     assert_eq!(size_of::<Dim3>(), 12);
     assert_eq!(size_of::<HipFuncAttributes>(), 56);
     assert_eq!(size_of::<HipKernelNodeParams>(), 64);
-    assert_eq!(offset_of!(HipKernelNodeParams, gridDim), 24);
-    assert_eq!(offset_of!(HipKernelNodeParams, sharedMemBytes), 48);
+    assert_eq!(offset_of!(HipKernelNodeParams, gridDim), 32);
+    assert_eq!(offset_of!(HipKernelNodeParams, kernelParams), 48);
+    assert_eq!(offset_of!(HipKernelNodeParams, sharedMemBytes), 56);
 }
 
 /// The same numbers as static_asserts in C++, compiled against the stand-in header.
