@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Rust pieces with cargo, then runs `bazel build //... && bazel test //...` in the
-# example workspace with Debian's Bazel 4.2.3, fully offline. Installs bazel-bootstrap when
-# it is missing (CI machines are fresh).
+# example workspace with Debian's Bazel 4.2.3, fully offline. Installs bazel-bootstrap and
+# the other Debian packages it needs when they are missing (CI machines are fresh).
 #
 # Environment:
 #   CARGO_TARGET_DIR           cargo's target dir (default: <repo>/target), shared with the
@@ -14,19 +14,22 @@ repo_dir="$(cd "$example_dir/../.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo_dir/target}"
 output_user_root="${BAZEL_OUTPUT_USER_ROOT:-${TMPDIR:-/tmp}/xla-rocm-tracer-bazel-$(id -u)}"
 
-if ! command -v bazel >/dev/null; then
+# Bazel itself, plus what the example workspace's stand-ins point at (/usr): GoogleTest,
+# Abseil, protobuf and protoc.
+need_pkgs=()
+for pkg in bazel-bootstrap libgtest-dev libgmock-dev libabsl-dev libprotobuf-dev protobuf-compiler g++; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_pkgs+=("$pkg")
+done
+if [ "${#need_pkgs[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "== installing bazel-bootstrap"
+    echo "== installing ${need_pkgs[*]}"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bazel-bootstrap
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}"
   else
-    echo "bazel is missing: install Debian's bazel-bootstrap (as root: apt-get install bazel-bootstrap)" >&2
+    echo "missing Debian packages: ${need_pkgs[*]} (run as root, or install them)" >&2
     exit 1
   fi
 fi
-for tool in protoc g++; do
-  command -v "$tool" >/dev/null || { echo "$tool is missing (protobuf-compiler, g++)" >&2; exit 1; }
-done
 
 echo "== cargo: the Rust staticlib and the simulated librocprofiler-sdk.so"
 (
