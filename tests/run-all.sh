@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every test of the project: Rust (workspace), C++ drop-in (plain and ASan/UBSan),
+# the simulated HIP runtime program, xprof's conversion of a replayed trace, and the offline
+# Bazel build. Installs the Debian packages it needs when they are missing and it can.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_pkgs=()
+for pkg in libgtest-dev libgmock-dev libabsl-dev protobuf-compiler libprotobuf-dev cmake bazel-bootstrap binutils python3-venv; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_pkgs+=("$pkg")
+done
+if [ "${#need_pkgs[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "== installing ${need_pkgs[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}"
+  else
+    echo "missing Debian packages: ${need_pkgs[*]} (run as root, or install them)" >&2
+    exit 1
+  fi
+fi
+
+echo "== Rust: cargo test --workspace"
+cargo test --workspace --locked
