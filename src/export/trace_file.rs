@@ -42,15 +42,9 @@ impl fmt::Display for TraceError {
     }
 }
 
-impl std::error::Error for TraceError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            TraceError::Io { source, .. } => Some(source),
-            TraceError::InFile { source, .. } => Some(source.as_ref()),
-            _ => None,
-        }
-    }
-}
+/// The messages already include their cause, so no `source()` is reported: error chains
+/// (anyhow's `{:#}`) would print it twice.
+impl std::error::Error for TraceError {}
 
 pub fn encode_xspace(space: &XSpace) -> Vec<u8> {
     space.encode_to_vec()

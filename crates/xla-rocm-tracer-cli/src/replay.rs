@@ -1,7 +1,25 @@
-//! `replay`: to be wired to the simulator and the tracer.
+//! `replay`: plays a scenario on the simulated GPU through the real tracer and collector, the
+//! way XLA's `GpuTracer` drives them: enable with a fresh collector, run, disable, export.
+//!
+//! The simulated machine's GPU count is fixed when the SDK initializes, which happens in the
+//! tracer's load-time constructor, before `main`; it is read from `ROCSIM_GPUS`. When the
+//! scenario asks for a different count, `replay` runs itself again with `ROCSIM_GPUS` set.
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
+use rocprofiler_sdk_sim::scenario::{self, ReplayHooks};
+use xla_rocm_tracer::annotation::{pop_annotation, push_annotation};
+use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
+use xla_rocm_tracer::export::{merge_host_api_plane, write_xspace, ExportOptions};
+use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
+
+use crate::inspect;
+
+const GPU_COUNT_VARIABLE: &str = "ROCSIM_GPUS";
+/// Set in the re-executed child, so that a mismatch there is an error instead of a loop.
+const REEXECUTED_VARIABLE: &str = "XLA_ROCM_TRACER_REPLAY_REEXEC";
 
 #[derive(clap::Args)]
 pub struct ReplayArgs {
@@ -15,6 +33,123 @@ pub struct ReplayArgs {
     pub cuda_style_lanes: bool,
 }
 
-pub fn run(_args: ReplayArgs) -> Result<()> {
-    anyhow::bail!("replay is not wired yet")
+/// Annotations around scenario steps go to the tracer's thread-local annotation stack, which
+/// the HIP API callback reads on the same thread.
+struct TracerAnnotations;
+
+impl ReplayHooks for TracerAnnotations {
+    fn push_annotation(&self, name: &str) {
+        push_annotation(name);
+    }
+    fn pop_annotation(&self) {
+        pop_annotation();
+    }
+}
+
+fn machine_gpus() -> u32 {
+    std::env::var(GPU_COUNT_VARIABLE)
+        .ok()
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(1)
+}
+
+/// Runs this command again with the scenario's GPU count; returns its exit status.
+fn reexecute_with_gpus(gpus: u32) -> Result<()> {
+    let executable =
+        std::env::current_exe().context("cannot find the xla-rocm-tracer executable")?;
+    let status = std::process::Command::new(&executable)
+        .args(std::env::args_os().skip(1))
+        .env(GPU_COUNT_VARIABLE, gpus.to_string())
+        .env(REEXECUTED_VARIABLE, "1")
+        .status()
+        .with_context(|| {
+            format!(
+                "cannot re-run {} with {GPU_COUNT_VARIABLE}={gpus}",
+                executable.display()
+            )
+        })?;
+    if !status.success() {
+        std::process::exit(status.code().unwrap_or(1));
+    }
+    Ok(())
+}
+
+fn wall_clock_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+pub fn run(args: ReplayArgs) -> Result<()> {
+    let path = &args.scenario;
+    let scenario = scenario::load(path).map_err(|error| anyhow::anyhow!("{error}"))?;
+    if scenario.gpus != machine_gpus() {
+        if std::env::var_os(REEXECUTED_VARIABLE).is_some() {
+            bail!(
+                "{}: the scenario needs {} GPUs but the simulated machine has {} ({GPU_COUNT_VARIABLE})",
+                path.display(),
+                scenario.gpus,
+                machine_gpus()
+            );
+        }
+        return reexecute_with_gpus(scenario.gpus);
+    }
+
+    let tracer = Tracer::get();
+    if let Some(error) = tracer.init_error() {
+        bail!("the tracer is unavailable: {error}");
+    }
+    let collector = Arc::new(Collector::new(
+        CollectorOptions {
+            num_gpus: tracer.num_gpus(),
+            ..CollectorOptions::default()
+        },
+        CaptureStart {
+            walltime_ns: wall_clock_ns(),
+            gputime_ns: Tracer::timestamp(),
+        },
+    ));
+    collector.set_gpu_agents(tracer.gpu_agents().iter().map(GpuAgentInfo::from).collect());
+
+    tracer
+        .enable(TracerOptions::default(), collector.clone())
+        .context("cannot enable the tracer")?;
+    let replayed = scenario::replay(&scenario, &TracerAnnotations);
+    tracer.disable();
+    let summary =
+        replayed.map_err(|error| anyhow::anyhow!("{}: replay failed: {error}", path.display()))?;
+
+    collector.set_scope_range_id_tree(tracer.annotation_map().take_scope_range_id_tree());
+    let options = ExportOptions {
+        cuda_style_line_names: args.cuda_style_lanes,
+    };
+    let mut space = collector.export(Tracer::timestamp(), &options);
+    merge_host_api_plane(&mut space);
+
+    let copies: Vec<String> = summary
+        .copies
+        .iter()
+        .map(|(kind, count)| format!("{kind:?} {count}"))
+        .collect();
+    println!(
+        "replayed {}: {} HIP calls, {} kernel dispatches ({} graph launches, {} memsets), copies [{}] of {} bytes, {} annotated steps\n",
+        path.display(),
+        summary.api_calls,
+        summary.kernels,
+        summary.graph_launches,
+        summary.memsets,
+        copies.join(", "),
+        summary.bytes_copied,
+        summary.annotations
+    );
+    print!(
+        "{}",
+        inspect::render(&space, &format!("replay of {}", path.display()))
+    );
+    if let Some(output) = &args.output {
+        write_xspace(output, &space)?;
+        println!("\nwrote {}", output.display());
+    }
+    Ok(())
 }

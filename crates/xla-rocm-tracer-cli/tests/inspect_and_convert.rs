@@ -1,4 +1,6 @@
 //! `inspect` and `convert` on XLA's CUDA reference trace and on broken files.
+// The library calls the SDK; the simulator supplies its symbols to this test binary.
+use rocprofiler_sdk_sim as _;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

@@ -1,0 +1,189 @@
+//! `replay` of the repository's scenarios through the simulator, the tracer and the collector.
+// The library calls the SDK; the simulator supplies its symbols to this test binary.
+use rocprofiler_sdk_sim as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use xla_rocm_tracer::export::{read_xspace_file, XPlane, XSpace};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Replays `scenario` into a fresh file and returns the decoded trace and the printed summary.
+fn replay(scenario: &str, extra: &[&str]) -> (XSpace, String) {
+    let output = std::env::temp_dir().join(format!(
+        "replay-{}-{}-{}.xplane.pb",
+        std::process::id(),
+        scenario.replace('/', "_"),
+        extra.join("")
+    ));
+    let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+        .current_dir(repo())
+        .args(["replay", scenario, "-o", output.to_str().unwrap()])
+        .args(extra)
+        // The child re-executes itself when the scenario's GPU count differs.
+        .env_remove("ROCSIM_GPUS")
+        .output()
+        .expect("run xla-rocm-tracer replay");
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let space = read_xspace_file(&output).unwrap();
+    std::fs::remove_file(&output).ok();
+    (space, String::from_utf8(result.stdout).unwrap())
+}
+
+fn plane<'a>(space: &'a XSpace, name: &str) -> &'a XPlane {
+    space
+        .planes
+        .iter()
+        .find(|p| p.name == name)
+        .unwrap_or_else(|| panic!("no plane {name}"))
+}
+
+/// (lane name, event names in order) of a plane: everything but times and thread ids.
+fn lanes(plane: &XPlane) -> Vec<(String, Vec<String>)> {
+    plane
+        .lines
+        .iter()
+        .map(|line| {
+            let names = line
+                .events
+                .iter()
+                .map(|e| plane.event_metadata[&e.metadata_id].name.clone())
+                .collect();
+            (line.name.clone(), names)
+        })
+        .collect()
+}
+
+fn count(names: &[String], pattern: impl Fn(&str) -> bool) -> usize {
+    names.iter().filter(|name| pattern(name)).count()
+}
+
+#[test]
+fn jax_matmul_has_separate_compute_h2d_and_d2h_lanes() {
+    let (space, stdout) = replay("scenarios/jax_matmul.toml", &[]);
+    let device_planes: Vec<_> = space
+        .planes
+        .iter()
+        .filter(|p| p.name.starts_with("/device:"))
+        .collect();
+    assert_eq!(device_planes.len(), 1);
+    let gpu = lanes(plane(&space, "/device:GPU:0"));
+    let lane_names: Vec<_> = gpu.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        lane_names,
+        ["Stream #0", "Stream #1", "Stream #2"],
+        "dense names, no raw handles"
+    );
+
+    let lane_with = |name: &str| {
+        gpu.iter()
+            .find(|(_, events)| events.iter().any(|e| e == name))
+            .unwrap()
+    };
+    let (h2d_lane, h2d) = lane_with("MemcpyH2D");
+    let (d2h_lane, d2h) = lane_with("MemcpyD2H");
+    let (compute_lane, compute) = gpu
+        .iter()
+        .find(|(_, events)| events.iter().any(|e| e.starts_with("Cijk_")))
+        .unwrap();
+    assert_eq!(
+        count(compute, |e| e.starts_with("Cijk_")),
+        10,
+        "ten matmul kernels"
+    );
+    assert!(h2d_lane != compute_lane && d2h_lane != compute_lane && h2d_lane != d2h_lane);
+    assert_eq!((h2d.len(), d2h.len()), (1, 1));
+    // Demangled by the tracer (cpp_demangle), as XLA's MaybeAbiDemangle does.
+    assert!(
+        compute
+            .iter()
+            .any(|e| e.starts_with("stream_executor::gpu::")),
+        "{compute:?}"
+    );
+
+    let host = plane(&space, "/host:CPU");
+    assert!(host
+        .lines
+        .iter()
+        .all(|line| line.name.starts_with("Host Threads/")));
+    assert!(space.warnings.is_empty(), "{:?}", space.warnings);
+    assert!(
+        stdout.contains("memcpy bytes: MemcpyH2D 4194304, MemcpyD2H 128"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn jax_matmul_lanes_and_events_are_the_same_in_every_run() {
+    let (first, _) = replay("scenarios/jax_matmul.toml", &[]);
+    let (second, _) = replay("scenarios/jax_matmul.toml", &[]);
+    assert_eq!(
+        lanes(plane(&first, "/device:GPU:0")),
+        lanes(plane(&second, "/device:GPU:0"))
+    );
+}
+
+#[test]
+fn cuda_style_lanes_name_their_event_types() {
+    let (space, _) = replay("scenarios/jax_matmul.toml", &["--cuda-style-lanes"]);
+    let gpu = plane(&space, "/device:GPU:0");
+    let mut names: Vec<_> = gpu.lines.iter().map(|line| line.name.as_str()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "Stream #0(MemcpyH2D)",
+            "Stream #1(Kernel)",
+            "Stream #2(MemcpyD2H)"
+        ]
+    );
+}
+
+#[test]
+fn two_gpus_give_two_planes_and_the_peer_copy_lands_on_its_destination() {
+    let (space, _) = replay("scenarios/two_gpu.toml", &[]);
+    let gpu0 = lanes(plane(&space, "/device:GPU:0"));
+    let gpu1 = lanes(plane(&space, "/device:GPU:1"));
+    for lanes in [&gpu0, &gpu1] {
+        let names: Vec<_> = lanes.iter().map(|(name, _)| name.clone()).collect();
+        let dense: Vec<_> = (0..names.len()).map(|n| format!("Stream #{n}")).collect();
+        assert_eq!(names, dense, "each plane numbers its own lanes from 0");
+    }
+    let all = |lanes: &Vec<(String, Vec<String>)>| {
+        lanes
+            .iter()
+            .flat_map(|(_, e)| e.clone())
+            .collect::<Vec<_>>()
+    };
+    // XLA's rule 3 (xla-rocm-tracer.md §5.7): a D2D copy belongs to its destination device.
+    assert_eq!(count(&all(&gpu1), |e| e == "MemcpyD2D"), 1);
+    assert_eq!(count(&all(&gpu0), |e| e == "MemcpyD2D"), 0);
+    assert_eq!(count(&all(&gpu0), |e| e.starts_with("Cijk_")), 3);
+    assert_eq!(count(&all(&gpu1), |e| e.starts_with("Cijk_")), 3);
+    let gpu1_plane = plane(&space, "/device:GPU:1");
+    assert_eq!(gpu1_plane.id, 1);
+}
+
+#[test]
+fn bad_scenario_fails_with_the_file_named() {
+    let path = std::env::temp_dir().join(format!("bad-scenario-{}.toml", std::process::id()));
+    std::fs::write(&path, "[machine]\ngpus = \"two\"\n").unwrap();
+    let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+        .args(["replay", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).ok();
+    assert!(!result.status.success());
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(
+        stderr.contains(Path::new(&path).to_str().unwrap()),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
