@@ -19,14 +19,16 @@ done
 target="${CARGO_TARGET_DIR:-$repo/target}"
 build="$target/cpp-tests$([ "$sanitize" = ON ] && echo -sanitize || true)"
 
-echo "== cargo build (staticlib, simulated SDK)"
-cargo build --locked -p xla-rocm-tracer -p rocprofiler-sdk-sim
+echo "== cargo build (staticlib, simulated SDK, simulated HIP runtime)"
+cargo build --locked -p xla-rocm-tracer -p rocprofiler-sdk-sim -p hip-runtime-sim
 python3 cpp/standalone/rocprofiler-sdk/generate_enums.py --check
 
 # The simulated SDK under the real library's names (its SONAME is librocprofiler-sdk.so.1).
 mkdir -p "$build/lib"
 cp -f "$target/debug/librocprofiler_sdk_sim.so" "$build/lib/librocprofiler-sdk.so"
 ln -sf librocprofiler-sdk.so "$build/lib/librocprofiler-sdk.so.1"
+cp -f "$target/debug/libamdhip64.so" "$build/lib/libamdhip64.so"
+ln -sf libamdhip64.so "$build/lib/libamdhip64.so.7"
 
 echo "== cmake ($build, sanitize=$sanitize)"
 cmake -S tests/cpp -B "$build" -DCMAKE_BUILD_TYPE=Debug \
@@ -34,6 +36,7 @@ cmake -S tests/cpp -B "$build" -DCMAKE_BUILD_TYPE=Debug \
   -DXRT_STATICLIB="$target/debug/libxla_rocm_tracer.a" \
   -DXRT_CXXBRIDGE_DIR="$target/cxxbridge" \
   -DXRT_SDK_LIB_DIR="$build/lib" \
+  -DXRT_HIP_LIB_DIR="$build/lib" \
   -DXRT_SANITIZE="$sanitize" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
