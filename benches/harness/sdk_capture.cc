@@ -1,0 +1,72 @@
+// Interposes three SDK configuration functions (the harness is linked with -rdynamic, so a
+// dlopen-ed tracer binds to these first), records the callbacks, and forwards to the SDK.
+#include "sdk_capture.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+CapturedCallbacks& captured() {
+  static CapturedCallbacks callbacks;
+  return callbacks;
+}
+
+void* sdk_symbol(const char* name) {
+  static void* sdk = [] {
+    void* handle = dlopen("librocprofiler-sdk.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (handle == nullptr) {
+      std::fprintf(stderr, "cannot load librocprofiler-sdk.so.1: %s\n", dlerror());
+      std::exit(2);
+    }
+    return handle;
+  }();
+  void* symbol = dlsym(sdk, name);
+  if (symbol == nullptr) {
+    std::fprintf(stderr, "librocprofiler-sdk.so.1 has no %s\n", name);
+    std::exit(2);
+  }
+  return symbol;
+}
+
+extern "C" rocprofiler_status_t rocprofiler_configure_callback_tracing_service(
+    rocprofiler_context_id_t context_id, rocprofiler_callback_tracing_kind_t kind,
+    const rocprofiler_tracing_operation_t* operations, size_t operations_count,
+    rocprofiler_callback_tracing_cb_t callback, void* callback_args) {
+  using Fn = decltype(&rocprofiler_configure_callback_tracing_service);
+  static auto real =
+      reinterpret_cast<Fn>(sdk_symbol("rocprofiler_configure_callback_tracing_service"));
+  if (kind == ROCPROFILER_CALLBACK_TRACING_HIP_STREAM) {
+    captured().hip_stream = callback;
+    captured().hip_stream_data = callback_args;
+  }
+  return real(context_id, kind, operations, operations_count, callback, callback_args);
+}
+
+extern "C" rocprofiler_status_t rocprofiler_configure_external_correlation_id_request_service(
+    rocprofiler_context_id_t context_id,
+    const rocprofiler_external_correlation_id_request_kind_t* kinds, size_t kinds_count,
+    rocprofiler_external_correlation_id_request_cb_t callback, void* callback_args) {
+  using Fn = decltype(&rocprofiler_configure_external_correlation_id_request_service);
+  static auto real = reinterpret_cast<Fn>(
+      sdk_symbol("rocprofiler_configure_external_correlation_id_request_service"));
+  captured().request = callback;
+  captured().request_data = callback_args;
+  captured().request_context = context_id;
+  return real(context_id, kinds, kinds_count, callback, callback_args);
+}
+
+extern "C" rocprofiler_status_t rocprofiler_create_buffer(
+    rocprofiler_context_id_t context, size_t size, size_t watermark,
+    rocprofiler_buffer_policy_t policy, rocprofiler_buffer_tracing_cb_t callback,
+    void* callback_data, rocprofiler_buffer_id_t* buffer_id) {
+  using Fn = decltype(&rocprofiler_create_buffer);
+  static auto real = reinterpret_cast<Fn>(sdk_symbol("rocprofiler_create_buffer"));
+  rocprofiler_status_t status =
+      real(context, size, watermark, policy, callback, callback_data, buffer_id);
+  captured().buffer = callback;
+  captured().buffer_data = callback_data;
+  captured().buffer_context = context;
+  if (buffer_id != nullptr) captured().buffer_id = *buffer_id;
+  return status;
+}

@@ -1,0 +1,69 @@
+#include "tracer_side.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "sdk_capture.h"
+
+namespace {
+
+void* handle_symbol(void* handle, const char* name) {
+  void* symbol = dlsym(handle, name);
+  if (symbol == nullptr) {
+    std::fprintf(stderr, "tracer library has no %s\n", name);
+    std::exit(2);
+  }
+  return symbol;
+}
+
+// The Rust C ABI takes options and returns XrtStatus; adapt it to int().
+using XrtEnable = int (*)(const void*);
+using XrtNoArgs = int (*)();
+using XrtWrite = int (*)(const char*);
+XrtEnable g_xrt_enable;
+XrtNoArgs g_xrt_disable;
+XrtWrite g_xrt_write;
+
+int rust_enable() { return g_xrt_enable(nullptr); }
+int rust_disable() { return g_xrt_disable(); }
+int rust_write(const char* path) { return g_xrt_write(path); }
+
+}  // namespace
+
+TracerSide load_tracer_side(const std::string& side, const std::string& library) {
+  sdk_symbol("rocprofiler_get_timestamp");  // loads the SDK first, globally
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    std::fprintf(stderr, "cannot load %s: %s\n", library.c_str(), dlerror());
+    std::exit(2);
+  }
+  TracerSide tracer;
+  tracer.name = side;
+  if (side == "rust") {
+    g_xrt_enable = reinterpret_cast<XrtEnable>(handle_symbol(handle, "xrt_enable"));
+    g_xrt_disable = reinterpret_cast<XrtNoArgs>(handle_symbol(handle, "xrt_disable"));
+    g_xrt_write = reinterpret_cast<XrtWrite>(handle_symbol(handle, "xrt_write_xspace"));
+    // Registers with the SDK if the load-time constructor did not.
+    reinterpret_cast<unsigned (*)()>(handle_symbol(handle, "xrt_num_gpus"))();
+    tracer.enable = rust_enable;
+    tracer.disable = rust_disable;
+    tracer.write_xspace = rust_write;
+  } else if (side == "cpp") {
+    tracer.enable = reinterpret_cast<int (*)()>(handle_symbol(handle, "baseline_enable"));
+    tracer.disable = reinterpret_cast<int (*)()>(handle_symbol(handle, "baseline_disable"));
+    tracer.write_xspace =
+        reinterpret_cast<int (*)(const char*)>(handle_symbol(handle, "baseline_write_xspace"));
+  } else {
+    std::fprintf(stderr, "unknown side %s (rust or cpp)\n", side.c_str());
+    std::exit(2);
+  }
+  const CapturedCallbacks& cb = captured();
+  if (cb.hip_stream == nullptr || cb.request == nullptr || cb.buffer == nullptr) {
+    std::fprintf(stderr, "%s did not register its stream, request and buffer callbacks\n",
+                 side.c_str());
+    std::exit(2);
+  }
+  return tracer;
+}
