@@ -22,3 +22,7 @@ fi
 
 echo "== Rust: cargo test --workspace"
 cargo test --workspace --locked
+
+echo "== C++ drop-in (GoogleTest), then under AddressSanitizer + UndefinedBehaviorSanitizer"
+tests/cpp/run.sh
+tests/cpp/run.sh --sanitize

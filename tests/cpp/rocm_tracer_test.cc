@@ -11,6 +11,11 @@
 #include "absl/status/status.h"
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 
+// The simulated SDK's fault injection (crates/rocprofiler-sdk-sim, C ABI): `function`
+// returns `status`, on every call (nth 0) or only its nth.
+extern "C" void rocsim_fault_inject(const char* function, uint32_t status, uint32_t nth);
+extern "C" void rocsim_fault_clear(void);
+
 namespace xla {
 namespace profiler {
 namespace test {
@@ -116,6 +121,61 @@ TEST(RocmTracerTest, TimestampIsTheSdkClockAndMonotonic) {
   EXPECT_GT(first, 0u);
   EXPECT_LE(first, sdk);
   EXPECT_LE(sdk, second);
+}
+
+TEST(RocmTracerTest, FailedContextStartIsInternalAndLeavesTheTracerUsable) {
+  RocmTracer& tracer = RocmTracer::GetRocmTracerSingleton();
+  auto collector = CreateTestCollector();
+  rocsim_fault_inject("rocprofiler_start_context", ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR, 0);
+  absl::Status status = tracer.Enable(RocmTracerOptions{128}, collector.get());
+  rocsim_fault_clear();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(status.message().find("rocprofiler_start_context"), absl::string_view::npos)
+      << status.message();
+  EXPECT_TRUE(tracer.IsAvailable());
+  EXPECT_EQ(tracer.collector(), nullptr);
+  EXPECT_FALSE(IsActive(tracer.context_));
+
+  ASSERT_TRUE(tracer.Enable(RocmTracerOptions{128}, collector.get()).ok());
+  EXPECT_TRUE(IsActive(tracer.context_));
+  tracer.Disable();
+}
+
+// A warning of the Rust core (here the collector's annotation cap, hit during Export) comes
+// out through the shim's logging (absl LOG in XLA, stderr with Debian's Abseil).
+TEST(RocmTracerTest, RustWarningsReachTheShimLog) {
+  RocmTracer::GetRocmTracerSingleton();  // routes the Rust log through the shim
+  RocmTraceCollectorOptions options;
+  options.max_callback_api_events = 100;
+  options.max_activity_api_events = 100;
+  options.max_annotation_strings = 1;
+  options.num_gpus = 1;
+  RocmTraceCollectorImpl collector(options, 0, 1000);
+  static const std::string kAnnotations[] = {"first", "second"};
+  for (uint64_t id = 1; id <= 2; ++id) {
+    RocmTracerEvent activity;
+    activity.type = RocmTracerEventType::Kernel;
+    activity.source = RocmTracerEventSource::Activity;
+    activity.domain = RocmTracerEventDomain::HIP_OPS;
+    activity.name = "k";
+    activity.correlation_id = id;
+    activity.start_time_ns = 2000;
+    activity.end_time_ns = 3000;
+    activity.device_id = 0;
+    activity.stream_id = 0;
+    activity.annotation = kAnnotations[id - 1];
+    activity.kernel_info = KernelDetails{};
+    collector.AddEvent(std::move(activity), false);
+  }
+  ::testing::internal::CaptureStderr();
+  XSpace space;
+  collector.Export(&space);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("max_annotation_strings"), std::string::npos) << log;
+  EXPECT_NE(log.find("--xla_gpu_rocm_max_trace_events"), std::string::npos) << log;
+  // Written by the shim's WARNING logger (cpp/log.h), not the bridge's weak fallback.
+  EXPECT_NE(log.find("W "), std::string::npos) << log;
+  EXPECT_NE(log.find("rocm_tracer.cc:"), std::string::npos) << log;
 }
 
 TEST(RocmTracerTest, AnnotationMapWorks) {
