@@ -29,6 +29,56 @@ pub(crate) type BufferCallbackFn = unsafe extern "C" fn(
 
 const POISON: u64 = 0xDBDB_DBDB_DBDB_DBDB;
 
+/// One slot per buffer tracing kind; kinds past the SDK's last one share the final slot.
+const KIND_SLOTS: usize = sys::ROCPROFILER_BUFFER_TRACING_LAST as usize + 1;
+
+fn kind_slot(kind: u32) -> usize {
+    (kind as usize).min(KIND_SLOTS - 1)
+}
+
+/// What happened to the records pushed into one buffer, for tests that account for every
+/// record: `total_written() == delivered + destroyed_undelivered + (records still held)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferRecordCounts {
+    written: [u64; KIND_SLOTS],
+    discarded: [u64; KIND_SLOTS],
+    /// Records handed to the tool's buffer callback (after it returned).
+    pub delivered: u64,
+    /// Written records thrown away because the buffer was destroyed before delivering them.
+    pub destroyed_undelivered: u64,
+}
+
+impl Default for BufferRecordCounts {
+    fn default() -> Self {
+        BufferRecordCounts {
+            written: [0; KIND_SLOTS],
+            discarded: [0; KIND_SLOTS],
+            delivered: 0,
+            destroyed_undelivered: 0,
+        }
+    }
+}
+
+impl BufferRecordCounts {
+    /// Records of `kind` written into the buffer.
+    pub fn written(&self, kind: u32) -> u64 {
+        self.written[kind_slot(kind)]
+    }
+
+    pub fn total_written(&self) -> u64 {
+        self.written.iter().sum()
+    }
+
+    /// Records of `kind` dropped under the DISCARD policy (reported as `drop_count`).
+    pub fn discarded(&self, kind: u32) -> u64 {
+        self.discarded[kind_slot(kind)]
+    }
+
+    pub fn total_discarded(&self) -> u64 {
+        self.discarded.iter().sum()
+    }
+}
+
 /// One half of a buffer: records packed at 8-byte aligned offsets, plus the header arrays
 /// built for delivery.
 struct Arena {
@@ -124,6 +174,7 @@ struct State {
     destroyed: bool,
     submitted: u64,
     completed: u64,
+    counts: BufferRecordCounts,
 }
 
 pub(crate) struct Buffer {
@@ -192,6 +243,7 @@ pub(crate) fn create(
             destroyed: false,
             submitted: 0,
             completed: 0,
+            counts: BufferRecordCounts::default(),
         }),
         changed: Condvar::new(),
         syncer: AtomicBool::new(false),
@@ -227,6 +279,7 @@ impl Buffer {
             }
             if state.active.fits(bytes, self.size) {
                 state.active.write(kind, record);
+                state.counts.written[kind_slot(kind)] += 1;
                 break;
             }
             if !state.in_flight {
@@ -235,6 +288,7 @@ impl Buffer {
             }
             if self.policy == sys::ROCPROFILER_BUFFER_POLICY_DISCARD {
                 state.drops += 1;
+                state.counts.discarded[kind_slot(kind)] += 1;
                 return;
             }
             // LOSSLESS: wait for the in-flight batch to be delivered (§7.1, §18.27).
@@ -286,8 +340,14 @@ impl Buffer {
                 )
             };
         }
+        let records = batch.entries.len() as u64;
         batch.recycle();
         let mut state = self.state.lock();
+        if destroyed {
+            state.counts.destroyed_undelivered += records;
+        } else {
+            state.counts.delivered += records;
+        }
         state.spare = Some(batch);
         state.in_flight = false;
         state.completed += 1;
@@ -298,6 +358,11 @@ impl Buffer {
         }
         self.changed.notify_all();
     }
+}
+
+/// The record counts of buffer `handle`, while it exists.
+pub fn record_counts(handle: u64) -> Option<BufferRecordCounts> {
+    get(handle).map(|buffer| buffer.state.lock().counts.clone())
 }
 
 /// `rocprofiler_flush_buffer`: deliver what the buffer holds and wait for the callback.
@@ -349,6 +414,7 @@ pub(crate) fn destroy(handle: u64) -> sys::rocprofiler_status_t {
             return sys::ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
         }
         state.destroyed = true;
+        state.counts.destroyed_undelivered += state.active.entries.len() as u64;
         state.active.recycle();
         buffer.changed.notify_all();
     }

@@ -39,5 +39,6 @@ pub mod machine;
 pub mod scenario;
 pub mod sdk;
 
+pub use buffer::{record_counts, BufferRecordCounts};
 pub use error::SimError;
 pub use registration::client_names;
