@@ -34,6 +34,7 @@ pub mod drop_reason {
     pub const TRUNCATED: &str = "rocprofiler record smaller than its struct";
     pub const PREVIOUS_SESSION: &str = "rocprofiler record from an earlier profiling session";
     pub const SDK_DROPPED: &str = "records dropped by rocprofiler-sdk (buffer full)";
+    pub const SINK_PANICKED: &str = "events lost because the EventSink panicked while taking them";
     pub const NO_SESSION: &str = "rocprofiler records delivered while no session was enabled";
 }
 

@@ -16,6 +16,7 @@
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock};
 
@@ -115,6 +116,8 @@ pub struct Tracer {
     session: Mutex<Option<Session>>,
     finalized: AtomicBool,
     records_without_session: AtomicU64,
+    /// Drop counts a panicking `on_events_dropped` could not take.
+    drops_lost_to_sink_panics: AtomicU64,
 }
 
 static TRACER: LazyLock<Tracer> = LazyLock::new(|| Tracer {
@@ -127,6 +130,7 @@ static TRACER: LazyLock<Tracer> = LazyLock::new(|| Tracer {
     session: Mutex::new(None),
     finalized: AtomicBool::new(false),
     records_without_session: AtomicU64::new(0),
+    drops_lost_to_sink_panics: AtomicU64::new(0),
 });
 
 thread_local! {
@@ -253,7 +257,10 @@ impl Tracer {
         }
         let mut session = self.session.lock();
         if let Some(session) = session.as_ref() {
-            session.sink.flush();
+            // A panicking sink must not leave the tracer "running" forever.
+            if catch_unwind(AssertUnwindSafe(|| session.sink.flush())).is_err() {
+                log::error!("the EventSink panicked in flush(); the session ends anyway");
+            }
         }
         *session = None;
         self.running.store(false, Ordering::Release);
@@ -328,6 +335,12 @@ impl Tracer {
     /// Records that arrived while no session was enabled.
     pub fn records_without_session(&self) -> u64 {
         self.records_without_session.load(Ordering::Relaxed)
+    }
+
+    /// Dropped events whose count could not be reported because the sink's
+    /// `on_events_dropped` panicked.
+    pub fn drops_lost_to_sink_panics(&self) -> u64 {
+        self.drops_lost_to_sink_panics.load(Ordering::Relaxed)
     }
 
     /// Keeps `error` as the reason the tracer is unavailable, unless initialization already
@@ -492,11 +505,25 @@ impl Tracer {
         // SAFETY: forwarded from the buffer callback.
         unsafe { decoder.decode_buffer(headers, num_headers, &mut session.batch, &mut drops) };
         if !session.batch.is_empty() {
-            session.sink.add_events(&mut session.batch);
+            let batch_len = session.batch.len() as u64;
+            let sink = &session.sink;
+            let batch = &mut session.batch;
+            // A panicking sink (a user collector) loses this batch, counted, and keeps the
+            // session: the panic must not reach the SDK's callback thread.
+            let delivered = catch_unwind(AssertUnwindSafe(|| sink.add_events(batch)));
             session.batch.clear();
+            if delivered.is_err() {
+                log::error!("the EventSink panicked in add_events; {batch_len} events lost");
+                drops.add(drop_reason::SINK_PANICKED, batch_len);
+            }
         }
         for (reason, count) in drops.iter() {
-            session.sink.on_events_dropped(reason, count);
+            let sink = &session.sink;
+            if catch_unwind(AssertUnwindSafe(|| sink.on_events_dropped(reason, count))).is_err() {
+                log::error!("the EventSink panicked in on_events_dropped({reason:?}, {count})");
+                self.drops_lost_to_sink_panics
+                    .fetch_add(count, Ordering::Relaxed);
+            }
         }
     }
 }
