@@ -26,3 +26,14 @@ cargo test --workspace --locked
 echo "== C++ drop-in (GoogleTest), then under AddressSanitizer + UndefinedBehaviorSanitizer"
 tests/cpp/run.sh
 tests/cpp/run.sh --sanitize
+
+echo "== HIP host program on the simulated HIP runtime"
+tests/hip/run.sh
+
+echo "== xprof trace_viewer conversion of a replayed trace"
+tests/xprof/run.sh
+
+echo "== Bazel 4.2.3 offline build and test of the XLA-shaped example workspace"
+tests/bazel/run.sh
+
+echo "all test suites passed"
