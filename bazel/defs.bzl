@@ -66,6 +66,8 @@ XLA_ROCM_TRACER_DEPS = [
     "//xla/tsl/platform:errors",
     "//xla/tsl/profiler/backends/cpu:annotation_stack",
     "@com_google_absl//absl/container:inlined_vector",
+    # For cpp/log.h, which logs through absl/log where it exists (not in XLA's list).
+    "@com_google_absl//absl/log",
     "@com_google_absl//absl/status",
     "@com_google_absl//absl/status:status_macros",
     "@com_google_absl//absl/strings",
