@@ -53,7 +53,8 @@ pub fn requests_outside_set_window() -> u64 {
 ///
 /// # Safety
 /// `external_corr_id_value` is null or points to the SDK's writable `rocprofiler_user_data_t`.
-pub(crate) unsafe extern "C" fn stream_external_correlation_callback(
+#[doc(hidden)] // public for tests/hot_path_alloc.rs, which calls it as the SDK does
+pub unsafe extern "C" fn stream_external_correlation_callback(
     thread_id: sys::rocprofiler_thread_id_t,
     _context_id: sys::rocprofiler_context_id_t,
     _kind: sys::rocprofiler_external_correlation_id_request_kind_t,

@@ -133,7 +133,8 @@ pub fn depth() -> usize {
 /// # Safety
 /// Called by the SDK with `record.payload` null or pointing to a
 /// `rocprofiler_callback_tracing_hip_stream_data_t` valid for the duration of the call.
-pub(crate) unsafe extern "C" fn hip_stream_callback(
+#[doc(hidden)] // public for tests/hot_path_alloc.rs, which calls it as the SDK does
+pub unsafe extern "C" fn hip_stream_callback(
     record: sys::rocprofiler_callback_tracing_record_t,
     _user_data: *mut sys::rocprofiler_user_data_t,
     _callback_data: *mut std::ffi::c_void,
