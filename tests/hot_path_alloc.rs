@@ -1,0 +1,147 @@
+//! The app-thread hot path of every HIP call (HIP_STREAM SET ENTER, the external-correlation
+//! request, SET EXIT) must not touch the heap once the thread's stack exists: it runs inside
+//! the profiled program's HIP calls. A counting global allocator sees every allocation the
+//! calling thread makes while the callbacks run, called exactly as the SDK calls them.
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rocprofiler_sdk_sim as _; // the SDK symbols the tracer library leaves open
+use rocprofiler_sdk_sys as sys;
+use xla_rocm_tracer::correlation::stream_external_correlation_callback;
+use xla_rocm_tracer::stream_stack::{self, hip_stream_callback};
+
+struct CountingAllocator;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn count() {
+    // `try_with`: the allocator also runs while thread-locals are torn down.
+    if COUNTING.try_with(Cell::get).unwrap_or(false) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: forwards to the system allocator unchanged; counting has no effect on it.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+struct HipCall {
+    payload: sys::rocprofiler_callback_tracing_hip_stream_data_t,
+    tid: u64,
+}
+
+impl HipCall {
+    fn new() -> HipCall {
+        HipCall {
+            // SAFETY: a plain C struct; all-zero is a valid value.
+            payload: unsafe { std::mem::zeroed() },
+            // SAFETY: gettid has no arguments and cannot fail.
+            tid: unsafe { libc::syscall(libc::SYS_gettid) } as u64,
+        }
+    }
+
+    fn set(&mut self, phase: sys::rocprofiler_callback_phase_t, stream_id: u64) {
+        self.payload.size =
+            std::mem::size_of::<sys::rocprofiler_callback_tracing_hip_stream_data_t>() as u64;
+        self.payload.stream_id.handle = stream_id;
+        // SAFETY: a plain C struct; all-zero is a valid value.
+        let mut record: sys::rocprofiler_callback_tracing_record_t = unsafe { std::mem::zeroed() };
+        record.thread_id = self.tid;
+        record.kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM;
+        record.operation = sys::ROCPROFILER_HIP_STREAM_SET;
+        record.phase = phase;
+        record.payload = std::ptr::addr_of_mut!(self.payload).cast();
+        let mut user_data = sys::rocprofiler_user_data_t { value: 0 };
+        // SAFETY: the record and payload are valid for the call, as the SDK guarantees.
+        unsafe { hip_stream_callback(record, &mut user_data, std::ptr::null_mut()) };
+    }
+
+    fn request(&self) -> u64 {
+        let mut external = sys::rocprofiler_user_data_t { value: u64::MAX };
+        // SAFETY: a writable user-data slot, as the SDK passes.
+        let status = unsafe {
+            stream_external_correlation_callback(
+                self.tid,
+                sys::rocprofiler_context_id_t { handle: 1 },
+                sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+                0,
+                7,
+                &mut external,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(status, 0);
+        // SAFETY: the callback wrote the `value` member.
+        unsafe { external.value }
+    }
+
+    /// One HIP call with a stream argument that launches a kernel; returns the stream the
+    /// request stamped on it.
+    fn launch(&mut self, stream_id: u64) -> u64 {
+        self.set(sys::ROCPROFILER_CALLBACK_PHASE_ENTER, stream_id);
+        let stamped = self.request();
+        self.set(sys::ROCPROFILER_CALLBACK_PHASE_EXIT, stream_id);
+        stamped
+    }
+}
+
+#[test]
+fn hip_call_hot_path_makes_no_heap_allocation_after_warm_up() {
+    std::thread::spawn(|| {
+        let mut call = HipCall::new();
+        // Warm-up: the thread's first calls may set up its thread-locals.
+        for stream in 1..=4 {
+            assert_eq!(call.launch(stream), stream);
+        }
+        COUNTING.set(true);
+        let mut wrong = 0u64;
+        for i in 0..100_000u64 {
+            let stream = 1 + i % 4;
+            wrong += u64::from(call.launch(stream) != stream);
+            // A nested SET (a HIP call made inside another's window) stays in line too.
+            if i % 16 == 0 {
+                call.set(sys::ROCPROFILER_CALLBACK_PHASE_ENTER, stream);
+                wrong += u64::from(call.launch(stream + 10) != stream + 10);
+                wrong += u64::from(call.request() != stream);
+                call.set(sys::ROCPROFILER_CALLBACK_PHASE_EXIT, stream);
+            }
+        }
+        COUNTING.set(false);
+        assert_eq!(wrong, 0, "requests stamped the wrong stream");
+        assert_eq!(
+            stream_stack::top(),
+            0,
+            "every SET ENTER was matched by its EXIT"
+        );
+        assert_eq!(
+            ALLOCATIONS.load(Ordering::Relaxed),
+            0,
+            "the hot path allocated on the app thread"
+        );
+    })
+    .join()
+    .unwrap();
+}
