@@ -459,3 +459,43 @@ pub fn assert_child_passed(what: &str, output: &std::process::Output) {
         output.status
     );
 }
+
+/// Synthetic joined pairs for the collector: correlation id `i` has a HIP API event and a
+/// kernel activity on GPU agent `gpu_handle`, stream `i % 8`, thread `i % 4`, all starting at
+/// `base_ns` or later.
+pub fn synthetic_pair(i: u64, gpu_handle: u64, base_ns: u64) -> [RocmTracerEvent; 2] {
+    use xla_rocm_tracer::event::{EventDetails, EventDomain, KernelDetails};
+    let name: Arc<str> = Arc::from("matmul(float*, float*)");
+    let start = base_ns + i * 10;
+    let api = RocmTracerEvent {
+        event_type: EventType::Kernel,
+        source: EventSource::ApiCallback,
+        domain: EventDomain::HipApi,
+        name: Arc::from("hipLaunchKernel"),
+        start_time_ns: start,
+        end_time_ns: start + 5,
+        correlation_id: i,
+        thread_id: 1000 + i % 4,
+        details: EventDetails::Kernel(KernelDetails::default()),
+        ..RocmTracerEvent::default()
+    };
+    let activity = RocmTracerEvent {
+        event_type: EventType::Kernel,
+        source: EventSource::Activity,
+        domain: EventDomain::HipOps,
+        name,
+        start_time_ns: start + 2,
+        end_time_ns: start + 9,
+        device_id: gpu_handle as u32,
+        correlation_id: i,
+        thread_id: 1000 + i % 4,
+        stream_id: i % 8,
+        details: EventDetails::Kernel(KernelDetails {
+            grid_x: 256,
+            workgroup_x: 64,
+            ..KernelDetails::default()
+        }),
+        ..RocmTracerEvent::default()
+    };
+    [api, activity]
+}
