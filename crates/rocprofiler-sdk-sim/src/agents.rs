@@ -1,6 +1,10 @@
 //! Agents: one CPU plus `ROCSIM_GPUS` MI300X-like GPUs (gfx942), in the 312-byte ROCm 7.1
-//! layout (§9). Structs, names and memory banks are leaked once, so every pointer handed to a
-//! tool stays valid for the life of the process (§18.12).
+//! layout (§9), or with `ROCSIM_ROCM=7.0` the 304-byte 7.0 layout: same offsets, but an
+//! 8-byte UUID and `size = 304`. The 7.0 structs still occupy 312 bytes here; their last 8
+//! bytes (beyond the 7.0 struct) hold [`BEYOND_STRUCT_FILL`], standing for whatever memory
+//! follows a real 7.0 agent, so a tool reading the 7.1 `uuid` in full sees garbage.
+//! Structs, names and memory banks are leaked once, so every pointer handed to a tool stays
+//! valid for the life of the process (§18.12).
 use rocprofiler_sdk_sys as sys;
 use std::ffi::{c_void, CString};
 use std::sync::LazyLock;
@@ -60,13 +64,18 @@ fn zeroed_agent() -> sys::rocprofiler_agent_v0_t {
 
 const GIB: u64 = 1 << 30;
 
+/// The bytes past the end of a 304-byte ROCm 7.0 agent struct.
+pub const BEYOND_STRUCT_FILL: u8 = 0xDB;
+
 fn build() -> Agents {
     let gpus = crate::machine::machine().gpus;
+    let rocm = crate::machine::machine().rocm;
+    let struct_size = rocm.agent_struct_size() as u64;
     let offset = crate::handles::random_offset();
     let mut structs = Vec::new();
 
     let mut cpu = zeroed_agent();
-    cpu.size = std::mem::size_of::<sys::rocprofiler_agent_v0_t>() as u64;
+    cpu.size = struct_size;
     cpu.type_ = sys::ROCPROFILER_AGENT_TYPE_CPU;
     cpu.cpu_cores_count = 96;
     cpu.cpu_core_id_base = 0;
@@ -93,7 +102,7 @@ fn build() -> Agents {
     for ordinal in 0..gpus {
         let mut gpu = zeroed_agent();
         let logical = 1 + ordinal;
-        gpu.size = std::mem::size_of::<sys::rocprofiler_agent_v0_t>() as u64;
+        gpu.size = struct_size;
         gpu.type_ = sys::ROCPROFILER_AGENT_TYPE_GPU;
         gpu.simd_count = 1216;
         gpu.simd_id_base = 0x8000_0000 + 0x1000 * ordinal;
@@ -167,6 +176,7 @@ fn build() -> Agents {
     for mut agent in structs {
         let handle = agent.logical_node_id as u64 + offset;
         agent.id = sys::rocprofiler_agent_id_t { handle };
+        agent.uuid.bytes[rocm.uuid_size()..].fill(BEYOND_STRUCT_FILL);
         handles.push(handle);
         ptrs.push(
             Box::leak(Box::new(agent)) as *const sys::rocprofiler_agent_v0_t as *const c_void,

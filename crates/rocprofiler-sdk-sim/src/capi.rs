@@ -12,6 +12,7 @@
 //! int32_t rocsim_set_device(uint32_t device);
 //! uint32_t rocsim_current_device(void);
 //! int32_t rocsim_stream_create(uint64_t* stream);
+//! int32_t rocsim_stream_create_with(int32_t op /* a hipStreamCreate* operation id */, uint64_t* stream);
 //! int32_t rocsim_stream_destroy(uint64_t stream);
 //! int32_t rocsim_bind_stream_to_queue(uint64_t stream, uint64_t queue);
 //! int32_t rocsim_load_code_object(uint32_t device, const char* const* names, size_t count,
@@ -23,6 +24,7 @@
 //! int32_t rocsim_memcpy_async(uint64_t stream, const rocsim_copy_t*, uint64_t* corr);
 //! int32_t rocsim_memcpy_sync(const rocsim_copy_t*, uint64_t* corr);
 //! int32_t rocsim_memset_async(uint64_t stream, uint64_t bytes, uint64_t duration_ns, uint64_t* corr);
+//! int32_t rocsim_memset_sync(uint64_t bytes, uint64_t duration_ns, uint64_t* corr);
 //! int32_t rocsim_stream_synchronize(uint64_t stream);
 //! int32_t rocsim_device_synchronize(void);
 //! int32_t rocsim_api_call(int32_t op, int32_t has_stream, uint64_t stream, uint64_t* corr);
@@ -128,6 +130,16 @@ pub extern "C" fn rocsim_current_device() -> u32 {
 pub unsafe extern "C" fn rocsim_stream_create(stream: *mut u64) -> i32 {
     run(|| {
         let s = driver::stream_create()?;
+        // SAFETY: caller contract.
+        unsafe { store(stream, s) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_stream_create_with(op: i32, stream: *mut u64) -> i32 {
+    run(|| {
+        let s = driver::stream_create_with(op)?;
         // SAFETY: caller contract.
         unsafe { store(stream, s) };
         Ok(())
@@ -274,6 +286,16 @@ pub unsafe extern "C" fn rocsim_memset_async(
 ) -> i32 {
     run(|| {
         let id = driver::memset_async(stream, bytes, duration_ns)?;
+        // SAFETY: caller contract.
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_memset_sync(bytes: u64, duration_ns: u64, corr: *mut u64) -> i32 {
+    run(|| {
+        let id = driver::memset_sync(bytes, duration_ns)?;
         // SAFETY: caller contract.
         unsafe { store(corr, id) };
         Ok(())

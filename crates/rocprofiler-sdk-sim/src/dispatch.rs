@@ -367,6 +367,10 @@ pub(crate) fn enqueue_kernel(work: KernelWork) {
     };
     let mut participants = Participants::new();
     for target in targets {
+        // The SDK's queue write interceptor requests once per dispatch packet with operation
+        // ROCPROFILER_KERNEL_DISPATCH_ENQUEUE (rocprofiler-sdk `source/lib/rocprofiler-sdk/
+        // hsa/queue.cpp`, `WriteInterceptor`: `populate_external_correlation_ids(...,
+        // REQUEST_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE, internal)`).
         let external = ext::resolve(
             &target,
             sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
@@ -533,6 +537,9 @@ pub(crate) fn enqueue_copy(work: CopyWork) {
     };
     let mut participants = Participants::new();
     for target in targets {
+        // The operation is the copy direction (`rocprofiler_memory_copy_operation_t`), as in
+        // rocprofiler-sdk `source/lib/rocprofiler-sdk/hsa/async_copy.cpp`
+        // (`populate_external_correlation_ids(..., REQUEST_MEMORY_COPY, _direction, ...)`).
         let external = ext::resolve(
             &target,
             sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,

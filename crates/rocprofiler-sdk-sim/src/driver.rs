@@ -135,12 +135,30 @@ pub fn current_device() -> u32 {
 
 /// `hipStreamCreate` on the current device. HIP_STREAM CREATE (phase NONE) fires after the call.
 pub fn stream_create() -> Result<HipStream, SimError> {
+    stream_create_with(op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate))
+}
+
+/// The HIP functions that create a stream (a `hipStream_t*` out-parameter, §6.3).
+const STREAM_CREATE_OPS: [sys::rocprofiler_hip_runtime_api_id_t; 4] = [
+    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate,
+    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreateWithFlags,
+    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreateWithPriority,
+    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipExtStreamCreateWithCUMask,
+];
+
+/// A stream creation traced under the creating function's own operation id (`api_op`, one of
+/// `hipStreamCreate`, `hipStreamCreateWithFlags`, `hipStreamCreateWithPriority`,
+/// `hipExtStreamCreateWithCUMask`). Flags, priorities and masks do not change what the SDK
+/// sees: no SET (the stream is an out-parameter), then CREATE after the call.
+pub fn stream_create_with(api_op: i32) -> Result<HipStream, SimError> {
+    if !STREAM_CREATE_OPS.contains(&api_op) {
+        return Err(SimError::InvalidArgument(format!(
+            "HIP operation {api_op} does not create a stream"
+        )));
+    }
     runtime()?;
     let device = current_device();
-    let call = ApiCall::enter(
-        op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate),
-        None,
-    );
+    let call = ApiCall::enter(api_op, None);
     let (value, id) = streams::create(device);
     call.exit();
     dispatch::stream_lifecycle(sys::ROCPROFILER_HIP_STREAM_CREATE, id, value);
@@ -231,6 +249,18 @@ fn submit_kernels(
 ) -> Result<u64, SimError> {
     runtime()?;
     let info = streams::resolve(stream, current_device())?;
+    submit_kernels_on(api_op, info, true, launches, false)
+}
+
+/// Submits kernels on `info` inside one HIP call (with a SET if the function has a stream
+/// argument); with `wait`, the call returns only after they completed and were pushed.
+fn submit_kernels_on(
+    api_op: i32,
+    info: StreamInfo,
+    with_set: bool,
+    launches: &[KernelLaunch],
+    wait: bool,
+) -> Result<u64, SimError> {
     let mut works = launches
         .iter()
         .map(|l| kernel_work(&info, l))
@@ -238,11 +268,14 @@ fn submit_kernels(
     for _ in &works {
         signal::begin(info.device, info.key());
     }
-    let call = ApiCall::enter(api_op, Some(&info));
+    let call = ApiCall::enter(api_op, with_set.then_some(&info));
     for work in &mut works {
         work.correlation_id = call.correlation_id;
     }
     worker::submit(move || works.into_iter().for_each(dispatch::enqueue_kernel));
+    if wait {
+        signal::wait_stream(info.key());
+    }
     let correlation_id = call.correlation_id;
     call.exit();
     Ok(correlation_id)
@@ -275,24 +308,46 @@ pub fn graph_launch(stream: HipStream, kernels: &[KernelLaunch]) -> Result<u64, 
     )
 }
 
-/// `hipMemsetAsync` (op 293): a `__amd_rocclr_fillBufferAligned` blit kernel.
-pub fn memset_async(stream: HipStream, bytes: u64, duration_ns: u64) -> Result<u64, SimError> {
-    runtime()?;
-    let device = streams::resolve(stream, current_device())?.device;
+/// The `__amd_rocclr_fillBufferAligned` dispatch that fills `bytes` on `device`.
+fn fill_launch(device: u32, bytes: u64, duration_ns: u64) -> Result<KernelLaunch, SimError> {
     let kernel = find_kernel(device, BLIT_FILL_KERNEL).ok_or(SimError::UnknownKernel(0))?;
     let items = bytes.div_ceil(16).div_ceil(256).max(1) * 256;
-    let launch = KernelLaunch {
+    Ok(KernelLaunch {
         kernel,
         grid: [items.min(u32::MAX as u64) as u32, 1, 1],
         block: [256, 1, 1],
         private_segment_size: 0,
         group_segment_size: 0,
         duration_ns,
-    };
-    submit_kernels(
+    })
+}
+
+/// `hipMemsetAsync` (op 293): a `__amd_rocclr_fillBufferAligned` blit kernel.
+pub fn memset_async(stream: HipStream, bytes: u64, duration_ns: u64) -> Result<u64, SimError> {
+    runtime()?;
+    let info = streams::resolve(stream, current_device())?;
+    let launch = fill_launch(info.device, bytes, duration_ns)?;
+    submit_kernels_on(
         op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemsetAsync),
-        stream,
+        info,
+        true,
         &[launch],
+        false,
+    )
+}
+
+/// `hipMemset` (op 288): no stream argument, so no SET (§6.3); the fill blit kernel runs on the
+/// current device's null stream and the call returns when it completed and was pushed.
+pub fn memset_sync(bytes: u64, duration_ns: u64) -> Result<u64, SimError> {
+    runtime()?;
+    let info = streams::resolve(NULL_STREAM, current_device())?;
+    let launch = fill_launch(info.device, bytes, duration_ns)?;
+    submit_kernels_on(
+        op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemset),
+        info,
+        false,
+        &[launch],
+        true,
     )
 }
 

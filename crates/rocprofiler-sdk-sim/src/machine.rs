@@ -3,13 +3,55 @@
 //! * `ROCSIM_GPUS` — number of GPUs (default 1, 1..=16);
 //! * `ROCSIM_DIRECT_DISPATCH` — `1` (default, HIP's `AMD_DIRECT_DISPATCH=1`) or `0`: with `0`,
 //!   kernel and copy submission, and with it the external-correlation request and the enqueue
-//!   callbacks, run on a HIP worker thread instead of the calling thread (§13.2, §18.40).
+//!   callbacks, run on a HIP worker thread instead of the calling thread (§13.2, §18.40);
+//! * `ROCSIM_VERSION` — the rocprofiler-sdk version reported to tools, `major.minor.patch`
+//!   (default `1.0.0`). Only the number changes: the layouts stay those of `ROCSIM_ROCM`, so
+//!   an old version tests a tool's version gate, not an old ABI;
+//! * `ROCSIM_ROCM` — `7.1` (default) or `7.0`: the release whose layouts the SDK has. 7.0 has
+//!   a 304-byte agent struct with an 8-byte UUID and `ROCPROFILER_CONTEXT_NONE = UINT64_MAX`
+//!   (rocprofiler-sdk.md §15, §18.42).
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone)]
 pub struct Machine {
     pub gpus: u32,
     pub direct_dispatch: bool,
+    /// (major, minor, patch) reported by `rocprofiler_get_version` and to `rocprofiler_configure`.
+    pub sdk_version: (u32, u32, u32),
+    pub rocm: RocmRelease,
+}
+
+/// The ROCm release whose rocprofiler-sdk layouts the simulated library has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RocmRelease {
+    Rocm7_0,
+    Rocm7_1,
+}
+
+impl RocmRelease {
+    /// `sizeof(rocprofiler_agent_v0_t)` in this release (§15).
+    pub fn agent_struct_size(self) -> usize {
+        match self {
+            RocmRelease::Rocm7_0 => 304,
+            RocmRelease::Rocm7_1 => 312,
+        }
+    }
+
+    /// Bytes of `rocprofiler_uuid_t` (an 8-byte union up to 7.0, 16 bytes from 7.1).
+    pub fn uuid_size(self) -> usize {
+        match self {
+            RocmRelease::Rocm7_0 => 8,
+            RocmRelease::Rocm7_1 => 16,
+        }
+    }
+
+    /// The library's `ROCPROFILER_CONTEXT_NONE.handle` (§4).
+    pub fn context_none(self) -> u64 {
+        match self {
+            RocmRelease::Rocm7_0 => u64::MAX,
+            RocmRelease::Rocm7_1 => 0,
+        }
+    }
 }
 
 pub const MAX_GPUS: u32 = 16;
@@ -17,6 +59,8 @@ pub const MAX_GPUS: u32 = 16;
 static MACHINE: LazyLock<Machine> = LazyLock::new(|| Machine {
     gpus: env_u32("ROCSIM_GPUS", 1, 1..=MAX_GPUS),
     direct_dispatch: env_u32("ROCSIM_DIRECT_DISPATCH", 1, 0..=1) == 1,
+    sdk_version: env_version("ROCSIM_VERSION", (1, 0, 0)),
+    rocm: env_rocm("ROCSIM_ROCM"),
 });
 
 /// The machine of this process.
@@ -36,5 +80,48 @@ fn env_u32(name: &str, default: u32, range: std::ops::RangeInclusive<u32>) -> u3
                 default
             }
         },
+    }
+}
+
+fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = text.trim().split('.').map(|p| p.parse::<u32>().ok());
+    let version = (parts.next()??, parts.next()??, parts.next()??);
+    parts.next().is_none().then_some(version)
+}
+
+fn env_version(name: &str, default: (u32, u32, u32)) -> (u32, u32, u32) {
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(text) => parse_version(&text).unwrap_or_else(|| {
+            eprintln!(
+                "rocprofiler-sdk-sim: {name}={text:?} is not major.minor.patch; using {default:?}"
+            );
+            default
+        }),
+    }
+}
+
+fn env_rocm(name: &str) -> RocmRelease {
+    match std::env::var(name).as_deref().map(str::trim) {
+        Err(_) | Ok("7.1") => RocmRelease::Rocm7_1,
+        Ok("7.0") => RocmRelease::Rocm7_0,
+        Ok(other) => {
+            eprintln!("rocprofiler-sdk-sim: {name}={other:?} is not 7.0 or 7.1; using 7.1");
+            RocmRelease::Rocm7_1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse_as_three_numbers_only() {
+        assert_eq!(parse_version("0.6.0"), Some((0, 6, 0)));
+        assert_eq!(parse_version(" 1.3.2 "), Some((1, 3, 2)));
+        assert_eq!(parse_version("1.0"), None);
+        assert_eq!(parse_version("1.0.0.1"), None);
+        assert_eq!(parse_version("1.x.0"), None);
     }
 }

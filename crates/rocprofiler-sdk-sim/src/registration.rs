@@ -6,12 +6,14 @@ use crate::SimError;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 use std::cell::Cell;
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, CStr, CString};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::{LazyLock, Once};
 
-/// Version reported to tools and by `rocprofiler_get_version` (§18.41).
-pub(crate) const VERSION: (u32, u32, u32) = (1, 0, 0);
+/// Version reported to tools and by `rocprofiler_get_version` (§18.41; `ROCSIM_VERSION`).
+pub(crate) fn version() -> (u32, u32, u32) {
+    crate::machine::machine().sdk_version
+}
 
 /// 0 = not started, -1 = in progress, 1 = done (§3).
 static INIT_STATUS: AtomicI32 = AtomicI32::new(0);
@@ -111,8 +113,9 @@ fn discover_configure() -> Vec<sys::rocprofiler_configure_t> {
 /// Caller holds the registration lock.
 fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
     INIT_STATUS.store(-1, Ordering::Release);
-    let (major, minor, patch) = VERSION;
+    let (major, minor, patch) = version();
     let version = 10000 * major + 100 * minor + patch;
+    let version_text = CString::new(format!("{major}.{minor}.{patch}")).unwrap_or_default();
     let mut to_initialize = Vec::new();
     for (priority, configure) in configures.iter().enumerate() {
         let handle = CLIENTS.lock().len() as u32 + 1;
@@ -122,8 +125,14 @@ fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
             handle,
         };
         // SAFETY: `configure` is the tool's entry point; `client_id` outlives the call.
-        let result =
-            unsafe { configure(version, c"1.0.0".as_ptr(), priority as u32, &mut client_id) };
+        let result = unsafe {
+            configure(
+                version,
+                version_text.as_ptr(),
+                priority as u32,
+                &mut client_id,
+            )
+        };
         if result.is_null() {
             continue; // the tool declined
         }

@@ -677,3 +677,96 @@ fn eight_threads_issue_calls_concurrently() {
     ids.dedup();
     assert_eq!(ids.len(), 8);
 }
+
+#[test]
+fn memset_sync_has_no_set_dispatches_the_fill_kernel_and_blocks() {
+    setup();
+    let me = tid();
+    let from = event_count();
+    let now = || unsafe {
+        let mut t = 0;
+        rocprofiler_get_timestamp(&mut t);
+        t
+    };
+    let before = now();
+    let corr = driver::memset_sync(1 << 16, 40_000).unwrap();
+    assert!(
+        now() - before >= 40_000,
+        "hipMemset returned before the fill finished"
+    );
+    let op = ROCPROFILER_HIP_RUNTIME_API_ID_hipMemset;
+    assert_eq!(op, 288);
+    assert_eq!(
+        shapes(&events_since(from, me)),
+        vec![
+            api(op, ENTER),
+            request(KD, ROCPROFILER_KERNEL_DISPATCH_ENQUEUE),
+            KD_ENQUEUE_ENTER,
+            KD_ENQUEUE_EXIT,
+            api(op, EXIT)
+        ]
+    );
+    // COMPLETE was delivered before the call returned.
+    assert!(REC.events.lock().unwrap()[from..]
+        .iter()
+        .any(|e| matches!(e,
+        Event::Callback { kind, op, internal, .. }
+        if *kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH
+            && *op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE && *internal == corr)));
+    drain();
+    let records = records_for(corr);
+    assert!(records
+        .iter()
+        .any(|r| matches!(r, Record::Api(a) if a.operation == op)));
+    let kernel = records
+        .iter()
+        .find_map(|r| match r {
+            Record::Kernel(k) => Some(*k),
+            _ => None,
+        })
+        .expect("the fill kernel's dispatch record");
+    let names = REC.kernel_names.lock().unwrap().clone();
+    assert_eq!(
+        names[&kernel.dispatch_info.kernel_id],
+        "__amd_rocclr_fillBufferAligned"
+    );
+    // No SET, so the tool's stream stack still holds only the null stream.
+    assert_eq!(unsafe { kernel.correlation_id.external.value }, 0);
+    assert_eq!(kernel.end_timestamp - kernel.start_timestamp, 40_000);
+}
+
+#[test]
+fn stream_creation_is_traced_under_the_creating_functions_operation() {
+    setup();
+    let me = tid();
+    for op in [
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreateWithFlags,
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreateWithPriority,
+    ] {
+        let from = event_count();
+        let stream = driver::stream_create_with(op).unwrap();
+        let id = driver::sdk_stream_id(stream).unwrap();
+        let events = events_since(from, me);
+        assert_eq!(
+            shapes(&events),
+            vec![
+                api(op, ENTER),
+                api(op, EXIT),
+                (
+                    ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                    ROCPROFILER_HIP_STREAM_CREATE,
+                    ROCPROFILER_CALLBACK_PHASE_NONE
+                ),
+            ]
+        );
+        assert!(
+            matches!(&events[2], Event::Callback { stream: Some((i, v)), .. } if *i == id && *v == stream)
+        );
+        driver::stream_destroy(stream).unwrap();
+    }
+    // Only functions with a hipStream_t* out-parameter create streams.
+    assert!(matches!(
+        driver::stream_create_with(ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc),
+        Err(sim::SimError::InvalidArgument(_))
+    ));
+}

@@ -115,3 +115,135 @@ fn indirect_dispatch_moves_the_request_to_a_worker_thread() {
         assert_eq!(gpu.external(), 0);
     }
 }
+
+unsafe extern "C" fn keep_agents(
+    _version: sys::rocprofiler_agent_version_t,
+    agents: *mut *const std::ffi::c_void,
+    num_agents: usize,
+    user_data: *mut std::ffi::c_void,
+) -> sys::rocprofiler_status_t {
+    let out = &mut *user_data.cast::<Vec<*const sys::rocprofiler_agent_v0_t>>();
+    for i in 0..num_agents {
+        out.push((*agents.add(i)).cast());
+    }
+    sys::ROCPROFILER_STATUS_SUCCESS
+}
+
+fn query_agents(
+    agent_size: usize,
+) -> (sys::rocprofiler_status_t, Vec<sys::rocprofiler_agent_v0_t>) {
+    let mut pointers: Vec<*const sys::rocprofiler_agent_v0_t> = Vec::new();
+    let status = unsafe {
+        sys::rocprofiler_query_available_agents(
+            sys::ROCPROFILER_AGENT_INFO_VERSION_0,
+            Some(keep_agents),
+            agent_size,
+            (&mut pointers as *mut Vec<_>).cast(),
+        )
+    };
+    // The sim's agents occupy a full 312-byte struct in both modes, so reading one is sound.
+    let agents = pointers.iter().map(|p| unsafe { **p }).collect();
+    (status, agents)
+}
+
+#[test]
+fn rocm_7_0_has_304_byte_agents_an_8_byte_uuid_and_context_none_max() {
+    if !child::in_child(
+        "rocm_7_0_has_304_byte_agents_an_8_byte_uuid_and_context_none_max",
+        &[("ROCSIM_ROCM", "7.0"), ("ROCSIM_GPUS", "2")],
+    ) {
+        return;
+    }
+    assert_eq!(
+        sim::machine::machine().rocm,
+        sim::machine::RocmRelease::Rocm7_0
+    );
+    // A tool built against the 7.1 headers asks for 312 bytes: the 7.0 library refuses.
+    let (status, agents) = query_agents(std::mem::size_of::<sys::rocprofiler_agent_v0_t>());
+    assert_eq!(status, sys::ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI);
+    assert!(agents.is_empty(), "the callback must not run");
+    for size in [304, 292] {
+        let (status, agents) = query_agents(size);
+        assert_eq!(status, sys::ROCPROFILER_STATUS_SUCCESS, "agent_size {size}");
+        assert_eq!(agents.len(), 3);
+        for agent in &agents {
+            assert_eq!(agent.size, 304);
+            // Past the 8-byte 7.0 UUID lies memory that is not part of the struct.
+            assert_eq!(agent.uuid.bytes[8..], [0xDB; 8]);
+        }
+        let gpus: Vec<_> = agents
+            .iter()
+            .filter(|a| a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU)
+            .collect();
+        assert_eq!(gpus.len(), 2);
+        assert_eq!(
+            gpus.iter()
+                .map(|g| g.logical_node_type_id)
+                .collect::<Vec<_>>(),
+            [0, 1]
+        );
+        assert_ne!(gpus[0].uuid.bytes[..8], [0; 8]);
+    }
+    // CONTEXT_NONE is UINT64_MAX in 7.0: a failed create leaves it in the id.
+    let mut context = sys::rocprofiler_context_id_t { handle: 0 };
+    assert_eq!(
+        unsafe { sys::rocprofiler_create_context(&mut context) },
+        sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
+    );
+    assert_eq!(context.handle, u64::MAX);
+    let mut active = 1;
+    assert_eq!(
+        unsafe { sys::rocprofiler_context_is_active(context, &mut active) },
+        sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND
+    );
+}
+
+#[test]
+fn rocm_7_1_is_the_default_layout() {
+    if !child::in_child("rocm_7_1_is_the_default_layout", &[]) {
+        return;
+    }
+    let (status, agents) = query_agents(std::mem::size_of::<sys::rocprofiler_agent_v0_t>());
+    assert_eq!(status, sys::ROCPROFILER_STATUS_SUCCESS);
+    assert!(agents.iter().all(|a| a.size == 312));
+    assert_eq!(
+        unsafe {
+            sys::rocprofiler_query_available_agents(
+                sys::ROCPROFILER_AGENT_INFO_VERSION_0,
+                Some(keep_agents),
+                313,
+                std::ptr::null_mut(),
+            )
+        },
+        sys::ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI
+    );
+    let mut context = sys::rocprofiler_context_id_t { handle: 0 };
+    assert_eq!(
+        unsafe { sys::rocprofiler_create_context(&mut context) },
+        sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
+    );
+    assert_eq!(context.handle, 0, "CONTEXT_NONE is 0 from ROCm 7.1");
+}
+
+#[test]
+fn rocsim_version_sets_the_reported_sdk_version() {
+    if !child::in_child(
+        "rocsim_version_sets_the_reported_sdk_version",
+        &[("ROCSIM_VERSION", "0.6.0")],
+    ) {
+        return;
+    }
+    let (mut major, mut minor, mut patch) = (9, 9, 9);
+    assert_eq!(
+        unsafe { sys::rocprofiler_get_version(&mut major, &mut minor, &mut patch) },
+        sys::ROCPROFILER_STATUS_SUCCESS
+    );
+    assert_eq!((major, minor, patch), (0, 6, 0));
+    let mut triplet = sys::rocprofiler_version_triplet_t {
+        major: 9,
+        minor: 9,
+        patch: 9,
+    };
+    unsafe { sys::rocprofiler_get_version_triplet(&mut triplet) };
+    assert_eq!((triplet.major, triplet.minor, triplet.patch), (0, 6, 0));
+}

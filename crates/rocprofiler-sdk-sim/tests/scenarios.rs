@@ -335,3 +335,58 @@ fn multi_thread_scenario_shares_and_moves_queues() {
     // The synchronous hipMemcpy has no SET, so its copy is attributed to stream 0.
     assert!(records.iter().any(|r| matches!(r, Record::Copy(c) if c.bytes == 4096 && unsafe { c.correlation_id.external.value } == 0)));
 }
+
+#[test]
+fn memset_without_a_stream_is_a_blocking_hip_memset_with_no_set() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    setup();
+    let text = format!(
+        "{GOOD_HEAD}[[thread]]\nsteps = [\n  {{ memset = 4096, duration_us = 30 }},\n  {{ memset = 4096, stream = \"s\" }},\n]\n"
+    );
+    let s = scenario::parse_str(&text, "memset.toml").unwrap();
+    let records_before = REC.records.lock().unwrap().len();
+    let events_before = event_count();
+    let summary = scenario::replay(&s, &()).unwrap();
+    drain();
+    assert_eq!((summary.memsets, summary.kernels), (2, 2));
+    let records = REC.records.lock().unwrap()[records_before..].to_vec();
+    let memset_calls: Vec<(i32, u64)> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Api(a)
+                if a.operation == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemset
+                    || a.operation == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemsetAsync =>
+            {
+                Some((a.operation, a.correlation_id.internal))
+            }
+            _ => None,
+        })
+        .collect();
+    let ops: Vec<i32> = memset_calls.iter().map(|c| c.0).collect();
+    assert_eq!(
+        ops,
+        [
+            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemset,
+            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemsetAsync
+        ]
+    );
+    // Both are fill-kernel dispatches; the sync one lasted its 30 us.
+    for (op, corr) in &memset_calls {
+        let kernel = records
+            .iter()
+            .find_map(|r| match r {
+                Record::Kernel(k) if k.correlation_id.internal == *corr => Some(*k),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no dispatch for op {op}"));
+        if *op == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemset {
+            assert_eq!(kernel.end_timestamp - kernel.start_timestamp, 30_000);
+        }
+    }
+    // Exactly one SET ENTER: the hipMemsetAsync's.
+    let sets = REC.events.lock().unwrap()[events_before..]
+        .iter()
+        .filter(|e| e.shape() == SET_ENTER)
+        .count();
+    assert_eq!(sets, 1);
+}

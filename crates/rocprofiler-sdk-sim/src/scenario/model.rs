@@ -72,8 +72,9 @@ pub enum Step {
         dst_device: Option<u32>,
         duration_ns: u64,
     },
+    /// `hipMemsetAsync` with a stream, `hipMemset` without.
     Memset {
-        stream: StreamRef,
+        stream: Option<StreamRef>,
         bytes: u64,
         duration_ns: u64,
     },

@@ -469,7 +469,10 @@ impl<'a> Validator<'a> {
             });
         }
         if let Some(bytes) = s.memset {
-            let (stream, _) = stream_of(&s.stream)?;
+            let stream = match &s.stream {
+                Some(n) => Some(self.stream(n, *device)?.0),
+                None => None,
+            };
             let default = (bytes / (4 * DEFAULT_COPY_BYTES_PER_NS)).max(2_000);
             let duration_ns = ns(s.duration_us, default)
                 .ok_or_else(|| err("duration_us must be a non-negative number".into()))?;

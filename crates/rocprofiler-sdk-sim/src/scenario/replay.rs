@@ -262,7 +262,11 @@ fn run_steps(
                 bytes,
                 duration_ns,
             } => {
-                driver::memset_async(world.stream(stream), *bytes, *duration_ns).map_err(fail)?;
+                match stream {
+                    Some(s) => driver::memset_async(world.stream(s), *bytes, *duration_ns),
+                    None => driver::memset_sync(*bytes, *duration_ns),
+                }
+                .map_err(fail)?;
                 out.api_calls += 1;
                 out.memsets += 1;
                 out.kernels += 1;

@@ -4,7 +4,8 @@ use rocprofiler_sdk_sys as sys;
 use std::ffi::c_void;
 
 /// Calls `callback` once, synchronously, with every agent; returns the callback's status.
-/// INCOMPATIBLE_ABI when `agent_size` exceeds the 312-byte ROCm 7.1 struct.
+/// INCOMPATIBLE_ABI when `agent_size` exceeds the library's struct: 312 bytes (ROCm 7.1), or
+/// 304 with `ROCSIM_ROCM=7.0` (§9.1, §15).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_query_available_agents(
     version: sys::rocprofiler_agent_version_t,
@@ -19,7 +20,7 @@ pub unsafe extern "C" fn rocprofiler_query_available_agents(
         if version != sys::ROCPROFILER_AGENT_INFO_VERSION_0 {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        if agent_size > std::mem::size_of::<sys::rocprofiler_agent_v0_t>() {
+        if agent_size > crate::machine::machine().rocm.agent_struct_size() {
             return sys::ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
         }
         let mut pointers = crate::agents::agents().pointers().to_vec();

@@ -13,12 +13,17 @@ pub unsafe extern "C" fn rocprofiler_create_context(
         if context_id.is_null() {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        if !registration::configuration_open() {
-            return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
-        }
         // SAFETY: non-null, valid per the SDK contract.
         if unsafe { (*context_id).handle } != 0 {
             return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_ID_NOT_ZERO;
+        }
+        // Like the SDK's context.cpp: the id is set to the library's CONTEXT_NONE before the
+        // remaining checks, so a failed create leaves UINT64_MAX under ROCm 7.0 (§4, §15).
+        let none = crate::machine::machine().rocm.context_none();
+        // SAFETY: as above.
+        unsafe { (*context_id).handle = none };
+        if !registration::configuration_open() {
+            return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         let handle = registry::create_context(registration::initializing_client());
         // SAFETY: as above.

@@ -31,7 +31,7 @@ pub unsafe extern "C" fn rocprofiler_get_version(
     patch: *mut u32,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_get_version", || {
-        let (ma, mi, pa) = registration::VERSION;
+        let (ma, mi, pa) = registration::version();
         for (ptr, value) in [(major, ma), (minor, mi), (patch, pa)] {
             if !ptr.is_null() {
                 // SAFETY: non-null out-pointer per the SDK contract.
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn rocprofiler_get_version_triplet(
     info: *mut sys::rocprofiler_version_triplet_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_get_version_triplet", || {
-        let (major, minor, patch) = registration::VERSION;
+        let (major, minor, patch) = registration::version();
         // SAFETY: out-pointer per the SDK contract (null rejected).
         unsafe {
             write_out(
