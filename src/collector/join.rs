@@ -2,6 +2,8 @@
 //! activities meet by correlation id and lend each other what the other lacks.
 use std::collections::{BTreeMap, BTreeSet};
 
+use smallvec::SmallVec;
+
 use super::drops::{DropCounters, DropReason};
 use crate::event::{EventDetails, EventType, RocmTracerEvent};
 
@@ -12,8 +14,9 @@ use crate::event::{EventDetails, EventType, RocmTracerEvent};
 pub(super) struct PendingEvents {
     pub api: BTreeMap<u64, RocmTracerEvent>,
     pub auxiliary_api: BTreeMap<u64, RocmTracerEvent>,
-    /// Every activity of an id is kept: a hipGraph launch has many (openxla/xla#42879).
-    pub activities: BTreeMap<u64, Vec<RocmTracerEvent>>,
+    /// Every activity of an id is kept: a hipGraph launch has many (openxla/xla#42879). Most
+    /// ids have exactly one, kept inline: a `Vec` would allocate room for four.
+    pub activities: BTreeMap<u64, SmallVec<[RocmTracerEvent; 1]>>,
 }
 
 impl PendingEvents {
