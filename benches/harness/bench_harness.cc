@@ -119,7 +119,8 @@ inline void one_hip_call(HotPathState& s, uint64_t i) {
   cb.hip_stream(s.record, &s.user_data, cb.hip_stream_data);
 }
 
-// callgrind counts instructions inside this function only (--toggle-collect).
+// callgrind counts instructions inside this function only (--toggle-collect); run.sh builds
+// with -fno-ipa-icf so it is not folded into warm_up_loop, which has the same body.
 __attribute__((noinline)) void hot_path_loop(HotPathState& s, uint64_t calls) {
   for (uint64_t i = 0; i < calls; ++i) one_hip_call(s, i);
 }
