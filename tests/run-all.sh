@@ -21,6 +21,9 @@ if [ "${#need_pkgs[@]}" -gt 0 ]; then
 fi
 
 echo "== Rust: cargo test --workspace"
+# Build first: cargo test builds libraries as rlibs only, and the simulator's tests inspect
+# its cdylib (exports, SONAME).
+cargo build --workspace --locked
 cargo test --workspace --locked
 
 echo "== C++ drop-in (GoogleTest), then under AddressSanitizer + UndefinedBehaviorSanitizer"
