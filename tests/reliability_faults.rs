@@ -156,7 +156,11 @@ struct PanickingSink {
 
 impl EventSink for PanickingSink {
     fn add_events(&self, batch: &mut Vec<RocmTracerEvent>) {
-        if self.batches.fetch_add(1, Ordering::Relaxed) % self.panic_every == 0 {
+        if self
+            .batches
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(self.panic_every)
+        {
             panic!("user collector failure (injected)");
         }
         self.counted.add_events(batch);
