@@ -61,7 +61,7 @@ mod ffi {
 
     extern "C" {
         pub fn rocsim_set_device(device: u32) -> i32;
-        pub fn rocsim_stream_create(stream: *mut u64) -> i32;
+        pub fn rocsim_stream_create_with(op: i32, stream: *mut u64) -> i32;
         pub fn rocsim_stream_destroy(stream: u64) -> i32;
         pub fn rocsim_load_code_object(
             device: u32,
@@ -95,6 +95,7 @@ mod ffi {
             duration_ns: u64,
             corr: *mut u64,
         ) -> i32;
+        pub fn rocsim_memset_sync(bytes: u64, duration_ns: u64, corr: *mut u64) -> i32;
         pub fn rocsim_stream_synchronize(stream: u64) -> i32;
         pub fn rocsim_device_synchronize() -> i32;
         pub fn rocsim_api_call(op: i32, has_stream: i32, stream: u64, corr: *mut u64) -> i32;
@@ -163,11 +164,12 @@ pub fn set_device(device: u32) -> Result<(), HipError> {
     check(unsafe { ffi::rocsim_set_device(device) })
 }
 
-/// `hipStreamCreate` on the current device (the simulator records it as hipStreamCreate).
-pub fn stream_create() -> Result<Stream, HipError> {
+/// A stream created on the current device by the HIP function `op` (`hipStreamCreate`,
+/// `hipStreamCreateWithFlags`, ...), traced under that function's operation id.
+pub fn stream_create(op: i32) -> Result<Stream, HipError> {
     let mut stream = 0;
     // SAFETY: `stream` is a valid out-pointer.
-    check(unsafe { ffi::rocsim_stream_create(&mut stream) })?;
+    check(unsafe { ffi::rocsim_stream_create_with(op, &mut stream) })?;
     Ok(stream)
 }
 
@@ -261,6 +263,13 @@ pub fn memcpy_sync(copy: &CopyWork) -> Result<(), HipError> {
 pub fn memset_async(stream: Stream, bytes: u64, duration_ns: u64) -> Result<(), HipError> {
     // SAFETY: plain value call.
     check(unsafe { ffi::rocsim_memset_async(stream, bytes, duration_ns, std::ptr::null_mut()) })
+}
+
+/// `hipMemset`: the fill kernel on the current device's null stream, no SET; returns when it
+/// completed.
+pub fn memset_sync(bytes: u64, duration_ns: u64) -> Result<(), HipError> {
+    // SAFETY: plain value call; null correlation out-pointer.
+    check(unsafe { ffi::rocsim_memset_sync(bytes, duration_ns, std::ptr::null_mut()) })
 }
 
 pub fn stream_synchronize(stream: Stream) -> Result<(), HipError> {

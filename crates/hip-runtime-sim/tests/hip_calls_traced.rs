@@ -14,7 +14,7 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sim::driver::sdk_stream_id;
 use std::ffi::{c_void, CStr};
 use std::sync::Arc;
-use xla_rocm_tracer::event::{EventType, RocmTracerEvent};
+use xla_rocm_tracer::event::{EventDetails, EventType, RocmTracerEvent};
 use xla_rocm_tracer::sink::EventSink;
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
@@ -212,6 +212,17 @@ fn hip_program_through_the_tracer() {
             HIP_SUCCESS
         );
         assert_eq!(check, result);
+        // hipMemset: no stream argument, a fill kernel on the null stream, blocking.
+        let mut d_fill = std::ptr::null_mut();
+        assert_eq!(hipMalloc(&mut d_fill, 64), HIP_SUCCESS);
+        assert_eq!(hipMemset(d_fill, 0x5a, 64), HIP_SUCCESS);
+        let mut filled = [0u8; 64];
+        assert_eq!(
+            hipMemcpy(filled.as_mut_ptr().cast(), d_fill, 64, 2),
+            HIP_SUCCESS
+        );
+        assert_eq!(filled, [0x5a; 64]);
+        assert_eq!(hipFree(d_fill), HIP_SUCCESS);
     }
     for (i, v) in result.iter().enumerate() {
         assert_eq!(*v, 8.0 * i as f32, "result[{i}]");
@@ -302,19 +313,20 @@ fn hip_program_through_the_tracer() {
     // Every HIP call is traced with its real name, failed ones too.
     assert_eq!(
         api("hipMalloc").len(),
-        3,
-        "two allocations and one failed call"
+        4,
+        "three allocations and one failed call"
     );
     assert_eq!(api("hipSetDevice").len(), 1);
-    // The simulator's driver records every stream creation as hipStreamCreate for now.
-    assert_eq!(
-        api("hipStreamCreate").len() + api("hipStreamCreateWithFlags").len(),
-        2
-    );
-    assert_eq!(api("hipMemcpy").len(), 3);
-    // One success, two failures on s1; the launch on an unknown stream is not traced (the
-    // simulated SDK cannot give an unknown stream a SET).
-    assert_eq!(api("hipLaunchKernel").len(), 3);
+    // Each creation under its own operation id.
+    assert_eq!(api("hipStreamCreate").len(), 1);
+    assert_eq!(api("hipStreamCreateWithFlags").len(), 1);
+    assert_eq!(api("hipMemcpy").len(), 4);
+    assert_eq!(api("hipMemset").len(), 1);
+    // One success, two failures on s1, one failure on an unknown stream: calls on unknown
+    // streams are traced too (without a SET).
+    assert_eq!(api("hipLaunchKernel").len(), 4);
+    // s2 succeeded; s1 had been destroyed.
+    assert_eq!(api("hipStreamSynchronize").len(), 2);
     assert_eq!(api("hipGraphLaunch").len(), 2);
     assert_eq!(api("hipGetLastError").len(), 3);
 
@@ -350,19 +362,34 @@ fn hip_program_through_the_tracer() {
         .iter()
         .filter(|k| k.name.contains("__amd_rocclr_fillBuffer"))
         .collect();
-    assert_eq!(fills.len(), 1);
-    assert_eq!(fills[0].stream_id, id1);
-    assert_eq!(
-        fills[0].correlation_id,
-        api("hipMemsetAsync")[0].correlation_id
-    );
+    assert_eq!(fills.len(), 2);
+    let async_fill = fills
+        .iter()
+        .find(|k| k.correlation_id == api("hipMemsetAsync")[0].correlation_id)
+        .expect("hipMemsetAsync's fill kernel");
+    assert_eq!(async_fill.stream_id, id1);
+    let sync_fill = fills
+        .iter()
+        .find(|k| k.correlation_id == api("hipMemset")[0].correlation_id)
+        .expect("hipMemset's fill kernel");
+    assert_eq!(sync_fill.stream_id, 0, "no SET: the null stream");
 
     let h2d = activity(EventType::MemcpyH2D);
     assert_eq!(h2d.len(), 1);
     assert_eq!(h2d[0].stream_id, id2);
     let d2h = activity(EventType::MemcpyD2H);
-    assert_eq!(d2h.len(), 2, "async on s2 and the synchronous hipMemcpy");
-    let sync_copy = d2h.iter().find(|c| c.stream_id != id2).expect("sync copy");
+    assert_eq!(
+        d2h.len(),
+        3,
+        "async on s2 and two synchronous hipMemcpy calls"
+    );
+    let sync_copy = d2h
+        .iter()
+        .find(|c| {
+            c.stream_id != id2
+                && matches!(c.details, EventDetails::Memcpy(d) if d.num_bytes == bytes as u64)
+        })
+        .expect("sync copy");
     assert_eq!(sync_copy.stream_id, 0, "no SET: the null stream");
     let sync_api: Vec<_> = api("hipMemcpy")
         .into_iter()
@@ -370,5 +397,5 @@ fn hip_program_through_the_tracer() {
         .collect();
     assert_eq!(sync_api.len(), 1);
     // Failed calls enqueue nothing: every activity belongs to a successful call.
-    assert_eq!(kernels.len(), 5);
+    assert_eq!(kernels.len(), 6);
 }

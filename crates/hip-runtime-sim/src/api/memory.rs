@@ -110,7 +110,8 @@ pub unsafe extern "C" fn hipMemcpyAsync(
 }
 
 /// A fill runs as a blit kernel on the device (a KERNEL_DISPATCH record, not a MEMORY_COPY,
-/// §18.36 of rocprofiler-sdk.md).
+/// §18.36 of rocprofiler-sdk.md). No stream argument, so no SET (§6.3); it runs on the current
+/// device's null stream and returns when the fill completed.
 ///
 /// # Safety
 /// `dst` must be writable for `size_bytes` bytes when it is not a runtime allocation.
@@ -125,9 +126,9 @@ pub unsafe extern "C" fn hipMemset(
         if !unsafe { copy::fill(dst.cast(), value, size_bytes) }? {
             return Ok(Traced::No);
         }
-        // The simulator's driver has no synchronous fill (op 288 without SET), so the call is
-        // traced without its blit-kernel dispatch record.
-        Ok(Traced::No)
+        let bytes = size_bytes as u64;
+        driver::memset_sync(bytes, timing_model::fill_duration_ns(bytes))?;
+        Ok(Traced::ByDriver)
     })
 }
 

@@ -6,6 +6,12 @@
 //! stream and synchronisation calls, which also bring their SET/request/record sequence), or,
 //! for calls with no device work and for failed calls, by a plain traced API call (with a SET
 //! when the HIP function has one stream argument, §6.2 of rocprofiler-sdk.md).
+//!
+//! A call on a destroyed or never-created stream is still traced (HIP_RUNTIME_API ENTER/EXIT
+//! and the API record), as the real runtime's interception traces every call, failed or not;
+//! but without a SET: the SDK's stream map has no id for that `hipStream_t` (DESTROY removed
+//! it, §6.5), so the simulated SDK has nothing to put in the SET payload. (The real develop
+//! SDK throws there; newer SDKs register the unknown stream lazily under a fresh id.)
 
 pub mod device;
 pub mod error;
@@ -17,8 +23,8 @@ pub mod module;
 pub mod registration;
 pub mod stream;
 
-use crate::driver;
 use crate::error::{self as hip_error, hipError_t, HipError, HIP_ERROR_UNKNOWN, HIP_SUCCESS};
+use crate::{driver, streams};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// How a successful body reported its call to the SDK.
@@ -36,17 +42,17 @@ pub fn hip_call(
     stream: Option<u64>,
     body: impl FnOnce() -> Result<Traced, HipError>,
 ) -> hipError_t {
-    let result = catch_unwind(AssertUnwindSafe(|| match body() {
-        Ok(Traced::ByDriver) => HIP_SUCCESS,
-        Ok(Traced::No) => {
-            // A call on an unknown stream cannot be traced by the simulator; HIP still answers.
-            let _ = driver::api_call(op, stream);
-            HIP_SUCCESS
-        }
-        Err(HipError(code)) => {
-            let _ = driver::api_call(op, stream);
-            code
-        }
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let code = match body() {
+            Ok(Traced::ByDriver) => return HIP_SUCCESS,
+            Ok(Traced::No) => HIP_SUCCESS,
+            Err(HipError(code)) => code,
+        };
+        let known_stream = stream.filter(|s| streams::device_of(*s).is_ok());
+        // Only fails when the SDK cannot take HIP calls (from the tool's initialize); the
+        // program still gets HIP's answer.
+        let _ = driver::api_call(op, known_stream);
+        code
     }))
     .unwrap_or(HIP_ERROR_UNKNOWN);
     hip_error::record(result);

@@ -17,7 +17,7 @@ unsafe fn create(op: i32, stream: *mut u64, flags: c_uint) -> hipError_t {
         if stream.is_null() || flags & !KNOWN_STREAM_FLAGS != 0 {
             return Err(HipError(HIP_ERROR_INVALID_VALUE));
         }
-        let created = driver::stream_create()?;
+        let created = driver::stream_create(op)?;
         streams::insert(created, device::current());
         // SAFETY: caller contract; checked non-null.
         unsafe { write_out(stream, created) }?;
