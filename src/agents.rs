@@ -4,6 +4,12 @@
 //! Unlike XLA's `agents_[handle]`, a lookup of an unknown handle returns `None` and never
 //! inserts a zeroed agent (rough edge §7.6); handles are looked up with all 64 bits, not
 //! truncated to 32 first.
+//!
+//! The bindings have the 312-byte ROCm 7.1 agent struct. A ROCm 7.0 SDK has a 304-byte one
+//! (8-byte UUID) and answers a query for 312 bytes with `ERROR_INCOMPATIBLE_ABI`
+//! (rocprofiler-sdk.md §9.1, §15). The query then asks again for
+//! [`COMMON_AGENT_PREFIX_SIZE`] bytes, the fields every supported SDK lays out identically,
+//! and copies only those; the rest of the struct (`runtime_visibility`, `uuid`) reads zero.
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
 use std::fmt;
@@ -114,6 +120,19 @@ impl AgentInfo {
     }
 }
 
+/// Bytes of `rocprofiler_agent_v0_t` that ROCm 7.0 and 7.1 lay out identically: up to and
+/// including `logical_node_type_id`.
+pub const COMMON_AGENT_PREFIX_SIZE: usize =
+    std::mem::offset_of!(sys::rocprofiler_agent_v0_t, logical_node_type_id)
+        + std::mem::size_of::<i32>();
+
+/// What the query callback gets as `user_data`.
+struct AgentQuery {
+    list: Vec<AgentInfo>,
+    /// Bytes of each SDK agent struct to copy (the `agent_size` the query passed).
+    copy_size: usize,
+}
+
 /// All agents by handle, and the GPUs in the SDK's query order.
 #[derive(Clone, Debug, Default)]
 pub struct Agents {
@@ -128,20 +147,34 @@ impl Agents {
         Agents { by_handle, gpus }
     }
 
+    /// Queries with the full 7.1 struct size, and on `ERROR_INCOMPATIBLE_ABI` (a 7.0 SDK) with
+    /// [`COMMON_AGENT_PREFIX_SIZE`].
     pub fn query() -> Result<Agents, SdkError> {
-        let mut list: Vec<AgentInfo> = Vec::new();
+        match Self::query_with_size(std::mem::size_of::<sys::rocprofiler_agent_v0_t>()) {
+            Err(error) if error.status == sys::ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI => {
+                Self::query_with_size(COMMON_AGENT_PREFIX_SIZE)
+            }
+            result => result,
+        }
+    }
+
+    fn query_with_size(agent_size: usize) -> Result<Agents, SdkError> {
+        let mut query = AgentQuery {
+            list: Vec::new(),
+            copy_size: agent_size,
+        };
         // SAFETY: the callback only runs during this call (synchronously, §9.1) and gets
-        // `&mut list` back as `user_data`.
+        // `&mut query` back as `user_data`.
         let status = unsafe {
             sys::rocprofiler_query_available_agents(
                 sys::ROCPROFILER_AGENT_INFO_VERSION_0,
                 Some(collect_agents),
-                std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
-                &mut list as *mut Vec<AgentInfo> as *mut c_void,
+                agent_size,
+                &mut query as *mut AgentQuery as *mut c_void,
             )
         };
         sdk::check("rocprofiler_query_available_agents", status)?;
-        Ok(Agents::from_list(list))
+        Ok(Agents::from_list(query.list))
     }
 
     pub fn get(&self, handle: u64) -> Option<&AgentInfo> {
@@ -167,8 +200,9 @@ impl Agents {
 
 /// # Safety
 /// Called synchronously by `rocprofiler_query_available_agents` with `user_data` the
-/// `&mut Vec<AgentInfo>` passed by [`Agents::query`] and `agents` an array of `num_agents`
-/// agent pointers.
+/// `&mut AgentQuery` passed by [`Agents::query_with_size`] and `agents` an array of
+/// `num_agents` pointers to agent structs of at least `copy_size` bytes (the SDK accepted
+/// that `agent_size`).
 unsafe extern "C" fn collect_agents(
     _version: sys::rocprofiler_agent_version_t,
     agents: *mut *const c_void,
@@ -180,7 +214,10 @@ unsafe extern "C" fn collect_agents(
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
         // SAFETY: per this function's contract.
-        let list = unsafe { &mut *(user_data as *mut Vec<AgentInfo>) };
+        let query = unsafe { &mut *(user_data as *mut AgentQuery) };
+        let copy_size = query
+            .copy_size
+            .min(std::mem::size_of::<sys::rocprofiler_agent_v0_t>());
         let pointers: &[*const c_void] = if num_agents == 0 {
             &[]
         } else {
@@ -192,10 +229,37 @@ unsafe extern "C" fn collect_agents(
             if agent.is_null() {
                 continue;
             }
-            // SAFETY: the SDK hands out full agent structs of the size we asked for.
-            list.push(unsafe { AgentInfo::from_raw(&*agent) });
+            let mut copy = zeroed_agent();
+            // SAFETY: the SDK's struct has at least `copy_size` readable bytes (contract), and
+            // `copy` is a distinct local of at least that size.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    agent.cast::<u8>(),
+                    (&mut copy as *mut sys::rocprofiler_agent_v0_t).cast::<u8>(),
+                    copy_size,
+                )
+            };
+            // SAFETY: the pointers copied are the SDK's (RawAgent's invariant).
+            query.list.push(unsafe { AgentInfo::from_raw(&copy) });
         }
         sys::ROCPROFILER_STATUS_SUCCESS
     }));
     result.unwrap_or(sys::ROCPROFILER_STATUS_ERROR)
+}
+
+fn zeroed_agent() -> sys::rocprofiler_agent_v0_t {
+    // SAFETY: the agent struct is integers, fixed arrays and raw pointers, for all of which
+    // all-zero bytes (null pointers included) are valid.
+    unsafe { std::mem::zeroed() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_common_prefix_ends_after_logical_node_type_id() {
+        // rocprofiler-sdk.md §9.2: logical_node_type_id at 288, 4 bytes.
+        assert_eq!(COMMON_AGENT_PREFIX_SIZE, 292);
+    }
 }
