@@ -5,9 +5,8 @@
 // hands everything to the Rust core in one bridge call, which joins API calls with their
 // activities, numbers devices and streams, writes the stats and returns the encoded XSpace
 // exactly as the Rust writer would; the XSpace is then merged into the caller's.
-// PerDeviceCollector is declared by XLA's header for source compatibility only: its work
-// (distribution by device, XPlane building) is done by the Rust export, so it has no
-// definitions here.
+// PerDeviceCollector keeps one device's events and writes them, through the same Rust export,
+// into the planes its caller builds.
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 
 #include <algorithm>
@@ -20,7 +19,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "xla-rocm-tracer/cpp/absl_compat.h"
+#include "xla-rocm-tracer/cpp/drop_tally.h"
 #include "xla-rocm-tracer/cpp/log.h"
+#include "xla-rocm-tracer/cpp/xplane_copy.h"
 #include "xla-rocm-tracer/cpp/xspace_merge.h"
 #include "xla-rocm-tracer/src/bridge.rs.h"
 
@@ -32,24 +34,9 @@ namespace bridge = ::xla::profiler::rust_bridge;
 
 constexpr char kDuplicateCorrelationIdReason[] =
     "event with duplicate correlation_id was received.";
-
-// Drops reported to a collector through OnEventsDropped, kept beside it (XLA's class has no
-// member for them) until its Export. A collector destroyed without exporting leaves its entry
-// behind; a later collector at the same address would inherit those counts.
-struct DropTally {
-  uint64_t duplicate_correlation_ids = 0;
-  std::vector<std::pair<std::string, uint64_t>> by_reason;
-};
-
-absl::Mutex& DropTallyMutex() {
-  static absl::Mutex* mutex = new absl::Mutex();
-  return *mutex;
-}
-
-absl::flat_hash_map<const void*, DropTally>& DropTallies() {
-  static auto* tallies = new absl::flat_hash_map<const void*, DropTally>();
-  return *tallies;
-}
+// XLA's kGpuPlanePrefix and kRoctracerApiPlaneName (xplane_schema.h).
+constexpr char kGpuPlanePrefix[] = "/device:GPU:";
+constexpr char kHostApiPlaneName[] = "/host:ROCTRACER";
 
 // Counts one offered event; true when it is beyond `cap` (and so must be dropped).
 bool OverCap(std::atomic<int>& offered, uint64_t cap) {
@@ -138,21 +125,119 @@ uint64_t SdkTimestamp() {
   return rocprofiler_get_timestamp(&now) == ROCPROFILER_STATUS_SUCCESS ? now : 0;
 }
 
+// Runs the Rust export; false (with the reason in `error`) if it failed.
+bool RunRustExport(bridge::ExportRequest request, tsl::profiler::XSpace* exported,
+                   std::string* error) {
+  bridge::ExportResult result = bridge::export_xspace(std::move(request));
+  if (result.status.code != bridge::StatusCode::Ok) {
+    *error = std::string(result.status.message);
+    return false;
+  }
+  if (!exported->ParseFromArray(result.xspace.data(), static_cast<int>(result.xspace.size()))) {
+    *error = "ROCm trace export produced an unreadable XSpace";
+    return false;
+  }
+  return true;
+}
+
+bool IsGpuPlane(const tsl::profiler::XPlane& plane) {
+  return plane.name().rfind(kGpuPlanePrefix, 0) == 0;
+}
+
+// One device's request: no caps (the owning collector applied them), one GPU.
+bridge::ExportRequest SingleDeviceRequest(uint64_t start_walltime_ns, uint64_t start_gputime_ns,
+                                          uint64_t end_gputime_ns) {
+  bridge::ExportRequest request;
+  request.max_callback_api_events = UINT64_MAX;
+  request.max_activity_api_events = UINT64_MAX;
+  request.max_annotation_strings = UINT64_MAX;
+  request.num_gpus = 1;
+  request.start_walltime_ns = start_walltime_ns;
+  request.start_gputime_ns = start_gputime_ns;
+  request.end_gputime_ns = end_gputime_ns;
+  return request;
+}
+
 }  // namespace
 
-std::unique_ptr<RocmTraceCollector> CreateRocmCollector(const RocmTraceCollectorOptions& options,
+void PerDeviceCollector::AddEvent(RocmTracerEvent&& event) {
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(events_mutex_));
+  events_.push_back(std::move(event));
+}
+
+// The capability stats the Rust export writes on a GPU plane for `agent`.
+void PerDeviceCollector::GetDeviceCapabilities(const rocprofiler_agent_v0_t& agent,
+                                               tsl::profiler::XPlaneBuilder* device_plane) {
+  if (device_plane == nullptr) return;
+  bridge::ExportRequest request = SingleDeviceRequest(0, 0, 0);
+  request.gpu_agents.push_back(ToBridgeAgent(agent));
+  tsl::profiler::XSpace exported;
+  std::string error;
+  if (!RunRustExport(std::move(request), &exported, &error)) {
+    ROCM_SHIM_LOG(ERROR) << "ROCm device capabilities failed: " << error;
+    return;
+  }
+  for (const tsl::profiler::XPlane& plane : exported.planes()) {
+    if (!IsGpuPlane(plane)) continue;
+    for (const auto& stat : plane.stats()) {
+      auto name = plane.stat_metadata().find(stat.metadata_id());
+      if (name == plane.stat_metadata().end()) continue;
+      device_plane->AddStat(*device_plane->GetOrCreateStatMetadata(name->second.name()), stat,
+                            plane);
+    }
+    return;
+  }
+}
+
+// Writes (and forgets) the stored events: activities onto `device_plane`, API calls onto
+// `host_plane`, joined by correlation id as RocmTraceCollectorImpl::Export joins them.
+void PerDeviceCollector::Export(uint64_t start_walltime_ns, uint64_t start_gputime_ns,
+                                uint64_t end_gputime_ns,
+                                tsl::profiler::XPlaneBuilder* device_plane,
+                                tsl::profiler::XPlaneBuilder* host_plane) {
+  std::vector<RocmTracerEvent> events;
+  {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(events_mutex_));
+    events.swap(events_);
+  }
+  bridge::ExportRequest request =
+      SingleDeviceRequest(start_walltime_ns, start_gputime_ns, end_gputime_ns);
+  for (const RocmTracerEvent& event : events) {
+    auto& into = event.source == RocmTracerEventSource::ApiCallback ? request.api_events
+                                                                     : request.activity_events;
+    into.push_back(ToBridgeEvent(event));
+  }
+  tsl::profiler::XSpace exported;
+  std::string error;
+  if (!RunRustExport(std::move(request), &exported, &error)) {
+    ROCM_SHIM_LOG(ERROR) << "ROCm device export failed: " << error;
+    return;
+  }
+  for (const tsl::profiler::XPlane& plane : exported.planes()) {
+    if (IsGpuPlane(plane)) {
+      CopyXPlaneInto(plane, device_plane);
+    } else if (plane.name() == kHostApiPlaneName) {
+      CopyXPlaneInto(plane, host_plane);
+    }
+  }
+}
+
+std::unique_ptr<RocmTraceCollector> CreateRocmCollector(
+const RocmTraceCollectorOptions& options,
                                                         uint64_t start_walltime_ns,
                                                         uint64_t start_gputime_ns) {
   return std::make_unique<RocmTraceCollectorImpl>(options, start_walltime_ns, start_gputime_ns);
 }
 
-void RocmTraceCollectorImpl::SetGpuAgents(std::vector<rocprofiler_agent_v0_t> agents) {
-  absl::MutexLock lock(&event_maps_mutex_);
-  gpu_agents_ = std::move(agents);
-}
-
 void RocmTraceCollectorImpl::AddEvent(RocmTracerEvent&& event, bool is_auxiliary) {
-  absl::MutexLock lock(&event_maps_mutex_);
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
+  // XLA's constructor is inline and cannot clear a dead collector's tally at this address;
+  // the first event a fresh collector gets does (drop_tally.h).
+  if (num_callback_events_.load() == 0 && num_activity_events_.load() == 0 &&
+      api_events_map_.empty() && auxiliary_api_events_map_.empty() &&
+      activity_ops_events_map_.empty()) {
+    ForgetDuplicates(this);
+  }
   switch (event.source) {
     case RocmTracerEventSource::ApiCallback: {
       if (!is_auxiliary && OverCap(num_callback_events_, options_.max_callback_api_events)) {
@@ -169,6 +254,7 @@ void RocmTraceCollectorImpl::AddEvent(RocmTracerEvent&& event, bool is_auxiliary
       auto& map = is_auxiliary ? auxiliary_api_events_map_ : api_events_map_;
       const uint64_t correlation_id = event.correlation_id;
       if (!map.emplace(correlation_id, std::move(event)).second) {
+        TallyDuplicateCorrelationId(this);
         OnEventsDropped(kDuplicateCorrelationIdReason, correlation_id);
       }
       return;
@@ -201,31 +287,7 @@ void RocmTraceCollectorImpl::AddEvent(RocmTracerEvent&& event, bool is_auxiliary
 // two AddEvents therefore changes nothing.
 void RocmTraceCollectorImpl::Flush() {}
 
-void RocmTraceCollectorImpl::SetScopeRangeIdTree(ScopeRangeIdTree tree) {
-  absl::MutexLock lock(&event_maps_mutex_);
-  for (const auto& [child, parent] : tree) scope_range_id_tree_.insert_or_assign(child, parent);
-}
-
-void RocmTraceCollectorImpl::OnEventsDropped(const std::string& reason,
-                                             uint64_t correlation_id) {
-  ROCM_SHIM_VLOG(2) << "RocmTracerEvent dropped (" << correlation_id << "): " << reason;
-  absl::MutexLock lock(&DropTallyMutex());
-  DropTally& tally = DropTallies()[this];
-  // The collector itself passes a correlation id for duplicates; the tracer passes a count.
-  if (reason == kDuplicateCorrelationIdReason) {
-    ++tally.duplicate_correlation_ids;
-    return;
-  }
-  for (auto& [known, count] : tally.by_reason) {
-    if (known == reason) {
-      count += correlation_id;
-      return;
-    }
-  }
-  tally.by_reason.emplace_back(reason, correlation_id);
-}
-
-void RocmTraceCollectorImpl::Export(XSpace* space) {
+void RocmTraceCollectorImpl::Export(tsl::profiler::XSpace* space) {
   if (space == nullptr) return;
   bridge::ExportRequest request;
   request.max_callback_api_events = options_.max_callback_api_events;
@@ -236,7 +298,7 @@ void RocmTraceCollectorImpl::Export(XSpace* space) {
   request.start_gputime_ns = start_gputime_ns_;
   request.end_gputime_ns = SdkTimestamp();
   {
-    absl::MutexLock lock(&event_maps_mutex_);
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
     for (const rocprofiler_agent_v0_t& agent : gpu_agents_) {
       request.gpu_agents.push_back(ToBridgeAgent(agent));
     }
@@ -261,29 +323,17 @@ void RocmTraceCollectorImpl::Export(XSpace* space) {
     auxiliary_api_events_map_.clear();
     activity_ops_events_map_.clear();
   }
-  {
-    absl::MutexLock lock(&DropTallyMutex());
-    auto tally = DropTallies().find(this);
-    if (tally != DropTallies().end()) {
-      request.duplicate_correlation_ids = tally->second.duplicate_correlation_ids;
-      for (const auto& [reason, count] : tally->second.by_reason) {
-        request.tracer_drops.push_back(bridge::DropCount{rust::String::lossy(reason), count});
-      }
-      DropTallies().erase(tally);
-    }
+  DropTally tally = TakeDropTally(this);
+  request.duplicate_correlation_ids = tally.duplicate_correlation_ids;
+  for (const auto& [reason, count] : tally.tracer_drops) {
+    request.tracer_drops.push_back(bridge::DropCount{rust::String::lossy(reason), count});
   }
 
-  bridge::ExportResult result = bridge::export_xspace(std::move(request));
-  if (result.status.code != bridge::StatusCode::Ok) {
-    const std::string message = std::string(result.status.message);
-    ROCM_SHIM_LOG(ERROR) << "ROCm trace export failed: " << message;
-    space->add_errors(message);
-    return;
-  }
-  XSpace exported;
-  if (!exported.ParseFromArray(result.xspace.data(), static_cast<int>(result.xspace.size()))) {
-    ROCM_SHIM_LOG(ERROR) << "ROCm trace export produced an unreadable XSpace";
-    space->add_errors("ROCm trace export produced an unreadable XSpace");
+  tsl::profiler::XSpace exported;
+  std::string error;
+  if (!RunRustExport(std::move(request), &exported, &error)) {
+    ROCM_SHIM_LOG(ERROR) << "ROCm trace export failed: " << error;
+    space->add_errors(error);
     return;
   }
   MergeXSpace(std::move(exported), space);

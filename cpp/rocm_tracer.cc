@@ -8,8 +8,9 @@
 //    calls `collector_->AddEvent(std::move(event), false)` for any RocmTraceCollector;
 //  * the HIP API ENTER callback records tsl's AnnotationStack into `annotation_map_`;
 //  * Rust log lines go to absl LOG (cpp/log.h).
-// The members XLA uses to decode records itself (HipApiEvent, KernelEvent, MemcpyEvent,
-// kernel_info_, name_info_) are not used: decoding happens once, in Rust.
+// HipApiEvent, KernelEvent and MemcpyEvent decode one SDK record through the Rust decoder
+// (the tracer's own path never calls them: decoding happens once, in Rust); kernel_info_ and
+// name_info_ stay empty, since the Rust core keeps the kernel and API names.
 #include "xla/backends/profiler/gpu/rocm_tracer.h"
 
 #include <algorithm>
@@ -21,7 +22,9 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "xla-rocm-tracer/cpp/absl_compat.h"
 #include "xla-rocm-tracer/cpp/bridge_callbacks.h"
+#include "xla-rocm-tracer/cpp/drop_tally.h"
 #include "xla-rocm-tracer/cpp/log.h"
 #include "xla-rocm-tracer/src/bridge.rs.h"
 #include "xla/backends/profiler/gpu/rocm_collector.h"
@@ -108,6 +111,37 @@ RocmTracerEvent ToRocmTracerEvent(const bridge::BridgeEvent& from, AnnotationMap
   return event;
 }
 
+// XLA's *Event functions: `event` becomes the record's event if the record is a buffer
+// tracing record of `expected_kind`; otherwise it is marked invalid (source Invalid), which
+// every collector drops.
+void DecodeRecord(const rocprofiler_record_header_t* header, uint32_t expected_kind,
+                  AnnotationMap& annotations, RocmTracerEvent* event) {
+  if (event == nullptr) return;
+  const char* error = nullptr;
+  if (header == nullptr) {
+    error = "null record header";
+  } else if (header->category != ROCPROFILER_BUFFER_CATEGORY_TRACING ||
+             header->kind != expected_kind) {
+    error = "record of another kind";
+  }
+  if (error == nullptr) {
+    // SAFETY of the bridge call: `header` is a live record header (this function's caller's
+    // contract, as for XLA's own decoders).
+    bridge::DecodedRecord decoded =
+        bridge::tracer_decode_record(reinterpret_cast<const uint8_t*>(header));
+    if (decoded.status.code == bridge::StatusCode::Ok) {
+      *event = ToRocmTracerEvent(decoded.event, annotations);
+      return;
+    }
+    ROCM_SHIM_VLOG(2) << "rocprofiler record not decoded: " << ToStdString(decoded.status.message);
+  } else {
+    ROCM_SHIM_VLOG(2) << "rocprofiler record not decoded: " << error;
+  }
+  event->type = RocmTracerEventType::Unsupported;
+  event->source = RocmTracerEventSource::Invalid;
+  event->domain = RocmTracerEventDomain::InvalidDomain;
+}
+
 absl::Status ToAbslStatus(const bridge::BridgeStatus& status) {
   std::string message = std::string(status.message);
   switch (status.code) {
@@ -168,7 +202,7 @@ bool RocmTracer::IsAvailable() const {
 absl::Status RocmTracer::Enable(const RocmTracerOptions& options,
                                 RocmTraceCollector* collector) {
   {
-    absl::MutexLock lock(&collector_mutex_);
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
     if (collector_ != nullptr) {
       return absl::AlreadyExistsError("ROCM tracer is already running");
     }
@@ -178,12 +212,13 @@ absl::Status RocmTracer::Enable(const RocmTracerOptions& options,
     options_ = options;
     collector_ = collector;
   }
+  ForgetTracerDrops(collector);
   // Before the context starts, so the first calls' annotations are not wiped (XLA clears
   // after starting).
   annotation_map_.Clear();
   absl::Status status = ToAbslStatus(bridge::tracer_enable(options.max_annotation_strings));
   if (!status.ok()) {
-    absl::MutexLock lock(&collector_mutex_);
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
     options_.reset();
     collector_ = nullptr;
     return status;
@@ -197,7 +232,7 @@ void RocmTracer::Disable() {
   // Stops the context and drains the buffer: every event of the session has reached
   // TracingCallback when this returns, and none will after.
   bridge::tracer_disable();
-  absl::MutexLock lock(&collector_mutex_);
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
   // XLA dereferences collector_ unconditionally (rough edge §7.4).
   if (collector_ != nullptr) collector_->Flush();
   collector_ = nullptr;
@@ -223,7 +258,7 @@ void RocmTracer::TracingCallback(rocprofiler_context_id_t /*context*/,
                                  rocprofiler_record_header_t** headers, size_t num_headers,
                                  uint64_t /*drop_count*/) {
   if (headers == nullptr || num_headers == 0) return;
-  absl::MutexLock lock(&collector_mutex_);
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
   if (collector_ == nullptr) return;
   for (size_t i = 0; i < num_headers; ++i) {
     const rocprofiler_record_header_t* header = headers[i];
@@ -233,9 +268,23 @@ void RocmTracer::TracingCallback(rocprofiler_context_id_t /*context*/,
       collector_->AddEvent(ToRocmTracerEvent(*event, annotation_map_), /*is_auxiliary=*/false);
     } else if (header->category == kBridgeDropCategory) {
       const auto* drop = static_cast<const BridgeDrop*>(header->payload);
-      collector_->OnEventsDropped(ToStdString(drop->reason), drop->count);
+      const std::string reason = ToStdString(drop->reason);
+      TallyTracerDrop(collector_, reason, drop->count);
+      collector_->OnEventsDropped(reason, drop->count);
     }
   }
+}
+
+void RocmTracer::HipApiEvent(const rocprofiler_record_header_t* hdr, RocmTracerEvent* ev) {
+  DecodeRecord(hdr, ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, annotation_map_, ev);
+}
+
+void RocmTracer::KernelEvent(const rocprofiler_record_header_t* hdr, RocmTracerEvent* ev) {
+  DecodeRecord(hdr, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, annotation_map_, ev);
+}
+
+void RocmTracer::MemcpyEvent(const rocprofiler_record_header_t* hdr, RocmTracerEvent* ev) {
+  DecodeRecord(hdr, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, annotation_map_, ev);
 }
 
 // Kernel names are kept by the Rust core.

@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
+#include "xla-rocm-tracer/cpp/absl_compat.h"
 
 namespace xla {
 namespace profiler {
@@ -72,7 +73,7 @@ const char* GetRocmTracerEventTypeName(const RocmTracerEventType& type) {
 void AnnotationMap::Add(uint64_t correlation_id, const std::string& annotation,
                         absl::Span<const int64_t> scope_range_ids) {
   if (annotation.empty()) return;
-  absl::MutexLock lock(&map_.mutex);
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(map_.mutex));
   auto interned = map_.annotations.find(annotation);
   if (interned == map_.annotations.end() && map_.annotations.size() < max_size_) {
     interned = map_.annotations.insert(annotation).first;
@@ -92,26 +93,26 @@ void AnnotationMap::Add(uint64_t correlation_id, const std::string& annotation,
 }
 
 absl::string_view AnnotationMap::LookUp(uint64_t correlation_id) {
-  absl::MutexLock lock(&map_.mutex);
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(map_.mutex));
   auto it = map_.correlation_map.find(correlation_id);
   return it == map_.correlation_map.end() ? absl::string_view() : it->second;
 }
 
 int64_t AnnotationMap::LookUpScopeRangeId(uint64_t correlation_id) {
-  absl::MutexLock lock(&map_.mutex);
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(map_.mutex));
   auto it = map_.scope_range_id_map.find(correlation_id);
   return it == map_.scope_range_id_map.end() ? 0 : it->second;
 }
 
 ScopeRangeIdTree AnnotationMap::TakeScopeRangeIdTree() {
-  absl::MutexLock lock(&map_.mutex);
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(map_.mutex));
   ScopeRangeIdTree tree = std::move(map_.scope_range_id_tree);
   map_.scope_range_id_tree.clear();
   return tree;
 }
 
 void AnnotationMap::Clear() {
-  absl::MutexLock lock(&map_.mutex);
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(map_.mutex));
   map_.correlation_map.clear();
   map_.scope_range_id_map.clear();
   map_.scope_range_id_tree.clear();

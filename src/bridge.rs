@@ -12,10 +12,11 @@
 //! Only cxx types cross: no absl, no C++ exceptions (fallible calls return [`ffi::BridgeStatus`]),
 //! and no panic escapes: every function here catches unwinding and reports it as an error.
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Once, OnceLock};
 
 use rocprofiler_sdk_sys as sys;
 
+use crate::agents::Agents;
 use crate::annotation::AnnotationSource;
 use crate::collector::{
     CaptureStart, Collector, CollectorOptions, DropReason, GpuAgentInfo, MemoryBank,
@@ -25,6 +26,8 @@ use crate::event::{
     MemcpyDetails, MemsetDetails, RocmTracerEvent,
 };
 use crate::export::{build_xspace, encode_xspace, ExportOptions};
+use crate::hip_api::HipApiNames;
+use crate::records::RecordDecoder;
 use crate::sink::EventSink;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
 
@@ -151,6 +154,14 @@ mod ffi {
         tracer_drops: Vec<DropCount>,
     }
 
+    /// One rocprofiler-sdk record decoded by the tracer (XLA's `HipApiEvent`, `KernelEvent`,
+    /// `MemcpyEvent`).
+    struct DecodedRecord {
+        /// `Ok`, or `Internal` with why the record gives no event.
+        status: BridgeStatus,
+        event: BridgeEvent,
+    }
+
     struct ExportResult {
         status: BridgeStatus,
         /// A serialized `tensorflow.profiler.XSpace`.
@@ -171,6 +182,9 @@ mod ffi {
         fn tracer_disable();
         fn tracer_timestamp() -> u64;
         fn export_xspace(request: ExportRequest) -> ExportResult;
+        /// Decodes the record behind `header` (a `const rocprofiler_record_header_t*`) with
+        /// the tracer's agent, HIP API and kernel name tables.
+        unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord;
     }
 
     unsafe extern "C++" {
@@ -188,8 +202,8 @@ mod ffi {
 }
 
 pub use ffi::{
-    BridgeAgent, BridgeEvent, BridgeMemoryBank, BridgeStatus, DetailKind, DropCount, ExportRequest,
-    ExportResult, ScopeRangeEdge, StatusCode, TracerState,
+    BridgeAgent, BridgeEvent, BridgeMemoryBank, BridgeStatus, DecodedRecord, DetailKind, DropCount,
+    ExportRequest, ExportResult, ScopeRangeEdge, StatusCode, TracerState,
 };
 
 /// Runs `body`, turning a panic into `fallback` so that it never unwinds into C++.
@@ -331,6 +345,51 @@ fn tracer_disable() {
 
 fn tracer_timestamp() -> u64 {
     guarded("tracer_timestamp", || 0, Tracer::timestamp)
+}
+
+/// The HIP API names for single-record decoding, queried from the SDK once.
+fn hip_api_names() -> &'static HipApiNames {
+    static NAMES: OnceLock<HipApiNames> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        HipApiNames::query().unwrap_or_else(|error| {
+            log::warn!("xla-rocm-tracer: HIP API names unavailable for decoding: {error}");
+            HipApiNames::from_pairs(std::iter::empty())
+        })
+    })
+}
+
+/// # Safety
+/// `header` is null or points to a `rocprofiler_record_header_t` whose payload is a record of
+/// the header's (category, kind), valid for the duration of the call.
+unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
+    let failed = |message: &str| DecodedRecord {
+        status: status(StatusCode::Internal, message),
+        event: bridge_event(&RocmTracerEvent::default()),
+    };
+    guarded(
+        "tracer_decode_record",
+        || failed("panic while decoding a rocprofiler record"),
+        || {
+            let tracer = Tracer::get();
+            let no_agents = Agents::default();
+            let decoder = RecordDecoder {
+                agents: tracer.agents().unwrap_or(&no_agents),
+                hip_names: hip_api_names(),
+                kernel_names: tracer.kernel_names(),
+                annotations: tracer.annotation_map(),
+                // One record outside any buffer callback: no session to be older than.
+                session_start_ns: 0,
+            };
+            // SAFETY: per this function's contract.
+            match unsafe { decoder.decode(header as *const sys::rocprofiler_record_header_t) } {
+                Ok(event) => DecodedRecord {
+                    status: status(StatusCode::Ok, ""),
+                    event: bridge_event(&event),
+                },
+                Err(reason) => failed(reason),
+            }
+        },
+    )
 }
 
 // ---------------------------------------------------------------------------------------

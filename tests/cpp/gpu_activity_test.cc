@@ -17,6 +17,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 #include "absl/synchronization/mutex.h"
+#include "xla-rocm-tracer/cpp/absl_compat.h"
 #include "test_util.h"
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 #include "xla/backends/profiler/gpu/rocm_tracer.h"
@@ -85,7 +86,7 @@ class RecordingCollector : public RocmTraceCollector {
   }
   void AddEvent(RocmTracerEvent&& event, bool is_auxiliary) override {
     {
-      absl::MutexLock lock(&mutex_);
+      absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(mutex_));
       events_.push_back(event);
     }
     impl_.AddEvent(std::move(event), is_auxiliary);
@@ -103,7 +104,7 @@ class RecordingCollector : public RocmTraceCollector {
   }
 
   std::vector<RocmTracerEvent> events() {
-    absl::MutexLock lock(&mutex_);
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(mutex_));
     return events_;
   }
   std::vector<RocmTracerEvent> Activities() {

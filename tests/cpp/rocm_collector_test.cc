@@ -4,6 +4,7 @@
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 
 #include <cstdint>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -19,6 +20,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr uint64_t kStartWallTimeNs = 1000;
 constexpr uint64_t kStartGpuTimeNs = 2000;
@@ -219,6 +221,62 @@ TEST(RocmCollectorTest, DuplicateCorrelationIdReachesOverriddenOnEventsDropped) 
   collector.AddEvent(ApiEvent(RocmTracerEventType::Kernel, "hipLaunchKernel", 77, 1), false);
   EXPECT_THAT(collector.reason_, HasSubstr("duplicate correlation_id"));
   EXPECT_EQ(collector.id_, 77u);
+}
+
+std::string Warnings(const XSpace& space) {
+  std::string warnings;
+  for (const std::string& warning : space.warnings()) warnings += warning + "\n";
+  return warnings;
+}
+
+// XLA's OnEventsDropped is an inline VLOG that subclasses override; the duplicate still
+// reaches the export's warnings.
+TEST(RocmCollectorTest, DuplicateIsWarnedAtExportEvenWithOverriddenOnEventsDropped) {
+  DropRecordingCollector collector(Options(1), kStartWallTimeNs, kStartGpuTimeNs);
+  collector.AddEvent(ApiEvent(RocmTracerEventType::Kernel, "hipLaunchKernel", 77, 1), false);
+  collector.AddEvent(ApiEvent(RocmTracerEventType::Kernel, "hipLaunchKernel", 77, 1), false);
+  XSpace space = ExportAll(collector);
+  EXPECT_THAT(Warnings(space), HasSubstr("Dropped 1 events"));
+  EXPECT_THAT(Warnings(space), HasSubstr("duplicate correlation id"));
+  // Export took the tally: a second export does not warn again.
+  EXPECT_EQ(Warnings(ExportAll(collector)), "");
+}
+
+// A collector destroyed without exporting must not pass its drops to the next collector
+// built at the same address.
+TEST(RocmCollectorTest, DropsOfADeadCollectorAreNotInheritedAtTheSameAddress) {
+  alignas(RocmTraceCollectorImpl) unsigned char storage[sizeof(RocmTraceCollectorImpl)];
+  auto* first = new (storage) RocmTraceCollectorImpl(Options(1), kStartWallTimeNs,
+                                                     kStartGpuTimeNs);
+  first->AddEvent(ApiEvent(RocmTracerEventType::Kernel, "hipLaunchKernel", 5, 1), false);
+  first->AddEvent(ApiEvent(RocmTracerEventType::Kernel, "hipLaunchKernel", 5, 1), false);
+  first->~RocmTraceCollectorImpl();
+
+  auto* second = new (storage) RocmTraceCollectorImpl(Options(1), kStartWallTimeNs,
+                                                      kStartGpuTimeNs);
+  ASSERT_EQ(static_cast<void*>(second), static_cast<void*>(first));
+  second->AddEvent(ApiEvent(RocmTracerEventType::Kernel, "hipLaunchKernel", 6, 1), false);
+  second->AddEvent(KernelActivity("k", 6, 3000, 3100, 0, 0), false);
+  XSpace space = ExportAll(*second);
+  EXPECT_THAT(Warnings(space), Not(HasSubstr("duplicate correlation id")));
+  const XPlane* gpu = FindPlane(space, "/device:GPU:0");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(EventCount(*gpu), 1u);
+  second->~RocmTraceCollectorImpl();
+}
+
+// XLA's SetScopeRangeIdTree replaces the tree (device_tracer_rocm.cc sets it once, from
+// AnnotationMap::TakeScopeRangeIdTree, before Export).
+TEST(RocmCollectorTest, SetScopeRangeIdTreeReplacesTheTree) {
+  RocmTraceCollectorImpl collector(Options(1), kStartWallTimeNs, kStartGpuTimeNs);
+  collector.SetScopeRangeIdTree(ScopeRangeIdTree{{11, 10}});
+  collector.SetScopeRangeIdTree(ScopeRangeIdTree{{21, 20}});
+  XSpace space = ExportAll(collector);
+  const XPlane* tree = FindPlane(space, "/host:__ScopeRangeCallStack__");
+  ASSERT_NE(tree, nullptr);
+  std::map<int64_t, int64_t> edges;
+  for (const auto& stat : tree->stats()) edges[stat.metadata_id()] = stat.int64_value();
+  EXPECT_EQ(edges, (std::map<int64_t, int64_t>{{21, 20}}));
 }
 
 TEST(RocmCollectorTest, ExportMergesIntoTheCallersSpaceAndKeepsOtherPlanes) {

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include "absl/status/status.h"
+#include "xla-rocm-tracer/cpp/drop_tally.h"
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 
 // The simulated SDK's fault injection (crates/rocprofiler-sdk-sim, C ABI): `function`
@@ -20,6 +22,8 @@ namespace xla {
 namespace profiler {
 namespace test {
 namespace {
+
+using tsl::profiler::XSpace;
 
 class TestRocmTraceCollector : public RocmTraceCollectorImpl {
  public:
@@ -192,6 +196,169 @@ TEST(RocmTracerTest, EnableClearsTheAnnotationMap) {
   ASSERT_TRUE(tracer.Enable(RocmTracerOptions{128}, collector.get()).ok());
   EXPECT_TRUE(tracer.annotation_map()->LookUp(7).empty());
   tracer.Disable();
+}
+
+// XLA's protected record decoders, reachable as in XLA: through a subclass.
+class DecodingTracer : public RocmTracer {
+ public:
+  using RocmTracer::HipApiEvent;
+  using RocmTracer::KernelEvent;
+  using RocmTracer::MemcpyEvent;
+};
+
+// ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel (hip/hip_runtime_api_id.h, ROCm 7.1; the
+// sys crate's hip_runtime_api_id.rs).
+constexpr rocprofiler_tracing_operation_t kHipLaunchKernelOperation = 214;
+
+rocprofiler_record_header_t TracingHeader(uint32_t kind, void* payload) {
+  rocprofiler_record_header_t header{};
+  header.category = ROCPROFILER_BUFFER_CATEGORY_TRACING;
+  header.kind = kind;
+  header.payload = payload;
+  return header;
+}
+
+TEST(RocmTracerTest, KernelEventDecodesADispatchRecord) {
+  RocmTracer& singleton = RocmTracer::GetRocmTracerSingleton();
+  ASSERT_FALSE(singleton.GpuAgents().empty());
+  const rocprofiler_agent_id_t gpu = singleton.GpuAgents()[0].id;
+
+  rocprofiler_buffer_tracing_kernel_dispatch_record_t record{};
+  record.size = sizeof(record);
+  record.kind = ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+  record.correlation_id.internal = 0x1'0000'0007;  // beyond 32 bits, as uint64 ids allow
+  record.correlation_id.external.value = 5;        // the stream the request callback wrote
+  record.thread_id = 321;
+  record.start_timestamp = 1000;
+  record.end_timestamp = 1500;
+  record.dispatch_info.size = sizeof(record.dispatch_info);
+  record.dispatch_info.agent_id = gpu;
+  record.dispatch_info.queue_id.handle = 0xabc;
+  record.dispatch_info.private_segment_size = 16;
+  record.dispatch_info.group_segment_size = 2048;
+  record.dispatch_info.workgroup_size = {64, 2, 1};
+  record.dispatch_info.grid_size = {256, 4, 1};
+  rocprofiler_record_header_t header =
+      TracingHeader(ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, &record);
+
+  DecodingTracer tracer;
+  RocmTracerEvent event;
+  tracer.KernelEvent(&header, &event);
+  EXPECT_EQ(event.type, RocmTracerEventType::Kernel);
+  EXPECT_EQ(event.source, RocmTracerEventSource::Activity);
+  EXPECT_EQ(event.domain, RocmTracerEventDomain::HIP_OPS);
+  EXPECT_EQ(event.correlation_id, 0x1'0000'0007u);
+  EXPECT_EQ(event.stream_id, 5u);
+  EXPECT_EQ(event.queue_id, 0xabcu);
+  EXPECT_EQ(event.thread_id, 321u);
+  EXPECT_EQ(event.start_time_ns, 1000u);
+  EXPECT_EQ(event.end_time_ns, 1500u);
+  EXPECT_EQ(event.device_id, static_cast<uint32_t>(gpu.handle));
+  EXPECT_EQ(event.kernel_info.private_segment_size, 16u);
+  EXPECT_EQ(event.kernel_info.group_segment_size, 2048u);
+  EXPECT_EQ(event.kernel_info.workgroup_x, 64u);
+  EXPECT_EQ(event.kernel_info.workgroup_y, 2u);
+  EXPECT_EQ(event.kernel_info.grid_x, 256u);
+  EXPECT_EQ(event.kernel_info.grid_y, 4u);
+}
+
+TEST(RocmTracerTest, MemcpyAndHipApiEventsDecodeTheirRecords) {
+  RocmTracer& singleton = RocmTracer::GetRocmTracerSingleton();
+  ASSERT_FALSE(singleton.GpuAgents().empty());
+  const rocprofiler_agent_id_t gpu = singleton.GpuAgents()[0].id;
+  DecodingTracer tracer;
+
+  rocprofiler_buffer_tracing_memory_copy_record_t copy{};
+  copy.size = sizeof(copy);
+  copy.kind = ROCPROFILER_BUFFER_TRACING_MEMORY_COPY;
+  copy.operation = ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE;
+  copy.correlation_id.internal = 9;
+  copy.start_timestamp = 10;
+  copy.end_timestamp = 20;
+  copy.dst_agent_id = gpu;
+  copy.bytes = 4096;
+  rocprofiler_record_header_t copy_header =
+      TracingHeader(ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, &copy);
+  RocmTracerEvent copy_event;
+  tracer.MemcpyEvent(&copy_header, &copy_event);
+  EXPECT_EQ(copy_event.type, RocmTracerEventType::MemcpyH2D);
+  EXPECT_EQ(copy_event.source, RocmTracerEventSource::Activity);
+  EXPECT_EQ(copy_event.correlation_id, 9u);
+  EXPECT_EQ(copy_event.memcpy_info.num_bytes, 4096u);
+  EXPECT_EQ(copy_event.device_id, static_cast<uint32_t>(gpu.handle));
+
+  rocprofiler_buffer_tracing_hip_api_record_t api{};
+  api.size = sizeof(api);
+  api.kind = ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API;
+  api.operation = kHipLaunchKernelOperation;
+  api.correlation_id.internal = 11;
+  api.start_timestamp = 1;
+  api.end_timestamp = 2;
+  api.thread_id = 77;
+  rocprofiler_record_header_t api_header =
+      TracingHeader(ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, &api);
+  RocmTracerEvent api_event;
+  tracer.HipApiEvent(&api_header, &api_event);
+  EXPECT_EQ(api_event.source, RocmTracerEventSource::ApiCallback);
+  EXPECT_EQ(api_event.domain, RocmTracerEventDomain::HIP_API);
+  EXPECT_EQ(api_event.name, "hipLaunchKernel");
+  EXPECT_EQ(api_event.correlation_id, 11u);
+  EXPECT_EQ(api_event.thread_id, 77u);
+}
+
+TEST(RocmTracerTest, EventDecodersRejectNullTruncatedAndMismatchedRecords) {
+  DecodingTracer tracer;
+  auto expect_invalid = [](const RocmTracerEvent& event) {
+    EXPECT_EQ(event.source, RocmTracerEventSource::Invalid);
+    EXPECT_EQ(event.type, RocmTracerEventType::Unsupported);
+  };
+  RocmTracerEvent event;
+  tracer.KernelEvent(nullptr, &event);
+  expect_invalid(event);
+  tracer.KernelEvent(nullptr, nullptr);  // no event to fill: nothing happens
+
+  rocprofiler_buffer_tracing_memory_copy_record_t copy{};
+  copy.size = sizeof(copy);
+  rocprofiler_record_header_t header =
+      TracingHeader(ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, &copy);
+  RocmTracerEvent wrong_kind;
+  tracer.KernelEvent(&header, &wrong_kind);  // a copy record is not a dispatch
+  expect_invalid(wrong_kind);
+
+  copy.size = 8;  // claims fewer bytes than the struct
+  RocmTracerEvent truncated;
+  tracer.MemcpyEvent(&header, &truncated);
+  expect_invalid(truncated);
+
+  header.payload = nullptr;
+  RocmTracerEvent no_payload;
+  tracer.MemcpyEvent(&header, &no_payload);
+  expect_invalid(no_payload);
+}
+
+std::string ExportWarnings(RocmTraceCollectorImpl& collector) {
+  XSpace space;
+  collector.Export(&space);
+  std::string warnings;
+  for (const std::string& warning : space.warnings()) warnings += warning + "\n";
+  return warnings;
+}
+
+// Tracer drops are kept beside the collector (keyed by address) until its Export; a session
+// that starts for a collector at that address must not inherit an earlier one's.
+TEST(RocmTracerTest, EnableForgetsStaleTracerDropsOfTheCollector) {
+  RocmTraceCollectorOptions options{1024, 1024, 1024, 1};
+  RocmTraceCollectorImpl control(options, 0, 0);
+  TallyTracerDrop(&control, "stale drop reason", 5);
+  EXPECT_NE(ExportWarnings(control).find("stale drop reason"), std::string::npos);
+
+  RocmTracer& tracer = RocmTracer::GetRocmTracerSingleton();
+  RocmTraceCollectorImpl collector(options, RocmTracer::GetTimestamp(),
+                                   RocmTracer::GetTimestamp());
+  TallyTracerDrop(&collector, "stale drop reason", 5);
+  ASSERT_TRUE(tracer.Enable(RocmTracerOptions{128}, &collector).ok());
+  tracer.Disable();
+  EXPECT_EQ(ExportWarnings(collector).find("stale drop reason"), std::string::npos);
 }
 
 }  // namespace

@@ -11,69 +11,92 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "rocprofiler-sdk/agent.h"
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
+#include "absl/log/log.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+// XLA spells this "rocm/include/hip/hip_runtime.h" (its Bazel ROCm repository layout).
 #include "hip/hip_runtime.h"
-#include "tsl/profiler/protobuf/xplane.pb.h"
 #include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
-#include "xla/stream_executor/rocm/roctracer_wrapper.h"
 #include "xla/tsl/profiler/utils/xplane_builder.h"
+#include "tsl/profiler/protobuf/xplane.pb.h"
 
 namespace xla {
 namespace profiler {
 
-using tsl::profiler::XEvent;
-using tsl::profiler::XLineBuilder;
-using tsl::profiler::XPlaneBuilder;
-using tsl::profiler::XSpace;
-
 // " grid:<blocks x,y,z> block:<x,y,z> private_mem:<p> group_mem:<g> occ_pct:<o>".
 inline std::string ToXStat(const KernelDetails& kernel_info, double occupancy_pct) {
-  auto blocks = [](uint32_t grid, uint32_t workgroup) -> uint32_t {
-    return workgroup == 0 ? 0 : grid / workgroup;
-  };
-  return absl::StrCat(
-      " grid:", blocks(kernel_info.grid_x, kernel_info.workgroup_x), ",",
-      blocks(kernel_info.grid_y, kernel_info.workgroup_y), ",",
-      blocks(kernel_info.grid_z, kernel_info.workgroup_z), " block:", kernel_info.workgroup_x,
-      ",", kernel_info.workgroup_y, ",", kernel_info.workgroup_z,
-      " private_mem:", kernel_info.private_segment_size,
-      " group_mem:", kernel_info.group_segment_size, " occ_pct:", occupancy_pct);
+  uint32_t grid_x = kernel_info.workgroup_x != 0 ? kernel_info.grid_x / kernel_info.workgroup_x
+                                                 : 0,
+           grid_y = kernel_info.workgroup_y != 0 ? kernel_info.grid_y / kernel_info.workgroup_y
+                                                 : 0,
+           grid_z = kernel_info.workgroup_z != 0 ? kernel_info.grid_z / kernel_info.workgroup_z
+                                                 : 0;
+
+  return absl::StrCat(" grid:", grid_x, ",", grid_y, ",", grid_z,
+                      " block:", kernel_info.workgroup_x, ",", kernel_info.workgroup_y, ",",
+                      kernel_info.workgroup_z, " private_mem:", kernel_info.private_segment_size,
+                      " group_mem:", kernel_info.group_segment_size, " occ_pct:", occupancy_pct);
 }
 
 struct RocmDeviceOccupancyParams {
   hipFuncAttributes attributes = {};
   int block_size = 0;
   size_t dynamic_smem_size = 0;
-  void* func_ptr = nullptr;
+  void* func_ptr;
   uint32_t max_waves_per_cu = 0;
   uint32_t wave_front_size = 0;
 
   friend bool operator==(const RocmDeviceOccupancyParams& a,
-                         const RocmDeviceOccupancyParams& b) {
-    return a.attributes.sharedSizeBytes == b.attributes.sharedSizeBytes &&
-           a.attributes.numRegs == b.attributes.numRegs &&
-           a.attributes.maxThreadsPerBlock == b.attributes.maxThreadsPerBlock &&
-           a.block_size == b.block_size && a.dynamic_smem_size == b.dynamic_smem_size &&
-           a.func_ptr == b.func_ptr && a.max_waves_per_cu == b.max_waves_per_cu &&
-           a.wave_front_size == b.wave_front_size;
+                         const RocmDeviceOccupancyParams& b) noexcept {
+    return std::tuple{a.attributes.binaryVersion,
+                      a.attributes.cacheModeCA,
+                      a.attributes.constSizeBytes,
+                      a.attributes.localSizeBytes,
+                      a.attributes.maxDynamicSharedSizeBytes,
+                      a.attributes.maxThreadsPerBlock,
+                      a.attributes.numRegs,
+                      a.attributes.preferredShmemCarveout,
+                      a.attributes.ptxVersion,
+                      a.block_size,
+                      a.dynamic_smem_size,
+                      a.func_ptr,
+                      a.max_waves_per_cu,
+                      a.wave_front_size} ==
+           std::tuple{b.attributes.binaryVersion,
+                      b.attributes.cacheModeCA,
+                      b.attributes.constSizeBytes,
+                      b.attributes.localSizeBytes,
+                      b.attributes.maxDynamicSharedSizeBytes,
+                      b.attributes.maxThreadsPerBlock,
+                      b.attributes.numRegs,
+                      b.attributes.preferredShmemCarveout,
+                      b.attributes.ptxVersion,
+                      b.block_size,
+                      b.dynamic_smem_size,
+                      b.func_ptr,
+                      b.max_waves_per_cu,
+                      b.wave_front_size};
   }
 
   friend bool operator!=(const RocmDeviceOccupancyParams& a,
-                         const RocmDeviceOccupancyParams& b) {
+                         const RocmDeviceOccupancyParams& b) noexcept {
     return !(a == b);
   }
 
   template <typename H>
   friend H AbslHashValue(H hash_state, const RocmDeviceOccupancyParams& params) {
-    return H::combine(std::move(hash_state), params.attributes.sharedSizeBytes,
-                      params.attributes.numRegs, params.attributes.maxThreadsPerBlock,
-                      params.block_size, params.dynamic_smem_size, params.func_ptr,
-                      params.max_waves_per_cu, params.wave_front_size);
+    return H::combine(std::move(hash_state), params.attributes.maxThreadsPerBlock,
+                      params.attributes.numRegs, params.attributes.sharedSizeBytes,
+                      params.attributes.maxDynamicSharedSizeBytes, params.block_size,
+                      params.dynamic_smem_size, params.func_ptr, params.max_waves_per_cu,
+                      params.wave_front_size);
   }
 };
 
@@ -88,13 +111,14 @@ class RocmTraceCollector {
   explicit RocmTraceCollector(const RocmTraceCollectorOptions& options) : options_(options) {}
   virtual ~RocmTraceCollector() {}
 
+  // Agent data used by GetDeviceCapabilities instead of hipGetDeviceProperties.
   virtual void SetGpuAgents(std::vector<rocprofiler_agent_v0_t> /*agents*/) {}
   virtual void AddEvent(RocmTracerEvent&& event, bool is_auxiliary) = 0;
   // Callers pass a correlation id or an event count, depending on the reason.
   virtual void OnEventsDropped(const std::string& reason, uint64_t num_events) = 0;
   virtual void Flush() = 0;
   virtual void Export(tsl::profiler::XSpace* space) = 0;
-  virtual void SetScopeRangeIdTree(ScopeRangeIdTree /*tree*/) {}
+  virtual void SetScopeRangeIdTree(ScopeRangeIdTree tree) {}
 
  protected:
   RocmTraceCollectorOptions options_;
@@ -124,10 +148,11 @@ class PerDeviceCollector {
   void SortByStartTime();
   bool IsHostEvent(const RocmTracerEvent& event, int64_t* line_id);
 
+ private:
   absl::Mutex events_mutex_;
-  std::vector<RocmTracerEvent> events_;
+  std::vector<RocmTracerEvent> events_ ABSL_GUARDED_BY(events_mutex_);
   absl::flat_hash_map<RocmDeviceOccupancyParams, OccupancyStats> occupancy_cache_;
-};
+};  // PerDeviceCollector
 
 class RocmTraceCollectorImpl : public RocmTraceCollector {
  public:
@@ -140,12 +165,21 @@ class RocmTraceCollectorImpl : public RocmTraceCollector {
         start_gputime_ns_(start_gputime_ns),
         num_gpus_(options.num_gpus) {}
 
-  void SetGpuAgents(std::vector<rocprofiler_agent_v0_t> agents) override;
+  void SetGpuAgents(std::vector<rocprofiler_agent_v0_t> agents) override {
+    gpu_agents_ = std::move(agents);
+  }
+
   void AddEvent(RocmTracerEvent&& event, bool is_auxiliary) override;
   void Flush() override;
   void Export(tsl::profiler::XSpace* space) override;
-  void SetScopeRangeIdTree(ScopeRangeIdTree tree) override;
-  void OnEventsDropped(const std::string& reason, uint64_t correlation_id) override;
+  void SetScopeRangeIdTree(ScopeRangeIdTree tree) override {
+    scope_range_id_tree_ = std::move(tree);
+  }
+
+  void OnEventsDropped(const std::string& reason, uint64_t correlation_id) override {
+    VLOG(2) << "RocmTracerEvent dropped (correlation_id=" << correlation_id << ",) : " << reason
+            << ".";
+  }
 
  private:
   std::atomic<int> num_callback_events_;
@@ -156,16 +190,25 @@ class RocmTraceCollectorImpl : public RocmTraceCollector {
   std::vector<rocprofiler_agent_v0_t> gpu_agents_;
 
   absl::Mutex event_maps_mutex_;
-  absl::flat_hash_map<uint64_t, RocmTracerEvent> api_events_map_;
-  absl::flat_hash_map<uint64_t, std::vector<RocmTracerEvent>> activity_ops_events_map_;
-  absl::flat_hash_map<uint64_t, RocmTracerEvent> auxiliary_api_events_map_;
+  absl::flat_hash_map<uint64_t, RocmTracerEvent> api_events_map_
+      ABSL_GUARDED_BY(event_maps_mutex_);
 
-  std::vector<RocmTracerEvent> ApiActivityInfoExchange();
+  // Several HIP_OPS activities can share one correlation id (graph launches, multi-part
+  // memsets): all of them are kept.
+  absl::flat_hash_map<uint64_t, std::vector<RocmTracerEvent>> activity_ops_events_map_
+      ABSL_GUARDED_BY(event_maps_mutex_);
+  // API events tracked only for what their activity needs.
+  absl::flat_hash_map<uint64_t, RocmTracerEvent> auxiliary_api_events_map_
+      ABSL_GUARDED_BY(event_maps_mutex_);
+
+  std::vector<RocmTracerEvent> ApiActivityInfoExchange()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(event_maps_mutex_);
+
   void ExportScopeRangeIdTree(tsl::profiler::XSpace* space);
 
   absl::node_hash_map<uint32_t, PerDeviceCollector> per_device_collector_;
   ScopeRangeIdTree scope_range_id_tree_;
-};
+};  // RocmTraceCollectorImpl
 
 std::unique_ptr<RocmTraceCollector> CreateRocmCollector(const RocmTraceCollectorOptions& options,
                                                         uint64_t start_walltime_ns,

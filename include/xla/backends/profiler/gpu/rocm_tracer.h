@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/optional.h"
 #include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
 #include "xla/stream_executor/rocm/roctracer_wrapper.h"
 
@@ -102,6 +104,7 @@ class RocmTracer {
   agent_info_map_t agents_;
   std::vector<rocprofiler_agent_v0_t> gpu_agents_;
 
+ public:
   RocmTracer(const RocmTracer&) = delete;
   RocmTracer& operator=(const RocmTracer&) = delete;
 };

@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_set.h"
 #include "absl/strings/string_view.h"
@@ -148,10 +149,10 @@ class AnnotationMap {
   struct AnnotationMapImpl {
     absl::Mutex mutex;
     // Interned strings: node storage keeps the string_views below stable.
-    absl::node_hash_set<std::string> annotations;
-    absl::flat_hash_map<uint64_t, absl::string_view> correlation_map;
-    absl::flat_hash_map<uint64_t, int64_t> scope_range_id_map;
-    ScopeRangeIdTree scope_range_id_tree;
+    absl::node_hash_set<std::string> annotations ABSL_GUARDED_BY(mutex);
+    absl::flat_hash_map<uint64_t, absl::string_view> correlation_map ABSL_GUARDED_BY(mutex);
+    absl::flat_hash_map<uint64_t, int64_t> scope_range_id_map ABSL_GUARDED_BY(mutex);
+    ScopeRangeIdTree scope_range_id_tree ABSL_GUARDED_BY(mutex);
   };
   const uint64_t max_size_;
   AnnotationMapImpl map_;
