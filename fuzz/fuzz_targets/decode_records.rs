@@ -6,6 +6,8 @@
 //! SDK guarantees; everything else is the fuzzer's.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+// The tracer library leaves the SDK symbols to the final link; the simulator supplies them.
+use rocprofiler_sdk_sim as _;
 use rocprofiler_sdk_sys as sys;
 use xla_rocm_tracer::agents::{AgentInfo, AgentKind, Agents, RawAgent};
 use xla_rocm_tracer::annotation::AnnotationMap;

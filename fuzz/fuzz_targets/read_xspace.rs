@@ -2,6 +2,8 @@
 //! something that reads back the same.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+// The tracer library leaves the SDK symbols to the final link; the simulator supplies them.
+use rocprofiler_sdk_sim as _;
 use xla_rocm_tracer::export::{encode_xspace, read_xspace};
 
 fuzz_target!(|data: &[u8]| {
