@@ -26,6 +26,9 @@ echo "== Rust: cargo test --workspace"
 cargo build --workspace --locked
 cargo test --workspace --locked
 
+echo "== Stress, fault and property tests (release)"
+cargo test --release --locked --test 'stress_*' --test 'reliability_*' --test 'proptest_*'
+
 echo "== C++ drop-in (GoogleTest), then under AddressSanitizer + UndefinedBehaviorSanitizer"
 tests/cpp/run.sh
 tests/cpp/run.sh --sanitize
