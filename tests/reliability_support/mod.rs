@@ -19,6 +19,11 @@ use xla_rocm_tracer::sdk;
 use xla_rocm_tracer::sink::EventSink;
 use xla_rocm_tracer::tracer::Tracer;
 
+#[path = "../child_process/mod.rs"]
+mod child_process;
+#[allow(unused_imports)] // not every test binary re-runs itself
+pub use child_process::{assert_child_passed_without_panic, is_child, rerun_test_with_env};
+
 /// The three kinds of buffer record the tracer asks for.
 pub const TRACED_KINDS: [u32; 3] = [
     sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
@@ -427,37 +432,6 @@ pub fn random_hip_traffic(seed: u64, calls: u64, streams: usize) -> Issued {
         issued.hip_calls += 2;
     }
     issued
-}
-
-/// Environment variable that marks a re-executed child test process.
-pub const CHILD_MARKER: &str = "XLA_ROCM_TRACER_RELIABILITY_CHILD";
-
-pub fn is_child() -> bool {
-    std::env::var_os(CHILD_MARKER).is_some()
-}
-
-/// Runs the single test `test_name` of this test binary in a fresh process with `envs` set.
-pub fn rerun_test_with_env(test_name: &str, envs: &[(&str, &str)]) -> std::process::Output {
-    let exe = std::env::current_exe().expect("test binary path");
-    let mut command = std::process::Command::new(exe);
-    command
-        .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD_MARKER, "1");
-    for (key, value) in envs {
-        command.env(key, value);
-    }
-    command.output().expect("re-run the test binary")
-}
-
-/// Fails with the child's output unless it passed and exited cleanly.
-pub fn assert_child_passed(what: &str, output: &std::process::Output) {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.contains("1 passed") && !stderr.contains("panicked"),
-        "{what}: child failed ({:?})\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
-        output.status
-    );
 }
 
 /// Synthetic joined pairs for the collector: correlation id `i` has a HIP API event and a

@@ -7,6 +7,11 @@ use parking_lot::Mutex;
 use xla_rocm_tracer::event::{EventSource, RocmTracerEvent};
 use xla_rocm_tracer::sink::EventSink;
 
+#[path = "../child_process/mod.rs"]
+mod child_process;
+#[allow(unused_imports)] // not every test binary re-runs itself
+pub use child_process::{assert_child_passed, is_child, rerun_test_with_env};
+
 /// Keeps every event, batch size, drop and flush it is given.
 #[derive(Default)]
 pub struct RecordingSink {
@@ -70,36 +75,4 @@ impl EventSink for RecordingSink {
 pub fn gettid() -> u64 {
     // SAFETY: gettid has no arguments and cannot fail.
     unsafe { libc::syscall(libc::SYS_gettid) as u64 }
-}
-
-/// Environment variable that marks a re-executed child test process.
-pub const CHILD_MARKER: &str = "XLA_ROCM_TRACER_TEST_CHILD";
-
-pub fn is_child() -> bool {
-    std::env::var_os(CHILD_MARKER).is_some()
-}
-
-/// Runs the single test `test_name` of this test binary in a fresh process with `envs` set
-/// (the SDK, and with it the tracer, initializes once per process, before `main`).
-pub fn rerun_test_with_env(test_name: &str, envs: &[(&str, &str)]) -> std::process::Output {
-    let exe = std::env::current_exe().expect("test binary path");
-    let mut command = std::process::Command::new(exe);
-    command
-        .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD_MARKER, "1");
-    for (key, value) in envs {
-        command.env(key, value);
-    }
-    command.output().expect("re-run the test binary")
-}
-
-/// Fails with the child's output unless it passed.
-pub fn assert_child_passed(what: &str, output: &std::process::Output) {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.contains("1 passed"),
-        "{what}: child failed ({:?})\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
-        output.status
-    );
 }
