@@ -10,10 +10,10 @@ mod tracer_common;
 use std::collections::BTreeMap;
 
 use rocprofiler_sdk_sim::driver::{self, Copy, CopyKind};
-use tracer_common::{assert_child_passed, is_child, rerun_test_with_env, RecordingSink};
+use tracer_common::{assert_child_passed, is_child, rerun_test_with_env, start_recording};
 use xla_rocm_tracer::correlation;
 use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
-use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
+use xla_rocm_tracer::tracer::Tracer;
 
 fn copy(kind: CopyKind, src_device: Option<u32>, dst_device: Option<u32>) -> Copy {
     Copy {
@@ -42,10 +42,7 @@ fn child_copies_of_every_direction() {
     let tracer = Tracer::get();
     assert_eq!(tracer.num_gpus(), 2);
     let gpu = |i: usize| tracer.gpu_agents()[i].handle as u32;
-    let sink = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), sink.clone())
-        .unwrap();
+    let sink = start_recording(tracer);
 
     driver::set_device(1).unwrap();
     let stream = driver::stream_create().unwrap();
@@ -156,10 +153,7 @@ fn child_request_callbacks_on_a_worker_thread() {
     }
     let tracer = Tracer::get();
     let (_, kernels) = driver::load_code_object(0, &["k"]).unwrap();
-    let sink = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), sink.clone())
-        .unwrap();
+    let sink = start_recording(tracer);
     let before = correlation::requests_outside_set_window();
     let stream = driver::stream_create().unwrap();
     let launch = driver::KernelLaunch {

@@ -12,7 +12,7 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sim::driver::{self, CopyKind, KernelId, KernelLaunch};
 use rocprofiler_sdk_sim::faults;
 use rocprofiler_sdk_sys as sys;
-use tracer_common::RecordingSink;
+use tracer_common::{start_recording, RecordingSink};
 use xla_rocm_tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::event::EventSource;
 use xla_rocm_tracer::sdk;
@@ -37,6 +37,15 @@ fn launch(duration_ns: u64) -> KernelLaunch {
         group_segment_size: 0,
         duration_ns,
     }
+}
+
+/// One session around one kernel launch yields its API event and its activity.
+fn assert_a_session_traces_a_kernel(tracer: &Tracer) {
+    let sink = start_recording(tracer);
+    let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    assert_eq!(sink.by_correlation(id).len(), 2);
 }
 
 fn correlations(sink: &RecordingSink) -> BTreeSet<u64> {
@@ -83,10 +92,7 @@ fn initialization_facts() {
 fn enable_twice_is_already_exists_and_the_main_context_runs_only_in_a_session() {
     let _session = SESSION.lock();
     let tracer = Tracer::get();
-    let sink = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), sink.clone())
-        .unwrap();
+    let sink = start_recording(tracer);
     assert!(!tracer.is_available());
     assert!(sdk::context_is_active(tracer.main_context().unwrap()).unwrap());
     let second = tracer.enable(TracerOptions::default(), RecordingSink::new());
@@ -103,10 +109,7 @@ fn sessions_are_isolated() {
     let tracer = Tracer::get();
     let stream = driver::stream_create().unwrap();
 
-    let first = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), first.clone())
-        .unwrap();
+    let first = start_recording(tracer);
     let in_first = driver::launch_kernel(stream, &launch(1_000)).unwrap();
     driver::stream_synchronize(stream).unwrap();
     // Still running on the device when the session ends: completes during the next one.
@@ -116,10 +119,7 @@ fn sessions_are_isolated() {
 
     let between = driver::launch_kernel(stream, &launch(1_000)).unwrap();
 
-    let second = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), second.clone())
-        .unwrap();
+    let second = start_recording(tracer);
     let in_second = driver::launch_kernel(stream, &launch(1_000)).unwrap();
     driver::device_synchronize().unwrap();
     tracer.disable();
@@ -181,14 +181,7 @@ fn start_context_failure_is_internal_with_the_sdk_message_and_recoverable() {
     tracer.disable(); // nothing to disable
     assert_eq!(*sink.flushes.lock(), 0);
 
-    let sink = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), sink.clone())
-        .unwrap();
-    let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
-    driver::device_synchronize().unwrap();
-    tracer.disable();
-    assert_eq!(sink.by_correlation(id).len(), 2);
+    assert_a_session_traces_a_kernel(tracer);
 }
 
 #[test]
@@ -196,10 +189,7 @@ fn stop_and_flush_failures_still_end_the_session() {
     let _session = SESSION.lock();
     let tracer = Tracer::get();
     for failing in ["rocprofiler_stop_context", "rocprofiler_flush_buffer"] {
-        let sink = RecordingSink::new();
-        tracer
-            .enable(TracerOptions::default(), sink.clone())
-            .unwrap();
+        let sink = start_recording(tracer);
         faults::inject(failing, sys::ROCPROFILER_STATUS_ERROR, None);
         tracer.disable();
         faults::clear();
@@ -207,15 +197,7 @@ fn stop_and_flush_failures_still_end_the_session() {
         assert_eq!(*sink.flushes.lock(), 1, "{failing}");
     }
     // And the next session works normally.
-    let sink = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), sink.clone())
-        .unwrap();
-    let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
-    driver::device_synchronize().unwrap();
-    tracer.disable();
-    assert!(sink.by_correlation(id).len() == 2);
-    assert!(!sink.by_correlation(id).is_empty());
+    assert_a_session_traces_a_kernel(tracer);
 }
 
 #[test]
@@ -253,10 +235,7 @@ fn max_annotation_strings_is_honoured() {
     assert!(tracer.annotation_map().dropped() >= 1);
 
     // The next session gets a fresh, larger map.
-    let sink = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), sink.clone())
-        .unwrap();
+    let sink = start_recording(tracer);
     push_annotation("c");
     let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
     pop_annotation();

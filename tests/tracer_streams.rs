@@ -12,13 +12,13 @@ use rocprofiler_sdk_sim::driver::{
     self, Copy, CopyKind, HipStream, KernelId, KernelLaunch, NULL_STREAM, STREAM_LEGACY,
     STREAM_PER_THREAD,
 };
-use tracer_common::{gettid, RecordingSink};
+use tracer_common::{gettid, start_recording, RecordingSink};
 use xla_rocm_tracer::annotation::{
     pop_annotation, push_annotation, AnnotationSource, ThreadAnnotationStack,
 };
 use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
 use xla_rocm_tracer::stream_stack;
-use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
+use xla_rocm_tracer::tracer::Tracer;
 
 /// The tracer is a process singleton: one session at a time.
 static SESSION: Mutex<()> = Mutex::new(());
@@ -66,10 +66,7 @@ fn copy(kind: CopyKind) -> Copy {
 fn traced(work: impl FnOnce()) -> Arc<RecordingSink> {
     let tracer = Tracer::get();
     assert!(tracer.is_available(), "{:?}", tracer.init_error());
-    let sink = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), sink.clone())
-        .unwrap();
+    let sink = start_recording(tracer);
     work();
     driver::wait_idle();
     driver::device_synchronize().unwrap();
@@ -373,10 +370,7 @@ fn first_dispatch_after_enable_on_a_busy_thread() {
         })
     };
     before.wait();
-    let sink = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), sink.clone())
-        .unwrap();
+    let sink = start_recording(tracer);
     enabled.wait();
     let (first, target_id) = worker.join().unwrap();
     driver::device_synchronize().unwrap();

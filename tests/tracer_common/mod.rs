@@ -6,6 +6,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use xla_rocm_tracer::event::{EventSource, RocmTracerEvent};
 use xla_rocm_tracer::sink::EventSink;
+use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
 #[path = "../child_process/mod.rs"]
 mod child_process;
@@ -69,6 +70,15 @@ impl EventSink for RecordingSink {
     fn flush(&self) {
         *self.flushes.lock() += 1;
     }
+}
+
+/// Enables `tracer` with the default options and a new [`RecordingSink`], and returns the sink.
+pub fn start_recording(tracer: &Tracer) -> Arc<RecordingSink> {
+    let sink = RecordingSink::new();
+    tracer
+        .enable(TracerOptions::default(), sink.clone())
+        .expect("enable the tracer");
+    sink
 }
 
 /// The OS thread id, as rocprofiler reports it in records.
