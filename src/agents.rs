@@ -73,6 +73,27 @@ impl AgentInfo {
         self.kind == AgentKind::Gpu
     }
 
+    /// An agent known by handle and kind only: the other fields are what an all-zero SDK
+    /// struct reads as. For decoders run without an SDK (tests, fuzzing).
+    pub fn bare(handle: u64, kind: AgentKind) -> AgentInfo {
+        let mut raw = zeroed_agent();
+        raw.id.handle = handle;
+        AgentInfo {
+            handle,
+            kind,
+            logical_node_id: 0,
+            name: String::new(),
+            product_name: String::new(),
+            cu_count: 0,
+            max_engine_clk_fcompute: 0,
+            gfx_target_version: 0,
+            memory_size_bytes: 0,
+            mem_clk_max_mhz: 0,
+            mem_width_bits: 0,
+            raw: RawAgent(raw),
+        }
+    }
+
     /// # Safety
     /// The pointers inside `raw` satisfy [`RawAgent`]'s invariant and `mem_banks` has
     /// `mem_banks_count` entries.

@@ -32,6 +32,17 @@ impl HipApiNames {
         HipApiNames { by_operation }
     }
 
+    /// The names the bindings were generated with, what an SDK of that version reports. For
+    /// decoders run without an SDK (tests, fuzzing).
+    pub fn from_bindings() -> HipApiNames {
+        HipApiNames::from_pairs(
+            sys::HIP_RUNTIME_API_NAMES
+                .iter()
+                .enumerate()
+                .map(|(operation, name)| (operation as i32, name.to_string())),
+        )
+    }
+
     /// Asks the SDK for every HIP runtime API operation and its name.
     pub fn query() -> Result<HipApiNames, SdkError> {
         let mut operations: Vec<i32> = Vec::new();

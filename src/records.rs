@@ -320,30 +320,78 @@ impl RecordDecoder<'_> {
     }
 }
 
+/// Buffers of hand-made records, for running the decoder without an SDK (unit, property and
+/// fuzz tests).
+#[doc(hidden)]
+pub mod crafted {
+    use std::ffi::c_void;
+
+    use rocprofiler_sdk_sys as sys;
+
+    /// A record header as the SDK writes one.
+    pub fn header(
+        category: u32,
+        kind: u32,
+        payload: *const c_void,
+    ) -> sys::rocprofiler_record_header_t {
+        sys::rocprofiler_record_header_t {
+            id: sys::rocprofiler_record_header_id_t {
+                hash: sys::rocprofiler_record_header_compute_hash(category, kind),
+            },
+            payload: payload.cast_mut(),
+        }
+    }
+
+    /// Records whose payloads each sit in their own 8-aligned heap allocation, only rounded
+    /// up to 8 bytes, so that AddressSanitizer catches a read past one.
+    #[derive(Default)]
+    pub struct CraftedRecords {
+        payloads: Vec<Option<Box<[u64]>>>,
+        headers: Vec<sys::rocprofiler_record_header_t>,
+    }
+
+    impl CraftedRecords {
+        /// Adds a record of `category` and `kind` with a copy of `payload` (None: a null one).
+        pub fn push(&mut self, category: u32, kind: u32, payload: Option<&[u8]>) {
+            let words = payload.map(|bytes| {
+                let mut words = vec![0u64; bytes.len().div_ceil(8)].into_boxed_slice();
+                // SAFETY: `words` has at least `bytes.len()` bytes and is a new allocation.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        bytes.as_ptr(),
+                        words.as_mut_ptr().cast::<u8>(),
+                        bytes.len(),
+                    )
+                };
+                words
+            });
+            // The boxed words do not move when `payloads` grows.
+            let pointer = words
+                .as_ref()
+                .map_or(std::ptr::null(), |w| w.as_ptr().cast::<c_void>());
+            self.headers.push(header(category, kind, pointer));
+            self.payloads.push(words);
+        }
+
+        /// One pointer per record, valid while `self` lives: what the buffer callback gets.
+        pub fn header_pointers(&self) -> Vec<*const sys::rocprofiler_record_header_t> {
+            self.headers.iter().map(|h| h as *const _).collect()
+        }
+
+        pub fn len(&self) -> usize {
+            self.headers.len()
+        }
+
+        pub fn is_empty(&self) -> bool {
+            self.headers.is_empty()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::{AgentInfo, AgentKind, RawAgent};
-
-    fn agent(handle: u64, kind: AgentKind) -> AgentInfo {
-        // SAFETY: the SDK agent struct is plain data; all-zero is a valid value (null pointers).
-        let mut raw: sys::rocprofiler_agent_v0_t = unsafe { std::mem::zeroed() };
-        raw.id.handle = handle;
-        AgentInfo {
-            handle,
-            kind,
-            logical_node_id: 0,
-            name: String::new(),
-            product_name: String::new(),
-            cu_count: 0,
-            max_engine_clk_fcompute: 0,
-            gfx_target_version: 0,
-            memory_size_bytes: 0,
-            mem_clk_max_mhz: 0,
-            mem_width_bits: 0,
-            raw: RawAgent(raw),
-        }
-    }
+    use crate::agents::{AgentInfo, AgentKind};
 
     struct Fixture {
         agents: Agents,
@@ -362,16 +410,11 @@ mod tests {
             kernels.insert(7, "_Z6matmulPfS_");
             Fixture {
                 agents: Agents::from_list(vec![
-                    agent(CPU, AgentKind::Cpu),
-                    agent(GPU0, AgentKind::Gpu),
-                    agent(GPU1, AgentKind::Gpu),
+                    AgentInfo::bare(CPU, AgentKind::Cpu),
+                    AgentInfo::bare(GPU0, AgentKind::Gpu),
+                    AgentInfo::bare(GPU1, AgentKind::Gpu),
                 ]),
-                names: HipApiNames::from_pairs(
-                    sys::HIP_RUNTIME_API_NAMES
-                        .iter()
-                        .enumerate()
-                        .map(|(op, name)| (op as i32, name.to_string())),
-                ),
+                names: HipApiNames::from_bindings(),
                 kernels,
                 annotations: AnnotationMap::new(100),
             }
@@ -559,14 +602,7 @@ mod tests {
         short.size = 80; // a pre-1.0 copy record
         let mut kernel_short_info = kernel_record();
         kernel_short_info.dispatch_info.size = 40;
-        let header = |category: u32, kind: u32, payload: *const std::ffi::c_void| {
-            sys::rocprofiler_record_header_t {
-                id: sys::rocprofiler_record_header_id_t {
-                    hash: sys::rocprofiler_record_header_compute_hash(category, kind),
-                },
-                payload: payload as *mut _,
-            }
-        };
+        use crafted::header;
         let tracing = sys::ROCPROFILER_BUFFER_CATEGORY_TRACING;
         let copy_kind = sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY;
         let ptr = |r: &sys::rocprofiler_buffer_tracing_memory_copy_record_t| {

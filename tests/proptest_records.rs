@@ -8,11 +8,12 @@ use proptest::prelude::*;
 // The library leaves the SDK's symbols to the final link: the simulator provides them.
 use rocprofiler_sdk_sim as _;
 use rocprofiler_sdk_sys as sys;
-use xla_rocm_tracer::agents::{AgentInfo, AgentKind, Agents, RawAgent};
+use xla_rocm_tracer::agents::{AgentInfo, AgentKind, Agents};
 use xla_rocm_tracer::annotation::AnnotationMap;
 use xla_rocm_tracer::event::{EventDetails, EventSource, RocmTracerEvent};
 use xla_rocm_tracer::hip_api::HipApiNames;
 use xla_rocm_tracer::kernel_names::KernelNames;
+use xla_rocm_tracer::records::crafted::CraftedRecords;
 use xla_rocm_tracer::records::{drop_reason, DropCounts, RecordDecoder};
 
 const KNOWN_KERNEL: u64 = 42;
@@ -205,15 +206,10 @@ fn context() -> Context {
         agents: Agents::from_list(
             KNOWN_AGENTS
                 .iter()
-                .map(|&(handle, kind)| agent(handle, kind))
+                .map(|&(handle, kind)| AgentInfo::bare(handle, kind))
                 .collect(),
         ),
-        names: HipApiNames::from_pairs(
-            sys::HIP_RUNTIME_API_NAMES
-                .iter()
-                .enumerate()
-                .map(|(op, name)| (op as i32, name.to_string())),
-        ),
+        names: HipApiNames::from_bindings(),
         kernels,
         annotations: AnnotationMap::new(16),
     }
@@ -227,64 +223,17 @@ const KNOWN_AGENTS: [(u64, AgentKind); 4] = [
     (0x1_0000_0005, AgentKind::Gpu),
 ];
 
-fn agent(handle: u64, kind: AgentKind) -> AgentInfo {
-    // SAFETY: the SDK agent struct is plain data; all-zero is a valid value.
-    let mut raw: sys::rocprofiler_agent_v0_t = unsafe { std::mem::zeroed() };
-    raw.id.handle = handle;
-    AgentInfo {
-        handle,
-        kind,
-        logical_node_id: 0,
-        name: String::new(),
-        product_name: String::new(),
-        cu_count: 0,
-        max_engine_clk_fcompute: 0,
-        gfx_target_version: 0,
-        memory_size_bytes: 0,
-        mem_clk_max_mhz: 0,
-        mem_width_bits: 0,
-        raw: RawAgent(raw),
-    }
-}
-
 fn known_agent_handles() -> Vec<u64> {
     KNOWN_AGENTS.iter().map(|&(handle, _)| handle).collect()
 }
 
 /// Decodes `records` (plus `null_headers` null header pointers) and checks the invariants.
 fn decode_and_check(context: &Context, records: &[Crafted], null_headers: usize) {
-    // Each payload in its own exact-size, 8-aligned allocation.
-    let payloads: Vec<Option<Box<[u64]>>> = records
-        .iter()
-        .map(|r| {
-            r.payload.as_ref().map(|bytes| {
-                let mut words = vec![0u64; bytes.len().div_ceil(8)].into_boxed_slice();
-                // SAFETY: `words` has at least `bytes.len()` bytes.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        bytes.as_ptr(),
-                        words.as_mut_ptr().cast::<u8>(),
-                        bytes.len(),
-                    )
-                };
-                words
-            })
-        })
-        .collect();
-    let headers: Vec<sys::rocprofiler_record_header_t> = records
-        .iter()
-        .zip(&payloads)
-        .map(|(r, payload)| sys::rocprofiler_record_header_t {
-            id: sys::rocprofiler_record_header_id_t {
-                hash: sys::rocprofiler_record_header_compute_hash(r.category, r.kind),
-            },
-            payload: payload
-                .as_ref()
-                .map_or(std::ptr::null_mut(), |p| p.as_ptr() as *mut _),
-        })
-        .collect();
-    let mut pointers: Vec<*const sys::rocprofiler_record_header_t> =
-        headers.iter().map(|h| h as *const _).collect();
+    let mut crafted = CraftedRecords::default();
+    for record in records {
+        crafted.push(record.category, record.kind, record.payload.as_deref());
+    }
+    let mut pointers = crafted.header_pointers();
     pointers.extend(std::iter::repeat_n(std::ptr::null(), null_headers));
 
     let decoder = RecordDecoder {

@@ -9,31 +9,12 @@ use libfuzzer_sys::fuzz_target;
 // The tracer library leaves the SDK symbols to the final link; the simulator supplies them.
 use rocprofiler_sdk_sim as _;
 use rocprofiler_sdk_sys as sys;
-use xla_rocm_tracer::agents::{AgentInfo, AgentKind, Agents, RawAgent};
+use xla_rocm_tracer::agents::{AgentInfo, AgentKind, Agents};
 use xla_rocm_tracer::annotation::AnnotationMap;
 use xla_rocm_tracer::hip_api::HipApiNames;
 use xla_rocm_tracer::kernel_names::KernelNames;
+use xla_rocm_tracer::records::crafted::CraftedRecords;
 use xla_rocm_tracer::records::{DropCounts, RecordDecoder};
-
-fn agent(handle: u64, kind: AgentKind) -> AgentInfo {
-    // SAFETY: plain data; all-zero is a valid agent struct.
-    let mut raw: sys::rocprofiler_agent_v0_t = unsafe { std::mem::zeroed() };
-    raw.id.handle = handle;
-    AgentInfo {
-        handle,
-        kind,
-        logical_node_id: 0,
-        name: String::new(),
-        product_name: String::new(),
-        cu_count: 0,
-        max_engine_clk_fcompute: 0,
-        gfx_target_version: 0,
-        memory_size_bytes: 0,
-        mem_clk_max_mhz: 0,
-        mem_width_bits: 0,
-        raw: RawAgent(raw),
-    }
-}
 
 const KINDS: [u32; 4] = [
     sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
@@ -43,7 +24,7 @@ const KINDS: [u32; 4] = [
 ];
 
 fuzz_target!(|data: &[u8]| {
-    let mut payloads: Vec<(u32, u32, Option<Box<[u64]>>)> = Vec::new();
+    let mut records = CraftedRecords::default();
     let mut rest = data;
     while rest.len() >= 3 {
         let (category_byte, kind_byte, len) = (rest[0], rest[1], rest[2] as usize * 2);
@@ -58,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
             .copied()
             .unwrap_or(u32::from(kind_byte));
         if len < 8 {
-            payloads.push((category, kind, None));
+            records.push(category, kind, None);
             continue;
         }
         let take = len.min(rest.len());
@@ -67,38 +48,16 @@ fuzz_target!(|data: &[u8]| {
         bytes.resize(len, 0);
         let claimed = u64::from_ne_bytes(bytes[..8].try_into().unwrap());
         bytes[..8].copy_from_slice(&claimed.min(len as u64).to_ne_bytes());
-        let mut words = vec![0u64; len.div_ceil(8)].into_boxed_slice();
-        // SAFETY: `words` holds at least `len` bytes.
-        unsafe {
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast::<u8>(), len)
-        };
-        payloads.push((category, kind, Some(words)));
+        records.push(category, kind, Some(&bytes));
     }
-    let headers: Vec<sys::rocprofiler_record_header_t> = payloads
-        .iter()
-        .map(|(category, kind, words)| sys::rocprofiler_record_header_t {
-            id: sys::rocprofiler_record_header_id_t {
-                hash: sys::rocprofiler_record_header_compute_hash(*category, *kind),
-            },
-            payload: words
-                .as_ref()
-                .map_or(std::ptr::null_mut(), |w| w.as_ptr() as *mut _),
-        })
-        .collect();
-    let pointers: Vec<*const sys::rocprofiler_record_header_t> =
-        headers.iter().map(|h| h as *const _).collect();
+    let pointers = records.header_pointers();
 
     let agents = Agents::from_list(vec![
-        agent(300, AgentKind::Cpu),
-        agent(301, AgentKind::Gpu),
-        agent(0x1_0000_0005, AgentKind::Gpu),
+        AgentInfo::bare(300, AgentKind::Cpu),
+        AgentInfo::bare(301, AgentKind::Gpu),
+        AgentInfo::bare(0x1_0000_0005, AgentKind::Gpu),
     ]);
-    let names = HipApiNames::from_pairs(
-        sys::HIP_RUNTIME_API_NAMES
-            .iter()
-            .enumerate()
-            .map(|(op, name)| (op as i32, name.to_string())),
-    );
+    let names = HipApiNames::from_bindings();
     let kernels = KernelNames::default();
     kernels.insert(7, "_Z6matmulPfS_");
     let annotations = AnnotationMap::new(4);
