@@ -29,15 +29,44 @@ fn scaled(n: u64) -> u64 {
     ((n as f64 * scale) as u64).max(1)
 }
 
-fn report(what: &str, started: Instant, delta: &Ledger) {
-    eprintln!(
-        "{what}: {:.1}s, records written {:?} (HIP API, kernel, copy), delivered {}, \
-         without session {}",
-        started.elapsed().as_secs_f64(),
-        delta.written,
-        delta.delivered,
-        delta.without_session
-    );
+/// One measured stress run: the simulator's ledger and the clock at its start.
+struct Run {
+    before: Ledger,
+    started: Instant,
+}
+
+impl Run {
+    /// Loads the kernels and drains earlier work, so that the ledger counts this run only.
+    fn begin() -> Run {
+        stress_kernels();
+        settle();
+        Run {
+            before: ledger(),
+            started: Instant::now(),
+        }
+    }
+
+    /// Waits for the device, ends the session, and returns [`Run::finish`].
+    fn end_session(&self, what: &str) -> Ledger {
+        rocprofiler_sdk_sim::driver::wait_idle();
+        Tracer::get().disable();
+        self.finish(what)
+    }
+
+    /// Drains the tracer's buffer, prints the run's figures, and returns what it wrote.
+    fn finish(&self, what: &str) -> Ledger {
+        settle();
+        let delta = ledger().since(&self.before);
+        eprintln!(
+            "{what}: {:.1}s, records written {:?} (HIP API, kernel, copy), delivered {}, \
+             without session {}",
+            self.started.elapsed().as_secs_f64(),
+            delta.written,
+            delta.delivered,
+            delta.without_session
+        );
+        delta
+    }
 }
 
 #[test]
@@ -45,10 +74,7 @@ fn report(what: &str, started: Instant, delta: &Ledger) {
 fn sixteen_threads_of_random_hip_traffic_lose_nothing() {
     let _serial = SERIAL.lock();
     let tracer = Tracer::get();
-    stress_kernels();
-    settle();
-    let before = ledger();
-    let started = Instant::now();
+    let run = Run::begin();
     let sink = CountingSink::new();
     tracer
         .enable(TracerOptions::default(), sink.clone())
@@ -57,29 +83,15 @@ fn sixteen_threads_of_random_hip_traffic_lose_nothing() {
     let threads: Vec<_> = (0..16)
         .map(|seed| std::thread::spawn(move || random_hip_traffic(seed, calls_per_thread, 4)))
         .collect();
-    let mut issued = Issued::default();
-    for thread in threads {
-        issued += thread.join().unwrap();
-    }
-    rocprofiler_sdk_sim::driver::wait_idle();
-    tracer.disable();
-    settle();
-    let delta = ledger().since(&before);
-    report("16 threads", started, &delta);
+    let issued = join_traffic(threads);
+    let delta = run.end_session("16 threads");
 
     assert_every_record_accounted(&delta, &[&sink]);
     // Nothing was lost at all, and the records are exactly the calls the program made.
     assert_eq!(sink.total_drops(), 0, "{:?}", sink.drops.lock().clone());
     assert_eq!(delta.without_session, 0);
     assert!(issued.hip_calls >= 16 * calls_per_thread);
-    assert_eq!(
-        delta.written,
-        [
-            issued.hip_calls,
-            issued.kernel_dispatches,
-            issued.sdma_copies
-        ]
-    );
+    assert_eq!(delta.written, issued.records());
     assert_eq!(sink.api_events.load(Ordering::Relaxed), issued.hip_calls);
     assert_eq!(
         sink.kernel_events.load(Ordering::Relaxed),
@@ -95,10 +107,7 @@ fn sixteen_threads_of_random_hip_traffic_lose_nothing() {
 fn a_thousand_enable_disable_cycles_under_traffic_account_for_every_record() {
     let _serial = SERIAL.lock();
     let tracer = Tracer::get();
-    stress_kernels();
-    settle();
-    let before = ledger();
-    let started = Instant::now();
+    let run = Run::begin();
     let stop = Arc::new(AtomicBool::new(false));
     let traffic: Vec<_> = (0..4)
         .map(|seed| {
@@ -137,13 +146,8 @@ fn a_thousand_enable_disable_cycles_under_traffic_account_for_every_record() {
         sessions.push(sink);
     }
     stop.store(true, Ordering::Relaxed);
-    let mut issued = Issued::default();
-    for thread in traffic {
-        issued += thread.join().unwrap();
-    }
-    settle();
-    let delta = ledger().since(&before);
-    report("1000 cycles", started, &delta);
+    let issued = join_traffic(traffic);
+    let delta = run.finish("1000 cycles");
     let sinks: Vec<&CountingSink> = sessions.iter().map(|s| s.as_ref()).collect();
     assert_every_record_accounted(&delta, &sinks);
     // Between sessions the main context is stopped, so the program made more calls than
@@ -159,10 +163,7 @@ fn a_thousand_enable_disable_cycles_under_traffic_account_for_every_record() {
 fn threads_that_exit_mid_session_lose_nothing() {
     let _serial = SERIAL.lock();
     let tracer = Tracer::get();
-    stress_kernels();
-    settle();
-    let before = ledger();
-    let started = Instant::now();
+    let run = Run::begin();
     let collector = collector_for_session(CollectorOptions::default());
     let sink = CountingSink::forwarding(collector.clone());
     tracer
@@ -201,25 +202,12 @@ fn threads_that_exit_mid_session_lose_nothing() {
                 })
             })
             .collect();
-        for thread in threads {
-            issued += thread.join().unwrap();
-        }
+        issued += join_traffic(threads);
     }
-    rocprofiler_sdk_sim::driver::wait_idle();
-    tracer.disable();
-    settle();
-    let delta = ledger().since(&before);
-    report("exiting threads", started, &delta);
+    let delta = run.end_session("exiting threads");
     assert_every_record_accounted(&delta, &[&sink]);
     assert_eq!(sink.total_drops(), 0);
-    assert_eq!(
-        delta.written,
-        [
-            issued.hip_calls,
-            issued.kernel_dispatches,
-            issued.sdma_copies
-        ]
-    );
+    assert_eq!(delta.written, issued.records());
     let space = assert_collector_accounts(&collector, &sink);
     // Each activity found its API call: no activity was lost to a missing counterpart.
     assert_eq!(
@@ -236,10 +224,7 @@ fn threads_that_exit_mid_session_lose_nothing() {
 fn a_slow_collector_with_the_lossless_buffer_full_blocks_producers_and_loses_nothing() {
     let _serial = SERIAL.lock();
     let tracer = Tracer::get();
-    stress_kernels();
-    settle();
-    let before = ledger();
-    let started = Instant::now();
+    let run = Run::begin();
     let collector = collector_for_session(CollectorOptions::default());
     let slow = Arc::new(CountingSink {
         delay_per_batch: Duration::from_millis(25),
@@ -271,26 +256,12 @@ fn a_slow_collector_with_the_lossless_buffer_full_blocks_producers_and_loses_not
             })
         })
         .collect();
-    let mut issued = Issued::default();
-    for thread in threads {
-        issued += thread.join().unwrap();
-    }
-    rocprofiler_sdk_sim::driver::wait_idle();
-    tracer.disable();
-    settle();
-    let delta = ledger().since(&before);
-    report("slow collector", started, &delta);
+    let issued = join_traffic(threads);
+    let delta = run.end_session("slow collector");
     assert_every_record_accounted(&delta, &[&slow]);
     assert_eq!(delta.discarded, 0, "LOSSLESS never discards");
     assert_eq!(slow.total_drops(), 0, "{:?}", slow.drops.lock().clone());
-    assert_eq!(
-        delta.written,
-        [
-            issued.hip_calls,
-            issued.kernel_dispatches,
-            issued.sdma_copies
-        ]
-    );
+    assert_eq!(delta.written, issued.records());
     // A producer waited for the sleeping callback: the buffer really was full.
     assert!(
         longest_call_ns.load(Ordering::Relaxed) >= 10_000_000,

@@ -324,6 +324,22 @@ pub struct Issued {
     pub sdma_copies: u64,
 }
 
+impl Issued {
+    /// The records of each of [`TRACED_KINDS`] that this traffic makes.
+    pub fn records(&self) -> [u64; 3] {
+        [self.hip_calls, self.kernel_dispatches, self.sdma_copies]
+    }
+}
+
+/// Waits for every traffic thread and adds up what they issued.
+pub fn join_traffic(threads: Vec<std::thread::JoinHandle<Issued>>) -> Issued {
+    let mut issued = Issued::default();
+    for thread in threads {
+        issued += thread.join().expect("traffic thread");
+    }
+    issued
+}
+
 impl std::ops::AddAssign for Issued {
     fn add_assign(&mut self, other: Issued) {
         self.hip_calls += other.hip_calls;
