@@ -1,4 +1,6 @@
 //! Which `/device:GPU:<i>` plane an event belongs to (xla-rocm-tracer.md §6.2 step 2).
+use std::collections::BTreeMap;
+
 use super::drops::{DropCounters, DropReason};
 use super::gpu_agent::GpuAgentInfo;
 use crate::event::RocmTracerEvent;
@@ -43,18 +45,51 @@ impl DeviceNumbering {
     }
 }
 
+/// Moves events one by one to the list of their device, counting those without a valid one.
+pub(super) struct DevicePlacement<'a> {
+    numbering: &'a DeviceNumbering,
+    num_gpus: u32,
+    per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
+    invalid_device: u64,
+}
+
+impl<'a> DevicePlacement<'a> {
+    pub fn new(
+        numbering: &'a DeviceNumbering,
+        num_gpus: u32,
+        per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
+    ) -> DevicePlacement<'a> {
+        DevicePlacement {
+            numbering,
+            num_gpus,
+            per_device,
+            invalid_device: 0,
+        }
+    }
+
+    pub fn place(&mut self, event: RocmTracerEvent) {
+        match self.numbering.ordinal(event.device_id, self.num_gpus) {
+            Some(ordinal) => self.per_device.entry(ordinal).or_default().push(event),
+            None => self.invalid_device += 1,
+        }
+    }
+
+    pub fn invalid_device_count(&self) -> u64 {
+        self.invalid_device
+    }
+}
+
 /// Moves each event to the list of its device; events without a valid device are counted.
 pub(super) fn distribute_by_device(
     events: Vec<RocmTracerEvent>,
     numbering: &DeviceNumbering,
     num_gpus: u32,
-    per_device: &mut std::collections::BTreeMap<u32, Vec<RocmTracerEvent>>,
+    per_device: &mut BTreeMap<u32, Vec<RocmTracerEvent>>,
     drops: &mut DropCounters,
 ) {
+    let mut placement = DevicePlacement::new(numbering, num_gpus, per_device);
     for event in events {
-        match numbering.ordinal(event.device_id, num_gpus) {
-            Some(ordinal) => per_device.entry(ordinal).or_default().push(event),
-            None => drops.add(DropReason::InvalidDevice, 1),
-        }
+        placement.place(event);
     }
+    drops.add(DropReason::InvalidDevice, placement.invalid_device_count());
 }

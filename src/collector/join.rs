@@ -1,22 +1,19 @@
 //! XLA's `ApiActivityInfoExchange` (xla-rocm-tracer.md §6.2 step 1): HIP API events and GPU
 //! activities meet by correlation id and lend each other what the other lacks.
-use std::collections::{BTreeMap, BTreeSet};
-
-use smallvec::SmallVec;
-
+use super::arrival_log::ArrivalLog;
 use super::drops::{DropCounters, DropReason};
-use crate::event::{EventDetails, EventType, RocmTracerEvent};
+use super::stored_event::StoredEvent;
+use crate::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
 
-/// Events waiting for their counterpart, keyed by correlation id. BTreeMaps, not hash maps,
-/// so the joined order (and with it everything exported) is the same on every run (XLA's
+/// Events waiting for their counterpart, in arrival order. The join sorts them by correlation
+/// id, so the joined order (and with it everything exported) is the same on every run (XLA's
 /// hash-map order made "Stream #0" vary between runs, rough edge §7.17).
 #[derive(Default)]
 pub(super) struct PendingEvents {
-    pub api: BTreeMap<u64, RocmTracerEvent>,
-    pub auxiliary_api: BTreeMap<u64, RocmTracerEvent>,
-    /// Every activity of an id is kept: a hipGraph launch has many (openxla/xla#42879). Most
-    /// ids have exactly one, kept inline: a `Vec` would allocate room for four.
-    pub activities: BTreeMap<u64, SmallVec<[RocmTracerEvent; 1]>>,
+    pub api: ArrivalLog,
+    pub auxiliary_api: ArrivalLog,
+    /// Every activity of an id is kept: a hipGraph launch has many (openxla/xla#42879).
+    pub activities: ArrivalLog,
 }
 
 impl PendingEvents {
@@ -37,78 +34,142 @@ fn is_kept_api_type(event_type: EventType) -> bool {
         )
 }
 
-/// Joins and empties `pending`: API events first, then activities, each in correlation-id
-/// order (activities of one id in arrival order).
+/// `log`'s indices by correlation id, keeping only the first arrival of each id; the others
+/// are counted as duplicates.
+fn first_of_each_id(log: &ArrivalLog, drops: &mut DropCounters) -> Vec<usize> {
+    let mut order = log.order_by_correlation_id();
+    let before = order.len();
+    let mut previous = None;
+    order.retain(|&index| {
+        let id = log.get(index).correlation_id;
+        previous.replace(id) != Some(id)
+    });
+    drops.add(
+        DropReason::DuplicateCorrelationId,
+        (before - order.len()) as u64,
+    );
+    order
+}
+
+/// Walks `order` (ascending correlation ids) forward from `*cursor` to `correlation_id`;
+/// callers ask for ascending ids, so each walk over one list is linear in total.
+fn seek(
+    log: &ArrivalLog,
+    order: &[usize],
+    cursor: &mut usize,
+    correlation_id: u64,
+) -> Option<usize> {
+    while let Some(&index) = order.get(*cursor) {
+        let id = log.get(index).correlation_id;
+        if id >= correlation_id {
+            return (id == correlation_id).then_some(index);
+        }
+        *cursor += 1;
+    }
+    None
+}
+
+/// Joins and empties `pending`, handing each joined event to `emit`: API events first, then
+/// activities, each in correlation-id order (activities of one id in arrival order).
 pub(super) fn join_api_and_activities(
     pending: &mut PendingEvents,
     drops: &mut DropCounters,
-) -> Vec<RocmTracerEvent> {
+    mut emit: impl FnMut(RocmTracerEvent),
+) {
+    let api_order = first_of_each_id(&pending.api, drops);
+    let auxiliary_order = first_of_each_id(&pending.auxiliary_api, drops);
+    let activity_order = pending.activities.order_by_correlation_id();
+
     // API events take device, stream and details from the first activity of their id.
-    for (correlation_id, api_event) in pending.api.iter_mut() {
-        let Some(first) = pending
-            .activities
-            .get(correlation_id)
-            .and_then(|list| list.first())
-        else {
+    let mut api_has_activity = vec![false; api_order.len()];
+    let mut cursor = 0;
+    for (has_activity, &api_index) in api_has_activity.iter_mut().zip(&api_order) {
+        let api_event = pending.api.get_mut(api_index);
+        let activities = &pending.activities;
+        let Some(first) = seek(
+            activities,
+            &activity_order,
+            &mut cursor,
+            api_event.correlation_id,
+        ) else {
             continue;
         };
+        let first = activities.get(first);
+        *has_activity = true;
         api_event.device_id = first.device_id;
         api_event.stream_id = first.stream_id;
-        let takes_details = match first.details {
-            EventDetails::Kernel(_) => api_event.event_type == EventType::Kernel,
-            EventDetails::Memcpy(_) => api_event.event_type.is_memcpy(),
-            _ => false,
-        };
+        let takes_details = (first.details.is_kernel()
+            && api_event.event_type() == EventType::Kernel)
+            || (first.details.is_memcpy() && api_event.event_type().is_memcpy());
         if takes_details {
             api_event.details = first.details;
         }
     }
 
-    let mut joined = Vec::with_capacity(pending.api.len() + pending.activities.len());
-    let ids_with_activity: BTreeSet<u64> = pending.activities.keys().copied().collect();
-    let mut joined_activities = Vec::new();
-    for (correlation_id, activities) in std::mem::take(&mut pending.activities) {
-        let api_event = pending
-            .api
-            .get(&correlation_id)
-            .or_else(|| pending.auxiliary_api.get(&correlation_id));
-        let Some(api_event) = api_event else {
-            drops.add(DropReason::NoApiCounterpart, activities.len() as u64);
-            continue;
-        };
-        for mut activity in activities {
-            match activity.event_type {
-                // Deliberate change from XLA (rough edge §7.15): a dispatch keeps its own grid
-                // and block sizes, so the kernels of one hipGraph launch are not all given the
-                // first kernel's. The API event's details only fill in a dispatch that has none.
-                EventType::Kernel
-                    if !matches!(activity.details, EventDetails::Kernel(_))
-                        && matches!(api_event.details, EventDetails::Kernel(_)) =>
-                {
-                    activity.details = api_event.details;
-                }
-                EventType::Memset => {
-                    if let EventDetails::Memset(_) = api_event.details {
-                        activity.details = api_event.details;
-                    }
-                }
-                EventType::MemoryAlloc | EventType::MemoryFree | EventType::Synchronization => {
-                    activity.device_id = api_event.device_id;
-                }
-                _ => {}
-            }
-            joined_activities.push(activity);
-        }
-    }
-
-    for (correlation_id, api_event) in std::mem::take(&mut pending.api) {
-        if ids_with_activity.contains(&correlation_id) && is_kept_api_type(api_event.event_type) {
-            joined.push(api_event);
+    for (&has_activity, &api_index) in api_has_activity.iter().zip(&api_order) {
+        let api_event = pending.api.get(api_index);
+        if has_activity && is_kept_api_type(api_event.event_type()) {
+            emit(api_event.to_event(EventSource::ApiCallback, pending.api.roctx_range(api_index)));
         } else {
             drops.add(DropReason::ApiWithoutActivity, 1);
         }
     }
+
+    let (mut api_cursor, mut auxiliary_cursor) = (0, 0);
+    for group in activity_order.chunk_by(|&a, &b| {
+        pending.activities.get(a).correlation_id == pending.activities.get(b).correlation_id
+    }) {
+        let correlation_id = pending.activities.get(group[0]).correlation_id;
+        let api = &pending.api;
+        let auxiliary = &pending.auxiliary_api;
+        let api_event = seek(api, &api_order, &mut api_cursor, correlation_id)
+            .map(|index| api.get(index))
+            .or_else(|| {
+                seek(
+                    auxiliary,
+                    &auxiliary_order,
+                    &mut auxiliary_cursor,
+                    correlation_id,
+                )
+                .map(|index| auxiliary.get(index))
+            });
+        let Some(api_event) = api_event else {
+            drops.add(DropReason::NoApiCounterpart, group.len() as u64);
+            continue;
+        };
+        for &index in group {
+            let activity = pending
+                .activities
+                .get(index)
+                .to_event(EventSource::Activity, pending.activities.roctx_range(index));
+            emit(take_from_api_event(activity, api_event));
+        }
+    }
+
+    pending.api.clear();
     pending.auxiliary_api.clear();
-    joined.extend(joined_activities);
-    joined
+    pending.activities.clear();
+}
+
+/// What an activity takes from the HIP API event of its correlation id.
+fn take_from_api_event(mut activity: RocmTracerEvent, api_event: &StoredEvent) -> RocmTracerEvent {
+    match activity.event_type {
+        // Deliberate change from XLA (rough edge §7.15): a dispatch keeps its own grid and
+        // block sizes, so the kernels of one hipGraph launch are not all given the first
+        // kernel's. The API event's details only fill in a dispatch that has none.
+        EventType::Kernel
+            if !matches!(activity.details, EventDetails::Kernel(_))
+                && api_event.details.is_kernel() =>
+        {
+            activity.details = api_event.details.unpack();
+        }
+        EventType::Memset if api_event.details.is_memset() => {
+            activity.details = api_event.details.unpack();
+        }
+        EventType::MemoryAlloc | EventType::MemoryFree | EventType::Synchronization => {
+            activity.device_id = api_event.device_id;
+        }
+        _ => {}
+    }
+    activity
 }

@@ -1,11 +1,13 @@
 //! The Rust counterpart of XLA's `RocmTraceCollectorImpl` and `PerDeviceCollector`
 //! (xla-rocm-tracer.md §6): receives the tracer's events, joins HIP API calls with their GPU
 //! activities, assigns events to devices and keeps them for export.
+mod arrival_log;
 mod device_numbering;
 mod drops;
 mod gpu_agent;
 mod join;
 mod options;
+mod stored_event;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
@@ -18,7 +20,7 @@ pub use options::{CaptureStart, CollectorOptions};
 
 use crate::event::{EventSource, RocmTracerEvent};
 use crate::sink::EventSink;
-use device_numbering::{distribute_by_device, DeviceNumbering};
+use device_numbering::{distribute_by_device, DeviceNumbering, DevicePlacement};
 use join::{join_api_and_activities, PendingEvents};
 
 /// Everything a capture collected, ready for export.
@@ -131,18 +133,11 @@ impl CollectorState {
                 }
                 *count += 1;
                 self.limit_annotation(options, &mut event);
-                let map = if is_auxiliary {
-                    &mut self.pending.auxiliary_api
+                // A duplicate correlation id is found and counted by the join.
+                if is_auxiliary {
+                    self.pending.auxiliary_api.push(event);
                 } else {
-                    &mut self.pending.api
-                };
-                match map.entry(event.correlation_id) {
-                    std::collections::btree_map::Entry::Vacant(slot) => {
-                        slot.insert(event);
-                    }
-                    std::collections::btree_map::Entry::Occupied(_) => {
-                        self.trace.drops.add(DropReason::DuplicateCorrelationId, 1);
-                    }
+                    self.pending.api.push(event);
                 }
             }
             EventSource::Activity => {
@@ -156,11 +151,7 @@ impl CollectorState {
                 }
                 self.num_activity_events += 1;
                 self.limit_annotation(options, &mut event);
-                self.pending
-                    .activities
-                    .entry(event.correlation_id)
-                    .or_default()
-                    .push(event);
+                self.pending.activities.push(event);
             }
             EventSource::Invalid => self.trace.drops.add(DropReason::InvalidSource, 1),
         }
@@ -203,16 +194,33 @@ impl CollectorState {
         if self.pending.is_empty() {
             return;
         }
-        let joined = join_api_and_activities(&mut self.pending, &mut self.trace.drops);
-        let numbering = DeviceNumbering::new(&self.trace.gpu_agents, &joined);
-        let num_gpus = self.trace.num_gpus;
-        distribute_by_device(
-            joined,
-            &numbering,
-            num_gpus,
-            &mut self.trace.devices,
-            &mut self.trace.drops,
-        );
+        let trace = &mut self.trace;
+        if trace.gpu_agents.is_empty() {
+            // The fallback numbering needs the smallest device id of all joined events first.
+            let mut joined = Vec::new();
+            join_api_and_activities(&mut self.pending, &mut trace.drops, |event| {
+                joined.push(event)
+            });
+            let numbering = DeviceNumbering::new(&[], &joined);
+            distribute_by_device(
+                joined,
+                &numbering,
+                trace.num_gpus,
+                &mut trace.devices,
+                &mut trace.drops,
+            );
+        } else {
+            // Known agents number devices without looking at events: place each joined event
+            // as it comes, so the joined events are never held twice.
+            let numbering = DeviceNumbering::new(&trace.gpu_agents, &[]);
+            let mut placement =
+                DevicePlacement::new(&numbering, trace.num_gpus, &mut trace.devices);
+            join_api_and_activities(&mut self.pending, &mut trace.drops, |event| {
+                placement.place(event)
+            });
+            let invalid = placement.invalid_device_count();
+            trace.drops.add(DropReason::InvalidDevice, invalid);
+        }
     }
 }
 

@@ -1,0 +1,132 @@
+//! Pending events of one source in arrival order, in fixed-size chunks: storing one is an
+//! append (no tree descent, no half-full nodes), and the log never copies itself to grow, so
+//! its memory is the events' size plus at most one partly filled chunk.
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::stored_event::StoredEvent;
+use crate::event::RocmTracerEvent;
+
+/// 4096 events of 128 bytes: 512 KiB per allocation.
+const CHUNK_LEN: usize = 4096;
+
+#[derive(Default)]
+pub(super) struct ArrivalLog {
+    chunks: Vec<Vec<StoredEvent>>,
+    len: usize,
+    /// `roctx_range`s by arrival index. The tracer never sets one, so this is kept aside
+    /// rather than costing 16 bytes in every event.
+    roctx_ranges: HashMap<usize, Arc<str>>,
+}
+
+impl ArrivalLog {
+    pub fn push(&mut self, event: RocmTracerEvent) {
+        let (stored, roctx_range) = StoredEvent::from_event(event);
+        if let Some(range) = roctx_range {
+            self.roctx_ranges.insert(self.len, range);
+        }
+        match self.chunks.last_mut() {
+            Some(chunk) if chunk.len() < CHUNK_LEN => chunk.push(stored),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK_LEN);
+                chunk.push(stored);
+                self.chunks.push(chunk);
+            }
+        }
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The event that arrived `index`-th; `index < len()`.
+    pub fn get(&self, index: usize) -> &StoredEvent {
+        &self.chunks[index / CHUNK_LEN][index % CHUNK_LEN]
+    }
+
+    pub fn get_mut(&mut self, index: usize) -> &mut StoredEvent {
+        &mut self.chunks[index / CHUNK_LEN][index % CHUNK_LEN]
+    }
+
+    pub fn roctx_range(&self, index: usize) -> Option<Arc<str>> {
+        self.roctx_ranges.get(&index).cloned()
+    }
+
+    /// Arrival indices ordered by correlation id, ties in arrival order: the order the join
+    /// walks, the same on every run. Ids usually arrive ascending, then no sort is needed.
+    pub fn order_by_correlation_id(&self) -> Vec<usize> {
+        let mut keyed: Vec<(u64, usize)> = Vec::with_capacity(self.len);
+        for (chunk_index, chunk) in self.chunks.iter().enumerate() {
+            let first = chunk_index * CHUNK_LEN;
+            keyed.extend(
+                chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(offset, event)| (event.correlation_id, first + offset)),
+            );
+        }
+        if !keyed.is_sorted() {
+            // Keys are unique (the index breaks ties), so an unstable sort is deterministic.
+            keyed.sort_unstable();
+        }
+        keyed.into_iter().map(|(_, index)| index).collect()
+    }
+
+    pub fn clear(&mut self) {
+        *self = ArrivalLog::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(correlation_id: u64) -> RocmTracerEvent {
+        RocmTracerEvent {
+            correlation_id,
+            ..RocmTracerEvent::default()
+        }
+    }
+
+    #[test]
+    fn orders_by_correlation_id_then_arrival_across_chunks() {
+        let mut log = ArrivalLog::default();
+        let ids: Vec<u64> = (0..2 * CHUNK_LEN as u64 + 10)
+            .rev()
+            .map(|i| i / 2)
+            .collect();
+        for &id in &ids {
+            log.push(event(id));
+        }
+        assert_eq!(log.len(), ids.len());
+        let order = log.order_by_correlation_id();
+        let sorted: Vec<u64> = order.iter().map(|&i| log.get(i).correlation_id).collect();
+        let mut expected = ids.clone();
+        expected.sort();
+        assert_eq!(sorted, expected);
+        for pair in order.windows(2) {
+            if log.get(pair[0]).correlation_id == log.get(pair[1]).correlation_id {
+                assert!(pair[0] < pair[1], "ties must keep arrival order");
+            }
+        }
+    }
+
+    #[test]
+    fn keeps_a_roctx_range_with_its_event() {
+        let mut log = ArrivalLog::default();
+        log.push(event(1));
+        log.push(RocmTracerEvent {
+            roctx_range: Some(Arc::from("range")),
+            ..event(2)
+        });
+        assert_eq!(log.roctx_range(0), None);
+        assert_eq!(log.roctx_range(1).as_deref(), Some("range"));
+        log.clear();
+        assert!(log.is_empty());
+    }
+}
