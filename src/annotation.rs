@@ -104,8 +104,21 @@ impl AnnotationMap {
 
     /// 0 when the call had no scope-range id, as in XLA.
     pub fn look_up_scope_range_id(&self, correlation_id: u64) -> i64 {
-        self.inner
-            .lock()
+        Self::scope_range_id_in(&self.inner.lock(), correlation_id)
+    }
+
+    /// [`AnnotationMap::look_up`] and [`AnnotationMap::look_up_scope_range_id`] under one
+    /// lock: the buffer thread decodes every record with it while app threads add.
+    pub fn look_up_with_scope_range_id(&self, correlation_id: u64) -> (Option<Arc<str>>, i64) {
+        let inner = self.inner.lock();
+        (
+            inner.by_correlation.get(&correlation_id).cloned(),
+            Self::scope_range_id_in(&inner, correlation_id),
+        )
+    }
+
+    fn scope_range_id_in(inner: &AnnotationMapInner, correlation_id: u64) -> i64 {
+        inner
             .scope_range_by_correlation
             .get(&correlation_id)
             .copied()
@@ -252,6 +265,11 @@ mod tests {
         let map = AnnotationMap::new(100);
         map.add(1, "x", &[10, 20, 30]);
         assert_eq!(map.look_up_scope_range_id(1), 30);
+        assert_eq!(
+            map.look_up_with_scope_range_id(1),
+            (Some(Arc::from("x")), 30)
+        );
+        assert_eq!(map.look_up_with_scope_range_id(7), (None, 0));
         map.add(2, "x", &[10, 20, 40]);
         map.add(3, "x", &[99, 20, 30]);
         let tree = map.take_scope_range_id_tree();

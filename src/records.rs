@@ -172,10 +172,9 @@ impl RecordDecoder<'_> {
     }
 
     fn annotate(&self, event: &mut RocmTracerEvent) {
-        event.annotation = self.annotations.look_up(event.correlation_id);
-        event.scope_range_id = self
+        (event.annotation, event.scope_range_id) = self
             .annotations
-            .look_up_scope_range_id(event.correlation_id);
+            .look_up_with_scope_range_id(event.correlation_id);
     }
 
     /// XLA's `HipApiEvent`. Every non-copy API is typed `Kernel` (rough edge §7.2, kept: the
