@@ -84,6 +84,39 @@ struct Participant {
     user_data: u64,
 }
 
+impl Participant {
+    /// Calls this participant's callback for `operation` at `phase`, if it has one that
+    /// traces `operation`. `payload` must stay valid for the duration of the call.
+    fn notify(
+        &mut self,
+        tid: u64,
+        internal_correlation_id: u64,
+        kind: u32,
+        operation: i32,
+        phase: u32,
+        payload: *mut c_void,
+    ) {
+        if let Some(service) = self
+            .target
+            .callback
+            .as_ref()
+            .filter(|s| s.ops.allows(operation))
+        {
+            invoke(
+                service,
+                self.target.context,
+                tid,
+                correlation(internal_correlation_id, self.external),
+                kind,
+                operation,
+                phase,
+                payload,
+                &mut self.user_data,
+            );
+        }
+    }
+}
+
 /// Moves an SDK payload struct to the signal thread. Such structs are `!Send` only because of
 /// `rocprofiler_address_t`'s pointer member; the sim stores fake addresses there and never
 /// dereferences them.
@@ -221,19 +254,14 @@ impl ApiCall {
             });
         }
         for p in &mut api {
-            if let Some(service) = p.target.callback.clone().filter(|s| s.ops.allows(op)) {
-                invoke(
-                    &service,
-                    p.target.context,
-                    tid,
-                    correlation(correlation_id, p.external),
-                    sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
-                    op,
-                    sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
-                    (&mut *api_payload as *mut HipApiData).cast(),
-                    &mut p.user_data,
-                );
-            }
+            p.notify(
+                tid,
+                correlation_id,
+                sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                op,
+                sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                (&mut *api_payload as *mut HipApiData).cast(),
+            );
             // Kinds without a request read the stack again after ENTER, so a push made in
             // ENTER reaches EXIT and the buffer record (§8.5).
             if p.target.request.is_none() {
@@ -257,19 +285,14 @@ impl ApiCall {
         let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
         let payload: *mut c_void = (&mut *self.api_payload as *mut HipApiData).cast();
         for p in &mut self.api {
-            if let Some(service) = p.target.callback.clone().filter(|s| s.ops.allows(op)) {
-                invoke(
-                    &service,
-                    p.target.context,
-                    tid,
-                    correlation(correlation_id, p.external),
-                    sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
-                    op,
-                    sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
-                    payload,
-                    &mut p.user_data,
-                );
-            }
+            p.notify(
+                tid,
+                correlation_id,
+                sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                op,
+                sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+                payload,
+            );
         }
         if let Some((mut stream_payload, mut participants)) = self.set.take() {
             let payload: *mut c_void = (&mut *stream_payload
@@ -396,25 +419,15 @@ pub(crate) fn enqueue_kernel(work: KernelWork) {
          phase: u32,
          payload: &mut sys::rocprofiler_callback_tracing_kernel_dispatch_data_t| {
             for p in participants.iter_mut() {
-                if let Some(service) = p
-                    .target
-                    .callback
-                    .as_ref()
-                    .filter(|s| s.ops.allows(sys::ROCPROFILER_KERNEL_DISPATCH_ENQUEUE))
-                {
-                    invoke(
-                        service,
-                        p.target.context,
-                        tid,
-                        correlation(work.correlation_id, p.external),
-                        sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-                        sys::ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
-                        phase,
-                        (payload as *mut sys::rocprofiler_callback_tracing_kernel_dispatch_data_t)
-                            .cast(),
-                        &mut p.user_data,
-                    );
-                }
+                p.notify(
+                    tid,
+                    work.correlation_id,
+                    sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                    sys::ROCPROFILER_KERNEL_DISPATCH_ENQUEUE,
+                    phase,
+                    (payload as *mut sys::rocprofiler_callback_tracing_kernel_dispatch_data_t)
+                        .cast(),
+                );
             }
         };
     enqueue_phase(
@@ -441,26 +454,16 @@ pub(crate) fn enqueue_kernel(work: KernelWork) {
             ..*payload
         };
         for p in &mut participants {
-            if let Some(service) = p
-                .target
-                .callback
-                .as_ref()
-                .filter(|s| s.ops.allows(sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE))
-            {
-                // COMPLETE gets a copy of the ENTER user data (§5.1).
-                invoke(
-                    service,
-                    p.target.context,
-                    tid,
-                    correlation(work.correlation_id, p.external),
-                    sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-                    sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
-                    sys::ROCPROFILER_CALLBACK_PHASE_NONE,
-                    (&mut payload as *mut sys::rocprofiler_callback_tracing_kernel_dispatch_data_t)
-                        .cast(),
-                    &mut p.user_data,
-                );
-            }
+            // COMPLETE gets a copy of the ENTER user data (§5.1).
+            p.notify(
+                tid,
+                work.correlation_id,
+                sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
+                sys::ROCPROFILER_CALLBACK_PHASE_NONE,
+                (&mut payload as *mut sys::rocprofiler_callback_tracing_kernel_dispatch_data_t)
+                    .cast(),
+            );
             if let Some(buffer) = p.target.buffer {
                 let record = sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t {
                     size: std::mem::size_of::<
@@ -554,24 +557,14 @@ pub(crate) fn enqueue_copy(work: CopyWork) {
         });
     }
     for p in &mut participants {
-        if let Some(service) = p
-            .target
-            .callback
-            .as_ref()
-            .filter(|s| s.ops.allows(work.direction))
-        {
-            invoke(
-                service,
-                p.target.context,
-                tid,
-                correlation(work.correlation_id, p.external),
-                sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
-                work.direction,
-                sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
-                (&mut payload as *mut sys::rocprofiler_callback_tracing_memory_copy_data_t).cast(),
-                &mut p.user_data,
-            );
-        }
+        p.notify(
+            tid,
+            work.correlation_id,
+            sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+            work.direction,
+            sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+            (&mut payload as *mut sys::rocprofiler_callback_tracing_memory_copy_data_t).cast(),
+        );
     }
     let (start, end) = crate::device::schedule(
         Engine::Sdma(work.stream.device, work.direction),
@@ -585,25 +578,14 @@ pub(crate) fn enqueue_copy(work: CopyWork) {
         payload.start_timestamp = start;
         payload.end_timestamp = end;
         for p in &mut participants {
-            if let Some(service) = p
-                .target
-                .callback
-                .as_ref()
-                .filter(|s| s.ops.allows(work.direction))
-            {
-                invoke(
-                    service,
-                    p.target.context,
-                    tid,
-                    correlation(work.correlation_id, p.external),
-                    sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
-                    work.direction,
-                    sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
-                    (&mut payload as *mut sys::rocprofiler_callback_tracing_memory_copy_data_t)
-                        .cast(),
-                    &mut p.user_data,
-                );
-            }
+            p.notify(
+                tid,
+                work.correlation_id,
+                sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+                work.direction,
+                sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+                (&mut payload as *mut sys::rocprofiler_callback_tracing_memory_copy_data_t).cast(),
+            );
             if let Some(buffer) = p.target.buffer {
                 let record = sys::rocprofiler_buffer_tracing_memory_copy_record_t {
                     size: std::mem::size_of::<sys::rocprofiler_buffer_tracing_memory_copy_record_t>(
