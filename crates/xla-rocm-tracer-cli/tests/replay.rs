@@ -12,8 +12,11 @@ fn repo() -> PathBuf {
 
 /// Replays `scenario` into a fresh file and returns the decoded trace and the printed summary.
 fn replay(scenario: &str, extra: &[&str]) -> (XSpace, String) {
+    // Tests run in parallel and several replay the same scenario: each call gets its own file.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let output = std::env::temp_dir().join(format!(
-        "replay-{}-{}-{}.xplane.pb",
+        "replay-{}-{call}-{}-{}.xplane.pb",
         std::process::id(),
         scenario.replace('/', "_"),
         extra.join("")
