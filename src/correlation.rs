@@ -5,7 +5,6 @@
 //! thread that enqueues the work, inside the HIP_STREAM SET window of the issuing HIP call. The
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
 //! where `records.rs` reads it back as `stream_id`.
-use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -13,37 +12,12 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::stream_stack;
 
-/// Requests that arrived on a thread other than the one the SDK attributes the operation to
-/// (memory copies are passed the thread of their correlation id, rocprofiler-sdk.md §13.1).
-static FOREIGN_THREAD_REQUESTS: AtomicU64 = AtomicU64::new(0);
-
 /// Requests made outside any HIP_STREAM SET window of the calling thread. HIP calls without a
 /// stream argument (`hipMemcpy`, ...) land here legitimately and get the null stream; but when
 /// HIP submits from a worker thread (no direct dispatch, §13.2) *every* request does, and the
 /// stream ids are wrong. The value written is still this thread's top, as in XLA; the counts
 /// make that hazard visible instead of silent.
 static REQUESTS_OUTSIDE_SET_WINDOW: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static OS_THREAD_ID: Cell<u64> = const { Cell::new(0) };
-}
-
-fn current_os_thread_id() -> u64 {
-    OS_THREAD_ID
-        .try_with(|cached| {
-            if cached.get() == 0 {
-                // SAFETY: gettid has no arguments and cannot fail.
-                let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u64;
-                cached.set(tid);
-            }
-            cached.get()
-        })
-        .unwrap_or(0)
-}
-
-pub fn foreign_thread_requests() -> u64 {
-    FOREIGN_THREAD_REQUESTS.load(Ordering::Relaxed)
-}
 
 pub fn requests_outside_set_window() -> u64 {
     REQUESTS_OUTSIDE_SET_WINDOW.load(Ordering::Relaxed)
@@ -55,7 +29,7 @@ pub fn requests_outside_set_window() -> u64 {
 /// `external_corr_id_value` is null or points to the SDK's writable `rocprofiler_user_data_t`.
 #[doc(hidden)] // public for tests/hot_path_alloc.rs, which calls it as the SDK does
 pub unsafe extern "C" fn stream_external_correlation_callback(
-    thread_id: sys::rocprofiler_thread_id_t,
+    _thread_id: sys::rocprofiler_thread_id_t,
     _context_id: sys::rocprofiler_context_id_t,
     _kind: sys::rocprofiler_external_correlation_id_request_kind_t,
     _operation: sys::rocprofiler_tracing_operation_t,
@@ -63,14 +37,10 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     external_corr_id_value: *mut sys::rocprofiler_user_data_t,
     _data: *mut c_void,
 ) -> c_int {
-    // Panic-free: a syscall, integer compares, relaxed atomics and a checked pointer write.
+    // Panic-free: a thread-local read, a relaxed atomic and a checked pointer write.
     if external_corr_id_value.is_null() {
         // Non-zero: the SDK falls back to the pushed external id (§8.4); nothing else is safe.
         return 1;
-    }
-    let own = current_os_thread_id();
-    if own != 0 && thread_id != own {
-        FOREIGN_THREAD_REQUESTS.fetch_add(1, Ordering::Relaxed);
     }
     let stream_id = stream_stack::innermost_set().unwrap_or_else(|| {
         REQUESTS_OUTSIDE_SET_WINDOW.fetch_add(1, Ordering::Relaxed);

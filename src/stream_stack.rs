@@ -11,7 +11,7 @@
 //! first eight nested entries (the SDK never nests deeper than one in practice), no logging.
 //! Nothing here can panic: the stack is reached with `try_with`/`try_borrow_mut`, which fail
 //! quietly during thread teardown or (impossible) re-entrance.
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
@@ -23,8 +23,11 @@ pub const NULL_STREAM_ID: u64 = 0;
 const INLINE_DEPTH: usize = 8;
 
 thread_local! {
-    static PUSHED: RefCell<SmallVec<[u64; INLINE_DEPTH]>> = const { RefCell::new(SmallVec::new_const()) };
-    static STATS: Cell<ThreadStreamStats> = const { Cell::new(ThreadStreamStats::ZERO) };
+    // One thread-local for the stack and its statistics: one TLS lookup per SET callback.
+    static STACK: RefCell<ThreadStack> = const { RefCell::new(ThreadStack {
+        pushed: SmallVec::new_const(),
+        stats: ThreadStreamStats::ZERO,
+    }) };
 }
 
 /// SET EXITs that found only the base entry, over all threads. Rare by construction (it means
@@ -53,51 +56,43 @@ impl ThreadStreamStats {
     };
 }
 
-fn update_stats(f: impl FnOnce(&mut ThreadStreamStats)) {
-    let _ = STATS.try_with(|cell| {
-        let mut stats = cell.get();
-        f(&mut stats);
-        cell.set(stats);
-    });
+struct ThreadStack {
+    pushed: SmallVec<[u64; INLINE_DEPTH]>,
+    stats: ThreadStreamStats,
+}
+
+/// Runs `f` on the calling thread's stack; `None` during thread teardown or (impossible)
+/// re-entrance, where the SET callbacks then do nothing rather than panic.
+fn with_stack<R>(f: impl FnOnce(&mut ThreadStack) -> R) -> Option<R> {
+    STACK
+        .try_with(|stack| stack.try_borrow_mut().ok().map(|mut stack| f(&mut stack)))
+        .ok()
+        .flatten()
 }
 
 /// SET ENTER: `stream_id` becomes the current stream of this thread.
 pub fn push(stream_id: u64) {
-    let depth = PUSHED
-        .try_with(|pushed| {
-            pushed.try_borrow_mut().ok().map(|mut pushed| {
-                pushed.push(stream_id);
-                pushed.len() as u64 + 1
-            })
-        })
-        .ok()
-        .flatten();
-    if let Some(depth) = depth {
-        update_stats(|stats| {
-            stats.pushes += 1;
-            stats.max_depth = stats.max_depth.max(depth);
-        });
-    }
+    with_stack(|stack| {
+        stack.pushed.push(stream_id);
+        stack.stats.pushes += 1;
+        let depth = stack.pushed.len() as u64 + 1;
+        stack.stats.max_depth = stack.stats.max_depth.max(depth);
+    });
 }
 
 /// SET EXIT: drops the innermost stream, never the base null-stream entry.
 pub fn pop() {
-    let popped = PUSHED
-        .try_with(|pushed| {
-            pushed
-                .try_borrow_mut()
-                .ok()
-                .map(|mut pushed| pushed.pop().is_some())
-        })
-        .ok()
-        .flatten();
-    match popped {
-        Some(true) => update_stats(|stats| stats.pops += 1),
-        Some(false) => {
-            UNMATCHED_EXITS.fetch_add(1, Ordering::Relaxed);
-            update_stats(|stats| stats.unmatched_exits += 1);
+    let unmatched = with_stack(|stack| {
+        if stack.pushed.pop().is_some() {
+            stack.stats.pops += 1;
+            false
+        } else {
+            stack.stats.unmatched_exits += 1;
+            true
         }
-        None => {}
+    });
+    if unmatched == Some(true) {
+        UNMATCHED_EXITS.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -108,23 +103,12 @@ pub fn top() -> u64 {
 
 /// The stream of the innermost open SET window of the calling thread, `None` outside any.
 pub fn innermost_set() -> Option<u64> {
-    PUSHED
-        .try_with(|pushed| {
-            pushed
-                .try_borrow()
-                .ok()
-                .and_then(|pushed| pushed.last().copied())
-        })
-        .ok()
-        .flatten()
+    with_stack(|stack| stack.pushed.last().copied()).flatten()
 }
 
 /// The logical depth of the calling thread's stack, counting the base entry.
 pub fn depth() -> usize {
-    PUSHED
-        .try_with(|pushed| pushed.try_borrow().map(|p| p.len()).unwrap_or(0))
-        .unwrap_or(0)
-        + 1
+    with_stack(|stack| stack.pushed.len()).unwrap_or(0) + 1
 }
 
 /// The HIP_STREAM callback of the process-lifetime stream context: SET ENTER pushes
@@ -174,7 +158,7 @@ const STREAM_ID_END: u64 = (std::mem::offset_of!(
 ) + std::mem::size_of::<sys::rocprofiler_stream_id_t>()) as u64;
 
 pub fn current_thread_stats() -> ThreadStreamStats {
-    STATS.try_with(Cell::get).unwrap_or(ThreadStreamStats::ZERO)
+    with_stack(|stack| stack.stats).unwrap_or(ThreadStreamStats::ZERO)
 }
 
 pub fn unmatched_exits_total() -> u64 {
