@@ -40,6 +40,19 @@ impl EventType {
         }
     }
 
+    /// The name as a shared string, allocated once per type for the process: memcpy events are
+    /// named after their type, and this keeps the buffer thread from allocating per record.
+    pub fn shared_name(self) -> Arc<str> {
+        static NAMES: std::sync::OnceLock<Vec<Arc<str>>> = std::sync::OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            (0..=EventType::Generic as u32)
+                .filter_map(EventType::from_u32)
+                .map(|t| Arc::from(t.name()))
+                .collect()
+        });
+        names[self as usize].clone()
+    }
+
     pub fn from_u32(value: u32) -> Option<EventType> {
         use EventType::*;
         const ALL: [EventType; 12] = [
@@ -202,5 +215,20 @@ impl Default for RocmTracerEvent {
             scope_range_id: 0,
             details: EventDetails::None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_names_are_the_type_names_and_allocated_once() {
+        for value in 0..=EventType::Generic as u32 {
+            let t = EventType::from_u32(value).unwrap();
+            assert_eq!(&*t.shared_name(), t.name());
+            assert!(Arc::ptr_eq(&t.shared_name(), &t.shared_name()));
+        }
+        assert_eq!(EventType::from_u32(EventType::Generic as u32 + 1), None);
     }
 }

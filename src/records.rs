@@ -297,7 +297,7 @@ impl RecordDecoder<'_> {
             event_type,
             source: EventSource::Activity,
             domain: EventDomain::HipOps,
-            name: Arc::from(event_type.name()),
+            name: event_type.shared_name(),
             start_time_ns: record.start_timestamp,
             end_time_ns: record.end_timestamp,
             device_id: self.memcpy_device_id(event_type, src, dst),
