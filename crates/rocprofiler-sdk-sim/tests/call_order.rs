@@ -466,11 +466,13 @@ fn stream_create_and_destroy_fire_once_after_the_call_with_phase_none() {
     assert!(
         matches!(&events[5], Event::Callback { stream: Some((i, v)), .. } if *i == id && *v == stream)
     );
+    // The destroyed stream's id is gone. Other tests of this process create streams
+    // concurrently and the simulator reuses freed addresses (like a heap), so the address may
+    // already name another stream with a new id; either way it no longer maps to `id`.
     assert!(
-        driver::stream_destroy(stream).is_err(),
-        "destroyed streams are unknown"
+        !matches!(driver::sdk_stream_id(stream), Ok(now) if now == id),
+        "destroyed streams lose their id"
     );
-    assert!(driver::launch_kernel(stream, &kernel("k_after_destroy")).is_err());
 }
 
 #[test]
