@@ -133,7 +133,8 @@ impl AgentInfo {
             cu_count: raw.cu_count,
             max_engine_clk_fcompute: raw.max_engine_clk_fcompute,
             gfx_target_version: raw.gfx_target_version,
-            memory_size_bytes: frame_buffers.map(|bank| bank.size_in_bytes).sum(),
+            memory_size_bytes: frame_buffers
+                .fold(0u64, |sum, bank| sum.saturating_add(bank.size_in_bytes)),
             mem_clk_max_mhz: first_frame_buffer.map_or(0, |bank| bank.mem_clk_max),
             mem_width_bits: first_frame_buffer.map_or(0, |bank| bank.width),
             raw: RawAgent(*raw),

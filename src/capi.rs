@@ -11,9 +11,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::agents::AgentInfo;
 use crate::bridge::{BridgeEvent, DetailKind};
-use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo, MemoryBank};
+use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
 use crate::event::RocmTracerEvent;
 use crate::export::{encode_xspace, write_xspace, ExportOptions};
 use crate::sdk;
@@ -215,7 +214,7 @@ pub unsafe extern "C" fn xrt_enable(options: *const XrtCaptureOptions) -> XrtSta
             walltime_ns: wall_clock_ns(),
         };
         let collector = Arc::new(Collector::new(collector_options.clone(), start));
-        collector.set_gpu_agents(tracer.gpu_agents().iter().map(collector_agent).collect());
+        collector.set_gpu_agents(tracer.gpu_agents().iter().map(GpuAgentInfo::from).collect());
         let tracer_options = TracerOptions {
             max_annotation_strings: collector_options.max_annotation_strings,
         };
@@ -345,7 +344,7 @@ pub unsafe extern "C" fn xrt_export_events(
                 Tracer::get()
                     .gpu_agents()
                     .iter()
-                    .map(collector_agent)
+                    .map(GpuAgentInfo::from)
                     .collect(),
             );
         }
@@ -448,25 +447,6 @@ pub unsafe extern "C" fn xrt_stream_stack_stats(out: *mut XrtStreamStackStats) -
         unsafe { out.write(stats) };
         XrtStatus::Ok
     })
-}
-
-/// The collector's view of a GPU agent.
-fn collector_agent(agent: &AgentInfo) -> GpuAgentInfo {
-    let first_frame_buffer = MemoryBank {
-        heap_type: rocprofiler_sdk_sys::HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC,
-        size_in_bytes: agent.memory_size_bytes,
-        mem_clk_max_mhz: agent.mem_clk_max_mhz,
-        width_bits: agent.mem_width_bits,
-    };
-    GpuAgentInfo {
-        handle: agent.handle,
-        name: agent.name.clone(),
-        cu_count: agent.cu_count,
-        max_engine_clock_mhz: agent.max_engine_clk_fcompute,
-        gfx_target_version: agent.gfx_target_version,
-        memory_size_bytes: agent.memory_size_bytes,
-        memory_bandwidth_bytes_per_second: GpuAgentInfo::memory_bandwidth(&[first_frame_buffer]),
-    }
 }
 
 fn wall_clock_ns() -> u64 {

@@ -22,8 +22,12 @@ pub struct GpuAgentInfo {
     pub memory_bandwidth_bytes_per_second: u64,
 }
 
-/// `HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC` and `HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE`.
-const FRAME_BUFFER_HEAP_TYPES: [u32; 2] = [1, 2];
+use rocprofiler_sdk_sys as sys;
+
+const FRAME_BUFFER_HEAP_TYPES: [u32; 2] = [
+    sys::HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC,
+    sys::HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE,
+];
 
 /// One `mem_banks[]` entry of an agent, as far as capabilities go.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -49,21 +53,20 @@ impl GpuAgentInfo {
         banks
             .iter()
             .find(|bank| FRAME_BUFFER_HEAP_TYPES.contains(&bank.heap_type))
-            .map(|bank| {
-                2 * u64::from(bank.mem_clk_max_mhz) * 1_000_000 * u64::from(bank.width_bits) / 8
-            })
+            .map(|bank| bandwidth(bank.mem_clk_max_mhz, bank.width_bits))
             .unwrap_or(0)
     }
 }
 
+/// `2 * clock(MHz) * 1e6 * width / 8` bytes per second, computed in 128 bits and saturated,
+/// so a garbage clock or width from the SDK cannot overflow.
+pub fn bandwidth(mem_clk_max_mhz: u32, width_bits: u32) -> u64 {
+    let bytes = 2 * u128::from(mem_clk_max_mhz) * 1_000_000 * u128::from(width_bits) / 8;
+    u64::try_from(bytes).unwrap_or(u64::MAX)
+}
+
 impl From<&crate::agents::AgentInfo> for GpuAgentInfo {
     fn from(agent: &crate::agents::AgentInfo) -> GpuAgentInfo {
-        let bank = MemoryBank {
-            heap_type: FRAME_BUFFER_HEAP_TYPES[0],
-            size_in_bytes: agent.memory_size_bytes,
-            mem_clk_max_mhz: agent.mem_clk_max_mhz,
-            width_bits: agent.mem_width_bits,
-        };
         GpuAgentInfo {
             handle: agent.handle,
             name: agent.name.clone(),
@@ -72,7 +75,23 @@ impl From<&crate::agents::AgentInfo> for GpuAgentInfo {
             gfx_target_version: agent.gfx_target_version,
             memory_size_bytes: agent.memory_size_bytes,
             // `AgentInfo` already reduced the banks to the first frame-buffer bank's clock and width.
-            memory_bandwidth_bytes_per_second: GpuAgentInfo::memory_bandwidth(&[bank]),
+            memory_bandwidth_bytes_per_second: bandwidth(
+                agent.mem_clk_max_mhz,
+                agent.mem_width_bits,
+            ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bandwidth_is_xlas_formula_and_saturates() {
+        // MI300X-like: 1300 MHz, 8192-bit interface.
+        assert_eq!(bandwidth(1300, 8192), 2_662_400_000_000);
+        assert_eq!(bandwidth(u32::MAX, u32::MAX), u64::MAX);
+        assert_eq!(bandwidth(0, 8192), 0);
     }
 }
