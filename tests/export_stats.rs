@@ -202,6 +202,19 @@ fn times_are_offsets_from_the_gpu_start_on_wall_clock_lines() {
 }
 
 #[test]
+fn an_unknown_export_time_keeps_the_events() {
+    let collector = collector(1);
+    let mut late = kernel(1, AGENT0, 0, GPU_END - 1_000, "ends_after_export");
+    late.end_time_ns = GPU_END + 1;
+    collector.add_events(&mut vec![api(1, 1, 2_000_000, "hipLaunchKernel"), late]);
+    // 0 is what Tracer::timestamp() (and XLA's GetTimestamp) return when the SDK clock fails.
+    let space = collector.export(0, &xla_rocm_tracer::export::ExportOptions::default());
+    let gpu = plane(&space, "/device:GPU:0");
+    assert_eq!(event_names(gpu, &gpu.lines[0]), ["ends_after_export"]);
+    assert!(!space.warnings.iter().any(|w| w.contains("time window")));
+}
+
+#[test]
 fn device_capabilities_and_scope_range_tree() {
     let collector = collector(1);
     collector.set_scope_range_id_tree([(5, 1), (7, 5)]);

@@ -50,7 +50,13 @@ pub fn build_xspace(
 ) -> XSpace {
     let timeline = Timeline {
         start_gputime_ns: trace.start.gputime_ns,
-        end_gputime_ns,
+        // XLA's GetTimestamp() returns 0 when the SDK clock fails; taken as the end, it would
+        // drop every event of the capture. An unknown end bounds nothing instead.
+        end_gputime_ns: if end_gputime_ns == 0 {
+            u64::MAX
+        } else {
+            end_gputime_ns
+        },
         line_timestamp_ns: i64::try_from(trace.start.walltime_ns).unwrap_or(i64::MAX),
     };
     let mut export_drops = DropCounters::default();
