@@ -102,3 +102,52 @@ fn merging_into_an_existing_host_cpu_plane_remaps_metadata_and_joins_lines() {
         ))
     );
 }
+
+#[test]
+fn foreign_ids_and_times_at_the_limits_do_not_overflow() {
+    let mut space = traced();
+    let hostile = XPlane {
+        id: 9,
+        name: "/host:CPU".to_owned(),
+        lines: vec![XLine {
+            id: 4242,
+            name: "Host Threads/4242".to_owned(),
+            timestamp_ns: i64::MIN,
+            ..Default::default()
+        }],
+        event_metadata: [(
+            i64::MAX,
+            XEventMetadata {
+                id: i64::MAX,
+                name: "foreign".to_owned(),
+                ..Default::default()
+            },
+        )]
+        .into(),
+        stat_metadata: [(
+            i64::MAX,
+            XStatMetadata {
+                id: i64::MAX,
+                name: "foreign_stat".to_owned(),
+                ..Default::default()
+            },
+        )]
+        .into(),
+        ..Default::default()
+    };
+    space.planes.insert(0, hostile);
+    merge_host_api_plane(&mut space);
+    let host = plane(&space, "/host:CPU");
+    // The traced names were added under fresh ids that collide with nothing.
+    assert!(host
+        .event_metadata
+        .values()
+        .any(|m| m.name == "hipLaunchKernel"));
+    assert!(host.event_metadata.values().any(|m| m.name == "foreign"));
+    assert!(host.event_metadata.iter().all(|(id, m)| *id == m.id));
+    assert!(host.stat_metadata.iter().all(|(id, m)| *id == m.id));
+    assert_eq!(
+        event_names(host, line(host, "Host Threads/4242")),
+        ["hipLaunchKernel"]
+    );
+}

@@ -30,6 +30,17 @@ pub fn merge_host_api_plane(space: &mut XSpace) {
     }
 }
 
+/// The next id after `*last` that `taken` does not claim. Ids of a foreign XSpace can be
+/// anything, up to `i64::MAX`: wrap instead of overflowing, and skip ids in use.
+fn unused_id(last: &mut i64, taken: impl Fn(i64) -> bool) -> i64 {
+    loop {
+        *last = last.wrapping_add(1);
+        if !taken(*last) {
+            return *last;
+        }
+    }
+}
+
 /// Gives each source metadata the destination id of the same name, adding missing names.
 fn remap_stat_metadata(source: &XPlane, destination: &mut XPlane) -> HashMap<i64, i64> {
     let mut by_name: HashMap<String, i64> = destination
@@ -37,12 +48,13 @@ fn remap_stat_metadata(source: &XPlane, destination: &mut XPlane) -> HashMap<i64
         .values()
         .map(|m| (m.name.clone(), m.id))
         .collect();
-    let mut next_id = destination.stat_metadata.keys().max().copied().unwrap_or(0) + 1;
+    let mut next_id = destination.stat_metadata.keys().max().copied().unwrap_or(0);
     let mut remap = HashMap::new();
     for metadata in source.stat_metadata.values() {
         let id = *by_name.entry(metadata.name.clone()).or_insert_with(|| {
-            let id = next_id;
-            next_id += 1;
+            let id = unused_id(&mut next_id, |id| {
+                destination.stat_metadata.contains_key(&id)
+            });
             destination.stat_metadata.insert(
                 id,
                 XStatMetadata {
@@ -86,15 +98,15 @@ fn merge_plane(mut source: XPlane, destination: &mut XPlane) {
         .keys()
         .max()
         .copied()
-        .unwrap_or(0)
-        + 1;
+        .unwrap_or(0);
     let mut event_ids = HashMap::new();
     for metadata in source.event_metadata.values() {
         let id = *event_by_name
             .entry(metadata.name.clone())
             .or_insert_with(|| {
-                let id = next_event_id;
-                next_event_id += 1;
+                let id = unused_id(&mut next_event_id, |id| {
+                    destination.event_metadata.contains_key(&id)
+                });
                 let mut copy = XEventMetadata {
                     id,
                     ..metadata.clone()
@@ -122,7 +134,10 @@ fn merge_plane(mut source: XPlane, destination: &mut XPlane) {
         {
             Some(existing) => {
                 // Offsets are relative to the line start; rebase onto the existing line's.
-                let shift_ps = (line.timestamp_ns - existing.timestamp_ns).saturating_mul(1000);
+                let shift_ps = line
+                    .timestamp_ns
+                    .saturating_sub(existing.timestamp_ns)
+                    .saturating_mul(1000);
                 for mut event in line.events {
                     if let Some(x_event::Data::OffsetPs(offset)) = &mut event.data {
                         *offset = offset.saturating_add(shift_ps);
