@@ -142,6 +142,14 @@ void DecodeRecord(const rocprofiler_record_header_t* header, uint32_t expected_k
   event->domain = RocmTracerEventDomain::InvalidDomain;
 }
 
+// Serializes Enable and Disable of the singleton (XLA holds collector_mutex_ across
+// start_context; here the Rust calls drain through TracingCallback, which takes
+// collector_mutex_, so a separate lock no callback takes). Leaked: used until exit.
+absl::Mutex& LifecycleMutex() {
+  static absl::Mutex* const mutex = new absl::Mutex();
+  return *mutex;
+}
+
 absl::Status ToAbslStatus(const bridge::BridgeStatus& status) {
   std::string message = std::string(status.message);
   switch (status.code) {
@@ -201,6 +209,7 @@ bool RocmTracer::IsAvailable() const {
 
 absl::Status RocmTracer::Enable(const RocmTracerOptions& options,
                                 RocmTraceCollector* collector) {
+  absl::MutexLock lifecycle(XRT_MUTEX_LOCK_ARG(LifecycleMutex()));
   {
     absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
     if (collector_ != nullptr) {
@@ -209,6 +218,16 @@ absl::Status RocmTracer::Enable(const RocmTracerOptions& options,
     if (collector == nullptr) {
       return absl::InvalidArgumentError("RocmTracer::Enable needs a collector");
     }
+  }
+  // A session started through the C ABI belongs to someone else: refuse before touching the
+  // annotation map, whose strings a previous collector's events may still point into.
+  const bridge::TracerState state = bridge::tracer_state();
+  if (!state.available) {
+    if (!state.init_error.empty()) return absl::InternalError(std::string(state.init_error));
+    return absl::AlreadyExistsError("ROCM tracer is already running");
+  }
+  {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
     options_ = options;
     collector_ = collector;
   }
@@ -229,12 +248,19 @@ absl::Status RocmTracer::Enable(const RocmTracerOptions& options,
 }
 
 void RocmTracer::Disable() {
+  absl::MutexLock lifecycle(XRT_MUTEX_LOCK_ARG(LifecycleMutex()));
+  {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
+    // XLA dereferences collector_ unconditionally (rough edge §7.4); without a session of
+    // this shim there is nothing to stop (and a C ABI session is not ours to end).
+    if (collector_ == nullptr) return;
+  }
   // Stops the context and drains the buffer: every event of the session has reached
-  // TracingCallback when this returns, and none will after.
+  // TracingCallback when this returns, and none will after. Not under collector_mutex_:
+  // draining delivers through TracingCallback, which takes it.
   bridge::tracer_disable();
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
-  // XLA dereferences collector_ unconditionally (rough edge §7.4).
-  if (collector_ != nullptr) collector_->Flush();
+  collector_->Flush();
   collector_ = nullptr;
   options_.reset();
   api_tracing_enabled_ = false;

@@ -49,10 +49,16 @@ TEST(CApiTest, OneTracerPerProcessIsSharedWithTheCppTracer) {
   ASSERT_TRUE(tracer.Enable(RocmTracerOptions{16}, &collector).ok());
   EXPECT_EQ(xrt_enable(nullptr), XRT_STATUS_ALREADY_EXISTS);
   tracer.Disable();
+  tracer.annotation_map()->Add(7, "kept_annotation");
   ASSERT_EQ(xrt_enable(nullptr), XRT_STATUS_OK);
   EXPECT_EQ(tracer.Enable(RocmTracerOptions{16}, &collector).code(),
             absl::StatusCode::kAlreadyExists);
+  // The refused Enable left the annotations alone (earlier events may point into them), and
+  // the C++ Disable does not end a session the C ABI started.
+  EXPECT_EQ(tracer.annotation_map()->LookUp(7), "kept_annotation");
+  tracer.Disable();
   ASSERT_EQ(xrt_disable(), XRT_STATUS_OK);
+  EXPECT_TRUE(tracer.IsAvailable());
 }
 
 TEST(CApiTest, StreamStackStatsOfThisThread) {

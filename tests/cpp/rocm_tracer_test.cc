@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -94,6 +95,36 @@ TEST(RocmTracerTest, DisableWithoutEnableIsHarmless) {
   RocmTracer& tracer = RocmTracer::GetRocmTracerSingleton();
   tracer.Disable();
   EXPECT_TRUE(tracer.IsAvailable());
+}
+
+// Enable and Disable racing from two threads must leave the tracer consistent: every
+// collector that was enabled is flushed exactly once, and afterwards a new session starts.
+TEST(RocmTracerTest, ConcurrentEnableAndDisableLeaveTheTracerConsistent) {
+  RocmTracer& tracer = RocmTracer::GetRocmTracerSingleton();
+  constexpr int kRounds = 200;
+  std::vector<std::unique_ptr<TestRocmTraceCollector>> collectors;
+  for (int i = 0; i < kRounds; ++i) collectors.push_back(CreateTestCollector());
+  std::vector<bool> enabled(kRounds, false);
+  std::thread enabler([&] {
+    for (int i = 0; i < kRounds; ++i) {
+      enabled[i] = tracer.Enable(RocmTracerOptions{16}, collectors[i].get()).ok();
+      tracer.Disable();
+    }
+  });
+  std::thread disabler([&] {
+    for (int i = 0; i < kRounds; ++i) tracer.Disable();
+  });
+  enabler.join();
+  disabler.join();
+  for (int i = 0; i < kRounds; ++i) {
+    EXPECT_EQ(collectors[i]->flushes_, enabled[i] ? 1 : 0) << "collector " << i;
+  }
+  EXPECT_TRUE(tracer.IsAvailable());
+  auto last = CreateTestCollector();
+  ASSERT_TRUE(tracer.Enable(RocmTracerOptions{16}, last.get()).ok());
+  EXPECT_TRUE(IsActive(tracer.context_));
+  tracer.Disable();
+  EXPECT_FALSE(IsActive(tracer.context_));
 }
 
 TEST(RocmTracerTest, ProcessLifetimeContextsAreActiveWithoutASession) {
