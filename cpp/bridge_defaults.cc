@@ -1,6 +1,7 @@
 // Weak definitions of the bridge's C++ callbacks, compiled into the Rust library by build.rs.
 // The Rust core only calls them for a session enabled through the C++ shims, which define the
 // real (strong) ones in cpp/rocm_tracer.cc; these exist so that pure Rust programs link.
+#include <atomic>
 #include <iostream>
 
 #include "xla-rocm-tracer/cpp/bridge_callbacks.h"
@@ -12,7 +13,16 @@ namespace rust_bridge {
 
 __attribute__((weak)) void record_hip_api_annotation(uint64_t) {}
 
-__attribute__((weak)) void deliver_events(rust::Slice<const BridgeEvent>) {}
+// Reached only if a C++ session was enabled but cpp/rocm_tracer.cc was not linked (e.g. the
+// shim and the Rust library ended up in different shared objects): say so once rather than
+// losing every event silently.
+__attribute__((weak)) void deliver_events(rust::Slice<const BridgeEvent> events) {
+  static std::atomic<bool> warned{false};
+  if (!events.empty() && !warned.exchange(true)) {
+    std::cerr << "xla-rocm-tracer: events dropped: the C++ shim (rocm_tracer.cc) is not linked "
+                 "into this program\n";
+  }
+}
 
 __attribute__((weak)) void deliver_dropped(rust::Str, uint64_t) {}
 

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -322,39 +323,68 @@ void RocmTracer::CodeObjectCallback(rocprofiler_callback_tracing_record_t /*reco
 // ---------------------------------------------------------------------------------------
 
 namespace rust_bridge {
+namespace {
+
+// Runs `body`, which may reach user code (a collector's AddEvent) or allocate. The bridge's
+// C++ callbacks are noexcept to Rust, so an escaping exception would terminate the profiled
+// program: it is logged instead. Builds without exceptions (XLA may use -fno-exceptions) run
+// `body` as is.
+template <typename Body>
+void WithoutEscapingExceptions(const char* what, Body&& body) {
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+  try {
+    body();
+  } catch (const std::exception& e) {
+    ROCM_SHIM_LOG(ERROR) << what << " threw: " << e.what();
+  } catch (...) {
+    ROCM_SHIM_LOG(ERROR) << what << " threw a non-standard exception";
+  }
+#else
+  body();
+#endif
+}
+
+}  // namespace
 
 void record_hip_api_annotation(uint64_t correlation_id) {
   RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
   if (tracer == nullptr) return;
-  const std::string& annotation = tsl::profiler::AnnotationStack::Get();
-  if (annotation.empty()) return;
-  tracer->annotation_map()->Add(correlation_id, annotation,
-                                tsl::profiler::AnnotationStack::GetScopeRangeIds());
+  WithoutEscapingExceptions("recording the HIP API annotation", [&] {
+    const std::string& annotation = tsl::profiler::AnnotationStack::Get();
+    if (annotation.empty()) return;
+    tracer->annotation_map()->Add(correlation_id, annotation,
+                                  tsl::profiler::AnnotationStack::GetScopeRangeIds());
+  });
 }
 
 void deliver_events(rust::Slice<const BridgeEvent> events) {
   RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
   if (tracer == nullptr || events.empty()) return;
-  std::vector<rocprofiler_record_header_t> records(events.size());
-  std::vector<rocprofiler_record_header_t*> headers(events.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    records[i].category = kBridgeEventBatchCategory;
-    records[i].kind = 0;
-    records[i].payload = const_cast<BridgeEvent*>(&events[i]);
-    headers[i] = &records[i];
-  }
-  tracer->TracingCallback(tracer->context_, tracer->buffer_, headers.data(), headers.size(), 0);
+  WithoutEscapingExceptions("delivering events to the collector", [&] {
+    std::vector<rocprofiler_record_header_t> records(events.size());
+    std::vector<rocprofiler_record_header_t*> headers(events.size());
+    for (size_t i = 0; i < events.size(); ++i) {
+      records[i].category = kBridgeEventBatchCategory;
+      records[i].kind = 0;
+      records[i].payload = const_cast<BridgeEvent*>(&events[i]);
+      headers[i] = &records[i];
+    }
+    tracer->TracingCallback(tracer->context_, tracer->buffer_, headers.data(), headers.size(),
+                            0);
+  });
 }
 
 void deliver_dropped(rust::Str reason, uint64_t count) {
   RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
   if (tracer == nullptr) return;
-  BridgeDrop drop{reason, count};
-  rocprofiler_record_header_t record{};
-  record.category = kBridgeDropCategory;
-  record.payload = &drop;
-  rocprofiler_record_header_t* header = &record;
-  tracer->TracingCallback(tracer->context_, tracer->buffer_, &header, 1, 0);
+  WithoutEscapingExceptions("reporting dropped events to the collector", [&] {
+    BridgeDrop drop{reason, count};
+    rocprofiler_record_header_t record{};
+    record.category = kBridgeDropCategory;
+    record.payload = &drop;
+    rocprofiler_record_header_t* header = &record;
+    tracer->TracingCallback(tracer->context_, tracer->buffer_, &header, 1, 0);
+  });
 }
 
 // RocmTracer::Disable flushes the collector itself once the Rust core has drained the buffer.

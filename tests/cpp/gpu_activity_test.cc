@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -311,6 +312,38 @@ TEST_F(GpuActivityTest, GraphLaunchDispatchesShareOneCorrelationIdAndAllAreExpor
 }
 
 // openxla/xla#41997: work done between two sessions reaches neither.
+// A user collector whose AddEvent throws (hlo_op_profiler_rocm.cc and tests subclass
+// RocmTraceCollector): the exception must not reach the Rust core, which would terminate the
+// profiled program; the session ends normally and the next one works.
+class ThrowingCollector : public RocmTraceCollector {
+ public:
+  using RocmTraceCollector::RocmTraceCollector;
+  void AddEvent(RocmTracerEvent&&, bool) override {
+    ++calls_;
+    throw std::runtime_error("collector failure");
+  }
+  void OnEventsDropped(const std::string&, uint64_t) override {}
+  void Flush() override { ++flushes_; }
+  void Export(XSpace*) override {}
+  int calls_ = 0;
+  int flushes_ = 0;
+};
+
+TEST_F(GpuActivityTest, ACollectorThatThrowsDoesNotTakeTheProgramDown) {
+  ThrowingCollector throwing(Options(tracer_.NumGpus(), 1 << 20));
+  ASSERT_TRUE(tracer_.Enable(RocmTracerOptions{1 << 20}, &throwing).ok());
+  LaunchFill(device_, 1.0f, nullptr);
+  ASSERT_HIP(hipDeviceSynchronize());
+  tracer_.Disable();
+  EXPECT_GT(throwing.calls_, 0);
+  EXPECT_EQ(throwing.flushes_, 1);
+
+  auto next = Start();
+  LaunchFill(device_, 2.0f, nullptr);
+  Stop(*next);
+  EXPECT_EQ(next->Activities().size(), 1u);
+}
+
 TEST_F(GpuActivityTest, DisableIsolatesNextSession) {
   auto first = Start();
   LaunchFill(device_, 1.0f, nullptr);
