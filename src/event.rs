@@ -113,6 +113,16 @@ pub enum EventDomain {
 }
 
 impl EventDomain {
+    pub fn from_u32(value: u32) -> Option<EventDomain> {
+        [
+            EventDomain::InvalidDomain,
+            EventDomain::HipApi,
+            EventDomain::HipOps,
+        ]
+        .get(value as usize)
+        .copied()
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             EventDomain::InvalidDomain => "InvalidDomain",
@@ -230,5 +240,17 @@ mod tests {
             assert!(Arc::ptr_eq(&t.shared_name(), &t.shared_name()));
         }
         assert_eq!(EventType::from_u32(EventType::Generic as u32 + 1), None);
+    }
+
+    #[test]
+    fn domains_round_trip_through_their_values() {
+        for domain in [
+            EventDomain::InvalidDomain,
+            EventDomain::HipApi,
+            EventDomain::HipOps,
+        ] {
+            assert_eq!(EventDomain::from_u32(domain as u32), Some(domain));
+        }
+        assert_eq!(EventDomain::from_u32(3), None);
     }
 }

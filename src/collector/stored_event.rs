@@ -162,11 +162,7 @@ impl StoredEvent {
     }
 
     fn domain(&self) -> EventDomain {
-        match self.domain {
-            1 => EventDomain::HipApi,
-            2 => EventDomain::HipOps,
-            _ => EventDomain::InvalidDomain,
-        }
+        EventDomain::from_u32(self.domain.into()).unwrap_or(EventDomain::InvalidDomain)
     }
 
     pub fn to_event(&self, source: EventSource, roctx_range: Option<Arc<str>>) -> RocmTracerEvent {

@@ -9,7 +9,7 @@ use super::plane_names::{
     gpu_plane_name, host_line_name, HOST_PLANE_NAME, SCOPE_RANGE_TREE_PLANE_NAME,
 };
 use super::stream_lanes::{dense_stream_numbers, stream_line_name};
-use super::timeline::Timeline;
+use super::timeline::{Placement, Timeline};
 use super::xplane_proto::{x_event, x_stat, XEvent, XLine, XSpace, XStat};
 use crate::collector::{CollectedTrace, Collector, DropCounters, DropReason};
 use crate::event::{EventSource, EventType, RocmTracerEvent};
@@ -35,6 +35,7 @@ impl Collector {
 struct Placed<'a> {
     event: &'a RocmTracerEvent,
     device_ordinal: u32,
+    placement: Placement,
 }
 
 /// Sorting events by start (then end) keeps lines ordered whatever the arrival order was; the
@@ -66,13 +67,14 @@ pub fn build_xspace(
     for ordinal in 0..trace.num_gpus {
         let mut device_events: Vec<Placed<'_>> = Vec::new();
         for event in trace.devices.get(&ordinal).into_iter().flatten() {
-            if timeline.place(event).is_none() {
+            let Some(placement) = timeline.place(event) else {
                 export_drops.add(DropReason::OutOfTimeWindow, 1);
                 continue;
-            }
+            };
             let placed = Placed {
                 event,
                 device_ordinal: ordinal,
+                placement,
             };
             if event.source == EventSource::ApiCallback {
                 if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
@@ -166,10 +168,7 @@ fn build_line(
         ..XLine::default()
     };
     for placed in events {
-        // Events reaching here were placed once already; the check cannot fail.
-        let Some(placement) = timeline.place(placed.event) else {
-            continue;
-        };
+        let placement = placed.placement;
         let metadata_name = if placed.event.name.is_empty() {
             placed.event.event_type.name()
         } else {
