@@ -18,7 +18,7 @@ enum class LogLevel : uint8_t;
 void record_hip_api_annotation(uint64_t correlation_id);
 void deliver_events(rust::Slice<const BridgeEvent> events);
 void deliver_dropped(rust::Str reason, uint64_t count);
-void flush_collector();
+int32_t shim_vlog_level();
 void log_from_rust(LogLevel level, rust::Str message);
 
 }  // namespace rust_bridge

@@ -26,7 +26,7 @@ __attribute__((weak)) void deliver_events(rust::Slice<const BridgeEvent> events)
 
 __attribute__((weak)) void deliver_dropped(rust::Str, uint64_t) {}
 
-__attribute__((weak)) void flush_collector() {}
+__attribute__((weak)) int32_t shim_vlog_level() { return 0; }
 
 __attribute__((weak)) void log_from_rust(LogLevel, rust::Str message) {
   std::cerr << std::string(message) << "\n";

@@ -158,7 +158,6 @@ absl::Status ToAbslStatus(const bridge::BridgeStatus& status) {
       return absl::OkStatus();
     case bridge::StatusCode::AlreadyExists:
       return absl::AlreadyExistsError(message);
-    case bridge::StatusCode::Unavailable:
     case bridge::StatusCode::Internal:
       break;
   }
@@ -387,8 +386,11 @@ void deliver_dropped(rust::Str reason, uint64_t count) {
   });
 }
 
-// RocmTracer::Disable flushes the collector itself once the Rust core has drained the buffer.
-void flush_collector() {}
+int32_t shim_vlog_level() {
+  if (VLOG_IS_ON(2)) return 2;
+  if (VLOG_IS_ON(1)) return 1;
+  return 0;
+}
 
 void log_from_rust(LogLevel level, rust::Str message) {
   switch (level) {

@@ -39,7 +39,6 @@ mod ffi {
         Ok,
         AlreadyExists,
         Internal,
-        Unavailable,
     }
 
     #[derive(Debug)]
@@ -196,7 +195,8 @@ mod ffi {
         /// One buffer callback's events, for the C++ tracer's collector.
         fn deliver_events(events: &[BridgeEvent]);
         fn deliver_dropped(reason: &str, count: u64);
-        fn flush_collector();
+        /// The absl VLOG verbosity of the shim (0 if none), read once for Rust's log level.
+        fn shim_vlog_level() -> i32;
         fn log_from_rust(level: LogLevel, message: &str);
     }
 }
@@ -238,7 +238,11 @@ fn ensure_registered() {
             CPP_SIDE.call_once(|| {
                 // Another logger (the host program's) keeps priority.
                 if log::set_logger(&CPP_LOGGER).is_ok() {
-                    log::set_max_level(log::LevelFilter::Info);
+                    log::set_max_level(match ffi::shim_vlog_level() {
+                        level if level >= 2 => log::LevelFilter::Trace,
+                        1 => log::LevelFilter::Debug,
+                        _ => log::LevelFilter::Info,
+                    });
                 }
                 let tracer = Tracer::get();
                 if tracer
@@ -328,10 +332,8 @@ fn tracer_enable(max_annotation_strings: u64) -> BridgeStatus {
                 Err(error @ TracerError::AlreadyExists) => {
                     status(StatusCode::AlreadyExists, error.to_string())
                 }
-                Err(error @ TracerError::Unavailable(_)) => {
-                    status(StatusCode::Unavailable, error.to_string())
-                }
-                Err(error @ TracerError::Internal(_)) => {
+                // XLA's Enable only ever returns AlreadyExists or Internal.
+                Err(error @ (TracerError::Unavailable(_) | TracerError::Internal(_))) => {
                     status(StatusCode::Internal, error.to_string())
                 }
             }
@@ -620,9 +622,8 @@ impl EventSink for CppCollectorSink {
         ffi::deliver_dropped(reason, count);
     }
 
-    fn flush(&self) {
-        ffi::flush_collector();
-    }
+    // RocmTracer::Disable flushes the C++ collector itself once the buffer is drained.
+    fn flush(&self) {}
 }
 
 /// tsl's `AnnotationStack`, read by the C++ side into the C++ tracer's `annotation_map_`.
