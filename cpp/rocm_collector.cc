@@ -120,11 +120,6 @@ bridge::BridgeAgent ToBridgeAgent(const rocprofiler_agent_v0_t& agent) {
   return out;
 }
 
-uint64_t SdkTimestamp() {
-  rocprofiler_timestamp_t now = 0;
-  return rocprofiler_get_timestamp(&now) == ROCPROFILER_STATUS_SUCCESS ? now : 0;
-}
-
 // Runs the Rust export; false (with the reason in `error`) if it failed.
 bool RunRustExport(bridge::ExportRequest request, tsl::profiler::XSpace* exported,
                    std::string* error) {
@@ -296,7 +291,7 @@ void RocmTraceCollectorImpl::Export(tsl::profiler::XSpace* space) {
   request.num_gpus = static_cast<uint32_t>(std::max(num_gpus_, 0));
   request.start_walltime_ns = start_walltime_ns_;
   request.start_gputime_ns = start_gputime_ns_;
-  request.end_gputime_ns = SdkTimestamp();
+  request.end_gputime_ns = bridge::tracer_timestamp();  // 0 if the SDK clock failed
   {
     absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
     for (const rocprofiler_agent_v0_t& agent : gpu_agents_) {
