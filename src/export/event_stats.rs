@@ -4,6 +4,10 @@ use std::collections::HashSet;
 
 use super::annotation::parse_annotation_stack;
 use super::plane_builder::PlaneBuilder;
+use super::plane_names::{
+    KERNEL_DETAILS_STAT, MEMALLOC_DETAILS_STAT, MEMCPY_DETAILS_STAT, MEMFREE_DETAILS_STAT,
+    MEMSET_DETAILS_STAT,
+};
 use super::xplane_proto::XStat;
 use crate::event::{
     EventDetails, EventSource, EventType, KernelDetails, MemAllocDetails, MemcpyDetails,
@@ -108,7 +112,7 @@ pub(crate) fn event_stats(
     match event.event_type {
         EventType::Kernel if event.source == EventSource::Activity => {
             let details = kernel_details_string(&kernel_details(event), 0.0);
-            stats.push(plane.ref_stat("kernel_details", &details));
+            stats.push(plane.ref_stat(KERNEL_DETAILS_STAT, &details));
         }
         // XLA lists these four; a P2P copy gets no details.
         EventType::MemcpyH2D
@@ -116,19 +120,19 @@ pub(crate) fn event_stats(
         | EventType::MemcpyD2D
         | EventType::MemcpyOther => {
             let details = memcpy_details_string(&memcpy_details(event));
-            stats.push(plane.ref_stat("memcpy_details", &details));
+            stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
         }
         EventType::MemoryAlloc => {
             let details = memalloc_details_string(&memalloc_details(event));
-            stats.push(plane.ref_stat("memalloc_details", &details));
+            stats.push(plane.ref_stat(MEMALLOC_DETAILS_STAT, &details));
         }
         EventType::MemoryFree => {
             let details = memalloc_details_string(&memalloc_details(event));
-            stats.push(plane.ref_stat("MemFree_details", &details));
+            stats.push(plane.ref_stat(MEMFREE_DETAILS_STAT, &details));
         }
         EventType::Memset => {
             let details = memset_details_string(&memset_details(event));
-            stats.push(plane.ref_stat("Memset_details", &details));
+            stats.push(plane.ref_stat(MEMSET_DETAILS_STAT, &details));
         }
         _ => {}
     }

@@ -11,6 +11,14 @@ pub const SCOPE_RANGE_TREE_PLANE_NAME: &str = "/host:__ScopeRangeCallStack__";
 /// `kDeviceVendorAMD`.
 pub const DEVICE_VENDOR_AMD: &str = "AMD";
 
+/// Stat names of XLA's `xplane_schema.h` that carry an event's type-specific details
+/// (xla-rocm-tracer.md §5.7); readers of foreign traces infer the event's type from them.
+pub const KERNEL_DETAILS_STAT: &str = "kernel_details";
+pub const MEMCPY_DETAILS_STAT: &str = "memcpy_details";
+pub const MEMALLOC_DETAILS_STAT: &str = "memalloc_details";
+pub const MEMFREE_DETAILS_STAT: &str = "MemFree_details";
+pub const MEMSET_DETAILS_STAT: &str = "Memset_details";
+
 /// XLA's `GpuPlaneName(ordinal)`.
 pub fn gpu_plane_name(ordinal: u32) -> String {
     format!("{GPU_PLANE_PREFIX}{ordinal}")

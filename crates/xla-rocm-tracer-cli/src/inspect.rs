@@ -3,15 +3,19 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use xla_rocm_tracer::event::EventType;
+use xla_rocm_tracer::export::plane_names::GPU_PLANE_PREFIX;
 use xla_rocm_tracer::export::{XPlane, XSpace};
 
-use crate::event_kind::{infer_kind, memcpy_bytes, EventKind};
+use crate::event_kind::{infer_kind, memcpy_bytes};
 use crate::xspace_view::{event_span_ps, line_name};
 
 pub struct LaneSummary {
     pub name: String,
     pub events: u64,
-    pub by_kind: BTreeMap<EventKind, u64>,
+    pub by_kind: BTreeMap<EventType, u64>,
+    /// Events of no kind the trace's names and stats reveal.
+    pub others: u64,
 }
 
 pub struct PlaneSummary {
@@ -19,7 +23,7 @@ pub struct PlaneSummary {
     pub id: i64,
     pub is_device: bool,
     pub lanes: Vec<LaneSummary>,
-    pub memcpy_bytes: BTreeMap<EventKind, u64>,
+    pub memcpy_bytes: BTreeMap<EventType, u64>,
     /// Earliest start and latest end, picoseconds since the epoch.
     pub span_ps: Option<(i128, i128)>,
 }
@@ -34,7 +38,7 @@ fn widen(span: &mut Option<(i128, i128)>, start: i128, end: i128) {
 pub fn summarize_plane(plane: &XPlane) -> PlaneSummary {
     // Kinds and bytes are counted on device planes only: host API events repeat the copies'
     // details and would count every copy twice.
-    let is_device = plane.name.starts_with("/device:");
+    let is_device = plane.name.starts_with(GPU_PLANE_PREFIX);
     let mut summary = PlaneSummary {
         name: plane.name.clone(),
         id: plane.id,
@@ -48,6 +52,7 @@ pub fn summarize_plane(plane: &XPlane) -> PlaneSummary {
             name: line_name(line).to_owned(),
             events: line.events.len() as u64,
             by_kind: BTreeMap::new(),
+            others: 0,
         };
         for event in &line.events {
             let (start, end) = event_span_ps(line, event);
@@ -55,7 +60,10 @@ pub fn summarize_plane(plane: &XPlane) -> PlaneSummary {
             if !is_device {
                 continue;
             }
-            let kind = infer_kind(plane, event);
+            let Some(kind) = infer_kind(plane, event) else {
+                lane.others += 1;
+                continue;
+            };
             *lane.by_kind.entry(kind).or_insert(0) += 1;
             if kind.is_memcpy() {
                 let bytes = memcpy_bytes(plane, event).unwrap_or(0);
@@ -102,12 +110,15 @@ pub fn render(space: &XSpace, source: &str) -> String {
         }
         for lane in &summary.lanes {
             let _ = write!(out, "  {}: {} events", lane.name, lane.events);
-            if !lane.by_kind.is_empty() {
-                let kinds: Vec<String> = lane
+            if !lane.by_kind.is_empty() || lane.others > 0 {
+                let mut kinds: Vec<String> = lane
                     .by_kind
                     .iter()
                     .map(|(kind, count)| format!("{} {count}", kind.name()))
                     .collect();
+                if lane.others > 0 {
+                    kinds.push(format!("Other {}", lane.others));
+                }
                 let _ = write!(out, " ({})", kinds.join(", "));
             }
             let _ = writeln!(out);
