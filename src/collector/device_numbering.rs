@@ -17,18 +17,18 @@ pub(super) enum DeviceNumbering {
 }
 
 impl DeviceNumbering {
-    pub fn new(agents: &[GpuAgentInfo], events: &[RocmTracerEvent]) -> DeviceNumbering {
-        if agents.is_empty() {
-            let minimum = events
-                .iter()
-                .map(|event| event.device_id)
-                .filter(|&id| id != RocmTracerEvent::INVALID_DEVICE_ID)
-                .min();
-            DeviceNumbering::ByMinimumHandle(minimum)
-        } else {
-            // The tracer stores `(uint32_t)handle` in events (§5.7), so compare truncated.
-            DeviceNumbering::ByAgentHandle(agents.iter().map(|agent| agent.handle as u32).collect())
-        }
+    pub fn by_agents(agents: &[GpuAgentInfo]) -> DeviceNumbering {
+        // The tracer stores `(uint32_t)handle` in events (§5.7), so compare truncated.
+        DeviceNumbering::ByAgentHandle(agents.iter().map(|agent| agent.handle as u32).collect())
+    }
+
+    pub fn by_minimum_handle(events: &[RocmTracerEvent]) -> DeviceNumbering {
+        let minimum = events
+            .iter()
+            .map(|event| event.device_id)
+            .filter(|&id| id != RocmTracerEvent::INVALID_DEVICE_ID)
+            .min();
+        DeviceNumbering::ByMinimumHandle(minimum)
     }
 
     pub fn ordinal(&self, device_id: u32, num_gpus: u32) -> Option<u32> {
@@ -74,22 +74,8 @@ impl<'a> DevicePlacement<'a> {
         }
     }
 
-    pub fn invalid_device_count(&self) -> u64 {
-        self.invalid_device
+    /// Counts the events that had no valid device as drops.
+    pub fn finish(self, drops: &mut DropCounters) {
+        drops.add(DropReason::InvalidDevice, self.invalid_device);
     }
-}
-
-/// Moves each event to the list of its device; events without a valid device are counted.
-pub(super) fn distribute_by_device(
-    events: Vec<RocmTracerEvent>,
-    numbering: &DeviceNumbering,
-    num_gpus: u32,
-    per_device: &mut BTreeMap<u32, Vec<RocmTracerEvent>>,
-    drops: &mut DropCounters,
-) {
-    let mut placement = DevicePlacement::new(numbering, num_gpus, per_device);
-    for event in events {
-        placement.place(event);
-    }
-    drops.add(DropReason::InvalidDevice, placement.invalid_device_count());
 }

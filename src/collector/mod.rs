@@ -20,7 +20,7 @@ pub use options::{CaptureStart, CollectorOptions};
 
 use crate::event::{EventSource, RocmTracerEvent};
 use crate::sink::EventSink;
-use device_numbering::{distribute_by_device, DeviceNumbering, DevicePlacement};
+use device_numbering::{DeviceNumbering, DevicePlacement};
 use join::{join_api_and_activities, PendingEvents};
 
 /// Everything a capture collected, ready for export.
@@ -201,25 +201,23 @@ impl CollectorState {
             join_api_and_activities(&mut self.pending, &mut trace.drops, |event| {
                 joined.push(event)
             });
-            let numbering = DeviceNumbering::new(&[], &joined);
-            distribute_by_device(
-                joined,
-                &numbering,
-                trace.num_gpus,
-                &mut trace.devices,
-                &mut trace.drops,
-            );
+            let numbering = DeviceNumbering::by_minimum_handle(&joined);
+            let mut placement =
+                DevicePlacement::new(&numbering, trace.num_gpus, &mut trace.devices);
+            for event in joined {
+                placement.place(event);
+            }
+            placement.finish(&mut trace.drops);
         } else {
             // Known agents number devices without looking at events: place each joined event
             // as it comes, so the joined events are never held twice.
-            let numbering = DeviceNumbering::new(&trace.gpu_agents, &[]);
+            let numbering = DeviceNumbering::by_agents(&trace.gpu_agents);
             let mut placement =
                 DevicePlacement::new(&numbering, trace.num_gpus, &mut trace.devices);
             join_api_and_activities(&mut self.pending, &mut trace.drops, |event| {
                 placement.place(event)
             });
-            let invalid = placement.invalid_device_count();
-            trace.drops.add(DropReason::InvalidDevice, invalid);
+            placement.finish(&mut trace.drops);
         }
     }
 }
