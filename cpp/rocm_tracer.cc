@@ -197,7 +197,13 @@ absl::Status RocmTracer::InitProfiling(void* /*tool_data*/) {
                                                  gpu_agents_.size(),
                                                  sizeof(rocprofiler_agent_v0_t));
   gpu_agents_.resize(std::min<size_t>(copied, gpu_agents_.size()));
-  for (const rocprofiler_agent_v0_t& agent : gpu_agents_) agents_[agent.id.handle] = agent;
+  // Every agent, CPUs too, as XLA's InitProfiling fills agents_ (xla-rocm-tracer.md §5.2).
+  std::vector<rocprofiler_agent_v0_t> all_agents(
+      bridge::tracer_copy_all_agents(nullptr, 0, sizeof(rocprofiler_agent_v0_t)));
+  copied = bridge::tracer_copy_all_agents(reinterpret_cast<uint8_t*>(all_agents.data()),
+                                          all_agents.size(), sizeof(rocprofiler_agent_v0_t));
+  all_agents.resize(std::min<size_t>(copied, all_agents.size()));
+  for (const rocprofiler_agent_v0_t& agent : all_agents) agents_[agent.id.handle] = agent;
   num_gpus_ = static_cast<uint32_t>(gpu_agents_.size());
   if (!state.init_error.empty()) return absl::InternalError(std::string(state.init_error));
   return absl::OkStatus();

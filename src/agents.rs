@@ -211,6 +211,11 @@ impl Agents {
         &self.gpus
     }
 
+    /// Every agent, CPUs included, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &AgentInfo> {
+        self.by_handle.values()
+    }
+
     pub fn len(&self) -> usize {
         self.by_handle.len()
     }

@@ -16,7 +16,7 @@ use std::sync::{Arc, Once, OnceLock};
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::agents::Agents;
+use crate::agents::{AgentInfo, Agents};
 use crate::annotation::AnnotationSource;
 use crate::collector::{
     CaptureStart, Collector, CollectorOptions, DropReason, GpuAgentInfo, MemoryBank,
@@ -177,6 +177,9 @@ mod ffi {
         /// size this library was built with.
         unsafe fn tracer_copy_gpu_agents(out: *mut u8, capacity: usize, agent_size: usize)
             -> usize;
+        /// As `tracer_copy_gpu_agents`, for every agent (CPUs too), in no particular order.
+        unsafe fn tracer_copy_all_agents(out: *mut u8, capacity: usize, agent_size: usize)
+            -> usize;
         fn tracer_enable(max_annotation_strings: u64) -> BridgeStatus;
         fn tracer_disable();
         fn tracer_timestamp() -> u64;
@@ -297,26 +300,58 @@ unsafe fn tracer_copy_gpu_agents(out: *mut u8, capacity: usize, agent_size: usiz
         "tracer_copy_gpu_agents",
         || 0,
         || {
-            if agent_size != std::mem::size_of::<sys::rocprofiler_agent_v0_t>() {
-                log::error!(
-                "xla-rocm-tracer: rocprofiler_agent_v0_t is {agent_size} bytes in C++ but {} in \
-                 Rust; GPU agents not copied",
-                std::mem::size_of::<sys::rocprofiler_agent_v0_t>()
-            );
-                return 0;
-            }
             let gpus = Tracer::get().gpu_agents();
-            if !out.is_null() {
-                let out = out as *mut sys::rocprofiler_agent_v0_t;
-                for (index, agent) in gpus.iter().take(capacity).enumerate() {
-                    // SAFETY: per this function's contract; unaligned in case the caller's
-                    // buffer is only byte-aligned.
-                    unsafe { out.add(index).write_unaligned(agent.raw.0) };
-                }
-            }
-            gpus.len()
+            // SAFETY: this function's contract.
+            unsafe { copy_agents(gpus.iter(), gpus.len(), out, capacity, agent_size) }
         },
     )
+}
+
+/// # Safety
+/// `out` is valid for writes of `capacity * agent_size` bytes (or `capacity` is 0).
+unsafe fn tracer_copy_all_agents(out: *mut u8, capacity: usize, agent_size: usize) -> usize {
+    guarded(
+        "tracer_copy_all_agents",
+        || 0,
+        || {
+            let Some(agents) = Tracer::get().agents() else {
+                return 0;
+            };
+            // SAFETY: this function's contract.
+            unsafe { copy_agents(agents.iter(), agents.len(), out, capacity, agent_size) }
+        },
+    )
+}
+
+/// Writes the SDK structs of up to `capacity` of `agents` (`count` of them) to `out` and
+/// returns `count`, or 0 if the C++ struct size differs from this library's.
+///
+/// # Safety
+/// `out` is null or valid for writes of `capacity * agent_size` bytes.
+unsafe fn copy_agents<'a>(
+    agents: impl Iterator<Item = &'a AgentInfo>,
+    count: usize,
+    out: *mut u8,
+    capacity: usize,
+    agent_size: usize,
+) -> usize {
+    if agent_size != std::mem::size_of::<sys::rocprofiler_agent_v0_t>() {
+        log::error!(
+            "xla-rocm-tracer: rocprofiler_agent_v0_t is {agent_size} bytes in C++ but {} in \
+             Rust; agents not copied",
+            std::mem::size_of::<sys::rocprofiler_agent_v0_t>()
+        );
+        return 0;
+    }
+    if !out.is_null() {
+        let out = out as *mut sys::rocprofiler_agent_v0_t;
+        for (index, agent) in agents.take(capacity).enumerate() {
+            // SAFETY: per this function's contract; unaligned in case the caller's buffer is
+            // only byte-aligned.
+            unsafe { out.add(index).write_unaligned(agent.raw.0) };
+        }
+    }
+    count
 }
 
 fn tracer_enable(max_annotation_strings: u64) -> BridgeStatus {

@@ -146,6 +146,17 @@ TEST(RocmTracerTest, GpuAgentsComeFromTheSdkInQueryOrder) {
     ASSERT_NE(agent.name, nullptr);
     EXPECT_STREQ(agent.name, "gfx942");
   }
+  // agents_ holds every agent, like XLA's InitProfiling: the GPUs plus the simulator's one CPU.
+  ASSERT_EQ(tracer.agents_.size(), tracer.NumGpus() + 1);
+  int cpus = 0;
+  for (const auto& [handle, agent] : tracer.agents_) {
+    EXPECT_EQ(agent.id.handle, handle);
+    if (agent.type == ROCPROFILER_AGENT_TYPE_CPU) ++cpus;
+  }
+  EXPECT_EQ(cpus, 1);
+  for (const rocprofiler_agent_v0_t& gpu : tracer.GpuAgents()) {
+    EXPECT_TRUE(tracer.agents_.contains(gpu.id.handle));
+  }
 }
 
 TEST(RocmTracerTest, TimestampIsTheSdkClockAndMonotonic) {
