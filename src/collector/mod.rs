@@ -27,7 +27,8 @@ use join::{join_api_and_activities, PendingEvents};
 #[derive(Clone, Debug, Default)]
 pub struct CollectedTrace {
     pub start: CaptureStart,
-    pub num_gpus: u32,
+    /// The capture's caps and number of GPU planes, as the collector was created with.
+    pub options: CollectorOptions,
     pub gpu_agents: Vec<GpuAgentInfo>,
     /// Joined events by device ordinal. Events keep their raw `device_id` (agent handle).
     pub devices: BTreeMap<u32, Vec<RocmTracerEvent>>,
@@ -38,8 +39,6 @@ pub struct CollectedTrace {
 
 /// Collects one capture. Thread-safe; each [`EventSink::add_events`] batch takes the lock once.
 pub struct Collector {
-    options: CollectorOptions,
-    start: CaptureStart,
     state: Mutex<CollectorState>,
 }
 
@@ -58,12 +57,10 @@ impl Collector {
     pub fn new(options: CollectorOptions, start: CaptureStart) -> Collector {
         let trace = CollectedTrace {
             start,
-            num_gpus: options.num_gpus,
+            options,
             ..CollectedTrace::default()
         };
         Collector {
-            options,
-            start,
             state: Mutex::new(CollectorState {
                 trace,
                 ..CollectorState::default()
@@ -71,12 +68,12 @@ impl Collector {
         }
     }
 
-    pub fn options(&self) -> &CollectorOptions {
-        &self.options
+    pub fn options(&self) -> CollectorOptions {
+        self.state.lock().trace.options.clone()
     }
 
     pub fn start(&self) -> CaptureStart {
-        self.start
+        self.state.lock().trace.start
     }
 
     /// The GPU agents in SDK query order; position `i` is `/device:GPU:<i>`.
@@ -88,7 +85,7 @@ impl Collector {
     /// activities and are never exported themselves.
     pub fn add_event(&self, event: RocmTracerEvent, is_auxiliary: bool) {
         let mut state = self.state.lock();
-        state.add(&self.options, event, is_auxiliary);
+        state.add(event, is_auxiliary);
     }
 
     /// Adds `child -> parent` edges of the scope-range-id tree (`SetScopeRangeIdTree`).
@@ -114,7 +111,9 @@ impl Collector {
 }
 
 impl CollectorState {
-    fn add(&mut self, options: &CollectorOptions, mut event: RocmTracerEvent, is_auxiliary: bool) {
+    fn add(&mut self, mut event: RocmTracerEvent, is_auxiliary: bool) {
+        let max_callback_api_events = self.trace.options.max_callback_api_events;
+        let max_activity_api_events = self.trace.options.max_activity_api_events;
         match event.source {
             EventSource::ApiCallback => {
                 // Auxiliary events do not count against XLA's cap; a cap of their own keeps
@@ -124,15 +123,12 @@ impl CollectorState {
                 } else {
                     &mut self.num_callback_events
                 };
-                if *count >= options.max_callback_api_events {
-                    self.drop_at_cap(
-                        DropReason::CallbackCapReached,
-                        options.max_callback_api_events,
-                    );
+                if *count >= max_callback_api_events {
+                    self.drop_at_cap(DropReason::CallbackCapReached, max_callback_api_events);
                     return;
                 }
                 *count += 1;
-                self.limit_annotation(options, &mut event);
+                self.limit_annotation(&mut event);
                 // A duplicate correlation id is found and counted by the join.
                 if is_auxiliary {
                     self.pending.auxiliary_api.push(event);
@@ -142,15 +138,12 @@ impl CollectorState {
             }
             EventSource::Activity => {
                 // Every activity counts, so the cap bounds memory (unlike XLA, rough edge §7.12).
-                if self.num_activity_events >= options.max_activity_api_events {
-                    self.drop_at_cap(
-                        DropReason::ActivityCapReached,
-                        options.max_activity_api_events,
-                    );
+                if self.num_activity_events >= max_activity_api_events {
+                    self.drop_at_cap(DropReason::ActivityCapReached, max_activity_api_events);
                     return;
                 }
                 self.num_activity_events += 1;
-                self.limit_annotation(options, &mut event);
+                self.limit_annotation(&mut event);
                 self.pending.activities.push(event);
             }
             EventSource::Invalid => self.trace.drops.add(DropReason::InvalidSource, 1),
@@ -159,21 +152,19 @@ impl CollectorState {
 
     /// Keeps at most `max_annotation_strings` distinct annotations; later new ones are removed
     /// from their events, which stay.
-    fn limit_annotation(&mut self, options: &CollectorOptions, event: &mut RocmTracerEvent) {
+    fn limit_annotation(&mut self, event: &mut RocmTracerEvent) {
+        let max_annotation_strings = self.trace.options.max_annotation_strings;
         let Some(annotation) = &event.annotation else {
             return;
         };
         if self.annotations.contains(annotation) {
             return;
         }
-        if (self.annotations.len() as u64) < options.max_annotation_strings {
+        if (self.annotations.len() as u64) < max_annotation_strings {
             self.annotations.insert(annotation.clone());
         } else {
             event.annotation = None;
-            self.drop_at_cap(
-                DropReason::AnnotationCapReached,
-                options.max_annotation_strings,
-            );
+            self.drop_at_cap(DropReason::AnnotationCapReached, max_annotation_strings);
         }
     }
 
@@ -203,7 +194,7 @@ impl CollectorState {
             });
             let numbering = DeviceNumbering::by_minimum_handle(&joined);
             let mut placement =
-                DevicePlacement::new(&numbering, trace.num_gpus, &mut trace.devices);
+                DevicePlacement::new(&numbering, trace.options.num_gpus, &mut trace.devices);
             for event in joined {
                 placement.place(event);
             }
@@ -213,7 +204,7 @@ impl CollectorState {
             // as it comes, so the joined events are never held twice.
             let numbering = DeviceNumbering::by_agents(&trace.gpu_agents);
             let mut placement =
-                DevicePlacement::new(&numbering, trace.num_gpus, &mut trace.devices);
+                DevicePlacement::new(&numbering, trace.options.num_gpus, &mut trace.devices);
             join_api_and_activities(&mut self.pending, &mut trace.drops, |event| {
                 placement.place(event)
             });
@@ -226,7 +217,7 @@ impl EventSink for Collector {
     fn add_events(&self, batch: &mut Vec<RocmTracerEvent>) {
         let mut state = self.state.lock();
         for event in batch.drain(..) {
-            state.add(&self.options, event, false);
+            state.add(event, false);
         }
     }
 

@@ -64,7 +64,7 @@ pub fn build_xspace(
     let mut host_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
     let mut device_planes = Vec::new();
 
-    for ordinal in 0..trace.num_gpus {
+    for ordinal in 0..trace.options.num_gpus {
         let mut device_events: Vec<Placed<'_>> = Vec::new();
         for event in trace.devices.get(&ordinal).into_iter().flatten() {
             let Some(placement) = timeline.place(event) else {
