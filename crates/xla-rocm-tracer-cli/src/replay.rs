@@ -1,9 +1,10 @@
 //! `replay`: plays a scenario on the simulated GPU through the real tracer and collector, the
 //! way XLA's `GpuTracer` drives them: enable with a fresh collector, run, disable, export.
 //!
-//! The simulated machine's GPU count is fixed when the SDK initializes, which happens in the
-//! tracer's load-time constructor, before `main`; it is read from `ROCSIM_GPUS`. When the
-//! scenario asks for a different count, `replay` runs itself again with `ROCSIM_GPUS` set.
+//! The simulated machine is fixed when the SDK initializes, which happens in the tracer's
+//! load-time constructor, before `main`; it is read from `ROCSIM_*` variables. When the
+//! scenario asks for another machine (`Scenario::machine_env`), `replay` runs itself again
+//! with those variables set.
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -17,7 +18,6 @@ use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
 use crate::inspect;
 
-const GPU_COUNT_VARIABLE: &str = "ROCSIM_GPUS";
 /// Set in the re-executed child, so that a mismatch there is an error instead of a loop.
 const REEXECUTED_VARIABLE: &str = "XLA_ROCM_TRACER_REPLAY_REEXEC";
 
@@ -46,26 +46,36 @@ impl ReplayHooks for TracerAnnotations {
     }
 }
 
-fn machine_gpus() -> u32 {
-    std::env::var(GPU_COUNT_VARIABLE)
-        .ok()
-        .and_then(|value| value.trim().parse().ok())
-        .unwrap_or(1)
+/// The scenario's machine variables that this process's environment does not already have.
+fn machine_env_mismatches(wanted: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
+    wanted
+        .iter()
+        .filter(|(name, value)| std::env::var(name).ok().as_deref().map(str::trim) != Some(value))
+        .cloned()
+        .collect()
 }
 
-/// Runs this command again with the scenario's GPU count; returns its exit status.
-fn reexecute_with_gpus(gpus: u32) -> Result<()> {
+fn describe_env(env: &[(&'static str, String)]) -> String {
+    env.iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs this command again with the scenario's machine variables; exits with its status.
+fn reexecute_with(env: &[(&'static str, String)]) -> Result<()> {
     let executable =
         std::env::current_exe().context("cannot find the xla-rocm-tracer executable")?;
     let status = std::process::Command::new(&executable)
         .args(std::env::args_os().skip(1))
-        .env(GPU_COUNT_VARIABLE, gpus.to_string())
+        .envs(env.iter().map(|(name, value)| (name, value)))
         .env(REEXECUTED_VARIABLE, "1")
         .status()
         .with_context(|| {
             format!(
-                "cannot re-run {} with {GPU_COUNT_VARIABLE}={gpus}",
-                executable.display()
+                "cannot re-run {} with {}",
+                executable.display(),
+                describe_env(env)
             )
         })?;
     if !status.success() {
@@ -84,16 +94,17 @@ fn wall_clock_ns() -> u64 {
 pub fn run(args: ReplayArgs) -> Result<()> {
     let path = &args.scenario;
     let scenario = scenario::load(path).map_err(|error| anyhow::anyhow!("{error}"))?;
-    if scenario.gpus != machine_gpus() {
+    let wanted = scenario.machine_env();
+    let mismatches = machine_env_mismatches(&wanted);
+    if !mismatches.is_empty() {
         if std::env::var_os(REEXECUTED_VARIABLE).is_some() {
             bail!(
-                "{}: the scenario needs {} GPUs but the simulated machine has {} ({GPU_COUNT_VARIABLE})",
+                "{}: the scenario needs a simulated machine with {} but this process could not get it",
                 path.display(),
-                scenario.gpus,
-                machine_gpus()
+                describe_env(&mismatches)
             );
         }
-        return reexecute_with_gpus(scenario.gpus);
+        return reexecute_with(&wanted);
     }
 
     let tracer = Tracer::get();

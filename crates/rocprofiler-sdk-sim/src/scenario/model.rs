@@ -11,6 +11,15 @@ pub struct Scenario {
     pub threads: Vec<ThreadSpec>,
 }
 
+impl Scenario {
+    /// The simulated machine this scenario asks for, as the `ROCSIM_*` environment variables
+    /// that fix a process's machine (`crate::machine`). The machine is read once per process,
+    /// so a runner whose environment differs starts a process with these set.
+    pub fn machine_env(&self) -> Vec<(&'static str, String)> {
+        vec![("ROCSIM_GPUS", self.gpus.to_string())]
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct CodeObjectSpec {
     pub device: u32,
