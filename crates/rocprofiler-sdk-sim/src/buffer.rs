@@ -1,21 +1,40 @@
-//! Buffers (§7.1-7.2, §18.24-29): byte-accounted with the real record sizes, double-buffered,
-//! delivered on the buffer's callback thread.
+//! Buffers (§7.1-7.2, §18.24-29), modelled on the SDK's `buffer::instance` (`lib/buffer.hpp`
+//! `instance::emplace`, `lib/buffer.cpp` `flush` and `rocprofiler_create_buffer`):
 //!
-//! * Reaching the watermark queues a non-blocking flush (watermark 0 = every record).
-//! * At most one batch is in flight per buffer (the SDK's second internal buffer). A producer
-//!   that finds the active half full while a batch is in flight blocks under LOSSLESS and
-//!   drops (counted, reported as `drop_count` with the next batch) under DISCARD.
-//! * `flush` blocks until the callback ran. It returns BUFFER_BUSY while another flush or a
-//!   destroy is in progress, and when called from the buffer's own callback thread: the real
-//!   SDK deadlocks there (§13.4), and a silent success would hide that bug.
+//! * Two internal halves and an index saying which one producers write. Each half has a busy
+//!   flag (the SDK's per-half `syncer`) that a flush holds from the moment it takes the half
+//!   until the tool's callback for it has returned. A producer whose current half is busy
+//!   **waits** for that callback, whatever the policy. Every flush flips the index first, so
+//!   producers move to the other half; once that half reaches the watermark too, the flip
+//!   lands back on the half still being delivered and every producer (HIP API threads, the
+//!   completion thread) waits for the tool's callback.
+//! * Capacity is the requested size rounded up to whole pages (the SDK's ring buffer maps
+//!   pages); a record larger than the capacity is lost (counted in `lost`, never reported).
+//! * Reaching the watermark (bytes, not clamped to the size; 0 = every record) queues a
+//!   non-waiting flush. LOSSLESS: a full half makes the producer run a waiting flush and retry.
+//! * DISCARD (and POLICY_NONE, which the SDK accepts and treats alike): only the first half is
+//!   allocated. A full half counts a drop; `drop_count` is cumulative and never reset. After a
+//!   flush flipped the index to the unallocated half, records are lost silently (no drop is
+//!   counted and no watermark flush happens) until the next explicit flush flips it back.
+//! * The callback is not called for an empty half, even if drops were counted.
+//! * `flush` (`rocprofiler_flush_buffer`) waits for the buffer's queued deliveries, then for a
+//!   concurrent flush of the same half, and never answers BUFFER_BUSY for that. Called from the
+//!   buffer's own callback thread it returns BUFFER_BUSY: the real SDK waits there on itself
+//!   forever (§13.4), and a silent success would hide that bug.
+//! * A producer on the buffer's own callback thread that would have to wait (its half is being
+//!   delivered by a task on this very thread, or it needs a waiting flush) deadlocks on the real
+//!   SDK; the sim reports it (`Machine::buffer_self_deadlock`): abort with a message naming the
+//!   buffer and its callback (default), or count it and drop the record.
 //! * Headers and payloads live in memory the sim reuses; in debug builds it is overwritten with
 //!   `0xDB` bytes as soon as the callback returns, so a tool that keeps pointers sees garbage.
+//! * No sim lock is held while the tool's callback runs.
+use crate::machine::SelfDeadlock;
 use crate::user_ptr::UserPtr;
-use parking_lot::{Condvar, Mutex, RwLock};
+use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 use rocprofiler_sdk_sys as sys;
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
 
 pub(crate) type BufferCallbackFn = unsafe extern "C" fn(
@@ -42,10 +61,19 @@ fn kind_slot(kind: u32) -> usize {
 pub struct BufferRecordCounts {
     written: [u64; KIND_SLOTS],
     discarded: [u64; KIND_SLOTS],
+    lost: [u64; KIND_SLOTS],
     /// Records handed to the tool's buffer callback (after it returned).
     pub delivered: u64,
     /// Written records thrown away because the buffer was destroyed before delivering them.
     pub destroyed_undelivered: u64,
+    /// Times a producer waited because the half it writes was being delivered.
+    pub producer_waits: u64,
+    /// Times a waiting flush (`rocprofiler_flush_buffer`, or a producer on a full LOSSLESS
+    /// buffer) waited for a delivery already queued or running.
+    pub flush_waits: u64,
+    /// Records dropped because their producer would have deadlocked on the buffer's own
+    /// callback thread (only with `ROCSIM_BUFFER_SELF_DEADLOCK=drop`).
+    pub self_deadlocks: u64,
 }
 
 impl Default for BufferRecordCounts {
@@ -53,8 +81,12 @@ impl Default for BufferRecordCounts {
         BufferRecordCounts {
             written: [0; KIND_SLOTS],
             discarded: [0; KIND_SLOTS],
+            lost: [0; KIND_SLOTS],
             delivered: 0,
             destroyed_undelivered: 0,
+            producer_waits: 0,
+            flush_waits: 0,
+            self_deadlocks: 0,
         }
     }
 }
@@ -76,6 +108,16 @@ impl BufferRecordCounts {
 
     pub fn total_discarded(&self) -> u64 {
         self.discarded.iter().sum()
+    }
+
+    /// Records of `kind` lost without a trace: written while the index pointed at DISCARD's
+    /// unallocated half, or larger than the buffer. They are neither written nor discarded.
+    pub fn lost(&self, kind: u32) -> u64 {
+        self.lost[kind_slot(kind)]
+    }
+
+    pub fn total_lost(&self) -> u64 {
+        self.lost.iter().sum()
     }
 }
 
@@ -104,9 +146,8 @@ impl Arena {
         }
     }
 
-    /// An empty arena accepts any one record, so a buffer smaller than a record still works.
-    fn fits(&self, bytes: usize, limit: usize) -> bool {
-        self.used == 0 || self.used + bytes <= limit
+    fn fits(&self, bytes: usize, capacity: usize) -> bool {
+        self.used + bytes <= capacity
     }
 
     fn write<T: Copy>(&mut self, kind: u32, record: &T) {
@@ -165,14 +206,31 @@ impl Arena {
     }
 }
 
+/// The SDK's ring buffers are whole pages.
+const PAGE: usize = 4096;
+
+/// One internal half. `arena` is `None` while a delivery task has it out.
+struct Half {
+    arena: Option<Arena>,
+    capacity: usize,
+    /// The SDK's per-half `syncer`: held by a flush until the tool's callback returned.
+    busy: bool,
+}
+
+impl Half {
+    fn used(&self) -> usize {
+        self.arena.as_ref().map_or(0, |a| a.used)
+    }
+}
+
 struct State {
-    active: Arena,
-    spare: Option<Arena>,
-    in_flight: bool,
-    drops: u64,
-    flush_wanted: bool,
+    halves: [Half; 2],
+    /// The half producers write (the SDK's `buffer_idx % 2`).
+    idx: usize,
+    /// Cumulative, never reset, passed with every callback (the SDK's `drop_count`).
+    drop_count: u64,
     destroyed: bool,
-    submitted: u64,
+    queued: u64,
     completed: u64,
     counts: BufferRecordCounts,
 }
@@ -180,16 +238,13 @@ struct State {
 pub(crate) struct Buffer {
     pub handle: u64,
     pub context: u64,
-    size: usize,
     watermark: usize,
     policy: u32,
-    callback: BufferCallbackFn,
+    callback: Option<BufferCallbackFn>,
     data: UserPtr,
     thread: AtomicU64,
     state: Mutex<State>,
     changed: Condvar,
-    /// Held by a blocking flush or a destroy (the SDK's `syncer` flag).
-    syncer: AtomicBool,
 }
 
 struct Buffers {
@@ -219,34 +274,42 @@ pub(crate) fn create(
     size: usize,
     watermark: usize,
     policy: u32,
-    callback: BufferCallbackFn,
+    callback: Option<BufferCallbackFn>,
     data: UserPtr,
 ) -> u64 {
+    let capacity = size.div_ceil(PAGE) * PAGE;
+    // The second half is allocated for LOSSLESS only (`rocprofiler_create_buffer`).
+    let second = if policy == sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS {
+        capacity
+    } else {
+        0
+    };
+    let half = |capacity: usize| Half {
+        arena: Some(Arena::new(capacity)),
+        capacity,
+        busy: false,
+    };
     let mut buffers = BUFFERS.write();
     let handle = buffers.offset + buffers.created;
     buffers.created += 1;
     let buffer = Arc::new(Buffer {
         handle,
         context,
-        size,
-        watermark: watermark.min(size),
+        watermark,
         policy,
         callback,
         data,
         thread: AtomicU64::new(crate::callback_thread::default_thread()),
         state: Mutex::new(State {
-            active: Arena::new(size),
-            spare: Some(Arena::new(size)),
-            in_flight: false,
-            drops: 0,
-            flush_wanted: false,
+            halves: [half(capacity), half(second)],
+            idx: 0,
+            drop_count: 0,
             destroyed: false,
-            submitted: 0,
+            queued: 0,
             completed: 0,
             counts: BufferRecordCounts::default(),
         }),
         changed: Condvar::new(),
-        syncer: AtomicBool::new(false),
     });
     buffers.by_handle.insert(handle, buffer);
     handle
@@ -269,93 +332,258 @@ pub(crate) fn push<T: Copy>(handle: u64, kind: u32, record: &T) {
     }
 }
 
+/// Why a producer stopped.
+enum Halt {
+    Destroyed,
+    SelfDeadlock,
+}
+
 impl Buffer {
+    /// True on the callback thread that runs this buffer's deliveries: anything this thread
+    /// waits for that only a delivery task can release never comes.
+    fn on_own_callback_thread(&self) -> bool {
+        let here = crate::callback_thread::current();
+        here != 0 && here == self.thread.load(Ordering::Acquire)
+    }
+
+    /// `instance::emplace`.
     fn push<T: Copy>(self: &Arc<Self>, kind: u32, record: &T) {
         let bytes = std::mem::size_of::<T>();
+        let slot = kind_slot(kind);
         let mut state = self.state.lock();
-        loop {
-            if state.destroyed {
-                return;
-            }
-            if state.active.fits(bytes, self.size) {
-                state.active.write(kind, record);
-                state.counts.written[kind_slot(kind)] += 1;
-                break;
-            }
-            if !state.in_flight {
-                self.submit(&mut state);
-                continue;
-            }
-            if self.policy == sys::ROCPROFILER_BUFFER_POLICY_DISCARD {
-                state.drops += 1;
-                state.counts.discarded[kind_slot(kind)] += 1;
-                return;
-            }
-            // LOSSLESS: wait for the in-flight batch to be delivered (§7.1, §18.27).
-            self.changed.wait(&mut state);
+        let mut idx = state.idx;
+        if self.wait_for_half(&mut state, idx).is_err() {
+            return;
         }
-        if state.active.used >= self.watermark {
-            if state.in_flight {
-                state.flush_wanted = true;
+        if !Self::try_write(&mut state, idx, kind, record) {
+            if state.halves[idx].capacity < bytes {
+                // DISCARD's unallocated half, or a record larger than the buffer: the SDK
+                // logs and returns without counting a drop or flushing.
+                state.counts.lost[slot] += 1;
+                return;
+            }
+            if self.policy == sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS {
+                loop {
+                    if self.on_own_callback_thread() {
+                        // The SDK's waiting flush starts with `task_group->wait()`, which
+                        // waits for the task this thread is running.
+                        self.self_deadlock(&mut state, "a full LOSSLESS buffer");
+                        return;
+                    }
+                    if self.flush_waiting(&mut state).is_err() {
+                        return;
+                    }
+                    idx = state.idx;
+                    if self.wait_for_half(&mut state, idx).is_err() {
+                        return;
+                    }
+                    if Self::try_write(&mut state, idx, kind, record) {
+                        break;
+                    }
+                }
             } else {
-                self.submit(&mut state);
+                state.drop_count += 1;
+                state.counts.discarded[slot] += 1;
+            }
+        }
+        if state.halves[idx].used() >= self.watermark {
+            if crate::registration::fini_status() < 0 {
+                // During finalization the SDK turns every flush into a waiting one.
+                if self.on_own_callback_thread() {
+                    self.self_deadlock(&mut state, "a flush during finalization");
+                } else {
+                    let _ = self.flush_waiting(&mut state);
+                }
+            } else {
+                self.flush_nonwaiting(&mut state);
             }
         }
     }
 
-    /// Detaches the active half and queues its delivery. Caller checked `!in_flight`.
-    fn submit(self: &Arc<Self>, state: &mut State) {
-        let fresh = state.spare.take().unwrap_or_else(|| Arena::new(self.size));
-        let batch = std::mem::replace(&mut state.active, fresh);
-        let drops = std::mem::take(&mut state.drops);
-        state.in_flight = true;
-        state.flush_wanted = false;
-        state.submitted += 1;
+    fn try_write<T: Copy>(state: &mut State, idx: usize, kind: u32, record: &T) -> bool {
+        let half = &mut state.halves[idx];
+        let capacity = half.capacity;
+        let Some(arena) = half.arena.as_mut() else {
+            return false;
+        };
+        if !arena.fits(std::mem::size_of::<T>(), capacity) {
+            return false;
+        }
+        arena.write(kind, record);
+        state.counts.written[kind_slot(kind)] += 1;
+        true
+    }
+
+    /// Waits until half `idx` is not being delivered (the `local_sync` spin in `emplace`).
+    fn wait_for_half(&self, state: &mut MutexGuard<'_, State>, idx: usize) -> Result<(), Halt> {
+        if state.destroyed {
+            return Err(Halt::Destroyed);
+        }
+        if !state.halves[idx].busy {
+            return Ok(());
+        }
+        if self.on_own_callback_thread() {
+            self.self_deadlock(state, "the half being delivered");
+            return Err(Halt::SelfDeadlock);
+        }
+        state.counts.producer_waits += 1;
+        while state.halves[idx].busy && !state.destroyed {
+            self.changed.wait(state);
+        }
+        if state.destroyed {
+            return Err(Halt::Destroyed);
+        }
+        Ok(())
+    }
+
+    /// A producer on this buffer's callback thread would wait forever on the real SDK.
+    fn self_deadlock(&self, state: &mut State, waiting_for: &str) {
+        match crate::machine::machine().buffer_self_deadlock {
+            SelfDeadlock::Abort => {
+                eprintln!(
+                    "rocprofiler-sdk-sim: deadlock: a record for buffer {} (context {}) was \
+                     produced on that buffer's callback thread (rocsim-cb-{}), which would have to wait for {}; \
+                     this thread is running the buffer callback {} (or another task of its \
+                     callback thread). The real rocprofiler-sdk waits here forever (a traced \
+                     call made from inside a buffer callback). Aborting \
+                     (ROCSIM_BUFFER_SELF_DEADLOCK=drop counts and drops the record instead).",
+                    self.handle,
+                    self.context,
+                    self.thread.load(Ordering::Acquire),
+                    waiting_for,
+                    self.callback_name(),
+                );
+                std::process::abort();
+            }
+            SelfDeadlock::Drop => {
+                if state.counts.self_deadlocks == 0 {
+                    eprintln!(
+                        "rocprofiler-sdk-sim: buffer {}: a record produced inside buffer \
+                         callback {} would deadlock the real SDK; dropped and counted",
+                        self.handle,
+                        self.callback_name()
+                    );
+                }
+                state.counts.self_deadlocks += 1;
+            }
+        }
+    }
+
+    fn callback_name(&self) -> String {
+        let Some(callback) = self.callback else {
+            return "(none)".to_owned();
+        };
+        let address = callback as usize;
+        // SAFETY: dladdr only reads the loader's tables; `info` is a valid out-pointer.
+        let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+        let found = unsafe { libc::dladdr(address as *const libc::c_void, &mut info) } != 0;
+        if found && !info.dli_sname.is_null() {
+            // SAFETY: dladdr returned a NUL-terminated symbol name.
+            let name = unsafe { std::ffi::CStr::from_ptr(info.dli_sname) };
+            format!("{} ({address:#x})", name.to_string_lossy())
+        } else {
+            format!("at {address:#x}")
+        }
+    }
+
+    /// The SDK's `flush(id, wait = false)`: flip the index, and queue the delivery of the half
+    /// producers just left unless it is already being delivered (BUFFER_BUSY, ignored).
+    fn flush_nonwaiting(self: &Arc<Self>, state: &mut State) {
+        let old = state.idx;
+        state.idx ^= 1;
+        if state.halves[old].busy {
+            return;
+        }
+        self.queue_delivery(state, old);
+    }
+
+    /// The SDK's `flush(id, wait = true)`: wait for queued deliveries, flip the index, wait
+    /// for the half producers left, deliver it and wait for the callback.
+    fn flush_waiting(self: &Arc<Self>, state: &mut MutexGuard<'_, State>) -> Result<(), Halt> {
+        if state.completed < state.queued {
+            state.counts.flush_waits += 1;
+        }
+        while state.completed < state.queued && !state.destroyed {
+            self.changed.wait(state);
+        }
+        if state.destroyed {
+            return Err(Halt::Destroyed);
+        }
+        let old = state.idx;
+        state.idx ^= 1;
+        if state.halves[old].busy {
+            state.counts.flush_waits += 1;
+            while state.halves[old].busy && !state.destroyed {
+                self.changed.wait(state);
+            }
+            if state.destroyed {
+                return Err(Halt::Destroyed);
+            }
+        }
+        let target = self.queue_delivery(state, old);
+        while state.completed < target && !state.destroyed {
+            self.changed.wait(state);
+        }
+        Ok(())
+    }
+
+    /// Marks half `idx` busy and queues its delivery; returns the task's sequence number.
+    fn queue_delivery(self: &Arc<Self>, state: &mut State, idx: usize) -> u64 {
+        state.halves[idx].busy = true;
+        state.queued += 1;
         let buffer = Arc::clone(self);
         crate::callback_thread::submit(
             self.thread.load(Ordering::Acquire),
-            Box::new(move || buffer.deliver(batch, drops)),
+            Box::new(move || buffer.deliver(idx)),
         );
+        state.queued
     }
 
-    /// Runs on the callback thread, with no sim lock held during the tool's callback.
-    fn deliver(self: &Arc<Self>, mut batch: Arena, drops: u64) {
-        let destroyed = self.state.lock().destroyed;
-        if !destroyed && (!batch.entries.is_empty() || drops > 0) {
-            batch.build_headers();
-            // SAFETY: the tool's buffer callback; the header array and payloads stay valid
-            // until it returns (and not after: §7.2 "Lifetime").
-            unsafe {
-                (self.callback)(
-                    sys::rocprofiler_context_id_t {
-                        handle: self.context,
-                    },
-                    sys::rocprofiler_buffer_id_t {
-                        handle: self.handle,
-                    },
-                    batch.header_ptrs.as_mut_ptr(),
-                    batch.header_ptrs.len(),
-                    self.data.0,
-                    drops,
-                )
-            };
+    /// The flush task: runs on the callback thread, with no sim lock held during the tool's
+    /// callback. Half `idx` stays busy until the callback returned.
+    fn deliver(self: &Arc<Self>, idx: usize) {
+        let (arena, drop_count, destroyed) = {
+            let mut state = self.state.lock();
+            (
+                state.halves[idx].arena.take(),
+                state.drop_count,
+                state.destroyed,
+            )
+        };
+        let mut records = 0;
+        let mut arena = arena;
+        if let Some(batch) = arena.as_mut() {
+            records = batch.entries.len() as u64;
+            if let (false, true, Some(callback)) = (destroyed, records > 0, self.callback) {
+                batch.build_headers();
+                // SAFETY: the tool's buffer callback; the header array and payloads stay valid
+                // until it returns (and not after: §7.2 "Lifetime").
+                unsafe {
+                    callback(
+                        sys::rocprofiler_context_id_t {
+                            handle: self.context,
+                        },
+                        sys::rocprofiler_buffer_id_t {
+                            handle: self.handle,
+                        },
+                        batch.header_ptrs.as_mut_ptr(),
+                        batch.header_ptrs.len(),
+                        self.data.0,
+                        drop_count,
+                    )
+                };
+            }
+            batch.recycle();
         }
-        let records = batch.entries.len() as u64;
-        batch.recycle();
         let mut state = self.state.lock();
         if destroyed {
             state.counts.destroyed_undelivered += records;
         } else {
             state.counts.delivered += records;
         }
-        state.spare = Some(batch);
-        state.in_flight = false;
+        state.halves[idx].arena = arena;
+        state.halves[idx].busy = false;
         state.completed += 1;
-        let has_data = state.active.used > 0 || state.drops > 0;
-        let wanted = state.flush_wanted || state.active.used >= self.watermark;
-        if !state.destroyed && has_data && wanted {
-            self.submit(&mut state);
-        }
         self.changed.notify_all();
     }
 }
@@ -365,64 +593,54 @@ pub fn record_counts(handle: u64) -> Option<BufferRecordCounts> {
     get(handle).map(|buffer| buffer.state.lock().counts.clone())
 }
 
-/// `rocprofiler_flush_buffer`: deliver what the buffer holds and wait for the callback.
+/// `rocprofiler_flush_buffer`: deliver what the buffer holds and wait for the callback. A
+/// concurrent flush is waited out, never answered with BUFFER_BUSY.
 pub(crate) fn flush(handle: u64) -> sys::rocprofiler_status_t {
-    if crate::registration::fini_status() == 1 {
+    if crate::registration::fini_status() > 0 {
         return sys::ROCPROFILER_STATUS_ERROR_FINALIZED;
     }
     let Some(buffer) = get(handle) else {
         return sys::ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
     };
-    let here = crate::callback_thread::current();
-    if here != 0 && here == buffer.thread.load(Ordering::Acquire) {
+    if buffer.on_own_callback_thread() {
         // The real SDK waits here on the thread that would have to run the flush (§13.4).
         return sys::ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
     }
-    if buffer.syncer.swap(true, Ordering::AcqRel) {
-        return sys::ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+    let mut state = buffer.state.lock();
+    match buffer.flush_waiting(&mut state) {
+        Ok(()) => sys::ROCPROFILER_STATUS_SUCCESS,
+        Err(_) => sys::ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND,
     }
-    {
-        let mut state = buffer.state.lock();
-        while state.in_flight {
-            buffer.changed.wait(&mut state);
-        }
-        if !state.destroyed && (state.active.used > 0 || state.drops > 0) {
-            buffer.submit(&mut state);
-            let target = state.submitted;
-            while state.completed < target {
-                buffer.changed.wait(&mut state);
-            }
-        }
-    }
-    buffer.syncer.store(false, Ordering::Release);
-    sys::ROCPROFILER_STATUS_SUCCESS
 }
 
-/// `rocprofiler_destroy_buffer`: unflushed records are dropped (§7.2).
+/// `rocprofiler_destroy_buffer`: unflushed records are dropped (§7.2). BUFFER_BUSY while a
+/// delivery holds either half.
 pub(crate) fn destroy(handle: u64) -> sys::rocprofiler_status_t {
     let Some(buffer) = get(handle) else {
         return sys::ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
     };
-    if buffer.syncer.swap(true, Ordering::AcqRel) {
-        return sys::ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
-    }
     {
         let mut state = buffer.state.lock();
-        if state.in_flight {
-            drop(state);
-            buffer.syncer.store(false, Ordering::Release);
+        if state.halves.iter().any(|h| h.busy) {
             return sys::ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
         }
         state.destroyed = true;
-        state.counts.destroyed_undelivered += state.active.entries.len() as u64;
-        state.active.recycle();
+        let mut dropped = 0;
+        for half in &mut state.halves {
+            if let Some(arena) = half.arena.as_mut() {
+                dropped += arena.entries.len() as u64;
+                arena.recycle();
+            }
+        }
+        state.counts.destroyed_undelivered += dropped;
         buffer.changed.notify_all();
     }
     BUFFERS.write().by_handle.remove(&handle);
     sys::ROCPROFILER_STATUS_SUCCESS
 }
 
-/// Finalization: flush every buffer of the client's contexts, waiting out concurrent flushes.
+/// Finalization with `ROCSIM_FINALIZE_FLUSH=1` (the sim's behaviour before it modelled the
+/// SDK, which flushes nothing): flush every buffer of the client's contexts.
 pub(crate) fn flush_client_buffers(client: u32) {
     let handles: Vec<u64> = BUFFERS
         .read()
@@ -432,11 +650,27 @@ pub(crate) fn flush_client_buffers(client: u32) {
         .map(|b| b.handle)
         .collect();
     for handle in handles {
-        for _ in 0..10_000 {
-            if flush(handle) != sys::ROCPROFILER_STATUS_ERROR_BUFFER_BUSY {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
+        let _ = flush(handle);
+    }
+}
+
+/// Waits until every delivery queued for the client's buffers has run (the SDK joins its
+/// callback threads' task groups at the end of finalization).
+pub(crate) fn wait_client_deliveries(client: u32) {
+    let buffers: Vec<Arc<Buffer>> = BUFFERS
+        .read()
+        .by_handle
+        .values()
+        .filter(|b| crate::registry::client_of(b.context) == Some(client))
+        .cloned()
+        .collect();
+    for buffer in buffers {
+        if buffer.on_own_callback_thread() {
+            continue;
+        }
+        let mut state = buffer.state.lock();
+        while state.completed < state.queued && !state.destroyed {
+            buffer.changed.wait(&mut state);
         }
     }
 }

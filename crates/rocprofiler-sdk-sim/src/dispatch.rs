@@ -2,7 +2,9 @@
 //!
 //! [`ApiCall`] brackets one HIP call on the calling thread: HIP_STREAM SET ENTER, external
 //! correlation request for HIP_RUNTIME_API (if configured), HIP_RUNTIME_API ENTER ... EXIT,
-//! SET EXIT, then the HIP API buffer record (it carries the end timestamp). Between enter and
+//! the HIP API buffer record (it carries the end timestamp), then SET EXIT: the SDK's stream
+//! wrapper is the outer one (`hip/stream.cpp` `create_read_functor` around `hip/hip.cpp`
+//! `hip_api_impl::functor`). Between enter and
 //! exit, the call body submits device work with [`enqueue_kernel`] / [`enqueue_copy`]: request,
 //! enqueue callbacks, timing, and a completion on the signal thread that fires COMPLETE / EXIT
 //! callbacks and pushes the kernel and copy records.
@@ -155,12 +157,14 @@ fn stream_payload(id: u64, value: u64) -> Box<sys::rocprofiler_callback_tracing_
     })
 }
 
+/// Contexts with a HIP_STREAM callback for `op`; a target's `request` is set when its context
+/// requests HIP_RUNTIME_API external correlation ids (which decides SET EXIT's `external`).
 fn hip_stream_targets(op: i32) -> Targets {
     registry::targets(
         Selector {
             callback_kind: Some(sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM),
             buffer_kind: None,
-            request_kind: None,
+            request_kind: Some(sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API),
         },
         &[op],
         op,
@@ -199,8 +203,9 @@ impl ApiCall {
             let mut payload = stream_payload(s.id, s.value);
             let mut participants = Participants::new();
             for target in hip_stream_targets(sys::ROCPROFILER_HIP_STREAM_SET) {
+                // SET ENTER carries the SDK's `empty_user_data`: external 0.
                 participants.push(Participant {
-                    external: ext::top(target.context, tid),
+                    external: 0,
                     target,
                     user_data: 0,
                 });
@@ -279,7 +284,7 @@ impl ApiCall {
         }
     }
 
-    /// HIP_RUNTIME_API EXIT, SET EXIT, then the HIP API buffer records.
+    /// HIP_RUNTIME_API EXIT, the HIP API buffer records, then SET EXIT.
     pub(crate) fn exit(mut self) {
         let end_ns = now_ns();
         let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
@@ -293,26 +298,6 @@ impl ApiCall {
                 sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
                 payload,
             );
-        }
-        if let Some((mut stream_payload, mut participants)) = self.set.take() {
-            let payload: *mut c_void = (&mut *stream_payload
-                as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t)
-                .cast();
-            for p in &mut participants {
-                if let Some(service) = &p.target.callback {
-                    invoke(
-                        service,
-                        p.target.context,
-                        tid,
-                        correlation(0, p.external),
-                        sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-                        sys::ROCPROFILER_HIP_STREAM_SET,
-                        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
-                        payload,
-                        &mut p.user_data,
-                    );
-                }
-            }
         }
         for p in &self.api {
             if let Some(buffer) = p.target.buffer {
@@ -331,6 +316,34 @@ impl ApiCall {
                     sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
                     &record,
                 );
+            }
+        }
+        if let Some((mut stream_payload, mut participants)) = self.set.take() {
+            let payload: *mut c_void = (&mut *stream_payload
+                as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t)
+                .cast();
+            for p in &mut participants {
+                // SET EXIT carries the updated value (`tracing.hpp`
+                // `update_external_correlation_ids`): the thread's pushed value, or 0 for a
+                // context that requests HIP_RUNTIME_API ids.
+                p.external = if p.target.request.is_some() {
+                    0
+                } else {
+                    ext::top(p.target.context, tid)
+                };
+                if let Some(service) = &p.target.callback {
+                    invoke(
+                        service,
+                        p.target.context,
+                        tid,
+                        correlation(0, p.external),
+                        sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                        sys::ROCPROFILER_HIP_STREAM_SET,
+                        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+                        payload,
+                        &mut p.user_data,
+                    );
+                }
             }
         }
     }
@@ -435,6 +448,14 @@ pub(crate) fn enqueue_kernel(work: KernelWork) {
         sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
         &mut payload,
     );
+    // Contexts that do not request KERNEL_DISPATCH ids read the stack again after ENQUEUE
+    // ENTER (`hsa/queue.cpp` `WriteInterceptor`), so a push made in ENTER reaches EXIT,
+    // COMPLETE and the record.
+    for p in participants.iter_mut() {
+        if p.target.request.is_none() {
+            p.external = ext::top(p.target.context, tid);
+        }
+    }
     let (start, end) = crate::device::schedule(
         Engine::Queue(work.stream.queue),
         work.stream.key(),

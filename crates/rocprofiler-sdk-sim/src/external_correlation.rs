@@ -4,6 +4,7 @@ use crate::registry::Target;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::LazyLock;
 
 /// Stacks by (context, thread id).
@@ -11,30 +12,46 @@ type Stacks = HashMap<(u64, u64), Vec<u64>>;
 
 static STACKS: LazyLock<Mutex<Stacks>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
+/// The SDK's process-global default value (`get_default_data` in `external_correlation.cpp`):
+/// the top left by the last push or pop made on the default thread (the one that loaded the
+/// SDK: the main thread, tid == pid), in **any** context. Threads with no pushed value of
+/// their own get it.
+static DEFAULT: AtomicU64 = AtomicU64::new(0);
+
+fn is_default_thread(tid: u64) -> bool {
+    tid == crate::clock::getpid()
+}
+
 pub(crate) fn push(context: u64, tid: u64, value: u64) {
     STACKS.lock().entry((context, tid)).or_default().push(value);
+    if is_default_thread(tid) {
+        DEFAULT.store(value, Ordering::Relaxed);
+    }
 }
 
 /// Pops the top of the stack; an empty stack pops `{0}` (§8.6).
 pub(crate) fn pop(context: u64, tid: u64) -> u64 {
-    STACKS
-        .lock()
-        .get_mut(&(context, tid))
-        .and_then(Vec::pop)
-        .unwrap_or(0)
+    let mut stacks = STACKS.lock();
+    let Some(stack) = stacks.get_mut(&(context, tid)) else {
+        return 0;
+    };
+    let Some(value) = stack.pop() else {
+        return 0;
+    };
+    if is_default_thread(tid) {
+        DEFAULT.store(stack.last().copied().unwrap_or(0), Ordering::Relaxed);
+    }
+    value
 }
 
-/// The value a record of `tid` gets from the stacks: its own top, else the top of the default
-/// thread (the main thread, tid == pid), else 0 (§8.6).
+/// The value a record of `tid` gets from the stacks: its own top in `context`, else the
+/// process-global default (§8.6).
 pub(crate) fn top(context: u64, tid: u64) -> u64 {
     let stacks = STACKS.lock();
-    let own = stacks.get(&(context, tid)).and_then(|s| s.last().copied());
-    own.or_else(|| {
-        stacks
-            .get(&(context, crate::clock::getpid()))
-            .and_then(|s| s.last().copied())
-    })
-    .unwrap_or(0)
+    stacks
+        .get(&(context, tid))
+        .and_then(|s| s.last().copied())
+        .unwrap_or_else(|| DEFAULT.load(Ordering::Relaxed))
 }
 
 /// The external value one context gets for one operation: the request callback's value if it

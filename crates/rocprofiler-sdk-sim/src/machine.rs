@@ -9,7 +9,12 @@
 //!   an old version tests a tool's version gate, not an old ABI;
 //! * `ROCSIM_ROCM` — `7.1` (default) or `7.0`: the release whose layouts the SDK has. 7.0 has
 //!   a 304-byte agent struct with an 8-byte UUID and `ROCPROFILER_CONTEXT_NONE = UINT64_MAX`
-//!   (rocprofiler-sdk.md §15, §18.42).
+//!   (rocprofiler-sdk.md §15, §18.42);
+//! * `ROCSIM_BUFFER_SELF_DEADLOCK` — `abort` (default) or `drop`: what the sim does where the
+//!   real SDK deadlocks because a record is produced on the callback thread that is delivering
+//!   its buffer (see `crate::buffer`);
+//! * `ROCSIM_FINALIZE_FLUSH` — `0` (default, the SDK flushes no buffer at finalization) or
+//!   `1` (the sim's earlier behaviour: finalization delivers what the buffers hold).
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone)]
@@ -19,6 +24,19 @@ pub struct Machine {
     /// (major, minor, patch) reported by `rocprofiler_get_version` and to `rocprofiler_configure`.
     pub sdk_version: (u32, u32, u32),
     pub rocm: RocmRelease,
+    /// `ROCSIM_BUFFER_SELF_DEADLOCK`.
+    pub buffer_self_deadlock: SelfDeadlock,
+    /// `ROCSIM_FINALIZE_FLUSH`: finalization flushes the client's buffers (not the SDK's way).
+    pub finalize_flush: bool,
+}
+
+/// What a producer does where the real SDK would wait forever on its own buffer callback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelfDeadlock {
+    /// Print which buffer and callback, then abort the process.
+    Abort,
+    /// Count it (`BufferRecordCounts::self_deadlocks`) and drop the record.
+    Drop,
 }
 
 /// The ROCm release whose rocprofiler-sdk layouts the simulated library has.
@@ -61,6 +79,8 @@ static MACHINE: LazyLock<Machine> = LazyLock::new(|| Machine {
     direct_dispatch: env_u32("ROCSIM_DIRECT_DISPATCH", 1, 0..=1) == 1,
     sdk_version: env_version("ROCSIM_VERSION", (1, 0, 0)),
     rocm: env_rocm("ROCSIM_ROCM"),
+    buffer_self_deadlock: env_self_deadlock("ROCSIM_BUFFER_SELF_DEADLOCK"),
+    finalize_flush: env_u32("ROCSIM_FINALIZE_FLUSH", 0, 0..=1) == 1,
 });
 
 /// The machine of this process.
@@ -108,6 +128,17 @@ fn env_rocm(name: &str) -> RocmRelease {
         Ok(other) => {
             eprintln!("rocprofiler-sdk-sim: {name}={other:?} is not 7.0 or 7.1; using 7.1");
             RocmRelease::Rocm7_1
+        }
+    }
+}
+
+fn env_self_deadlock(name: &str) -> SelfDeadlock {
+    match std::env::var(name).as_deref().map(str::trim) {
+        Err(_) | Ok("abort") => SelfDeadlock::Abort,
+        Ok("drop") => SelfDeadlock::Drop,
+        Ok(other) => {
+            eprintln!("rocprofiler-sdk-sim: {name}={other:?} is not abort or drop; using abort");
+            SelfDeadlock::Abort
         }
     }
 }

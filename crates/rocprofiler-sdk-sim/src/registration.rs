@@ -195,8 +195,14 @@ extern "C" fn finalize_at_exit() {
     });
 }
 
-/// Stops the client's contexts, drains in-flight device work and buffers, then runs the
-/// tool's finalize with the finalization status at -1 (§3.1, §18.3).
+/// The SDK's `registration::finalize` and `invoke_client_finalizer` (§3.1, §18.3): the
+/// finalization status is -1 first; in-flight device work drains while the contexts are still
+/// active (its records land in the buffers); the client's contexts are stopped; the tool's
+/// finalize runs; then the callback threads finish the deliveries already queued
+/// (`internal_threading::finalize`). No buffer is flushed: records below the watermark are
+/// lost unless the tool flushes in its finalize (a flush during finalization waits and
+/// works). `ROCSIM_FINALIZE_FLUSH=1` restores the sim's earlier flush before the tool's
+/// finalize.
 fn finalize_client(handle: u32) {
     let (finalize, tool_data) = {
         let mut clients = CLIENTS.lock();
@@ -209,15 +215,18 @@ fn finalize_client(handle: u32) {
         client.finalized = true;
         (client.finalize, client.tool_data)
     };
-    crate::registry::stop_client_contexts(handle);
+    FINI_STATUS.store(-1, Ordering::Release);
     crate::worker::wait_idle();
     crate::signal::wait_all();
-    crate::buffer::flush_client_buffers(handle);
-    FINI_STATUS.store(-1, Ordering::Release);
+    crate::registry::stop_client_contexts(handle);
+    if crate::machine::machine().finalize_flush {
+        crate::buffer::flush_client_buffers(handle);
+    }
     if let Some(finalize) = finalize {
         // SAFETY: the tool's finalize with the tool data it gave us.
         unsafe { finalize(tool_data.0) };
     }
+    crate::buffer::wait_client_deliveries(handle);
     let all_done = CLIENTS.lock().iter().all(|c| c.finalized);
     FINI_STATUS.store(if all_done { 1 } else { 0 }, Ordering::Release);
 }

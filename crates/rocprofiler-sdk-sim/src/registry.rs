@@ -1,6 +1,7 @@
-//! Contexts and the services configured on them (§4, §5.1, §7.1, §8). Services are only added
-//! while tools initialize; afterwards the only change is a context's active flag, an atomic,
-//! so start/stop work from any thread, including from inside callbacks (§18.8).
+//! Contexts and the services configured on them (§4, §5.1, §7.1, §8). Services are added
+//! while tools initialize (an external-correlation request service also later, as the SDK
+//! allows); a context's active flag is an atomic, so start/stop work from any thread,
+//! including from inside callbacks (§18.8).
 //!
 //! Producers never call into a tool while holding this registry's lock: they copy out the
 //! [`Target`]s they need, release the lock, then invoke (§18.39).
@@ -119,18 +120,6 @@ pub(crate) fn client_of(handle: u64) -> Option<u32> {
     REGISTRY.read().find(handle).map(|c| c.client)
 }
 
-/// Why a context cannot be started: a buffer service whose buffer was destroyed.
-pub(crate) fn is_valid(handle: u64) -> Option<bool> {
-    let registry = REGISTRY.read();
-    let context = registry.find(handle)?;
-    Some(
-        context
-            .buffers
-            .iter()
-            .all(|(_, s)| crate::buffer::exists(s.buffer)),
-    )
-}
-
 pub(crate) fn set_active(handle: u64, active: bool) -> bool {
     match REGISTRY.read().find(handle) {
         Some(context) => {
@@ -139,6 +128,14 @@ pub(crate) fn set_active(handle: u64, active: bool) -> bool {
         }
         None => false,
     }
+}
+
+/// Stops an active context; false if it does not exist or is not active.
+pub(crate) fn deactivate(handle: u64) -> bool {
+    REGISTRY
+        .read()
+        .find(handle)
+        .is_some_and(|c| c.active.swap(false, Ordering::AcqRel))
 }
 
 pub(crate) fn stop_client_contexts(client: u32) {
@@ -187,6 +184,13 @@ pub(crate) fn add_buffer_service(
     }
     context.buffers.push((kind, service));
     Ok(())
+}
+
+pub(crate) fn has_request_service(context: u64) -> bool {
+    REGISTRY
+        .read()
+        .find(context)
+        .is_some_and(|c| c.request.is_some())
 }
 
 pub(crate) fn add_request_service(

@@ -1,12 +1,14 @@
 //! Finalization (§3.1, §18.3): through the `client_finalize` handed to initialize, and at
-//! process exit. The SDK stops the client's contexts, drains in-flight work and buffers, and
-//! reports is_finalized = -1 while the tool's finalize runs.
+//! process exit. As the SDK's `registration::finalize`: is_finalized = -1 first, in-flight
+//! work drains into the buffers, the client's contexts are stopped (stop_context on them then
+//! answers CONTEXT_NOT_FOUND), the tool's finalize runs, and **no buffer is flushed**: records
+//! below the watermark are lost unless the tool flushes in its finalize (M7).
 #[path = "common/child.rs"]
 mod child;
 use rocprofiler_sdk_sim as sim;
 use rocprofiler_sdk_sys::*;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 static FINALIZE: Mutex<Option<(rocprofiler_client_finalize_t, u32)>> = Mutex::new(None);
@@ -16,6 +18,8 @@ static RECORDS: AtomicUsize = AtomicUsize::new(0);
 static FINI_STATUS_IN_FINALIZE: AtomicI32 = AtomicI32::new(99);
 static ACTIVE_IN_FINALIZE: AtomicI32 = AtomicI32::new(99);
 static RECORDS_AT_FINALIZE: AtomicUsize = AtomicUsize::new(usize::MAX);
+static STOP_IN_FINALIZE: AtomicU32 = AtomicU32::new(u32::MAX);
+static FLUSH_IN_FINALIZE: AtomicU32 = AtomicU32::new(u32::MAX);
 
 unsafe extern "C" fn on_buffer(
     _: rocprofiler_context_id_t,
@@ -77,8 +81,22 @@ unsafe extern "C" fn tool_fini(_: *mut c_void) {
     );
     ACTIVE_IN_FINALIZE.store(active, Ordering::SeqCst);
     RECORDS_AT_FINALIZE.store(RECORDS.load(Ordering::SeqCst), Ordering::SeqCst);
+    STOP_IN_FINALIZE.store(
+        rocprofiler_stop_context(rocprofiler_context_id_t {
+            handle: CONTEXT.load(Ordering::SeqCst),
+        }),
+        Ordering::SeqCst,
+    );
+    if std::env::var("ROCSIM_TEST_FLUSH_IN_FINALIZE").is_ok() {
+        FLUSH_IN_FINALIZE.store(
+            rocprofiler_flush_buffer(rocprofiler_buffer_id_t {
+                handle: BUFFER.load(Ordering::SeqCst),
+            }),
+            Ordering::SeqCst,
+        );
+    }
     if let Ok(path) = std::env::var("ROCSIM_FINALIZE_MARKER") {
-        let records = RECORDS.load(Ordering::SeqCst);
+        let records = RECORDS_AT_FINALIZE.load(Ordering::SeqCst);
         let _ = std::fs::write(
             path,
             format!("finalizing={fini} active={active} records={records}"),
@@ -117,23 +135,27 @@ fn work() {
     sim::driver::launch_kernel(sim::driver::NULL_STREAM, &launch).unwrap();
 }
 
-#[test]
-fn client_finalize_stops_drains_and_locks() {
-    if !child::in_child("client_finalize_stops_drains_and_locks", &[]) {
-        return;
-    }
-    assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
-    let handle = FINALIZE.lock().unwrap().unwrap().1;
-    let (fini, _) = FINALIZE.lock().unwrap().unwrap();
-    // A 50 ms kernel is still running when the tool asks to finalize.
-    work();
-    assert_eq!(RECORDS.load(Ordering::SeqCst), 0);
+fn finalize_now() -> (rocprofiler_client_finalize_t, rocprofiler_client_id_t) {
+    let (fini, handle) = FINALIZE.lock().unwrap().unwrap();
     let id = rocprofiler_client_id_t {
         size: 24,
         name: std::ptr::null(),
         handle,
     };
     unsafe { fini.unwrap()(id) };
+    (fini, id)
+}
+
+#[test]
+fn client_finalize_stops_drains_and_locks() {
+    if !child::in_child("client_finalize_stops_drains_and_locks", &[]) {
+        return;
+    }
+    assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
+    // A 50 ms kernel is still running when the tool asks to finalize.
+    work();
+    assert_eq!(RECORDS.load(Ordering::SeqCst), 0);
+    let (fini, id) = finalize_now();
     assert_eq!(FINI_STATUS_IN_FINALIZE.load(Ordering::SeqCst), -1);
     assert_eq!(
         ACTIVE_IN_FINALIZE.load(Ordering::SeqCst),
@@ -141,9 +163,14 @@ fn client_finalize_stops_drains_and_locks() {
         "contexts stopped before finalize"
     );
     assert_eq!(
+        STOP_IN_FINALIZE.load(Ordering::SeqCst),
+        ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+        "the SDK already stopped the context"
+    );
+    assert_eq!(
         RECORDS_AT_FINALIZE.load(Ordering::SeqCst),
-        2,
-        "in-flight kernel and API record drained first"
+        0,
+        "the SDK flushes nothing before the tool's finalize"
     );
     let mut s = 0;
     unsafe {
@@ -166,10 +193,55 @@ fn client_finalize_stops_drains_and_locks() {
         // Finalizing twice is harmless.
         fini.unwrap()(id);
     }
-    // Work after finalization produces nothing.
+    // Work after finalization produces nothing, and the drained records were never delivered.
     work();
     sim::driver::wait_idle();
+    assert_eq!(
+        RECORDS.load(Ordering::SeqCst),
+        0,
+        "the tail below the watermark is lost"
+    );
+    let counts = sim::record_counts(BUFFER.load(Ordering::SeqCst)).unwrap();
+    assert_eq!(
+        counts.total_written(),
+        2,
+        "the in-flight kernel drained into the buffer"
+    );
+    assert_eq!(counts.delivered, 0);
+}
+
+/// M7: a tool that wants the tail flushes in its finalize; a flush during finalization waits.
+#[test]
+fn a_tool_that_flushes_in_its_finalize_gets_the_tail() {
+    if !child::in_child(
+        "a_tool_that_flushes_in_its_finalize_gets_the_tail",
+        &[("ROCSIM_TEST_FLUSH_IN_FINALIZE", "1")],
+    ) {
+        return;
+    }
+    assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
+    work();
+    finalize_now();
+    assert_eq!(
+        FLUSH_IN_FINALIZE.load(Ordering::SeqCst),
+        ROCPROFILER_STATUS_SUCCESS
+    );
     assert_eq!(RECORDS.load(Ordering::SeqCst), 2);
+}
+
+/// `ROCSIM_FINALIZE_FLUSH=1`: the sim's earlier behaviour, a flush before the tool's finalize.
+#[test]
+fn finalize_flush_option_delivers_before_the_tools_finalize() {
+    if !child::in_child(
+        "finalize_flush_option_delivers_before_the_tools_finalize",
+        &[("ROCSIM_FINALIZE_FLUSH", "1")],
+    ) {
+        return;
+    }
+    assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
+    work();
+    finalize_now();
+    assert_eq!(RECORDS_AT_FINALIZE.load(Ordering::SeqCst), 2);
 }
 
 #[test]
@@ -187,7 +259,7 @@ fn process_exit_finalizes_the_tool() {
     let text = std::fs::read_to_string(&marker).expect("the tool's finalize ran at exit");
     let _ = std::fs::remove_file(&marker);
     assert_eq!(
-        text, "finalizing=-1 active=0 records=2",
-        "stopped, drained, then finalize"
+        text, "finalizing=-1 active=0 records=0",
+        "stopped and drained, nothing flushed, then finalize"
     );
 }

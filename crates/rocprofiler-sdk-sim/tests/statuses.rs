@@ -9,6 +9,10 @@ use sys::*;
 /// (what, got, expected) observed inside initialize.
 static IN_INIT: Mutex<Vec<(&'static str, u32, u32)>> = Mutex::new(Vec::new());
 static HANDLES: OnceLock<(u64, u64)> = OnceLock::new();
+/// A context with no services, for the status edges after initialization.
+static BARE_CONTEXT: OnceLock<u64> = OnceLock::new();
+/// (create_callback_thread, assign_callback_thread) before initialization started.
+static BEFORE_INIT: OnceLock<(u32, u32)> = OnceLock::new();
 static INIT_STATUS_DURING_INIT: Mutex<i32> = Mutex::new(99);
 static DRIVER_DURING_INIT: Mutex<Option<sim::SimError>> = Mutex::new(None);
 
@@ -179,8 +183,12 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
     );
     let bcb = Some(noop_buffer as unsafe extern "C" fn(_, _, _, _, _, _));
     let mut buf = rocprofiler_buffer_id_t { handle: 0 };
+    // L10: like the SDK's `rocprofiler_create_buffer`, only the lock and an id that already
+    // names a buffer are checked; each accepted oddity gets a fresh id.
+    let fresh = || rocprofiler_buffer_id_t { handle: 0 };
+    let mut odd = fresh();
     t(
-        "create_buffer null callback",
+        "create_buffer null callback is accepted",
         rocprofiler_create_buffer(
             ctx,
             4096,
@@ -188,9 +196,9 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
             ROCPROFILER_BUFFER_POLICY_LOSSLESS,
             None,
             null,
-            &mut buf,
+            &mut odd,
         ),
-        ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+        ROCPROFILER_STATUS_SUCCESS,
     );
     t(
         "create_buffer null id",
@@ -205,8 +213,9 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
         ),
         ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
     );
+    let mut odd = fresh();
     t(
-        "create_buffer policy NONE",
+        "create_buffer policy NONE is accepted",
         rocprofiler_create_buffer(
             ctx,
             4096,
@@ -214,12 +223,13 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
             ROCPROFILER_BUFFER_POLICY_NONE,
             bcb,
             null,
-            &mut buf,
+            &mut odd,
         ),
-        ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+        ROCPROFILER_STATUS_SUCCESS,
     );
+    let mut odd = fresh();
     t(
-        "create_buffer size 0",
+        "create_buffer size 0 is accepted",
         rocprofiler_create_buffer(
             ctx,
             0,
@@ -227,12 +237,13 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
             ROCPROFILER_BUFFER_POLICY_LOSSLESS,
             bcb,
             null,
-            &mut buf,
+            &mut odd,
         ),
-        ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+        ROCPROFILER_STATUS_SUCCESS,
     );
+    let mut odd = fresh();
     t(
-        "create_buffer unknown ctx",
+        "create_buffer unknown ctx is accepted",
         rocprofiler_create_buffer(
             bogus,
             4096,
@@ -240,9 +251,9 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
             ROCPROFILER_BUFFER_POLICY_LOSSLESS,
             bcb,
             null,
-            &mut buf,
+            &mut odd,
         ),
-        ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+        ROCPROFILER_STATUS_SUCCESS,
     );
     t(
         "create_buffer",
@@ -269,7 +280,7 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
             null,
             &mut again,
         ),
-        ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
+        ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
     );
     t(
         "buffer svc kind LAST",
@@ -463,6 +474,13 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
         ),
         ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND,
     );
+    let mut bare = rocprofiler_context_id_t { handle: 0 };
+    t(
+        "create_context (bare)",
+        rocprofiler_create_context(&mut bare),
+        ROCPROFILER_STATUS_SUCCESS,
+    );
+    BARE_CONTEXT.set(bare.handle).unwrap();
     HANDLES.set((ctx.handle, buf.handle)).unwrap();
     0
 }
@@ -495,6 +513,13 @@ fn setup() -> (rocprofiler_context_id_t, rocprofiler_buffer_id_t) {
         let mut s = 7;
         unsafe { rocprofiler_is_initialized(&mut s) };
         assert_eq!(s, 0);
+        // L10: the SDK locks callback threads only once initialization finished.
+        let mut thread = rocprofiler_callback_thread_t { handle: 0 };
+        let created = unsafe { rocprofiler_create_callback_thread(&mut thread) };
+        let assigned = unsafe {
+            rocprofiler_assign_callback_thread(rocprofiler_buffer_id_t { handle: 1 }, thread)
+        };
+        BEFORE_INIT.set((created, assigned)).unwrap();
         assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
     });
     let (c, b) = *HANDLES.get().unwrap();
@@ -520,6 +545,17 @@ fn configuration_errors_inside_initialize() {
     assert!(sim::client_names()
         .iter()
         .any(|(_, n)| n.as_deref() == Some("status-test-tool")));
+}
+
+#[test]
+fn callback_threads_can_be_made_before_initialization() {
+    setup();
+    let (created, assigned) = *BEFORE_INIT.get().unwrap();
+    assert_eq!(created, ROCPROFILER_STATUS_SUCCESS);
+    assert_eq!(
+        assigned, ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND,
+        "not LOCKED"
+    );
 }
 
 #[test]
@@ -564,6 +600,7 @@ fn configuration_is_locked_after_initialize() {
             ),
             locked
         );
+        // L10: the SDK does not lock the request service; it only needs a registered context.
         assert_eq!(
             rocprofiler_configure_external_correlation_id_request_service(
                 std::mem::zeroed(),
@@ -572,7 +609,31 @@ fn configuration_is_locked_after_initialize() {
                 Some(noop_request),
                 std::ptr::null_mut()
             ),
-            locked
+            ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND
+        );
+        let bare = rocprofiler_context_id_t {
+            handle: *BARE_CONTEXT.get().unwrap(),
+        };
+        assert_eq!(
+            rocprofiler_configure_external_correlation_id_request_service(
+                bare,
+                std::ptr::null(),
+                0,
+                Some(noop_request),
+                std::ptr::null_mut()
+            ),
+            ROCPROFILER_STATUS_SUCCESS,
+            "a request service can be added after initialization"
+        );
+        assert_eq!(
+            rocprofiler_configure_external_correlation_id_request_service(
+                bare,
+                std::ptr::null(),
+                0,
+                Some(noop_request),
+                std::ptr::null_mut()
+            ),
+            ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED
         );
         assert_eq!(rocprofiler_create_callback_thread(&mut thread), locked);
         assert_eq!(rocprofiler_assign_callback_thread(buf, thread), locked);
@@ -627,6 +688,20 @@ fn contexts_start_stop_and_report_state() {
         assert_eq!(from_thread, 0, "stop works from any thread");
         assert_eq!(rocprofiler_context_is_active(ctx, &mut s), 0);
         assert_eq!(s, 0);
+        // L10: the SDK's stop_context searches the active contexts only.
+        assert_eq!(
+            rocprofiler_stop_context(ctx),
+            ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+            "stopping a stopped context"
+        );
+        let bare = rocprofiler_context_id_t {
+            handle: *BARE_CONTEXT.get().unwrap(),
+        };
+        assert_eq!(
+            rocprofiler_stop_context(bare),
+            ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+            "stopping a context that never started"
+        );
         assert!(ctx.handle > 0);
     }
 }

@@ -2,11 +2,15 @@
 use super::write_out;
 use crate::ffi_guard::guard;
 use crate::user_ptr::UserPtr;
-use crate::{buffer, registration, registry};
+use crate::{buffer, registration};
 use rocprofiler_sdk_sys as sys;
 use std::ffi::c_void;
 
-/// Rejects an id that already names a buffer with INVALID_ARGUMENT (zero-initialize ids).
+/// As `rocprofiler_create_buffer` in the SDK's `buffer.cpp`: LOCKED outside initialization,
+/// SERVICE_ALREADY_CONFIGURED for an id that already names a buffer (zero-initialize ids), and
+/// nothing else is checked: an unknown context, a null callback (records are then cleared
+/// without a call), POLICY_NONE (treated as DISCARD) and size 0 (every record is lost) are all
+/// accepted. A null `buffer_id` is INVALID_ARGUMENT here; the SDK dereferences it.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_create_buffer(
     context: sys::rocprofiler_context_id_t,
@@ -18,28 +22,15 @@ pub unsafe extern "C" fn rocprofiler_create_buffer(
     buffer_id: *mut sys::rocprofiler_buffer_id_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_create_buffer", || {
-        let Some(callback) = callback else {
-            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-        };
         if buffer_id.is_null() {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
         if !registration::configuration_open() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
-        if !registry::exists(context.handle) {
-            return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-        }
         // SAFETY: non-null, valid per the SDK contract.
         if buffer::exists(unsafe { (*buffer_id).handle }) {
-            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-        }
-        let valid_policy = matches!(
-            policy,
-            sys::ROCPROFILER_BUFFER_POLICY_DISCARD | sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS
-        );
-        if size == 0 || !valid_policy {
-            return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+            return sys::ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
         }
         let handle = buffer::create(
             context.handle,
@@ -63,8 +54,8 @@ pub unsafe extern "C" fn rocprofiler_destroy_buffer(
     })
 }
 
-/// Blocks until the buffer's callback ran. BUFFER_BUSY during a concurrent flush or destroy,
-/// and when called from the buffer's own callback thread (the real SDK deadlocks, §13.4).
+/// Blocks until the buffer's callback ran; a concurrent flush is waited out. BUFFER_BUSY only
+/// when called from the buffer's own callback thread (the real SDK deadlocks there, §13.4).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_flush_buffer(
     buffer_id: sys::rocprofiler_buffer_id_t,

@@ -31,34 +31,36 @@ pub unsafe extern "C" fn rocprofiler_create_context(
     })
 }
 
+/// As the SDK's `context::start_context`: CONTEXT_NOT_FOUND first, then LOCKED once
+/// finalization started; idempotent. A destroyed buffer does not make the context invalid.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_start_context(
     context_id: sys::rocprofiler_context_id_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_start_context", || {
+        if !registry::exists(context_id.handle) {
+            return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+        }
         if registration::fini_status() != 0 {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
-        match registry::is_valid(context_id.handle) {
-            None => sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
-            Some(false) => sys::ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID,
-            Some(true) => {
-                registry::set_active(context_id.handle, true);
-                sys::ROCPROFILER_STATUS_SUCCESS
-            }
-        }
+        registry::set_active(context_id.handle, true);
+        sys::ROCPROFILER_STATUS_SUCCESS
     })
 }
 
+/// As the SDK's `context::stop_context`: SUCCESS once finalized; otherwise the context must be
+/// active, and a registered but inactive one (never started, already stopped, or stopped by
+/// finalization) is CONTEXT_NOT_FOUND.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_stop_context(
     context_id: sys::rocprofiler_context_id_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_stop_context", || {
-        if registration::fini_status() == 1 {
+        if registration::fini_status() > 0 {
             return sys::ROCPROFILER_STATUS_SUCCESS;
         }
-        if registry::set_active(context_id.handle, false) {
+        if registry::deactivate(context_id.handle) {
             sys::ROCPROFILER_STATUS_SUCCESS
         } else {
             sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND
@@ -83,7 +85,8 @@ pub unsafe extern "C" fn rocprofiler_context_is_active(
     })
 }
 
-/// Writes 1 when valid, as the SDK source does (the header comment says the opposite, §4).
+/// Writes 1 for every registered context, as the SDK source does (the header comment says the
+/// opposite, §4); destroying a context's buffer does not change it.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_context_is_valid(
     context_id: sys::rocprofiler_context_id_t,
@@ -93,10 +96,10 @@ pub unsafe extern "C" fn rocprofiler_context_is_valid(
         if status.is_null() {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        match registry::is_valid(context_id.handle) {
-            // SAFETY: non-null, valid per the SDK contract.
-            Some(valid) => unsafe { write_out(status, valid as c_int) },
-            None => sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
+        if !registry::exists(context_id.handle) {
+            return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
         }
+        // SAFETY: non-null, valid per the SDK contract.
+        unsafe { write_out(status, 1 as c_int) }
     })
 }

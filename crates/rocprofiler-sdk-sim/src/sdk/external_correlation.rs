@@ -17,22 +17,24 @@ pub unsafe extern "C" fn rocprofiler_configure_external_correlation_id_request_s
     guard(
         "rocprofiler_configure_external_correlation_id_request_service",
         || {
-            if !crate::registration::configuration_open() {
-                return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
-            }
+            // As the SDK's `external_correlation.cpp`: only a registered context is needed,
+            // at any time (no CONFIGURATION_LOCKED); kinds are checked last.
             if !registry::exists(context_id.handle) {
                 return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+            }
+            if !kinds.is_null() && kinds_count == 0 {
+                return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
             }
             let Some(callback) = callback else {
                 return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
             };
+            if registry::has_request_service(context_id.handle) {
+                return sys::ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
+            }
             let last = sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_LAST;
             let mask = if kinds.is_null() {
                 (1..last).fold(0u64, |m, k| m | (1 << k))
             } else {
-                if kinds_count == 0 {
-                    return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-                }
                 // SAFETY: non-null, valid for `kinds_count` reads per the SDK contract.
                 let kinds = unsafe { std::slice::from_raw_parts(kinds, kinds_count) };
                 if kinds.iter().any(|&k| k == 0 || k >= last) {

@@ -1,4 +1,5 @@
-//! `internal_threading.h` (§13.3).
+//! `internal_threading.h` (§13.3). As in the SDK's `internal_threading.cpp`, both calls are
+//! LOCKED only once initialization finished: before it started they work too.
 use super::write_out;
 use crate::ffi_guard::guard;
 use crate::{buffer, callback_thread, registration};
@@ -12,7 +13,7 @@ pub unsafe extern "C" fn rocprofiler_create_callback_thread(
         if cb_thread_id.is_null() {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        if !registration::configuration_open() {
+        if registration::init_status() > 0 {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         let handle = callback_thread::create();
@@ -27,7 +28,7 @@ pub unsafe extern "C" fn rocprofiler_assign_callback_thread(
     cb_thread_id: sys::rocprofiler_callback_thread_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_assign_callback_thread", || {
-        if !registration::configuration_open() {
+        if registration::init_status() > 0 {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         if !buffer::exists(buffer_id.handle) {
