@@ -26,7 +26,6 @@ struct Probe {
     calls: AtomicUsize,
     records: AtomicUsize,
     drops: AtomicU64,
-    sleep_ms: AtomicU64,
     self_flush_status: AtomicU32,
     first_payload: AtomicUsize,
     tids: Mutex<Vec<u64>>,
@@ -131,10 +130,6 @@ unsafe extern "C" fn on_buffer(
         }
     }
     p.pass_gate();
-    let sleep = p.sleep_ms.swap(0, Ordering::SeqCst);
-    if sleep > 0 {
-        std::thread::sleep(Duration::from_millis(sleep));
-    }
     p.records.fetch_add(num_headers, Ordering::SeqCst);
     p.drops.fetch_add(drop_count, Ordering::SeqCst);
     p.drop_counts.lock().unwrap().push(drop_count);
