@@ -20,6 +20,20 @@ static ACTIVE_IN_FINALIZE: AtomicI32 = AtomicI32::new(99);
 static RECORDS_AT_FINALIZE: AtomicUsize = AtomicUsize::new(usize::MAX);
 static STOP_IN_FINALIZE: AtomicU32 = AtomicU32::new(u32::MAX);
 static FLUSH_IN_FINALIZE: AtomicU32 = AtomicU32::new(u32::MAX);
+/// is_finalized seen by the KERNEL_DISPATCH COMPLETE callback of the kernel that drains.
+static FINI_STATUS_AT_COMPLETE: AtomicI32 = AtomicI32::new(99);
+
+unsafe extern "C" fn on_dispatch(
+    record: rocprofiler_callback_tracing_record_t,
+    _: *mut rocprofiler_user_data_t,
+    _: *mut c_void,
+) {
+    if record.operation == ROCPROFILER_KERNEL_DISPATCH_COMPLETE {
+        let mut fini = 0;
+        rocprofiler_is_finalized(&mut fini);
+        FINI_STATUS_AT_COMPLETE.store(fini, Ordering::SeqCst);
+    }
+}
 
 unsafe extern "C" fn on_buffer(
     _: rocprofiler_context_id_t,
@@ -59,6 +73,14 @@ unsafe extern "C" fn tool_init(fini: rocprofiler_client_finalize_t, _: *mut c_vo
         std::ptr::null(),
         0,
         buffer,
+    );
+    rocprofiler_configure_callback_tracing_service(
+        ctx,
+        ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+        std::ptr::null(),
+        0,
+        Some(on_dispatch),
+        std::ptr::null_mut(),
     );
     rocprofiler_start_context(ctx);
     CONTEXT.store(ctx.handle, Ordering::SeqCst);
@@ -156,6 +178,11 @@ fn client_finalize_stops_drains_and_locks() {
     work();
     assert_eq!(RECORDS.load(Ordering::SeqCst), 0);
     let (fini, id) = finalize_now();
+    assert_eq!(
+        FINI_STATUS_AT_COMPLETE.load(Ordering::SeqCst),
+        -1,
+        "the finalizing status is set before in-flight work drains"
+    );
     assert_eq!(FINI_STATUS_IN_FINALIZE.load(Ordering::SeqCst), -1);
     assert_eq!(
         ACTIVE_IN_FINALIZE.load(Ordering::SeqCst),
