@@ -433,7 +433,8 @@ fn a_self_deadlock_can_be_counted_instead() {
 
 /// L9: DISCARD has one internal half. A full half counts drops; `drop_count` is cumulative.
 /// After a flush the index points at the missing half, where records vanish without a drop
-/// until the next flush flips it back; a flush of that empty half calls nothing.
+/// until the next flush flips it back; a flush of that empty half calls nothing. (So under
+/// DISCARD the callback never makes a producer wait, H1: its records are lost instead.)
 #[test]
 fn discard_has_one_half_loses_records_silently_and_counts_drops_cumulatively() {
     let _a = activate(B::Discard);
@@ -477,6 +478,11 @@ fn discard_has_one_half_loses_records_silently_and_counts_drops_cumulatively() {
         "cumulative drop_count"
     );
     assert_eq!(p.records.load(Ordering::SeqCst), 2 * per_half);
+    assert_eq!(
+        counts(B::Discard).producer_waits,
+        0,
+        "DISCARD producers never wait: during a delivery they write the missing half"
+    );
 }
 
 #[test]
