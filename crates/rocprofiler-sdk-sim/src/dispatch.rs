@@ -204,8 +204,13 @@ impl ApiCall {
             let mut participants = Participants::new();
             for target in hip_stream_targets(sys::ROCPROFILER_HIP_STREAM_SET) {
                 // SET ENTER carries the SDK's `empty_user_data`: external 0.
+                let external = if crate::machine::sim_correlation() {
+                    ext::top(target.context, tid)
+                } else {
+                    0
+                };
                 participants.push(Participant {
-                    external: 0,
+                    external,
                     target,
                     user_data: 0,
                 });
@@ -299,6 +304,48 @@ impl ApiCall {
                 payload,
             );
         }
+        let legacy_order = crate::machine::sim_correlation();
+        if !legacy_order {
+            self.push_api_records(end_ns);
+        }
+        if let Some((mut stream_payload, mut participants)) = self.set.take() {
+            let payload: *mut c_void = (&mut *stream_payload
+                as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t)
+                .cast();
+            for p in &mut participants {
+                // SET EXIT carries the updated value (`tracing.hpp`
+                // `update_external_correlation_ids`): the thread's pushed value, or 0 for a
+                // context that requests HIP_RUNTIME_API ids.
+                if !legacy_order {
+                    p.external = if p.target.request.is_some() {
+                        0
+                    } else {
+                        ext::top(p.target.context, tid)
+                    };
+                }
+                if let Some(service) = &p.target.callback {
+                    invoke(
+                        service,
+                        p.target.context,
+                        tid,
+                        correlation(0, p.external),
+                        sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                        sys::ROCPROFILER_HIP_STREAM_SET,
+                        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+                        payload,
+                        &mut p.user_data,
+                    );
+                }
+            }
+        }
+        if legacy_order {
+            self.push_api_records(end_ns);
+        }
+    }
+
+    /// The HIP API buffer records of this call.
+    fn push_api_records(&self, end_ns: u64) {
+        let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
         for p in &self.api {
             if let Some(buffer) = p.target.buffer {
                 let record = sys::rocprofiler_buffer_tracing_hip_api_record_t {
@@ -316,34 +363,6 @@ impl ApiCall {
                     sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
                     &record,
                 );
-            }
-        }
-        if let Some((mut stream_payload, mut participants)) = self.set.take() {
-            let payload: *mut c_void = (&mut *stream_payload
-                as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t)
-                .cast();
-            for p in &mut participants {
-                // SET EXIT carries the updated value (`tracing.hpp`
-                // `update_external_correlation_ids`): the thread's pushed value, or 0 for a
-                // context that requests HIP_RUNTIME_API ids.
-                p.external = if p.target.request.is_some() {
-                    0
-                } else {
-                    ext::top(p.target.context, tid)
-                };
-                if let Some(service) = &p.target.callback {
-                    invoke(
-                        service,
-                        p.target.context,
-                        tid,
-                        correlation(0, p.external),
-                        sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-                        sys::ROCPROFILER_HIP_STREAM_SET,
-                        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
-                        payload,
-                        &mut p.user_data,
-                    );
-                }
             }
         }
     }
@@ -451,9 +470,11 @@ pub(crate) fn enqueue_kernel(work: KernelWork) {
     // Contexts that do not request KERNEL_DISPATCH ids read the stack again after ENQUEUE
     // ENTER (`hsa/queue.cpp` `WriteInterceptor`), so a push made in ENTER reaches EXIT,
     // COMPLETE and the record.
-    for p in participants.iter_mut() {
-        if p.target.request.is_none() {
-            p.external = ext::top(p.target.context, tid);
+    if !crate::machine::sim_correlation() {
+        for p in participants.iter_mut() {
+            if p.target.request.is_none() {
+                p.external = ext::top(p.target.context, tid);
+            }
         }
     }
     let (start, end) = crate::device::schedule(

@@ -14,7 +14,13 @@
 //!   real SDK deadlocks because a record is produced on the callback thread that is delivering
 //!   its buffer (see `crate::buffer`);
 //! * `ROCSIM_FINALIZE_FLUSH` — `0` (default, the SDK flushes no buffer at finalization) or
-//!   `1` (the sim's earlier behaviour: finalization delivers what the buffers hold).
+//!   `1` (the sim's earlier behaviour: finalization delivers what the buffers hold);
+//! * `ROCSIM_STATUSES` — `sdk` (default) or `sim`: the status codes of the context, buffer,
+//!   request-service and callback-thread calls as the SDK source returns them, or as the sim
+//!   returned them before it modelled the SDK's (stricter on input, looser on stop_context);
+//! * `ROCSIM_CORRELATION` — `sdk` (default) or `sim`: the SDK's external ids on HIP_STREAM SET,
+//!   HIP API record before SET EXIT, process-global default external value and KERNEL_DISPATCH
+//!   re-read after ENQUEUE ENTER; or the sim's earlier per-context rules.
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone)]
@@ -28,6 +34,17 @@ pub struct Machine {
     pub buffer_self_deadlock: SelfDeadlock,
     /// `ROCSIM_FINALIZE_FLUSH`: finalization flushes the client's buffers (not the SDK's way).
     pub finalize_flush: bool,
+    /// `ROCSIM_STATUSES`.
+    pub statuses: Fidelity,
+    /// `ROCSIM_CORRELATION`.
+    pub correlation: Fidelity,
+}
+
+/// Whether a detail follows the SDK source (default) or the sim's behaviour before it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fidelity {
+    Sdk,
+    Sim,
 }
 
 /// What a producer does where the real SDK would wait forever on its own buffer callback.
@@ -81,6 +98,8 @@ static MACHINE: LazyLock<Machine> = LazyLock::new(|| Machine {
     rocm: env_rocm("ROCSIM_ROCM"),
     buffer_self_deadlock: env_self_deadlock("ROCSIM_BUFFER_SELF_DEADLOCK"),
     finalize_flush: env_u32("ROCSIM_FINALIZE_FLUSH", 0, 0..=1) == 1,
+    statuses: env_fidelity("ROCSIM_STATUSES"),
+    correlation: env_fidelity("ROCSIM_CORRELATION"),
 });
 
 /// The machine of this process.
@@ -141,6 +160,27 @@ fn env_self_deadlock(name: &str) -> SelfDeadlock {
             SelfDeadlock::Abort
         }
     }
+}
+
+fn env_fidelity(name: &str) -> Fidelity {
+    match std::env::var(name).as_deref().map(str::trim) {
+        Err(_) | Ok("sdk") => Fidelity::Sdk,
+        Ok("sim") => Fidelity::Sim,
+        Ok(other) => {
+            eprintln!("rocprofiler-sdk-sim: {name}={other:?} is not sdk or sim; using sdk");
+            Fidelity::Sdk
+        }
+    }
+}
+
+/// True when `ROCSIM_STATUSES=sim`.
+pub(crate) fn sim_statuses() -> bool {
+    machine().statuses == Fidelity::Sim
+}
+
+/// True when `ROCSIM_CORRELATION=sim`.
+pub(crate) fn sim_correlation() -> bool {
+    machine().correlation == Fidelity::Sim
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Statuses for bad input and wrong order (§4, §5.1, §7.2, §8.6, §9.1, §18.2-10), the names
 //! API (§12), status strings and version (§11), and agents (§9, §18.10-12).
+#[path = "common/child.rs"]
+mod child;
 use rocprofiler_sdk_sim as sim;
 use rocprofiler_sdk_sys as sys;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -545,6 +547,46 @@ fn configuration_errors_inside_initialize() {
     assert!(sim::client_names()
         .iter()
         .any(|(_, n)| n.as_deref() == Some("status-test-tool")));
+}
+
+/// `ROCSIM_STATUSES=sim`: the sim's codes from before it followed the SDK source.
+#[test]
+fn sim_statuses_option_restores_the_earlier_codes() {
+    if !child::in_child(
+        "sim_statuses_option_restores_the_earlier_codes",
+        &[("ROCSIM_STATUSES", "sim")],
+    ) {
+        return;
+    }
+    setup();
+    let (created, _) = *BEFORE_INIT.get().unwrap();
+    assert_eq!(created, ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
+    let bare = rocprofiler_context_id_t {
+        handle: *BARE_CONTEXT.get().unwrap(),
+    };
+    unsafe {
+        assert_eq!(rocprofiler_stop_context(bare), ROCPROFILER_STATUS_SUCCESS);
+        assert_eq!(
+            rocprofiler_configure_external_correlation_id_request_service(
+                bare,
+                std::ptr::null(),
+                0,
+                Some(noop_request),
+                std::ptr::null_mut()
+            ),
+            ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
+        );
+    }
+    let in_init = IN_INIT.lock().unwrap().clone();
+    let got = |what: &str| in_init.iter().find(|r| r.0 == what).unwrap().1;
+    assert_eq!(
+        got("create_buffer null callback is accepted"),
+        ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT
+    );
+    assert_eq!(
+        got("create_buffer over a live id"),
+        ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT
+    );
 }
 
 #[test]

@@ -5,6 +5,15 @@ use crate::ffi_guard::guard;
 use crate::{buffer, callback_thread, registration};
 use rocprofiler_sdk_sys as sys;
 
+/// LOCKED once initialization finished (the SDK); `ROCSIM_STATUSES=sim`: outside initialize.
+fn locked() -> bool {
+    if crate::machine::sim_statuses() {
+        !registration::configuration_open()
+    } else {
+        registration::init_status() > 0
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_create_callback_thread(
     cb_thread_id: *mut sys::rocprofiler_callback_thread_t,
@@ -13,7 +22,7 @@ pub unsafe extern "C" fn rocprofiler_create_callback_thread(
         if cb_thread_id.is_null() {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        if registration::init_status() > 0 {
+        if locked() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         let handle = callback_thread::create();
@@ -28,7 +37,7 @@ pub unsafe extern "C" fn rocprofiler_assign_callback_thread(
     cb_thread_id: sys::rocprofiler_callback_thread_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_assign_callback_thread", || {
-        if registration::init_status() > 0 {
+        if locked() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         if !buffer::exists(buffer_id.handle) {
