@@ -11,6 +11,7 @@
 //!                  uint64_t duration_ns; } rocsim_copy_t;
 //! int32_t rocsim_set_device(uint32_t device);
 //! uint32_t rocsim_current_device(void);
+//! uint32_t rocsim_device_count(void);  /* HIP-visible GPUs, in HIP's order */
 //! int32_t rocsim_stream_create(uint64_t* stream);
 //! int32_t rocsim_stream_create_with(int32_t op /* a hipStreamCreate* operation id */, uint64_t* stream);
 //! int32_t rocsim_stream_destroy(uint64_t stream);
@@ -124,6 +125,12 @@ pub extern "C" fn rocsim_set_device(device: u32) -> i32 {
 #[no_mangle]
 pub extern "C" fn rocsim_current_device() -> u32 {
     driver::current_device()
+}
+
+/// The number of HIP devices (`hipGetDeviceCount`); 0 if the sim panicked.
+#[no_mangle]
+pub extern "C" fn rocsim_device_count() -> u32 {
+    catch_unwind(driver::device_count).unwrap_or(0)
 }
 
 #[no_mangle]

@@ -9,7 +9,13 @@
 //!   an old version tests a tool's version gate, not an old ABI;
 //! * `ROCSIM_ROCM` — `7.1` (default) or `7.0`: the release whose layouts the SDK has. 7.0 has
 //!   a 304-byte agent struct with an 8-byte UUID and `ROCPROFILER_CONTEXT_NONE = UINT64_MAX`
-//!   (rocprofiler-sdk.md §15, §18.42).
+//!   (rocprofiler-sdk.md §15, §18.42);
+//! * `ROCSIM_STREAM_MAP` — `sdk-1.0` or `newer`: how HIP_STREAM maps `hipStream_t` values to
+//!   stream ids ([`StreamMap`]). Default: `sdk-1.0` when `ROCSIM_VERSION` is below 1.1.0 (so
+//!   for the default 1.0.0), `newer` from 1.1.0;
+//! * `ROCSIM_CPUS` — CPU sockets, each one CPU agent listed before the GPUs (default 2, 1..=8);
+//! * `HIP_VISIBLE_DEVICES`, `CUDA_VISIBLE_DEVICES`, `GPU_DEVICE_ORDINAL`, `ROCR_VISIBLE_DEVICES`
+//!   — the real runtimes' variables, read as the SDK and HIP read them (see `agents`).
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone)]
@@ -19,6 +25,47 @@ pub struct Machine {
     /// (major, minor, patch) reported by `rocprofiler_get_version` and to `rocprofiler_configure`.
     pub sdk_version: (u32, u32, u32),
     pub rocm: RocmRelease,
+    pub stream_map: StreamMap,
+    /// CPU agents (sockets); GPU `logical_node_id`s start after them.
+    pub cpus: u32,
+    pub visibility: VisibilityEnv,
+}
+
+/// How the SDK maps `hipStream_t` values to `rocprofiler_stream_id_t` (HIP_STREAM tracing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamMap {
+    /// rocprofiler-sdk 1.0.0 as shipped with ROCm 7.0 and 7.1 (`hip/stream.cpp`): one map that
+    /// holds the null stream at id 0 and the streams whose creation a HIP_STREAM callback
+    /// context saw; a SET or DESTROY on any other value (`hipStreamLegacy`,
+    /// `hipStreamPerThread`, streams created while no such context was active) throws
+    /// `std::out_of_range` out of the HIP call, which aborts the process. DESTROY keeps the
+    /// entry; CREATE also fires after a failed create.
+    Sdk1_0,
+    /// Later SDKs: `hipStreamLegacy` is id 0, `hipStreamPerThread` gets a lazy id per thread,
+    /// unknown streams are registered lazily, DESTROY removes the entry.
+    Newer,
+}
+
+/// The device-visibility variables of the process, unset or empty = `None` (as the SDK's
+/// `get_env(name, "")` followed by an emptiness check).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VisibilityEnv {
+    pub rocr_visible_devices: Option<String>,
+    pub hip_visible_devices: Option<String>,
+    pub cuda_visible_devices: Option<String>,
+    pub gpu_device_ordinal: Option<String>,
+}
+
+impl VisibilityEnv {
+    fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        VisibilityEnv {
+            rocr_visible_devices: var("ROCR_VISIBLE_DEVICES"),
+            hip_visible_devices: var("HIP_VISIBLE_DEVICES"),
+            cuda_visible_devices: var("CUDA_VISIBLE_DEVICES"),
+            gpu_device_ordinal: var("GPU_DEVICE_ORDINAL"),
+        }
+    }
 }
 
 /// The ROCm release whose rocprofiler-sdk layouts the simulated library has.
@@ -55,12 +102,21 @@ impl RocmRelease {
 }
 
 pub const MAX_GPUS: u32 = 16;
+pub const MAX_CPUS: u32 = 8;
+/// Two sockets: MI300X-class nodes (8 GPUs) are dual-socket hosts.
+pub const DEFAULT_CPUS: u32 = 2;
 
-static MACHINE: LazyLock<Machine> = LazyLock::new(|| Machine {
-    gpus: env_u32("ROCSIM_GPUS", 1, 1..=MAX_GPUS),
-    direct_dispatch: env_u32("ROCSIM_DIRECT_DISPATCH", 1, 0..=1) == 1,
-    sdk_version: env_version("ROCSIM_VERSION", (1, 0, 0)),
-    rocm: env_rocm("ROCSIM_ROCM"),
+static MACHINE: LazyLock<Machine> = LazyLock::new(|| {
+    let sdk_version = env_version("ROCSIM_VERSION", (1, 0, 0));
+    Machine {
+        gpus: env_u32("ROCSIM_GPUS", 1, 1..=MAX_GPUS),
+        direct_dispatch: env_u32("ROCSIM_DIRECT_DISPATCH", 1, 0..=1) == 1,
+        sdk_version,
+        rocm: env_rocm("ROCSIM_ROCM"),
+        stream_map: env_stream_map("ROCSIM_STREAM_MAP", sdk_version),
+        cpus: env_u32("ROCSIM_CPUS", DEFAULT_CPUS, 1..=MAX_CPUS),
+        visibility: VisibilityEnv::from_env(),
+    }
 });
 
 /// The machine of this process.
@@ -112,6 +168,50 @@ fn env_rocm(name: &str) -> RocmRelease {
     }
 }
 
+impl StreamMap {
+    /// The spelling of `ROCSIM_STREAM_MAP` and of the scenario key `[machine] stream_map`.
+    pub fn parse(text: &str) -> Option<StreamMap> {
+        match text.trim() {
+            "sdk-1.0" => Some(StreamMap::Sdk1_0),
+            "newer" => Some(StreamMap::Newer),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamMap::Sdk1_0 => "sdk-1.0",
+            StreamMap::Newer => "newer",
+        }
+    }
+
+    /// The map an SDK of this version has. Every release that ships as 1.0.x (ROCm 7.0 and
+    /// 7.1) has the throwing map; the lenient one is only known from trees that already say
+    /// 1.1 or later. Versions before 1.0.0 have no HIP_STREAM tracing at all, so the strict
+    /// map (never reached) is as good as any.
+    pub fn for_version(version: (u32, u32, u32)) -> StreamMap {
+        if version >= (1, 1, 0) {
+            StreamMap::Newer
+        } else {
+            StreamMap::Sdk1_0
+        }
+    }
+}
+
+fn env_stream_map(name: &str, version: (u32, u32, u32)) -> StreamMap {
+    let default = StreamMap::for_version(version);
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(text) => StreamMap::parse(&text).unwrap_or_else(|| {
+            eprintln!(
+                "rocprofiler-sdk-sim: {name}={text:?} is not sdk-1.0 or newer; using {}",
+                default.as_str()
+            );
+            default
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +223,16 @@ mod tests {
         assert_eq!(parse_version("1.0"), None);
         assert_eq!(parse_version("1.0.0.1"), None);
         assert_eq!(parse_version("1.x.0"), None);
+    }
+
+    #[test]
+    fn the_stream_map_follows_the_version_unless_set() {
+        assert_eq!(StreamMap::for_version((1, 0, 0)), StreamMap::Sdk1_0);
+        assert_eq!(StreamMap::for_version((1, 0, 7)), StreamMap::Sdk1_0);
+        assert_eq!(StreamMap::for_version((1, 1, 0)), StreamMap::Newer);
+        assert_eq!(StreamMap::for_version((1, 3, 5)), StreamMap::Newer);
+        assert_eq!(StreamMap::parse(" newer "), Some(StreamMap::Newer));
+        assert_eq!(StreamMap::parse("sdk-1.0"), Some(StreamMap::Sdk1_0));
+        assert_eq!(StreamMap::parse("1.0"), None);
     }
 }
