@@ -10,8 +10,8 @@
 //! follows a real 7.0 agent, so a tool reading the 7.1 `uuid` in full sees garbage.
 //! Structs, names and memory banks are leaked once, so every pointer handed to a tool stays
 //! valid for the life of the process (§18.12).
-use rocprofiler_sdk_sys as sys;
 use crate::machine::VisibilityEnv;
+use rocprofiler_sdk_sys as sys;
 use std::ffi::{c_void, CString};
 use std::sync::LazyLock;
 
@@ -305,8 +305,7 @@ fn gpu_agent(
     gpu.logical_node_type_id = ordinal as i32;
     // hsa = bit 0; hip, rccl and rocdecode (bits 1-3) follow HIP visibility.
     let visibility = gpu_visibility(env, ordinal);
-    gpu.runtime_visibility =
-        u32::from(visibility.hsa) | if visibility.hip { 0b1110 } else { 0 };
+    gpu.runtime_visibility = u32::from(visibility.hsa) | if visibility.hip { 0b1110 } else { 0 };
     let mut uuid = [0u8; 16];
     uuid[..8].copy_from_slice(&uuid_head(ordinal));
     uuid[8..].copy_from_slice(&gpu.gpu_id.to_be_bytes());
@@ -341,7 +340,10 @@ mod tests {
         assert_eq!(hip_device_order(4, &env(None, Some("0"), Some("1"))), [0]);
         let uuid = format!("GPU-{:x}", uuid_value(2));
         assert_eq!(hip_device_order(4, &env(None, Some(&uuid), None)), [2]);
-        assert_eq!(hip_device_order(2, &env(None, Some("7,x"), None)), [0u32; 0]);
+        assert_eq!(
+            hip_device_order(2, &env(None, Some("7,x"), None)),
+            [0u32; 0]
+        );
     }
 
     #[test]

@@ -245,7 +245,11 @@ pub fn stream_destroy(stream: HipStream) -> Result<(), SimError> {
     let destroyed = streams::destroy(stream);
     call.exit();
     destroyed?;
-    let id = if strict { strict_lookup() } else { Some(info.id) };
+    let id = if strict {
+        strict_lookup()
+    } else {
+        Some(info.id)
+    };
     if let Some(id) = id {
         dispatch::stream_lifecycle(sys::ROCPROFILER_HIP_STREAM_DESTROY, id, stream);
     }
