@@ -99,6 +99,8 @@ mod ffi {
         pub fn rocsim_stream_synchronize(stream: u64) -> i32;
         pub fn rocsim_device_synchronize() -> i32;
         pub fn rocsim_api_call(op: i32, has_stream: i32, stream: u64, corr: *mut u64) -> i32;
+        pub fn rocsim_api_call_failed(op: i32, has_stream: i32, stream: u64, corr: *mut u64)
+            -> i32;
     }
 }
 
@@ -257,6 +259,20 @@ pub fn api_call(op: i32, stream: Option<Stream>) -> Result<(), HipError> {
     // SAFETY: plain value call; null correlation out-pointer.
     check(unsafe {
         ffi::rocsim_api_call(
+            op,
+            i32::from(stream.is_some()),
+            stream.unwrap_or(0),
+            std::ptr::null_mut(),
+        )
+    })
+}
+
+/// A HIP call without device work, possibly rejected, on a stream HIP may not know: the SDK's
+/// wrappers see it before HIP validates, so its SET follows the SDK's stream map.
+pub fn api_call_failed(op: i32, stream: Option<Stream>) -> Result<(), HipError> {
+    // SAFETY: plain value call; null correlation out-pointer.
+    check(unsafe {
+        ffi::rocsim_api_call_failed(
             op,
             i32::from(stream.is_some()),
             stream.unwrap_or(0),

@@ -29,6 +29,7 @@
 //! int32_t rocsim_stream_synchronize(uint64_t stream);
 //! int32_t rocsim_device_synchronize(void);
 //! int32_t rocsim_api_call(int32_t op, int32_t has_stream, uint64_t stream, uint64_t* corr);
+//! int32_t rocsim_api_call_failed(int32_t op, int32_t has_stream, uint64_t stream, uint64_t* corr);
 //! void    rocsim_wait_idle(void);
 //! void    rocsim_fault_inject(const char* function, uint32_t status, uint32_t nth /* 0 = every call */);
 //! void    rocsim_fault_clear(void);
@@ -317,6 +318,21 @@ pub extern "C" fn rocsim_stream_synchronize(stream: u64) -> i32 {
 #[no_mangle]
 pub extern "C" fn rocsim_device_synchronize() -> i32 {
     run(driver::device_synchronize)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_api_call_failed(
+    op: i32,
+    has_stream: i32,
+    stream: u64,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        let id = driver::api_call_failed(op, (has_stream != 0).then_some(stream))?;
+        // SAFETY: caller contract.
+        unsafe { store(corr, id) };
+        Ok(())
+    })
 }
 
 #[no_mangle]

@@ -568,6 +568,30 @@ pub fn api_call(api_op: i32, stream: Option<HipStream>) -> Result<u64, SimError>
     Ok(correlation_id)
 }
 
+/// A HIP call the runtime rejected (or any call without device work), traced as the SDK's
+/// wrappers trace it: they run before the runtime validates anything. A `stream` the runtime
+/// does not know (destroyed, or never created) still gets its SET under the SDK 1.0.0 map: with
+/// the id the map kept for that address, or, if the map never had it, the process aborts like
+/// the real SDK. Under the newer map such a call is traced without a SET. Known streams are
+/// traced as by [`api_call`].
+pub fn api_call_failed(api_op: i32, stream: Option<HipStream>) -> Result<u64, SimError> {
+    let unknown = match stream.map(|s| streams::resolve(s, current_device())) {
+        Some(Err(SimError::UnknownStream(value))) => value,
+        _ => return api_call(api_op, stream),
+    };
+    runtime()?;
+    if api_op < 0 || api_op as usize >= sys::HIP_RUNTIME_API_NAMES.len() {
+        return Err(SimError::InvalidArgument(format!(
+            "unknown HIP operation id {api_op}"
+        )));
+    }
+    let info = streams::unknown_to_hip(unknown, current_device());
+    let call = ApiCall::enter(api_op, info.as_ref());
+    let correlation_id = call.correlation_id;
+    call.exit();
+    Ok(correlation_id)
+}
+
 /// The HIP operation id of a runtime function name (`"hipMalloc"` -> 215).
 pub fn hip_operation(name: &str) -> Option<i32> {
     sys::HIP_RUNTIME_API_NAMES

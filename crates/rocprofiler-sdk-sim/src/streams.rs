@@ -258,6 +258,23 @@ pub(crate) fn resolve(value: u64, current_device: u32) -> Result<StreamInfo, Sim
     })
 }
 
+/// What a SET on `value`, a stream the HIP runtime does not know, carries: under the SDK 1.0.0
+/// map the id the map kept for it (or unmapped); under the newer map there is no SET (`None`).
+pub(crate) fn unknown_to_hip(value: u64, device: u32) -> Option<StreamInfo> {
+    if stream_map() != StreamMap::Sdk1_0 {
+        return None;
+    }
+    let id = sdk_id(value);
+    Some(StreamInfo {
+        id: id.unwrap_or(u64::MAX),
+        mapped: id.is_some(),
+        value,
+        device,
+        queue: 0,
+        serial: u64::MAX,
+    })
+}
+
 /// Sends the stream's next work to HSA queue `queue` (several streams may share one).
 pub(crate) fn bind_queue(value: u64, current_device: u32, queue: u64) -> Result<(), SimError> {
     let info = resolve(value, current_device)?;
