@@ -61,6 +61,7 @@ mod ffi {
     extern "C" {
         pub fn rocsim_set_device(device: u32) -> i32;
         pub fn rocsim_device_count() -> u32;
+        pub fn rocsim_device_gpu_ordinal(device: u32) -> i32;
         pub fn rocsim_stream_create_with(op: i32, stream: *mut u64) -> i32;
         pub fn rocsim_stream_destroy(stream: u64) -> i32;
         pub fn rocsim_load_code_object(
@@ -129,6 +130,14 @@ pub fn gpu_count() -> u32 {
     static COUNT: OnceLock<u32> = OnceLock::new();
     // SAFETY: plain value call.
     *COUNT.get_or_init(|| unsafe { ffi::rocsim_device_count() })
+}
+
+/// The machine's GPU that HIP device `device` is (its position among all GPUs, which differs
+/// from `device` when visibility variables hide GPUs).
+pub fn gpu_ordinal(device: u32) -> u32 {
+    // SAFETY: plain value call.
+    let ordinal = unsafe { ffi::rocsim_device_gpu_ordinal(device) };
+    u32::try_from(ordinal).unwrap_or(device)
 }
 
 pub fn set_device(device: u32) -> Result<(), HipError> {

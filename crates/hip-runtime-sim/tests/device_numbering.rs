@@ -67,4 +67,14 @@ fn hip_visible_devices_sets_count_and_order() {
     assert_eq!(hipSetDevice(2), HIP_ERROR_INVALID_DEVICE);
     // The runtime and the simulated SDK's driver agree on the numbering.
     assert_eq!(rocprofiler_sdk_sim::driver::device_count(), 2);
+    // HIP device 0 is GPU 3: its properties are that GPU's (PCI bus 0x0c + 0x10 * ordinal,
+    // as the agents' location_id).
+    let mut prop = std::mem::MaybeUninit::<amdhip64::abi::HipDevicePropR0600>::zeroed();
+    assert_eq!(
+        unsafe { hipGetDevicePropertiesR0600(prop.as_mut_ptr(), 0) },
+        HIP_SUCCESS
+    );
+    assert_eq!(unsafe { prop.assume_init() }.pciBusID, 0x0c + 0x10 * 3);
+    assert_eq!(rocprofiler_sdk_sim::driver::device_gpu_ordinal(1), Some(1));
+    assert_eq!(rocprofiler_sdk_sim::driver::device_gpu_ordinal(2), None);
 }

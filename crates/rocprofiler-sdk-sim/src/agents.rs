@@ -55,6 +55,11 @@ impl Agents {
         }
     }
 
+    /// The GPU ordinal (`logical_node_type_id`) of HIP device `device`, if it exists.
+    pub(crate) fn hip_device_gpu(&self, device: u32) -> Option<u32> {
+        self.hip_devices.get(device as usize).copied()
+    }
+
     /// Number of HIP devices: the GPUs visible to HIP (`hipGetDeviceCount`).
     pub(crate) fn hip_device_count(&self) -> u32 {
         self.hip_devices.len() as u32

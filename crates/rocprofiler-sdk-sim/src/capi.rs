@@ -12,6 +12,7 @@
 //! int32_t rocsim_set_device(uint32_t device);
 //! uint32_t rocsim_current_device(void);
 //! uint32_t rocsim_device_count(void);  /* HIP-visible GPUs, in HIP's order */
+//! int32_t rocsim_device_gpu_ordinal(uint32_t device);  /* GPU ordinal of HIP device, -1: none */
 //! int32_t rocsim_stream_create(uint64_t* stream);
 //! int32_t rocsim_stream_create_with(int32_t op /* a hipStreamCreate* operation id */, uint64_t* stream);
 //! int32_t rocsim_stream_destroy(uint64_t stream);
@@ -126,6 +127,15 @@ pub extern "C" fn rocsim_set_device(device: u32) -> i32 {
 #[no_mangle]
 pub extern "C" fn rocsim_current_device() -> u32 {
     driver::current_device()
+}
+
+/// The GPU ordinal of HIP device `device`; -1 if there is no such device.
+#[no_mangle]
+pub extern "C" fn rocsim_device_gpu_ordinal(device: u32) -> i32 {
+    catch_unwind(|| driver::device_gpu_ordinal(device))
+        .ok()
+        .flatten()
+        .map_or(-1, |ordinal| ordinal as i32)
 }
 
 /// The number of HIP devices (`hipGetDeviceCount`); 0 if the sim panicked.

@@ -126,6 +126,12 @@ fn op(id: sys::rocprofiler_hip_runtime_api_id_t) -> i32 {
     id
 }
 
+/// The GPU (its ordinal among all GPUs, the agent's `logical_node_type_id`) that HIP device
+/// `device` is; `None` if HIP has no such device.
+pub fn device_gpu_ordinal(device: u32) -> Option<u32> {
+    crate::agents::agents().hip_device_gpu(device)
+}
+
 /// `hipSetDevice`: the calling thread's current device.
 pub fn set_device(device: u32) -> Result<(), SimError> {
     runtime()?;

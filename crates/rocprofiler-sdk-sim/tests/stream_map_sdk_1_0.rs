@@ -270,3 +270,20 @@ fn rocsim_stream_map_overrides_the_version() {
     }
     assert_eq!(sim::machine::machine().stream_map, StreamMap::Sdk1_0);
 }
+
+#[test]
+fn a_scenario_that_needs_the_newer_map_asks_for_it_and_is_refused_under_sdk_1_0() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/multi_thread.toml");
+    let s = sim::scenario::load(path).unwrap();
+    assert_eq!(s.stream_map, Some(StreamMap::Newer));
+    assert!(s
+        .machine_env()
+        .contains(&("ROCSIM_STREAM_MAP", "newer".to_owned())));
+    // Replaying it here would abort on its first per_thread SET: replay refuses instead.
+    let error = sim::scenario::replay(&s, &()).unwrap_err();
+    assert!(
+        error.to_string().contains("ROCSIM_STREAM_MAP=newer"),
+        "{error}"
+    );
+}
