@@ -64,6 +64,7 @@ mod ffi {
         pub fn rocsim_device_gpu_ordinal(device: u32) -> i32;
         pub fn rocsim_stream_create_with(op: i32, stream: *mut u64) -> i32;
         pub fn rocsim_stream_destroy(stream: u64) -> i32;
+        pub fn rocsim_stream_create_failed(op: i32, has_stream_out: i32, stream_out: u64) -> i32;
         pub fn rocsim_load_code_object(
             device: u32,
             names: *const *const c_char,
@@ -152,6 +153,19 @@ pub fn stream_create(op: i32) -> Result<Stream, HipError> {
     // SAFETY: `stream` is a valid out-pointer.
     check(unsafe { ffi::rocsim_stream_create_with(op, &mut stream) })?;
     Ok(stream)
+}
+
+/// A stream creation HIP rejected, traced with the SDK's CREATE bookkeeping; `stream_out` is
+/// what the program's `*stream` held (`None`: a null `hipStream_t*`).
+pub fn stream_create_failed(op: i32, stream_out: Option<Stream>) -> Result<(), HipError> {
+    // SAFETY: plain value call.
+    check(unsafe {
+        ffi::rocsim_stream_create_failed(
+            op,
+            i32::from(stream_out.is_some()),
+            stream_out.unwrap_or(0),
+        )
+    })
 }
 
 pub fn stream_destroy(stream: Stream) -> Result<(), HipError> {

@@ -65,3 +65,23 @@ fn a_call_on_a_destroyed_stream_fails_without_aborting() {
     // DESTROY kept the map entry: the SET finds it, HIP rejects the handle.
     assert_eq!(hipStreamQuery(stream), HIP_ERROR_CONTEXT_IS_DESTROYED);
 }
+
+#[test]
+fn a_failed_create_moves_the_null_stream_to_a_new_id() {
+    if !in_child("a_failed_create_moves_the_null_stream_to_a_new_id", false) {
+        return;
+    }
+    assert!(Tracer::get().is_available());
+    use rocprofiler_sdk_sim::driver::sdk_stream_id;
+    assert_eq!(sdk_stream_id(0).unwrap(), 0);
+    // Bad flags: HIP fails and leaves `stream` as it was (the null stream). The SDK's CREATE
+    // wrapper adds that value to its map anyway, under a new id.
+    let mut stream = 0u64;
+    assert_eq!(
+        unsafe { hipStreamCreateWithFlags(&mut stream, 0x80) },
+        HIP_ERROR_INVALID_VALUE
+    );
+    assert_eq!(stream, 0);
+    assert_ne!(sdk_stream_id(0).unwrap(), 0);
+    assert_eq!(hipStreamSynchronize(0), HIP_SUCCESS);
+}

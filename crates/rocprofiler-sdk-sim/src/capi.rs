@@ -15,6 +15,7 @@
 //! int32_t rocsim_device_gpu_ordinal(uint32_t device);  /* GPU ordinal of HIP device, -1: none */
 //! int32_t rocsim_stream_create(uint64_t* stream);
 //! int32_t rocsim_stream_create_with(int32_t op /* a hipStreamCreate* operation id */, uint64_t* stream);
+//! int32_t rocsim_stream_create_failed(int32_t op, int32_t has_stream_out, uint64_t stream_out);
 //! int32_t rocsim_stream_destroy(uint64_t stream);
 //! int32_t rocsim_bind_stream_to_queue(uint64_t stream, uint64_t queue);
 //! int32_t rocsim_load_code_object(uint32_t device, const char* const* names, size_t count,
@@ -162,6 +163,17 @@ pub unsafe extern "C" fn rocsim_stream_create_with(op: i32, stream: *mut u64) ->
         unsafe { store(stream, s) };
         Ok(())
     })
+}
+
+/// A rejected stream creation; `has_stream_out` = 0 for a null `hipStream_t*`, else
+/// `stream_out` is what `*stream` held (see `driver::stream_create_failed`).
+#[no_mangle]
+pub extern "C" fn rocsim_stream_create_failed(
+    op: i32,
+    has_stream_out: i32,
+    stream_out: u64,
+) -> i32 {
+    run(|| driver::stream_create_failed(op, (has_stream_out != 0).then_some(stream_out)))
 }
 
 #[no_mangle]

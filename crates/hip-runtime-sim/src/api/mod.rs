@@ -34,6 +34,8 @@ pub enum Traced {
     ByDriver,
     /// Nothing was reported yet: [`hip_call`] reports a plain API call.
     No,
+    /// The call failed with this error, and the driver already reported it.
+    FailedByDriver(HipError),
 }
 
 /// Runs an entry point's body: no panic crosses the ABI (a panic becomes `hipErrorUnknown`),
@@ -47,6 +49,7 @@ pub fn hip_call(
         let code = match body() {
             Ok(Traced::ByDriver) => return HIP_SUCCESS,
             Ok(Traced::No) => HIP_SUCCESS,
+            Ok(Traced::FailedByDriver(HipError(code))) => return code,
             Err(HipError(code)) => code,
         };
         // Only fails when the SDK cannot take HIP calls (from the tool's initialize); the

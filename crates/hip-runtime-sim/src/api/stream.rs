@@ -15,7 +15,15 @@ const KNOWN_STREAM_FLAGS: c_uint = 0x1;
 unsafe fn create(op: i32, stream: *mut u64, flags: c_uint) -> hipError_t {
     hip_call(op, None, || {
         if stream.is_null() || flags & !KNOWN_STREAM_FLAGS != 0 {
-            return Err(HipError(HIP_ERROR_INVALID_VALUE));
+            // The SDK's CREATE wrapper runs after the call whatever it returned and reads
+            // `*stream`, which HIP left as the program had it.
+            let stream_out = (!stream.is_null()).then(|| {
+                // SAFETY: caller contract: a non-null `stream` points to a `hipStream_t`
+                // (volatile: its bytes come from the program, which may not have set them).
+                unsafe { stream.read_volatile() }
+            });
+            driver::stream_create_failed(op, stream_out)?;
+            return Ok(Traced::FailedByDriver(HipError(HIP_ERROR_INVALID_VALUE)));
         }
         let created = driver::stream_create(op)?;
         streams::insert(created, device::current());
