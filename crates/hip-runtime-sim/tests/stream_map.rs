@@ -85,3 +85,13 @@ fn a_failed_create_moves_the_null_stream_to_a_new_id() {
     assert_ne!(sdk_stream_id(0).unwrap(), 0);
     assert_eq!(hipStreamSynchronize(0), HIP_SUCCESS);
 }
+
+#[test]
+fn destroying_hip_stream_per_thread_aborts() {
+    if !in_child("destroying_hip_stream_per_thread_aborts", true) {
+        return;
+    }
+    assert!(Tracer::get().is_available());
+    let _ = hipStreamDestroy(2);
+    unreachable!("the SDK's DESTROY lookup of hipStreamPerThread ends the process");
+}

@@ -62,7 +62,13 @@ pub extern "C" fn hipStreamDestroy(stream: u64) -> hipError_t {
         ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamDestroy,
         None,
         || {
-            streams::remove(stream)?;
+            if let Err(rejected) = streams::remove(stream) {
+                // The SDK's DESTROY wrapper looks the handle up after the call even when HIP
+                // rejects it (the SDK 1.0.0 map aborts on a value it never had); the driver
+                // plays that lookup and returns HIP's rejection without tracing the call.
+                let _ = driver::stream_destroy(stream);
+                return Err(rejected);
+            }
             driver::stream_destroy(stream)?;
             Ok(Traced::ByDriver)
         },
