@@ -72,6 +72,10 @@ impl Run {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release-only stress test")]
 fn sixteen_threads_of_random_hip_traffic_lose_nothing() {
+    // hipStreamPerThread traffic: valid only under the newer SDKs' stream map.
+    if !under_newer_stream_map("sixteen_threads_of_random_hip_traffic_lose_nothing") {
+        return;
+    }
     let _serial = SERIAL.lock();
     let tracer = Tracer::get();
     let run = Run::begin();
@@ -105,6 +109,12 @@ fn sixteen_threads_of_random_hip_traffic_lose_nothing() {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release-only stress test")]
 fn a_thousand_enable_disable_cycles_under_traffic_account_for_every_record() {
+    // hipStreamPerThread traffic: valid only under the newer SDKs' stream map.
+    if !under_newer_stream_map(
+        "a_thousand_enable_disable_cycles_under_traffic_account_for_every_record",
+    ) {
+        return;
+    }
     let _serial = SERIAL.lock();
     let tracer = Tracer::get();
     let run = Run::begin();
@@ -161,6 +171,10 @@ fn a_thousand_enable_disable_cycles_under_traffic_account_for_every_record() {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release-only stress test")]
 fn threads_that_exit_mid_session_lose_nothing() {
+    // hipStreamPerThread traffic: valid only under the newer SDKs' stream map.
+    if !under_newer_stream_map("threads_that_exit_mid_session_lose_nothing") {
+        return;
+    }
     let _serial = SERIAL.lock();
     let tracer = Tracer::get();
     let run = Run::begin();
@@ -222,6 +236,12 @@ fn threads_that_exit_mid_session_lose_nothing() {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release-only stress test")]
 fn a_slow_collector_with_the_lossless_buffer_full_blocks_producers_and_loses_nothing() {
+    // hipStreamPerThread traffic: valid only under the newer SDKs' stream map.
+    if !under_newer_stream_map(
+        "a_slow_collector_with_the_lossless_buffer_full_blocks_producers_and_loses_nothing",
+    ) {
+        return;
+    }
     let _serial = SERIAL.lock();
     let tracer = Tracer::get();
     let run = Run::begin();

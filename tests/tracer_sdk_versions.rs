@@ -17,12 +17,18 @@ fn a_rocm_7_0_sdk_is_traced_through_the_common_agent_prefix() {
     }
     let output = rerun_test_with_env(
         "child_traces_on_rocm_7_0",
-        &[("ROCSIM_ROCM", "7.0"), ("ROCSIM_GPUS", "2")],
+        // A one-socket host: the child counts one CPU agent (the simulator's default is two
+        // sockets, ROCSIM_CPUS=2).
+        &[
+            ("ROCSIM_ROCM", "7.0"),
+            ("ROCSIM_GPUS", "2"),
+            ("ROCSIM_CPUS", "1"),
+        ],
     );
     assert_child_passed("ROCSIM_ROCM=7.0", &output);
 }
 
-/// Runs only in a child with `ROCSIM_ROCM=7.0` and two GPUs.
+/// Runs only in a child with `ROCSIM_ROCM=7.0`, two GPUs and one CPU socket.
 #[test]
 fn child_traces_on_rocm_7_0() {
     if !is_child() {

@@ -9,8 +9,7 @@ use crate::error::{
     HIP_ERROR_INVALID_DEVICE_FUNCTION, HIP_ERROR_INVALID_HANDLE, HIP_ERROR_INVALID_VALUE,
     HIP_ERROR_NOT_INITIALIZED, HIP_ERROR_UNKNOWN,
 };
-use rocprofiler_sdk_sys as sys;
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_char, CString};
 use std::sync::OnceLock;
 
 pub type Stream = u64;
@@ -61,8 +60,11 @@ mod ffi {
 
     extern "C" {
         pub fn rocsim_set_device(device: u32) -> i32;
+        pub fn rocsim_device_count() -> u32;
+        pub fn rocsim_device_gpu_ordinal(device: u32) -> i32;
         pub fn rocsim_stream_create_with(op: i32, stream: *mut u64) -> i32;
         pub fn rocsim_stream_destroy(stream: u64) -> i32;
+        pub fn rocsim_stream_create_failed(op: i32, has_stream_out: i32, stream_out: u64) -> i32;
         pub fn rocsim_load_code_object(
             device: u32,
             names: *const *const c_char,
@@ -99,6 +101,8 @@ mod ffi {
         pub fn rocsim_stream_synchronize(stream: u64) -> i32;
         pub fn rocsim_device_synchronize() -> i32;
         pub fn rocsim_api_call(op: i32, has_stream: i32, stream: u64, corr: *mut u64) -> i32;
+        pub fn rocsim_api_call_failed(op: i32, has_stream: i32, stream: u64, corr: *mut u64)
+            -> i32;
     }
 }
 
@@ -118,45 +122,23 @@ fn check(status: i32) -> Result<(), HipError> {
     Err(HipError(code))
 }
 
-/// Number of GPU agents the simulated SDK reports: the machine HIP runs on.
+/// Number of HIP devices: the GPUs of the simulated machine that HIP may use
+/// (`HIP_VISIBLE_DEVICES` and the other visibility variables, as the simulated SDK reads
+/// them). The SDK's agent list is no substitute: it lists every GPU, hidden ones too, and a
+/// tool-side agent query fails outright when the library's agent struct is smaller than this
+/// crate's headers (ROCm 7.0).
 pub fn gpu_count() -> u32 {
     static COUNT: OnceLock<u32> = OnceLock::new();
-    *COUNT.get_or_init(|| {
-        unsafe extern "C" fn count_gpus(
-            _version: sys::rocprofiler_agent_version_t,
-            agents: *mut *const c_void,
-            num_agents: usize,
-            user_data: *mut c_void,
-        ) -> sys::rocprofiler_status_t {
-            // SAFETY: the SDK passes `num_agents` agent pointers of the requested version, and
-            // `user_data` is the `u32` below, alive for the synchronous query.
-            unsafe {
-                let agents = std::slice::from_raw_parts(agents, num_agents);
-                let gpus = agents
-                    .iter()
-                    .map(|a| &*a.cast::<sys::rocprofiler_agent_v0_t>())
-                    .filter(|a| a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU)
-                    .count();
-                *user_data.cast::<u32>() = gpus as u32;
-            }
-            sys::ROCPROFILER_STATUS_SUCCESS
-        }
-        let mut gpus: u32 = 0;
-        // SAFETY: the callback matches the SDK's signature and `gpus` outlives the call.
-        let status = unsafe {
-            sys::rocprofiler_query_available_agents(
-                sys::ROCPROFILER_AGENT_INFO_VERSION_0,
-                Some(count_gpus),
-                std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
-                (&mut gpus as *mut u32).cast(),
-            )
-        };
-        if status == sys::ROCPROFILER_STATUS_SUCCESS {
-            gpus
-        } else {
-            0
-        }
-    })
+    // SAFETY: plain value call.
+    *COUNT.get_or_init(|| unsafe { ffi::rocsim_device_count() })
+}
+
+/// The machine's GPU that HIP device `device` is (its position among all GPUs, which differs
+/// from `device` when visibility variables hide GPUs).
+pub fn gpu_ordinal(device: u32) -> u32 {
+    // SAFETY: plain value call.
+    let ordinal = unsafe { ffi::rocsim_device_gpu_ordinal(device) };
+    u32::try_from(ordinal).unwrap_or(device)
 }
 
 pub fn set_device(device: u32) -> Result<(), HipError> {
@@ -171,6 +153,19 @@ pub fn stream_create(op: i32) -> Result<Stream, HipError> {
     // SAFETY: `stream` is a valid out-pointer.
     check(unsafe { ffi::rocsim_stream_create_with(op, &mut stream) })?;
     Ok(stream)
+}
+
+/// A stream creation HIP rejected, traced with the SDK's CREATE bookkeeping; `stream_out` is
+/// what the program's `*stream` held (`None`: a null `hipStream_t*`).
+pub fn stream_create_failed(op: i32, stream_out: Option<Stream>) -> Result<(), HipError> {
+    // SAFETY: plain value call.
+    check(unsafe {
+        ffi::rocsim_stream_create_failed(
+            op,
+            i32::from(stream_out.is_some()),
+            stream_out.unwrap_or(0),
+        )
+    })
 }
 
 pub fn stream_destroy(stream: Stream) -> Result<(), HipError> {
@@ -287,6 +282,20 @@ pub fn api_call(op: i32, stream: Option<Stream>) -> Result<(), HipError> {
     // SAFETY: plain value call; null correlation out-pointer.
     check(unsafe {
         ffi::rocsim_api_call(
+            op,
+            i32::from(stream.is_some()),
+            stream.unwrap_or(0),
+            std::ptr::null_mut(),
+        )
+    })
+}
+
+/// A HIP call without device work, possibly rejected, on a stream HIP may not know: the SDK's
+/// wrappers see it before HIP validates, so its SET follows the SDK's stream map.
+pub fn api_call_failed(op: i32, stream: Option<Stream>) -> Result<(), HipError> {
+    // SAFETY: plain value call; null correlation out-pointer.
+    check(unsafe {
+        ffi::rocsim_api_call_failed(
             op,
             i32::from(stream.is_some()),
             stream.unwrap_or(0),

@@ -11,8 +11,11 @@
 //!                  uint64_t duration_ns; } rocsim_copy_t;
 //! int32_t rocsim_set_device(uint32_t device);
 //! uint32_t rocsim_current_device(void);
+//! uint32_t rocsim_device_count(void);  /* HIP-visible GPUs, in HIP's order */
+//! int32_t rocsim_device_gpu_ordinal(uint32_t device);  /* GPU ordinal of HIP device, -1: none */
 //! int32_t rocsim_stream_create(uint64_t* stream);
 //! int32_t rocsim_stream_create_with(int32_t op /* a hipStreamCreate* operation id */, uint64_t* stream);
+//! int32_t rocsim_stream_create_failed(int32_t op, int32_t has_stream_out, uint64_t stream_out);
 //! int32_t rocsim_stream_destroy(uint64_t stream);
 //! int32_t rocsim_bind_stream_to_queue(uint64_t stream, uint64_t queue);
 //! int32_t rocsim_load_code_object(uint32_t device, const char* const* names, size_t count,
@@ -28,6 +31,7 @@
 //! int32_t rocsim_stream_synchronize(uint64_t stream);
 //! int32_t rocsim_device_synchronize(void);
 //! int32_t rocsim_api_call(int32_t op, int32_t has_stream, uint64_t stream, uint64_t* corr);
+//! int32_t rocsim_api_call_failed(int32_t op, int32_t has_stream, uint64_t stream, uint64_t* corr);
 //! void    rocsim_wait_idle(void);
 //! void    rocsim_fault_inject(const char* function, uint32_t status, uint32_t nth /* 0 = every call */);
 //! void    rocsim_fault_clear(void);
@@ -126,6 +130,21 @@ pub extern "C" fn rocsim_current_device() -> u32 {
     driver::current_device()
 }
 
+/// The GPU ordinal of HIP device `device`; -1 if there is no such device.
+#[no_mangle]
+pub extern "C" fn rocsim_device_gpu_ordinal(device: u32) -> i32 {
+    catch_unwind(|| driver::device_gpu_ordinal(device))
+        .ok()
+        .flatten()
+        .map_or(-1, |ordinal| ordinal as i32)
+}
+
+/// The number of HIP devices (`hipGetDeviceCount`); 0 if the sim panicked.
+#[no_mangle]
+pub extern "C" fn rocsim_device_count() -> u32 {
+    catch_unwind(driver::device_count).unwrap_or(0)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_stream_create(stream: *mut u64) -> i32 {
     run(|| {
@@ -144,6 +163,17 @@ pub unsafe extern "C" fn rocsim_stream_create_with(op: i32, stream: *mut u64) ->
         unsafe { store(stream, s) };
         Ok(())
     })
+}
+
+/// A rejected stream creation; `has_stream_out` = 0 for a null `hipStream_t*`, else
+/// `stream_out` is what `*stream` held (see `driver::stream_create_failed`).
+#[no_mangle]
+pub extern "C" fn rocsim_stream_create_failed(
+    op: i32,
+    has_stream_out: i32,
+    stream_out: u64,
+) -> i32 {
+    run(|| driver::stream_create_failed(op, (has_stream_out != 0).then_some(stream_out)))
 }
 
 #[no_mangle]
@@ -310,6 +340,21 @@ pub extern "C" fn rocsim_stream_synchronize(stream: u64) -> i32 {
 #[no_mangle]
 pub extern "C" fn rocsim_device_synchronize() -> i32 {
     run(driver::device_synchronize)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_api_call_failed(
+    op: i32,
+    has_stream: i32,
+    stream: u64,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        let id = driver::api_call_failed(op, (has_stream != 0).then_some(stream))?;
+        // SAFETY: caller contract.
+        unsafe { store(corr, id) };
+        Ok(())
+    })
 }
 
 #[no_mangle]

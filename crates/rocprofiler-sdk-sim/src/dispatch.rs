@@ -171,6 +171,14 @@ fn hip_stream_targets(op: i32) -> Targets {
     )
 }
 
+/// Whether an active context has a HIP_STREAM callback for `op` (the SDK's stream wrappers
+/// only touch the stream map then).
+pub(crate) fn hip_stream_traced(op: i32) -> bool {
+    hip_stream_targets(op)
+        .iter()
+        .any(|target| target.callback.is_some())
+}
+
 /// A HIP_STREAM CREATE or DESTROY notification: one callback, phase NONE, after the call,
 /// correlation internal 0 (§6.3, §18.15-16).
 pub(crate) fn stream_lifecycle(op: i32, id: u64, value: u64) {
@@ -200,9 +208,14 @@ impl ApiCall {
         let tid = gettid();
         let correlation_id = next_correlation_id();
         let set = stream.map(|s| {
+            let targets = hip_stream_targets(sys::ROCPROFILER_HIP_STREAM_SET);
+            // The SDK looks the stream up only when a HIP_STREAM callback context is active.
+            if !targets.is_empty() && !s.mapped {
+                crate::streams::abort_unmapped(s.value, "SET");
+            }
             let mut payload = stream_payload(s.id, s.value);
             let mut participants = Participants::new();
-            for target in hip_stream_targets(sys::ROCPROFILER_HIP_STREAM_SET) {
+            for target in targets {
                 // SET ENTER carries the SDK's `empty_user_data`: external 0.
                 let external = if crate::machine::sim_correlation() {
                     ext::top(target.context, tid)

@@ -19,6 +19,7 @@
 //! Calls that return a correlation id return the HIP call's internal correlation id, which
 //! every record of that call carries.
 use crate::dispatch::{self, ApiCall, CopyWork, KernelWork};
+use crate::machine::StreamMap;
 use crate::streams::{self, StreamInfo};
 use crate::{code_objects, signal, worker, SimError};
 use rocprofiler_sdk_sys as sys;
@@ -102,8 +103,15 @@ fn runtime() -> Result<(), SimError> {
     Ok(())
 }
 
+/// HIP devices: the GPUs visible to HIP, in HIP's order (`HIP_VISIBLE_DEVICES` & co.).
 fn gpus() -> u32 {
-    crate::machine::machine().gpus
+    crate::agents::agents().hip_device_count()
+}
+
+/// `hipGetDeviceCount`: the number of GPUs visible to HIP (no HIP call is recorded). Device
+/// `k` of every driver call is the k-th of them, which need not be the k-th GPU agent.
+pub fn device_count() -> u32 {
+    gpus()
 }
 
 fn check_device(device: u32) -> Result<(), SimError> {
@@ -116,6 +124,12 @@ fn check_device(device: u32) -> Result<(), SimError> {
 
 fn op(id: sys::rocprofiler_hip_runtime_api_id_t) -> i32 {
     id
+}
+
+/// The GPU (its ordinal among all GPUs, the agent's `logical_node_type_id`) that HIP device
+/// `device` is; `None` if HIP has no such device.
+pub fn device_gpu_ordinal(device: u32) -> Option<u32> {
+    crate::agents::agents().hip_device_gpu(device)
 }
 
 /// `hipSetDevice`: the calling thread's current device.
@@ -159,21 +173,76 @@ pub fn stream_create_with(api_op: i32) -> Result<HipStream, SimError> {
     runtime()?;
     let device = current_device();
     let call = ApiCall::enter(api_op, None);
-    let (value, id) = streams::create(device);
+    let value = streams::create(device);
     call.exit();
-    dispatch::stream_lifecycle(sys::ROCPROFILER_HIP_STREAM_CREATE, id, value);
+    created(value);
     Ok(value)
 }
 
-/// `hipStreamDestroy`: waits for the stream's work, then HIP_STREAM DESTROY after the call.
-pub fn stream_destroy(stream: HipStream) -> Result<(), SimError> {
-    runtime()?;
-    let info = streams::resolve(stream, current_device())?;
-    if info.value != stream || matches!(stream, NULL_STREAM | STREAM_LEGACY | STREAM_PER_THREAD) {
+/// HIP_STREAM CREATE after a create call that wrote `value` to `*stream`.
+fn created(value: HipStream) {
+    let traced = dispatch::hip_stream_traced(sys::ROCPROFILER_HIP_STREAM_CREATE);
+    if let Some(id) = streams::register_created(value, traced) {
+        dispatch::stream_lifecycle(sys::ROCPROFILER_HIP_STREAM_CREATE, id, value);
+    }
+}
+
+/// A stream creation (`api_op` as for [`stream_create_with`]) that the HIP runtime rejected,
+/// e.g. for bad flags: traced like any failed call. SDK 1.0.0's CREATE wrapper does not look
+/// at the result: if a HIP_STREAM callback context is active, CREATE fires anyway and adds
+/// whatever `*stream` holds to the stream map (`stream_out` = that value; `None` = a null
+/// `hipStream_t*`, for which CREATE carries id 0 and value 0). A `*stream` still holding the
+/// null stream moves the null stream to a new id, so later SETs on it no longer say 0. The
+/// newer map keeps the earlier behaviour here: nothing after a failed create.
+pub fn stream_create_failed(api_op: i32, stream_out: Option<HipStream>) -> Result<(), SimError> {
+    if !STREAM_CREATE_OPS.contains(&api_op) {
         return Err(SimError::InvalidArgument(format!(
-            "stream {stream:#x} cannot be destroyed"
+            "HIP operation {api_op} does not create a stream"
         )));
     }
+    runtime()?;
+    ApiCall::enter(api_op, None).exit();
+    if crate::machine::machine().stream_map == StreamMap::Sdk1_0 {
+        match stream_out {
+            Some(value) => created(value),
+            None => {
+                if dispatch::hip_stream_traced(sys::ROCPROFILER_HIP_STREAM_CREATE) {
+                    dispatch::stream_lifecycle(sys::ROCPROFILER_HIP_STREAM_CREATE, 0, 0);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `hipStreamDestroy`: waits for the stream's work, then HIP_STREAM DESTROY after the call.
+/// Under the SDK 1.0.0 map DESTROY looks the stream up (keeping its entry) and aborts the
+/// process for a value the map lacks, even when HIP rejected the handle.
+pub fn stream_destroy(stream: HipStream) -> Result<(), SimError> {
+    runtime()?;
+    let strict = crate::machine::machine().stream_map == StreamMap::Sdk1_0;
+    let strict_lookup = || {
+        if !dispatch::hip_stream_traced(sys::ROCPROFILER_HIP_STREAM_DESTROY) {
+            return None;
+        }
+        Some(streams::sdk_id(stream).unwrap_or_else(|| streams::abort_unmapped(stream, "DESTROY")))
+    };
+    let info = match streams::resolve(stream, current_device()) {
+        Ok(info)
+            if info.value == stream
+                && !matches!(stream, NULL_STREAM | STREAM_LEGACY | STREAM_PER_THREAD) =>
+        {
+            info
+        }
+        rejected => {
+            if strict {
+                strict_lookup();
+            }
+            return Err(rejected.err().unwrap_or_else(|| {
+                SimError::InvalidArgument(format!("stream {stream:#x} cannot be destroyed"))
+            }));
+        }
+    };
     let call = ApiCall::enter(
         op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamDestroy),
         None,
@@ -181,8 +250,15 @@ pub fn stream_destroy(stream: HipStream) -> Result<(), SimError> {
     signal::wait_stream(info.key());
     let destroyed = streams::destroy(stream);
     call.exit();
-    let (id, _) = destroyed?;
-    dispatch::stream_lifecycle(sys::ROCPROFILER_HIP_STREAM_DESTROY, id, stream);
+    destroyed?;
+    let id = if strict {
+        strict_lookup()
+    } else {
+        Some(info.id)
+    };
+    if let Some(id) = id {
+        dispatch::stream_lifecycle(sys::ROCPROFILER_HIP_STREAM_DESTROY, id, stream);
+    }
     Ok(())
 }
 
@@ -193,8 +269,14 @@ pub fn bind_stream_to_queue(stream: HipStream, queue: u64) -> Result<(), SimErro
 }
 
 /// The SDK stream id a `hipStream_t` maps to on this thread (no HIP call is recorded).
+/// Under the SDK 1.0.0 map, a value the map lacks is `UnknownStream`.
 pub fn sdk_stream_id(stream: HipStream) -> Result<u64, SimError> {
-    Ok(streams::resolve(stream, current_device())?.id)
+    let info = streams::resolve(stream, current_device())?;
+    if info.mapped {
+        Ok(info.id)
+    } else {
+        Err(SimError::UnknownStream(stream))
+    }
 }
 
 /// Loads a code object on `device`: CODE_OBJECT LOAD, then DEVICE_KERNEL_SYMBOL_REGISTER per
@@ -486,6 +568,30 @@ pub fn api_call(api_op: i32, stream: Option<HipStream>) -> Result<u64, SimError>
     let info = stream
         .map(|s| streams::resolve(s, current_device()))
         .transpose()?;
+    let call = ApiCall::enter(api_op, info.as_ref());
+    let correlation_id = call.correlation_id;
+    call.exit();
+    Ok(correlation_id)
+}
+
+/// A HIP call the runtime rejected (or any call without device work), traced as the SDK's
+/// wrappers trace it: they run before the runtime validates anything. A `stream` the runtime
+/// does not know (destroyed, or never created) still gets its SET under the SDK 1.0.0 map: with
+/// the id the map kept for that address, or, if the map never had it, the process aborts like
+/// the real SDK. Under the newer map such a call is traced without a SET. Known streams are
+/// traced as by [`api_call`].
+pub fn api_call_failed(api_op: i32, stream: Option<HipStream>) -> Result<u64, SimError> {
+    let unknown = match stream.map(|s| streams::resolve(s, current_device())) {
+        Some(Err(SimError::UnknownStream(value))) => value,
+        _ => return api_call(api_op, stream),
+    };
+    runtime()?;
+    if api_op < 0 || api_op as usize >= sys::HIP_RUNTIME_API_NAMES.len() {
+        return Err(SimError::InvalidArgument(format!(
+            "unknown HIP operation id {api_op}"
+        )));
+    }
+    let info = streams::unknown_to_hip(unknown, current_device());
     let call = ApiCall::enter(api_op, info.as_ref());
     let correlation_id = call.correlation_id;
     call.exit();

@@ -21,6 +21,12 @@
 //! * `ROCSIM_CORRELATION` — `sdk` (default) or `sim`: the SDK's external ids on HIP_STREAM SET,
 //!   HIP API record before SET EXIT, process-global default external value and KERNEL_DISPATCH
 //!   re-read after ENQUEUE ENTER; or the sim's earlier per-context rules.
+//! * `ROCSIM_STREAM_MAP` — `sdk-1.0` or `newer`: how HIP_STREAM maps `hipStream_t` values to
+//!   stream ids ([`StreamMap`]). Default: `sdk-1.0` when `ROCSIM_VERSION` is below 1.1.0 (so
+//!   for the default 1.0.0), `newer` from 1.1.0;
+//! * `ROCSIM_CPUS` — CPU sockets, each one CPU agent listed before the GPUs (default 2, 1..=8);
+//! * `HIP_VISIBLE_DEVICES`, `CUDA_VISIBLE_DEVICES`, `GPU_DEVICE_ORDINAL`, `ROCR_VISIBLE_DEVICES`
+//!   — the real runtimes' variables, read as the SDK and HIP read them (see `agents`).
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone)]
@@ -38,6 +44,10 @@ pub struct Machine {
     pub statuses: Fidelity,
     /// `ROCSIM_CORRELATION`.
     pub correlation: Fidelity,
+    pub stream_map: StreamMap,
+    /// CPU agents (sockets); GPU `logical_node_id`s start after them.
+    pub cpus: u32,
+    pub visibility: VisibilityEnv,
 }
 
 /// Whether a detail follows the SDK source (default) or the sim's behaviour before it did.
@@ -54,6 +64,43 @@ pub enum SelfDeadlock {
     Abort,
     /// Count it (`BufferRecordCounts::self_deadlocks`) and drop the record.
     Drop,
+}
+
+/// How the SDK maps `hipStream_t` values to `rocprofiler_stream_id_t` (HIP_STREAM tracing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamMap {
+    /// rocprofiler-sdk 1.0.0 as shipped with ROCm 7.0 and 7.1 (`hip/stream.cpp`): one map that
+    /// holds the null stream at id 0 and the streams whose creation a HIP_STREAM callback
+    /// context saw; a SET or DESTROY on any other value (`hipStreamLegacy`,
+    /// `hipStreamPerThread`, streams created while no such context was active) throws
+    /// `std::out_of_range` out of the HIP call, which aborts the process. DESTROY keeps the
+    /// entry; CREATE also fires after a failed create.
+    Sdk1_0,
+    /// Later SDKs: `hipStreamLegacy` is id 0, `hipStreamPerThread` gets a lazy id per thread,
+    /// unknown streams are registered lazily, DESTROY removes the entry.
+    Newer,
+}
+
+/// The device-visibility variables of the process, unset or empty = `None` (as the SDK's
+/// `get_env(name, "")` followed by an emptiness check).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VisibilityEnv {
+    pub rocr_visible_devices: Option<String>,
+    pub hip_visible_devices: Option<String>,
+    pub cuda_visible_devices: Option<String>,
+    pub gpu_device_ordinal: Option<String>,
+}
+
+impl VisibilityEnv {
+    fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        VisibilityEnv {
+            rocr_visible_devices: var("ROCR_VISIBLE_DEVICES"),
+            hip_visible_devices: var("HIP_VISIBLE_DEVICES"),
+            cuda_visible_devices: var("CUDA_VISIBLE_DEVICES"),
+            gpu_device_ordinal: var("GPU_DEVICE_ORDINAL"),
+        }
+    }
 }
 
 /// The ROCm release whose rocprofiler-sdk layouts the simulated library has.
@@ -90,16 +137,25 @@ impl RocmRelease {
 }
 
 pub const MAX_GPUS: u32 = 16;
+pub const MAX_CPUS: u32 = 8;
+/// Two sockets: MI300X-class nodes (8 GPUs) are dual-socket hosts.
+pub const DEFAULT_CPUS: u32 = 2;
 
-static MACHINE: LazyLock<Machine> = LazyLock::new(|| Machine {
-    gpus: env_u32("ROCSIM_GPUS", 1, 1..=MAX_GPUS),
-    direct_dispatch: env_u32("ROCSIM_DIRECT_DISPATCH", 1, 0..=1) == 1,
-    sdk_version: env_version("ROCSIM_VERSION", (1, 0, 0)),
-    rocm: env_rocm("ROCSIM_ROCM"),
-    buffer_self_deadlock: env_self_deadlock("ROCSIM_BUFFER_SELF_DEADLOCK"),
-    finalize_flush: env_u32("ROCSIM_FINALIZE_FLUSH", 0, 0..=1) == 1,
-    statuses: env_fidelity("ROCSIM_STATUSES"),
-    correlation: env_fidelity("ROCSIM_CORRELATION"),
+static MACHINE: LazyLock<Machine> = LazyLock::new(|| {
+    let sdk_version = env_version("ROCSIM_VERSION", (1, 0, 0));
+    Machine {
+        gpus: env_u32("ROCSIM_GPUS", 1, 1..=MAX_GPUS),
+        direct_dispatch: env_u32("ROCSIM_DIRECT_DISPATCH", 1, 0..=1) == 1,
+        sdk_version,
+        rocm: env_rocm("ROCSIM_ROCM"),
+        stream_map: env_stream_map("ROCSIM_STREAM_MAP", sdk_version),
+        cpus: env_u32("ROCSIM_CPUS", DEFAULT_CPUS, 1..=MAX_CPUS),
+        visibility: VisibilityEnv::from_env(),
+        buffer_self_deadlock: env_self_deadlock("ROCSIM_BUFFER_SELF_DEADLOCK"),
+        finalize_flush: env_u32("ROCSIM_FINALIZE_FLUSH", 0, 0..=1) == 1,
+        statuses: env_fidelity("ROCSIM_STATUSES"),
+        correlation: env_fidelity("ROCSIM_CORRELATION"),
+    }
 });
 
 /// The machine of this process.
@@ -162,6 +218,36 @@ fn env_self_deadlock(name: &str) -> SelfDeadlock {
     }
 }
 
+impl StreamMap {
+    /// The spelling of `ROCSIM_STREAM_MAP` and of the scenario key `[machine] stream_map`.
+    pub fn parse(text: &str) -> Option<StreamMap> {
+        match text.trim() {
+            "sdk-1.0" => Some(StreamMap::Sdk1_0),
+            "newer" => Some(StreamMap::Newer),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamMap::Sdk1_0 => "sdk-1.0",
+            StreamMap::Newer => "newer",
+        }
+    }
+
+    /// The map an SDK of this version has. Every release that ships as 1.0.x (ROCm 7.0 and
+    /// 7.1) has the throwing map; the lenient one is only known from trees that already say
+    /// 1.1 or later. Versions before 1.0.0 have no HIP_STREAM tracing at all, so the strict
+    /// map (never reached) is as good as any.
+    pub fn for_version(version: (u32, u32, u32)) -> StreamMap {
+        if version >= (1, 1, 0) {
+            StreamMap::Newer
+        } else {
+            StreamMap::Sdk1_0
+        }
+    }
+}
+
 fn env_fidelity(name: &str) -> Fidelity {
     match std::env::var(name).as_deref().map(str::trim) {
         Err(_) | Ok("sdk") => Fidelity::Sdk,
@@ -183,6 +269,20 @@ pub(crate) fn sim_correlation() -> bool {
     machine().correlation == Fidelity::Sim
 }
 
+fn env_stream_map(name: &str, version: (u32, u32, u32)) -> StreamMap {
+    let default = StreamMap::for_version(version);
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(text) => StreamMap::parse(&text).unwrap_or_else(|| {
+            eprintln!(
+                "rocprofiler-sdk-sim: {name}={text:?} is not sdk-1.0 or newer; using {}",
+                default.as_str()
+            );
+            default
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +294,16 @@ mod tests {
         assert_eq!(parse_version("1.0"), None);
         assert_eq!(parse_version("1.0.0.1"), None);
         assert_eq!(parse_version("1.x.0"), None);
+    }
+
+    #[test]
+    fn the_stream_map_follows_the_version_unless_set() {
+        assert_eq!(StreamMap::for_version((1, 0, 0)), StreamMap::Sdk1_0);
+        assert_eq!(StreamMap::for_version((1, 0, 7)), StreamMap::Sdk1_0);
+        assert_eq!(StreamMap::for_version((1, 1, 0)), StreamMap::Newer);
+        assert_eq!(StreamMap::for_version((1, 3, 5)), StreamMap::Newer);
+        assert_eq!(StreamMap::parse(" newer "), Some(StreamMap::Newer));
+        assert_eq!(StreamMap::parse("sdk-1.0"), Some(StreamMap::Sdk1_0));
+        assert_eq!(StreamMap::parse("1.0"), None);
     }
 }

@@ -165,7 +165,7 @@ fn rocm_7_0_has_304_byte_agents_an_8_byte_uuid_and_context_none_max() {
     for size in [304, 292] {
         let (status, agents) = query_agents(size);
         assert_eq!(status, sys::ROCPROFILER_STATUS_SUCCESS, "agent_size {size}");
-        assert_eq!(agents.len(), 3);
+        assert_eq!(agents.len(), 4, "two CPU sockets and two GPUs");
         for agent in &agents {
             assert_eq!(agent.size, 304);
             // Past the 8-byte 7.0 UUID lies memory that is not part of the struct.

@@ -1131,17 +1131,22 @@ fn agents_are_one_cpu_and_mi300x_gpus() {
             0
         );
     }
-    assert_eq!(agents.len(), 1 + sim::machine::machine().gpus as usize);
+    // One CPU agent per socket (ROCSIM_CPUS, default 2), then the GPUs.
+    let cpus = sim::machine::machine().cpus as usize;
+    assert_eq!(agents.len(), cpus + sim::machine::machine().gpus as usize);
     let agents: Vec<&rocprofiler_agent_v0_t> = agents.iter().map(|p| unsafe { &**p }).collect();
     let cpu = agents[0];
     assert_eq!(cpu.type_, ROCPROFILER_AGENT_TYPE_CPU);
     assert!(cpu.id.handle >= 255);
-    for (i, gpu) in agents[1..].iter().enumerate() {
+    for cpu in &agents[..cpus] {
+        assert_eq!(cpu.type_, ROCPROFILER_AGENT_TYPE_CPU);
+    }
+    for (i, gpu) in agents[cpus..].iter().enumerate() {
         assert_eq!(gpu.size as usize, 312);
         assert_eq!(gpu.type_, ROCPROFILER_AGENT_TYPE_GPU);
         assert_eq!(
             gpu.id.handle,
-            cpu.id.handle + 1 + i as u64,
+            cpu.id.handle + (cpus + i) as u64,
             "consecutive handles"
         );
         assert_eq!(gpu.logical_node_type_id, i as i32);

@@ -98,8 +98,10 @@ pub unsafe extern "C" fn hipGetDevicePropertiesR0600(
         None,
         || {
             let device = device::validate(device_id)?;
+            // The properties (PCI bus, UUID) are those of the GPU behind the HIP device.
+            let gpu = driver::gpu_ordinal(device);
             // SAFETY: caller contract.
-            unsafe { write_out(prop, device_props::device_properties(device)) }?;
+            unsafe { write_out(prop, device_props::device_properties(gpu)) }?;
             Ok(Traced::No)
         },
     )

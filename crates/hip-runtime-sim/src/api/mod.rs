@@ -8,10 +8,11 @@
 //! when the HIP function has one stream argument, §6.2 of rocprofiler-sdk.md).
 //!
 //! A call on a destroyed or never-created stream is still traced (HIP_RUNTIME_API ENTER/EXIT
-//! and the API record), as the real runtime's interception traces every call, failed or not;
-//! but without a SET: the SDK's stream map has no id for that `hipStream_t` (DESTROY removed
-//! it, §6.5), so the simulated SDK has nothing to put in the SET payload. (The real develop
-//! SDK throws there; newer SDKs register the unknown stream lazily under a fresh id.)
+//! and the API record), as the real runtime's interception traces every call, failed or not.
+//! Its SET follows the simulated SDK's stream map (`ROCSIM_STREAM_MAP`): under the SDK 1.0.0
+//! map of ROCm 7.0/7.1, a destroyed stream's SET carries the id its map entry kept, and a value
+//! the map never had aborts the process, as the real SDK's `std::out_of_range` does; under the
+//! newer map the call gets no SET.
 
 pub mod device;
 pub mod error;
@@ -23,8 +24,8 @@ pub mod module;
 pub mod registration;
 pub mod stream;
 
+use crate::driver;
 use crate::error::{self as hip_error, hipError_t, HipError, HIP_ERROR_UNKNOWN, HIP_SUCCESS};
-use crate::{driver, streams};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// How a successful body reported its call to the SDK.
@@ -33,6 +34,8 @@ pub enum Traced {
     ByDriver,
     /// Nothing was reported yet: [`hip_call`] reports a plain API call.
     No,
+    /// The call failed with this error, and the driver already reported it.
+    FailedByDriver(HipError),
 }
 
 /// Runs an entry point's body: no panic crosses the ABI (a panic becomes `hipErrorUnknown`),
@@ -46,12 +49,12 @@ pub fn hip_call(
         let code = match body() {
             Ok(Traced::ByDriver) => return HIP_SUCCESS,
             Ok(Traced::No) => HIP_SUCCESS,
+            Ok(Traced::FailedByDriver(HipError(code))) => return code,
             Err(HipError(code)) => code,
         };
-        let known_stream = stream.filter(|s| streams::device_of(*s).is_ok());
         // Only fails when the SDK cannot take HIP calls (from the tool's initialize); the
         // program still gets HIP's answer.
-        let _ = driver::api_call(op, known_stream);
+        let _ = driver::api_call_failed(op, stream);
         code
     }))
     .unwrap_or(HIP_ERROR_UNKNOWN);

@@ -15,7 +15,15 @@ const KNOWN_STREAM_FLAGS: c_uint = 0x1;
 unsafe fn create(op: i32, stream: *mut u64, flags: c_uint) -> hipError_t {
     hip_call(op, None, || {
         if stream.is_null() || flags & !KNOWN_STREAM_FLAGS != 0 {
-            return Err(HipError(HIP_ERROR_INVALID_VALUE));
+            // The SDK's CREATE wrapper runs after the call whatever it returned and reads
+            // `*stream`, which HIP left as the program had it.
+            let stream_out = (!stream.is_null()).then(|| {
+                // SAFETY: caller contract: a non-null `stream` points to a `hipStream_t`
+                // (volatile: its bytes come from the program, which may not have set them).
+                unsafe { stream.read_volatile() }
+            });
+            driver::stream_create_failed(op, stream_out)?;
+            return Ok(Traced::FailedByDriver(HipError(HIP_ERROR_INVALID_VALUE)));
         }
         let created = driver::stream_create(op)?;
         streams::insert(created, device::current());
@@ -54,7 +62,13 @@ pub extern "C" fn hipStreamDestroy(stream: u64) -> hipError_t {
         ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamDestroy,
         None,
         || {
-            streams::remove(stream)?;
+            if let Err(rejected) = streams::remove(stream) {
+                // The SDK's DESTROY wrapper looks the handle up after the call even when HIP
+                // rejects it (the SDK 1.0.0 map aborts on a value it never had); the driver
+                // plays that lookup and returns HIP's rejection without tracing the call.
+                let _ = driver::stream_destroy(stream);
+                return Err(rejected);
+            }
             driver::stream_destroy(stream)?;
             Ok(Traced::ByDriver)
         },

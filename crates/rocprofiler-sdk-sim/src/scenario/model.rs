@@ -1,5 +1,6 @@
 //! A validated scenario: every name resolved, every number in range.
 use crate::driver::CopyKind;
+use crate::machine::{StreamMap, VisibilityEnv};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone)]
@@ -9,6 +10,12 @@ pub struct Scenario {
     pub code_objects: Vec<CodeObjectSpec>,
     pub streams: Vec<StreamSpec>,
     pub threads: Vec<ThreadSpec>,
+    /// `[machine] stream_map`: the SDK stream map the scenario is valid under.
+    pub stream_map: Option<StreamMap>,
+    /// `[machine] cpus`: CPU sockets (agents).
+    pub cpus: Option<u32>,
+    /// `[machine] hip_visible_devices` / `rocr_visible_devices` (the other variables unset).
+    pub visibility: VisibilityEnv,
 }
 
 impl Scenario {
@@ -16,7 +23,26 @@ impl Scenario {
     /// that fix a process's machine (`crate::machine`). The machine is read once per process,
     /// so a runner whose environment differs starts a process with these set.
     pub fn machine_env(&self) -> Vec<(&'static str, String)> {
-        vec![("ROCSIM_GPUS", self.gpus.to_string())]
+        let mut env = vec![("ROCSIM_GPUS", self.gpus.to_string())];
+        if let Some(map) = self.stream_map {
+            env.push(("ROCSIM_STREAM_MAP", map.as_str().to_owned()));
+        }
+        if let Some(cpus) = self.cpus {
+            env.push(("ROCSIM_CPUS", cpus.to_string()));
+        }
+        if let Some(list) = &self.visibility.hip_visible_devices {
+            env.push(("HIP_VISIBLE_DEVICES", list.clone()));
+        }
+        if let Some(list) = &self.visibility.rocr_visible_devices {
+            env.push(("ROCR_VISIBLE_DEVICES", list.clone()));
+        }
+        env
+    }
+
+    /// The HIP devices the scenario's machine has: its GPUs that its visibility lists leave
+    /// to HIP. Device numbers in the scenario count these.
+    pub fn hip_devices(&self) -> u32 {
+        crate::agents::hip_device_order(self.gpus, &self.visibility).len() as u32
     }
 }
 

@@ -3,6 +3,7 @@
 use super::error::ScenarioError;
 use super::model::*;
 use crate::driver::CopyKind;
+use crate::machine::{StreamMap, VisibilityEnv};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
@@ -25,6 +26,10 @@ struct RawScenario {
 #[serde(deny_unknown_fields)]
 struct RawMachine {
     gpus: Option<Spanned<u32>>,
+    stream_map: Option<Spanned<String>>,
+    cpus: Option<Spanned<u32>>,
+    hip_visible_devices: Option<Spanned<String>>,
+    rocr_visible_devices: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -130,6 +135,11 @@ pub(super) fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> 
 struct Validator<'a> {
     at: &'a Locator<'a>,
     gpus: u32,
+    /// GPUs left to HIP by the visibility keys; step devices count these.
+    hip_devices: u32,
+    stream_map: Option<StreamMap>,
+    cpus: Option<u32>,
+    visibility: VisibilityEnv,
     /// alias -> devices it is loaded on
     kernels: HashMap<String, HashSet<u32>>,
     streams: HashMap<String, u32>,
@@ -158,9 +168,56 @@ impl<'a> Validator<'a> {
                 ))
             }
         };
+        let machine = raw.machine.as_ref();
+        let stream_map = match machine.and_then(|m| m.stream_map.as_ref()) {
+            None => None,
+            Some(text) => Some(StreamMap::parse(text.get_ref()).ok_or_else(|| {
+                at.error(text.span(), "stream_map must be \"sdk-1.0\" or \"newer\"")
+            })?),
+        };
+        let cpus = match machine.and_then(|m| m.cpus.as_ref()) {
+            None => None,
+            Some(c) if (1..=crate::machine::MAX_CPUS).contains(c.get_ref()) => Some(*c.get_ref()),
+            Some(c) => {
+                return Err(at.error(
+                    c.span(),
+                    format!("cpus must be 1..={}", crate::machine::MAX_CPUS),
+                ))
+            }
+        };
+        let list = |key: Option<&Spanned<String>>| -> Result<Option<String>, ScenarioError> {
+            match key {
+                None => Ok(None),
+                Some(text) if text.get_ref().trim().is_empty() => Err(at.error(
+                    text.span(),
+                    "a visibility list must name at least one GPU (omit the key to show all)",
+                )),
+                Some(text) => Ok(Some(text.get_ref().clone())),
+            }
+        };
+        let visibility = VisibilityEnv {
+            hip_visible_devices: list(machine.and_then(|m| m.hip_visible_devices.as_ref()))?,
+            rocr_visible_devices: list(machine.and_then(|m| m.rocr_visible_devices.as_ref()))?,
+            ..VisibilityEnv::default()
+        };
+        let hip_devices = crate::agents::hip_device_order(gpus, &visibility).len() as u32;
+        if hip_devices == 0 {
+            let span = machine
+                .and_then(|m| {
+                    m.hip_visible_devices
+                        .as_ref()
+                        .or(m.rocr_visible_devices.as_ref())
+                })
+                .map_or(0..0, |s| s.span());
+            return Err(at.error(span, "the visibility lists leave no GPU to HIP"));
+        }
         let mut v = Validator {
             at,
             gpus,
+            hip_devices,
+            stream_map,
+            cpus,
+            visibility,
             kernels: HashMap::new(),
             streams: HashMap::new(),
             raw: None,
@@ -224,7 +281,17 @@ impl<'a> Validator<'a> {
     fn device(&self, device: Option<&Spanned<u32>>) -> Result<u32, ScenarioError> {
         match device {
             None => Ok(0),
-            Some(d) if *d.get_ref() < self.gpus => Ok(*d.get_ref()),
+            Some(d) if *d.get_ref() < self.hip_devices => Ok(*d.get_ref()),
+            Some(d) if self.hip_devices < self.gpus => Err(self.at.error(
+                d.span(),
+                format!(
+                    "device {} does not exist: HIP sees {} of the machine's {} GPU(s) \
+                     ([machine] hip_visible_devices / rocr_visible_devices)",
+                    d.get_ref(),
+                    self.hip_devices,
+                    self.gpus
+                ),
+            )),
             Some(d) => Err(self.at.error(
                 d.span(),
                 format!(
@@ -259,6 +326,9 @@ impl<'a> Validator<'a> {
             code_objects: self.code_objects,
             streams: self.stream_specs,
             threads,
+            stream_map: self.stream_map,
+            cpus: self.cpus,
+            visibility: self.visibility,
         })
     }
 

@@ -86,6 +86,28 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
             scenario.gpus
         )));
     }
+    if let Some(wanted) = scenario.stream_map {
+        let have = crate::machine::machine().stream_map;
+        if wanted != have {
+            return Err(ReplayError(format!(
+                "{} needs the {} SDK stream map but this process has {} \
+                 (set ROCSIM_STREAM_MAP={} before the first SDK call)",
+                scenario.file.display(),
+                wanted.as_str(),
+                have.as_str(),
+                wanted.as_str()
+            )));
+        }
+    }
+    let hip_have = driver::device_count();
+    if scenario.hip_devices() > hip_have {
+        return Err(ReplayError(format!(
+            "{} needs {} HIP device(s) but this process's HIP sees {hip_have} \
+             (HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES)",
+            scenario.file.display(),
+            scenario.hip_devices()
+        )));
+    }
     let mut summary = ReplaySummary::default();
     let mut world = World {
         kernels: HashMap::new(),
@@ -165,7 +187,7 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
     for result in results {
         summary.merge(&result?);
     }
-    for device in 0..scenario.gpus {
+    for device in 0..scenario.hip_devices() {
         driver::set_device(device).map_err(|e| sim("final synchronize", e))?;
         driver::device_synchronize().map_err(|e| sim("final synchronize", e))?;
         summary.api_calls += 2;

@@ -1,0 +1,97 @@
+//! HIP calls on streams the SDK's stream map lacks, under the simulator's default SDK 1.0.0
+//! map (ROCm 7.0/7.1) with the tracer's HIP_STREAM context active: the SDK's wrappers run
+//! before HIP validates the stream, so a call on a never-created `hipStream_t` aborts the
+//! process (the SDK's `std::out_of_range`), while a destroyed stream still has its map entry.
+//! Each case runs in a child process.
+use amdhip64::api::stream::*;
+use amdhip64::error::*;
+use std::os::unix::process::ExitStatusExt;
+use std::process::Command;
+use xla_rocm_tracer::tracer::Tracer;
+
+// The simulated SDK provides the SDK and `rocsim_*` driver symbols.
+use rocprofiler_sdk_sim as _;
+
+const CHILD_MARKER: &str = "HIP_SIM_TEST_CHILD";
+
+/// In the parent: runs `test` in a child, returns false after checking how it ended (`abort`:
+/// killed by SIGABRT with the SDK's story on stderr; otherwise passed). In the child: true.
+fn in_child(test: &str, abort: bool) -> bool {
+    if std::env::var(CHILD_MARKER).as_deref() == Ok(test) {
+        return true;
+    }
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_MARKER, test)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if abort {
+        assert_eq!(
+            output.status.signal(),
+            Some(libc::SIGABRT),
+            "child {test} should abort\n{stdout}\n{stderr}"
+        );
+        assert!(stderr.contains("std::out_of_range"), "{stderr}");
+    } else {
+        assert!(
+            output.status.success() && stdout.contains("1 passed"),
+            "child {test} failed\n{stdout}\n{stderr}"
+        );
+    }
+    false
+}
+
+#[test]
+fn a_call_on_a_never_created_stream_aborts() {
+    if !in_child("a_call_on_a_never_created_stream_aborts", true) {
+        return;
+    }
+    assert!(Tracer::get().is_available());
+    let _ = hipStreamSynchronize(0xdead_0000);
+    unreachable!("the SDK's SET on an unmapped stream ends the process");
+}
+
+#[test]
+fn a_call_on_a_destroyed_stream_fails_without_aborting() {
+    if !in_child("a_call_on_a_destroyed_stream_fails_without_aborting", false) {
+        return;
+    }
+    assert!(Tracer::get().is_available());
+    let mut stream = 0u64;
+    assert_eq!(unsafe { hipStreamCreate(&mut stream) }, HIP_SUCCESS);
+    assert_eq!(hipStreamDestroy(stream), HIP_SUCCESS);
+    // DESTROY kept the map entry: the SET finds it, HIP rejects the handle.
+    assert_eq!(hipStreamQuery(stream), HIP_ERROR_CONTEXT_IS_DESTROYED);
+}
+
+#[test]
+fn a_failed_create_moves_the_null_stream_to_a_new_id() {
+    if !in_child("a_failed_create_moves_the_null_stream_to_a_new_id", false) {
+        return;
+    }
+    assert!(Tracer::get().is_available());
+    use rocprofiler_sdk_sim::driver::sdk_stream_id;
+    assert_eq!(sdk_stream_id(0).unwrap(), 0);
+    // Bad flags: HIP fails and leaves `stream` as it was (the null stream). The SDK's CREATE
+    // wrapper adds that value to its map anyway, under a new id.
+    let mut stream = 0u64;
+    assert_eq!(
+        unsafe { hipStreamCreateWithFlags(&mut stream, 0x80) },
+        HIP_ERROR_INVALID_VALUE
+    );
+    assert_eq!(stream, 0);
+    assert_ne!(sdk_stream_id(0).unwrap(), 0);
+    assert_eq!(hipStreamSynchronize(0), HIP_SUCCESS);
+}
+
+#[test]
+fn destroying_hip_stream_per_thread_aborts() {
+    if !in_child("destroying_hip_stream_per_thread_aborts", true) {
+        return;
+    }
+    assert!(Tracer::get().is_available());
+    let _ = hipStreamDestroy(2);
+    unreachable!("the SDK's DESTROY lookup of hipStreamPerThread ends the process");
+}

@@ -1,0 +1,289 @@
+//! The HIP_STREAM stream map of rocprofiler-sdk 1.0.0 (ROCm 7.0/7.1, `hip/stream.cpp`), the
+//! simulator's default (`ROCSIM_STREAM_MAP=sdk-1.0`): only the null stream and streams whose
+//! creation an active HIP_STREAM callback context saw are in the map; a SET or DESTROY on any
+//! other value aborts the process; DESTROY keeps the entry; CREATE fires after a failed create.
+//! Behaviours that end the process, or change process-wide state (the null stream's id), run in
+//! a child process.
+#[path = "common/child.rs"]
+mod child;
+mod common;
+use common::*;
+use sim::driver;
+use sim::machine::StreamMap;
+use std::os::unix::process::ExitStatusExt;
+use std::process::Command;
+
+const CHILD_MARKER: &str = "ROCSIM_TEST_CHILD";
+
+/// In the parent: runs `test` in a child with `env` and asserts that it was killed by SIGABRT
+/// after printing `stderr_needle`; returns false. In the child: returns true.
+fn aborts_in_child(test: &str, env: &[(&str, &str)], stderr_needle: &str) -> bool {
+    if std::env::var(CHILD_MARKER).as_deref() == Ok(test) {
+        return true;
+    }
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_MARKER, test)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.signal(),
+        Some(libc::SIGABRT),
+        "child {test} should abort ({:?})\n{stdout}\n{stderr}",
+        output.status
+    );
+    assert!(
+        stderr.contains(stderr_needle) && stderr.contains("std::out_of_range"),
+        "child {test} aborted without the SDK's story\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("panicked"),
+        "the abort is not a panic across the C ABI\n{stderr}"
+    );
+    false
+}
+
+/// Stops or starts the recording tool's HIP_STREAM context (the utility context).
+fn stream_context_active(active: bool) {
+    let context = sys::rocprofiler_context_id_t {
+        handle: setup().utility,
+    };
+    let status = unsafe {
+        if active {
+            sys::rocprofiler_start_context(context)
+        } else {
+            sys::rocprofiler_stop_context(context)
+        }
+    };
+    check(status);
+}
+
+fn stream_events(from: usize, op: i32) -> Vec<(u64, u64)> {
+    REC.events.lock().unwrap()[from..]
+        .iter()
+        .filter_map(|e| match e {
+            Event::Callback {
+                kind,
+                op: o,
+                stream: Some(s),
+                ..
+            } if *kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM && *o == op => Some(*s),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn sdk_1_0_is_the_default_map() {
+    assert_eq!(sim::machine::machine().sdk_version, (1, 0, 0));
+    assert_eq!(sim::machine::machine().stream_map, StreamMap::Sdk1_0);
+}
+
+#[test]
+fn a_set_on_hip_stream_per_thread_aborts() {
+    if !aborts_in_child(
+        "a_set_on_hip_stream_per_thread_aborts",
+        &[],
+        "hipStreamPerThread",
+    ) {
+        return;
+    }
+    setup();
+    let launch = kernel("_Z10per_threadv");
+    let _ = driver::launch_kernel(driver::STREAM_PER_THREAD, &launch);
+    unreachable!("the SET on hipStreamPerThread must end the process");
+}
+
+#[test]
+fn a_set_on_hip_stream_legacy_aborts() {
+    if !aborts_in_child(
+        "a_set_on_hip_stream_legacy_aborts",
+        &[("ROCSIM_VERSION", "1.0.0")],
+        "hipStreamLegacy",
+    ) {
+        return;
+    }
+    setup();
+    let _ = driver::stream_synchronize(driver::STREAM_LEGACY);
+    unreachable!("the SET on hipStreamLegacy must end the process");
+}
+
+#[test]
+fn a_stream_created_while_no_stream_context_was_active_aborts_on_its_first_set() {
+    if !aborts_in_child(
+        "a_stream_created_while_no_stream_context_was_active_aborts_on_its_first_set",
+        &[],
+        "never saw",
+    ) {
+        return;
+    }
+    setup();
+    let launch = kernel("_Z4latev");
+    stream_context_active(false);
+    let stream = driver::stream_create().unwrap();
+    // Without an active HIP_STREAM context, SETs do not look the stream up.
+    driver::launch_kernel(stream, &launch).unwrap();
+    driver::launch_kernel(driver::STREAM_PER_THREAD, &launch).unwrap();
+    stream_context_active(true);
+    let _ = driver::launch_kernel(stream, &launch);
+    unreachable!("the SET on an unmapped stream must end the process");
+}
+
+#[test]
+fn destroying_a_stream_the_map_never_saw_aborts() {
+    if !aborts_in_child(
+        "destroying_a_stream_the_map_never_saw_aborts",
+        &[],
+        "HIP_STREAM DESTROY",
+    ) {
+        return;
+    }
+    setup();
+    stream_context_active(false);
+    let stream = driver::stream_create().unwrap();
+    stream_context_active(true);
+    let _ = driver::stream_destroy(stream);
+    unreachable!("the DESTROY of an unmapped stream must end the process");
+}
+
+#[test]
+fn create_registers_only_under_an_active_context_and_destroy_keeps_the_entry() {
+    if !child::in_child(
+        "create_registers_only_under_an_active_context_and_destroy_keeps_the_entry",
+        &[],
+    ) {
+        return;
+    }
+    setup();
+    let launch = kernel("_Z4keepv");
+    let from = event_count();
+    let a = driver::stream_create().unwrap();
+    let b = driver::stream_create().unwrap();
+    let created = stream_events(from, sys::ROCPROFILER_HIP_STREAM_CREATE);
+    assert_eq!(created, [(1, a), (2, b)], "map size + offset: dense ids");
+    assert_eq!(driver::sdk_stream_id(a).unwrap(), 1);
+    assert_eq!(
+        driver::sdk_stream_id(driver::STREAM_LEGACY),
+        Err(sim::SimError::UnknownStream(driver::STREAM_LEGACY))
+    );
+    assert_eq!(
+        driver::sdk_stream_id(driver::STREAM_PER_THREAD),
+        Err(sim::SimError::UnknownStream(driver::STREAM_PER_THREAD))
+    );
+
+    let from = event_count();
+    driver::stream_destroy(b).unwrap();
+    assert_eq!(
+        stream_events(from, sys::ROCPROFILER_HIP_STREAM_DESTROY),
+        [(2, b)]
+    );
+    // The allocator hands b's address to the next stream. Created while no HIP_STREAM context
+    // was active, the new stream is not added to the map, but b's entry is still there: its
+    // SETs carry b's old id instead of aborting.
+    stream_context_active(false);
+    let from = event_count();
+    let reused = driver::stream_create().unwrap();
+    assert_eq!(reused, b);
+    assert!(stream_events(from, sys::ROCPROFILER_HIP_STREAM_CREATE).is_empty());
+    stream_context_active(true);
+    let from = event_count();
+    driver::launch_kernel(reused, &launch).unwrap();
+    assert_eq!(
+        stream_events(from, sys::ROCPROFILER_HIP_STREAM_SET),
+        [(2, b), (2, b)]
+    );
+    // A traced creation at an address the map already has gets a new id: map size + offset.
+    driver::stream_destroy(reused).unwrap();
+    let from = event_count();
+    let again = driver::stream_create().unwrap();
+    assert_eq!(again, b);
+    assert_eq!(
+        stream_events(from, sys::ROCPROFILER_HIP_STREAM_CREATE),
+        [(3, b)]
+    );
+    let c = driver::stream_create().unwrap();
+    assert_eq!(driver::sdk_stream_id(c).unwrap(), 4);
+}
+
+#[test]
+fn create_fires_after_a_failed_create_and_can_move_the_null_stream() {
+    if !child::in_child(
+        "create_fires_after_a_failed_create_and_can_move_the_null_stream",
+        &[],
+    ) {
+        return;
+    }
+    setup();
+    let op = driver::hip_operation("hipStreamCreateWithFlags").unwrap();
+    let from = event_count();
+    // A null hipStream_t*: CREATE carries the empty payload.
+    driver::stream_create_failed(op, None).unwrap();
+    assert_eq!(
+        stream_events(from, sys::ROCPROFILER_HIP_STREAM_CREATE),
+        [(0, 0)]
+    );
+    // *stream still holds the null stream: the SDK adds it again under a new id.
+    let from = event_count();
+    driver::stream_create_failed(op, Some(driver::NULL_STREAM)).unwrap();
+    let created = stream_events(from, sys::ROCPROFILER_HIP_STREAM_CREATE);
+    assert_eq!(created.len(), 1);
+    let (moved, value) = created[0];
+    assert_eq!(value, 0);
+    assert_ne!(moved, 0, "the null stream lost id 0");
+    let from = event_count();
+    driver::stream_synchronize(driver::NULL_STREAM).unwrap();
+    assert_eq!(
+        stream_events(from, sys::ROCPROFILER_HIP_STREAM_SET),
+        [(moved, 0), (moved, 0)]
+    );
+}
+
+#[test]
+fn a_newer_sdk_version_gets_the_newer_map() {
+    if !child::in_child(
+        "a_newer_sdk_version_gets_the_newer_map",
+        &[("ROCSIM_VERSION", "1.3.0")],
+    ) {
+        return;
+    }
+    assert_eq!(sim::machine::machine().stream_map, StreamMap::Newer);
+    setup();
+    let launch = kernel("_Z5newerv");
+    driver::launch_kernel(driver::STREAM_PER_THREAD, &launch).unwrap();
+    driver::stream_synchronize(driver::STREAM_LEGACY).unwrap();
+    assert_eq!(driver::sdk_stream_id(driver::STREAM_LEGACY).unwrap(), 0);
+}
+
+#[test]
+fn rocsim_stream_map_overrides_the_version() {
+    if !child::in_child(
+        "rocsim_stream_map_overrides_the_version",
+        &[
+            ("ROCSIM_VERSION", "1.3.0"),
+            ("ROCSIM_STREAM_MAP", "sdk-1.0"),
+        ],
+    ) {
+        return;
+    }
+    assert_eq!(sim::machine::machine().stream_map, StreamMap::Sdk1_0);
+}
+
+#[test]
+fn a_scenario_that_needs_the_newer_map_asks_for_it_and_is_refused_under_sdk_1_0() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/multi_thread.toml");
+    let s = sim::scenario::load(path).unwrap();
+    assert_eq!(s.stream_map, Some(StreamMap::Newer));
+    assert!(s
+        .machine_env()
+        .contains(&("ROCSIM_STREAM_MAP", "newer".to_owned())));
+    // Replaying it here would abort on its first per_thread SET: replay refuses instead.
+    let error = sim::scenario::replay(&s, &()).unwrap_err();
+    assert!(
+        error.to_string().contains("ROCSIM_STREAM_MAP=newer"),
+        "{error}"
+    );
+}
