@@ -31,10 +31,21 @@ impl EventSink for RecordingSink {
     fn flush(&self) {}
 }
 
-// Host stubs: their addresses identify the kernels.
-extern "C" fn axpy_stub() {}
-extern "C" fn fill_stub() {}
-extern "C" fn unregistered_stub() {}
+// Host stubs: their addresses identify the kernels, so each must be a function of its own.
+// Identical empty bodies would let the optimizer merge them into one function in a release
+// build (one address for every kernel); a distinct opaque value in each keeps them apart.
+#[inline(never)]
+extern "C" fn axpy_stub() {
+    std::hint::black_box(1u32);
+}
+#[inline(never)]
+extern "C" fn fill_stub() {
+    std::hint::black_box(2u32);
+}
+#[inline(never)]
+extern "C" fn unregistered_stub() {
+    std::hint::black_box(3u32);
+}
 
 /// out[i] = a * x[i] + out[i], for the host body of `axpy`.
 unsafe extern "C" fn axpy_body(grid: Dim3, block: Dim3, _shared: usize, args: *mut *mut c_void) {
@@ -70,6 +81,13 @@ fn launch(stub: extern "C" fn(), blocks: u32, args: &mut [*mut c_void], stream: 
 
 #[test]
 fn hip_program_through_the_tracer() {
+    // Each kernel needs its own host-stub address (see the stubs above).
+    let stubs = [
+        axpy_stub as extern "C" fn() as usize,
+        fill_stub as extern "C" fn() as usize,
+        unregistered_stub as extern "C" fn() as usize,
+    ];
+    assert!(stubs[0] != stubs[1] && stubs[1] != stubs[2] && stubs[0] != stubs[2]);
     // Registration, as hipcc-generated constructors do it.
     let wrapper = HipFatbinWrapper {
         magic: HIP_FATBIN_MAGIC,
