@@ -10,6 +10,10 @@
 //! * `ROCSIM_ROCM` — `7.1` (default) or `7.0`: the release whose layouts the SDK has. 7.0 has
 //!   a 304-byte agent struct with an 8-byte UUID and `ROCPROFILER_CONTEXT_NONE = UINT64_MAX`
 //!   (rocprofiler-sdk.md §15, §18.42).
+//!
+//! How the HIP runtime turns a host<->device copy into SDK records (`CopyModel`, SCENARIOS.md
+//! "Machine: copies"): `ROCSIM_SDMA_THRESHOLD`, `ROCSIM_LARGE_BAR_H2D_MAX`,
+//! `ROCSIM_LARGE_BAR_D2H_MAX`, `ROCSIM_PAGEABLE_CHUNK` (bytes each).
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone)]
@@ -19,6 +23,41 @@ pub struct Machine {
     /// (major, minor, patch) reported by `rocprofiler_get_version` and to `rocprofiler_configure`.
     pub sdk_version: (u32, u32, u32),
     pub rocm: RocmRelease,
+    /// How copies become MEMORY_COPY records (thresholds of the HIP runtime's blit manager).
+    pub copies: CopyModel,
+}
+
+/// The HIP runtime's copy paths, as the SDK sees them (ROCclr `rocblit.cpp` blit managers,
+/// thresholds from `flags.hpp` / `rocsettings.cpp`). Sizes in bytes; 0 turns a path off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyModel {
+    /// Host<->device copies up to this size are done by a blit on the GPU: the runtime passes
+    /// the GPU agent as both source and destination, so the SDK records DEVICE_TO_DEVICE with
+    /// src == dst == GPU (`GPU_FORCE_BLIT_COPY_SIZE`, 16 KiB). `ROCSIM_SDMA_THRESHOLD`.
+    pub sdma_threshold: u64,
+    /// On a large-BAR GPU, host-to-device copies from pageable memory up to this size are a
+    /// CPU `memcpy` into the BAR: no record (`KernelBlitManager::writeBuffer`,
+    /// `kMaxH2dMemcpySize`, 8 KiB). `ROCSIM_LARGE_BAR_H2D_MAX`.
+    pub large_bar_h2d_max: u64,
+    /// The same for device-to-host reads (`KernelBlitManager::readBuffer`,
+    /// `kMaxD2hMemcpySize`, 64 bytes: one cache line). `ROCSIM_LARGE_BAR_D2H_MAX`.
+    pub large_bar_d2h_max: u64,
+    /// Pageable host memory is pinned piece by piece: a copy larger than this gives one
+    /// `hsa_amd_memory_async_copy`, hence one record, per piece, all under the call's
+    /// correlation id (`DmaBlitManager::readBuffer`/`writeBuffer`, `GPU_PINNED_XFER_SIZE`,
+    /// 32 MiB). `ROCSIM_PAGEABLE_CHUNK`.
+    pub pageable_chunk: u64,
+}
+
+impl Default for CopyModel {
+    fn default() -> Self {
+        CopyModel {
+            sdma_threshold: 16 * 1024,
+            large_bar_h2d_max: 8 * 1024,
+            large_bar_d2h_max: 64,
+            pageable_chunk: 32 * 1024 * 1024,
+        }
+    }
 }
 
 /// The ROCm release whose rocprofiler-sdk layouts the simulated library has.
@@ -61,6 +100,15 @@ static MACHINE: LazyLock<Machine> = LazyLock::new(|| Machine {
     direct_dispatch: env_u32("ROCSIM_DIRECT_DISPATCH", 1, 0..=1) == 1,
     sdk_version: env_version("ROCSIM_VERSION", (1, 0, 0)),
     rocm: env_rocm("ROCSIM_ROCM"),
+    copies: {
+        let d = CopyModel::default();
+        CopyModel {
+            sdma_threshold: env_u64("ROCSIM_SDMA_THRESHOLD", d.sdma_threshold),
+            large_bar_h2d_max: env_u64("ROCSIM_LARGE_BAR_H2D_MAX", d.large_bar_h2d_max),
+            large_bar_d2h_max: env_u64("ROCSIM_LARGE_BAR_D2H_MAX", d.large_bar_d2h_max),
+            pageable_chunk: env_u64("ROCSIM_PAGEABLE_CHUNK", d.pageable_chunk),
+        }
+    },
 });
 
 /// The machine of this process.
@@ -80,6 +128,16 @@ fn env_u32(name: &str, default: u32, range: std::ops::RangeInclusive<u32>) -> u3
                 default
             }
         },
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(text) => text.trim().parse::<u64>().unwrap_or_else(|_| {
+            eprintln!("rocprofiler-sdk-sim: {name}={text:?} is not a byte count; using {default}");
+            default
+        }),
     }
 }
 
