@@ -1,5 +1,5 @@
 //! A validated scenario: every name resolved, every number in range.
-use crate::driver::CopyKind;
+use crate::driver::{CopyKind, HostMemory};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone)]
@@ -9,6 +9,17 @@ pub struct Scenario {
     pub code_objects: Vec<CodeObjectSpec>,
     pub streams: Vec<StreamSpec>,
     pub threads: Vec<ThreadSpec>,
+    /// `[machine]` copy thresholds the scenario sets (`None`: the machine's default).
+    pub copies: CopyModelSpec,
+}
+
+/// The copy-path thresholds of `[machine]` (bytes), each fixing one `ROCSIM_*` variable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CopyModelSpec {
+    pub sdma_threshold: Option<u64>,
+    pub large_bar_h2d_max: Option<u64>,
+    pub large_bar_d2h_max: Option<u64>,
+    pub pageable_chunk: Option<u64>,
 }
 
 impl Scenario {
@@ -16,7 +27,18 @@ impl Scenario {
     /// that fix a process's machine (`crate::machine`). The machine is read once per process,
     /// so a runner whose environment differs starts a process with these set.
     pub fn machine_env(&self) -> Vec<(&'static str, String)> {
-        vec![("ROCSIM_GPUS", self.gpus.to_string())]
+        let mut env = vec![("ROCSIM_GPUS", self.gpus.to_string())];
+        for (name, value) in [
+            ("ROCSIM_SDMA_THRESHOLD", self.copies.sdma_threshold),
+            ("ROCSIM_LARGE_BAR_H2D_MAX", self.copies.large_bar_h2d_max),
+            ("ROCSIM_LARGE_BAR_D2H_MAX", self.copies.large_bar_d2h_max),
+            ("ROCSIM_PAGEABLE_CHUNK", self.copies.pageable_chunk),
+        ] {
+            if let Some(v) = value {
+                env.push((name, v.to_string()));
+            }
+        }
+        env
     }
 }
 
@@ -80,6 +102,8 @@ pub enum Step {
         src_device: Option<u32>,
         dst_device: Option<u32>,
         duration_ns: u64,
+        /// Whether the host side is pinned (default) or pageable memory.
+        host: HostMemory,
     },
     /// `hipMemsetAsync` with a stream, `hipMemset` without.
     Memset {
