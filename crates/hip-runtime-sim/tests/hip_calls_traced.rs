@@ -79,8 +79,26 @@ fn launch(stub: extern "C" fn(), blocks: u32, args: &mut [*mut c_void], stream: 
     }
 }
 
+// This test checks the runtime's plumbing (operation ids, SET, correlation, stream ids, real
+// data), so it runs on a machine whose copy model gives one SDMA record per copy: its 4 KiB
+// copies would otherwise be CPU copies (pageable, no record) or GPU blits recorded as
+// device-to-device, which the tracer does not yet handle as real hardware needs (issue 13).
+// The copy paths themselves are tested in tests/copies_as_hip_submits_them.rs.
+#[path = "../../rocprofiler-sdk-sim/tests/common/child.rs"]
+mod child;
+
 #[test]
 fn hip_program_through_the_tracer() {
+    if !child::in_child(
+        "hip_program_through_the_tracer",
+        &[
+            ("ROCSIM_SDMA_THRESHOLD", "0"),
+            ("ROCSIM_LARGE_BAR_H2D_MAX", "0"),
+            ("ROCSIM_LARGE_BAR_D2H_MAX", "0"),
+        ],
+    ) {
+        return;
+    }
     // Each kernel needs its own host-stub address (see the stubs above).
     let stubs = [
         axpy_stub as extern "C" fn() as usize,
