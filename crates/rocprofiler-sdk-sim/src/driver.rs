@@ -554,7 +554,15 @@ fn copy_paths(stream: &StreamInfo, copy: &Copy, call: &CopyCall) -> Result<Vec<C
     };
     let paths = match copy.kind {
         // Both sides are host memory: the runtime copies with the CPU.
-        CopyKind::HostToHost => Vec::new(),
+        CopyKind::HostToHost if !model.h2h_record => Vec::new(),
+        CopyKind::HostToHost => vec![sdma(
+            copy.kind.operation(),
+            copy.bytes,
+            None,
+            None,
+            0,
+            copy.duration_ns,
+        )],
         CopyKind::DeviceToDevice if src == dst => {
             let kernel =
                 find_kernel(stream.device, BLIT_COPY_KERNEL).ok_or(SimError::UnknownKernel(0))?;

@@ -13,7 +13,7 @@
 //!
 //! How the HIP runtime turns a host<->device copy into SDK records (`CopyModel`, SCENARIOS.md
 //! "Machine: copies"): `ROCSIM_SDMA_THRESHOLD`, `ROCSIM_LARGE_BAR_H2D_MAX`,
-//! `ROCSIM_LARGE_BAR_D2H_MAX`, `ROCSIM_PAGEABLE_CHUNK` (bytes each).
+//! `ROCSIM_LARGE_BAR_D2H_MAX`, `ROCSIM_PAGEABLE_CHUNK` (bytes each), `ROCSIM_H2H_RECORD` (0/1).
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone)]
@@ -47,6 +47,10 @@ pub struct CopyModel {
     /// correlation id (`DmaBlitManager::readBuffer`/`writeBuffer`, `GPU_PINNED_XFER_SIZE`,
     /// 32 MiB). `ROCSIM_PAGEABLE_CHUNK`.
     pub pageable_chunk: u64,
+    /// Host-to-host copies are CPU copies in the HIP runtime (`HostBlitManager`): no record
+    /// (false, the default). True gives them one HOST_TO_HOST MEMORY_COPY record with the CPU
+    /// agent on both sides, as an SDMA copy would. `ROCSIM_H2H_RECORD`.
+    pub h2h_record: bool,
 }
 
 impl Default for CopyModel {
@@ -56,6 +60,7 @@ impl Default for CopyModel {
             large_bar_h2d_max: 8 * 1024,
             large_bar_d2h_max: 64,
             pageable_chunk: 32 * 1024 * 1024,
+            h2h_record: false,
         }
     }
 }
@@ -107,6 +112,7 @@ static MACHINE: LazyLock<Machine> = LazyLock::new(|| Machine {
             large_bar_h2d_max: env_u64("ROCSIM_LARGE_BAR_H2D_MAX", d.large_bar_h2d_max),
             large_bar_d2h_max: env_u64("ROCSIM_LARGE_BAR_D2H_MAX", d.large_bar_d2h_max),
             pageable_chunk: env_u64("ROCSIM_PAGEABLE_CHUNK", d.pageable_chunk),
+            h2h_record: env_u32("ROCSIM_H2H_RECORD", u32::from(d.h2h_record), 0..=1) == 1,
         }
     },
 });

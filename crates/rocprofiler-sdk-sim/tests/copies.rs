@@ -186,6 +186,7 @@ fn thresholds_are_machine_options() {
             ("ROCSIM_LARGE_BAR_H2D_MAX", "0"),
             ("ROCSIM_LARGE_BAR_D2H_MAX", "0"),
             ("ROCSIM_PAGEABLE_CHUNK", "1048576"),
+            ("ROCSIM_H2H_RECORD", "1"),
         ],
     ) {
         return;
@@ -202,6 +203,7 @@ fn thresholds_are_machine_options() {
         ),
         (0, 0, 0, 1 << 20)
     );
+    assert!(model.h2h_record);
     let stream = driver::stream_create().unwrap();
     let small = driver::memcpy_async_with(stream, &copy(CopyKind::HostToDevice, 64), &pageable())
         .unwrap();
@@ -222,6 +224,14 @@ fn thresholds_are_machine_options() {
     let big = copies_for(big);
     assert_eq!(big.len(), 4);
     assert_eq!(big.iter().map(|r| r.bytes).sum::<u64>(), (3 << 20) + 1);
+    // Host-to-host copies get a record with the CPU on both sides.
+    let (cpu, _) = agent_ids();
+    let h2h = driver::memcpy_sync(&copy(CopyKind::HostToHost, 256)).unwrap();
+    drain();
+    let h2h = copies_for(h2h);
+    assert_eq!(h2h.len(), 1);
+    assert_eq!(h2h[0].operation, sys::ROCPROFILER_MEMORY_COPY_HOST_TO_HOST);
+    assert_eq!((h2h[0].src_agent_id.handle, h2h[0].dst_agent_id.handle), (cpu, cpu));
 }
 
 #[test]
@@ -264,6 +274,7 @@ fn scenario_copy_steps_choose_pinned_or_pageable_host_memory() {
     let text = r#"
 [machine]
 pageable_chunk = 1048576
+h2h_record = true
 
 [streams]
 s = {}
@@ -277,9 +288,9 @@ steps = [
 ]
 "#;
     let s = scenario::parse_str(text, "copies.toml").unwrap();
-    assert!(s
-        .machine_env()
-        .contains(&("ROCSIM_PAGEABLE_CHUNK", "1048576".to_owned())));
+    let env = s.machine_env();
+    assert!(env.contains(&("ROCSIM_PAGEABLE_CHUNK", "1048576".to_owned())));
+    assert!(env.contains(&("ROCSIM_H2H_RECORD", "1".to_owned())));
     match &s.threads[0].steps[..3] {
         [scenario::Step::Memcpy { host: a, .. }, scenario::Step::Memcpy { host: b, .. }, scenario::Step::Memcpy { host: c, .. }] =>
         {

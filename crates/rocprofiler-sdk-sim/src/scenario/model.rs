@@ -20,6 +20,7 @@ pub struct CopyModelSpec {
     pub large_bar_h2d_max: Option<u64>,
     pub large_bar_d2h_max: Option<u64>,
     pub pageable_chunk: Option<u64>,
+    pub h2h_record: Option<bool>,
 }
 
 impl Scenario {
@@ -37,6 +38,9 @@ impl Scenario {
             if let Some(v) = value {
                 env.push((name, v.to_string()));
             }
+        }
+        if let Some(record) = self.copies.h2h_record {
+            env.push(("ROCSIM_H2H_RECORD", u32::from(record).to_string()));
         }
         env
     }

@@ -29,6 +29,7 @@ struct RawMachine {
     large_bar_h2d_max: Option<Spanned<i64>>,
     large_bar_d2h_max: Option<Spanned<i64>>,
     pageable_chunk: Option<Spanned<i64>>,
+    h2h_record: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -371,6 +372,7 @@ impl<'a> Validator<'a> {
             large_bar_h2d_max: bytes("large_bar_h2d_max", &m.large_bar_h2d_max)?,
             large_bar_d2h_max: bytes("large_bar_d2h_max", &m.large_bar_d2h_max)?,
             pageable_chunk: bytes("pageable_chunk", &m.pageable_chunk)?,
+            h2h_record: m.h2h_record,
         })
     }
 
