@@ -30,7 +30,12 @@ fn copies_of_every_direction_on_two_gpus() {
     if is_child() {
         return;
     }
-    let output = rerun_test_with_env("child_copies_of_every_direction", &[("ROCSIM_GPUS", "2")]);
+    // Host-to-host copies are CPU copies without an SDK record on real hardware (not a tracer
+    // bug); this test checks each direction's record, so host-to-host copies get one here.
+    let output = rerun_test_with_env(
+        "child_copies_of_every_direction",
+        &[("ROCSIM_GPUS", "2"), ("ROCSIM_H2H_RECORD", "1")],
+    );
     assert_child_passed("two GPUs", &output);
 }
 

@@ -12,7 +12,9 @@ use rocprofiler_sdk_sim::driver::{
     self, Copy, CopyKind, HipStream, KernelId, KernelLaunch, NULL_STREAM, STREAM_LEGACY,
     STREAM_PER_THREAD,
 };
-use tracer_common::{gettid, start_recording, RecordingSink};
+use tracer_common::{
+    assert_child_passed, gettid, is_child, rerun_test_with_env, start_recording, RecordingSink,
+};
 use xla_rocm_tracer::annotation::{
     pop_annotation, push_annotation, AnnotationSource, ThreadAnnotationStack,
 };
@@ -265,8 +267,26 @@ fn null_legacy_and_per_thread_streams() {
     assert_eq!(per_thread_ids.len(), 2, "one per-thread stream per thread");
 }
 
+// Host-to-host copies are CPU copies without an SDK record on real hardware (not a tracer
+// bug); this test checks the stream a synchronous copy's record gets, so it runs on a
+// machine whose host-to-host copies have a record (ROCSIM_H2H_RECORD=1).
 #[test]
 fn sync_memcpy_without_stream_gets_the_stack_top() {
+    if is_child() {
+        return;
+    }
+    let output = rerun_test_with_env(
+        "child_sync_memcpy_without_stream_gets_the_stack_top",
+        &[("ROCSIM_H2H_RECORD", "1")],
+    );
+    assert_child_passed("host-to-host copies with a record", &output);
+}
+
+#[test]
+fn child_sync_memcpy_without_stream_gets_the_stack_top() {
+    if !is_child() {
+        return;
+    }
     let _session = SESSION.lock();
     kernels();
     let mut correlations = Vec::new();

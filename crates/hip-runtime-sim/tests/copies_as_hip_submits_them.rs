@@ -178,7 +178,10 @@ fn last_memcpy() -> (Vec<CopySeen>, Vec<(String, String)>) {
 
 #[test]
 fn pinned_and_pageable_copies_follow_the_runtime_paths() {
-    assert_eq!(unsafe { sys::rocprofiler_force_configure(Some(configure)) }, 0);
+    assert_eq!(
+        unsafe { sys::rocprofiler_force_configure(Some(configure)) },
+        0
+    );
     const BIG: usize = 40 << 20;
     let mut device: *mut c_void = std::ptr::null_mut();
     let mut pinned: *mut c_void = std::ptr::null_mut();
@@ -200,7 +203,10 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
         args,
         [
             ("dst".to_owned(), format!("{:#x}", device as usize)),
-            ("src".to_owned(), format!("{:#x}", pageable.as_ptr() as usize)),
+            (
+                "src".to_owned(),
+                format!("{:#x}", pageable.as_ptr() as usize)
+            ),
             ("sizeBytes".to_owned(), "4096".to_owned()),
             ("kind".to_owned(), "HostToDevice".to_owned()),
         ]
@@ -218,7 +224,10 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
     assert_eq!(args[3].1, "Default", "the hipMemcpyKind the program passed");
 
     // 1 MiB back into pinned memory: one SDMA device-to-host copy.
-    assert_eq!(unsafe { hipMemcpy(pinned, device, 1 << 20, 2) }, HIP_SUCCESS);
+    assert_eq!(
+        unsafe { hipMemcpy(pinned, device, 1 << 20, 2) },
+        HIP_SUCCESS
+    );
     let (copies, _) = last_memcpy();
     assert_eq!(copies.len(), 1);
     assert_eq!(

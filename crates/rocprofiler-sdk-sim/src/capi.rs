@@ -43,7 +43,9 @@
 //! ```
 #![allow(clippy::missing_safety_doc)]
 
-use crate::driver::{self, Copy, CopyCall, CopyKind, HostMemory, KernelId, KernelLaunch, LaunchCall};
+use crate::driver::{
+    self, Copy, CopyCall, CopyKind, HostMemory, KernelId, KernelLaunch, LaunchCall,
+};
 use crate::SimError;
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};

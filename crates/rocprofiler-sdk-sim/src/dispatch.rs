@@ -298,9 +298,7 @@ impl ApiCall {
         let end_ns = now_ns();
         let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
         // The call returned hipSuccess (failures are reported before the call is traced).
-        self.api_payload.retval = sys::rocprofiler_hip_api_retval_t {
-            uint64_t_retval: 0,
-        };
+        self.api_payload.retval = sys::rocprofiler_hip_api_retval_t { uint64_t_retval: 0 };
         let payload: *mut c_void = (&mut *self.api_payload as *mut HipApiData).cast();
         for p in &mut self.api {
             p.notify(

@@ -524,7 +524,11 @@ enum CopyPath {
 /// The work the HIP runtime submits for `copy` (possibly none: a CPU `memcpy`), per the
 /// machine's [`crate::machine::CopyModel`] (ROCclr `rocblit.cpp`: `DmaBlitManager`,
 /// `KernelBlitManager` read/write/copy paths).
-fn copy_paths(stream: &StreamInfo, copy: &Copy, call: &CopyCall) -> Result<Vec<CopyPath>, SimError> {
+fn copy_paths(
+    stream: &StreamInfo,
+    copy: &Copy,
+    call: &CopyCall,
+) -> Result<Vec<CopyPath>, SimError> {
     let (src, dst) = match copy.kind {
         CopyKind::HostToHost => (None, None),
         CopyKind::HostToDevice => (None, Some(copy.dst_device.unwrap_or(stream.device))),
@@ -616,8 +620,8 @@ fn copy_paths(stream: &StreamInfo, copy: &Copy, call: &CopyCall) -> Result<Vec<C
                     .map(|i| {
                         let offset = i * model.pageable_chunk;
                         let bytes = model.pageable_chunk.min(copy.bytes - offset);
-                        let duration = (copy.duration_ns as u128 * bytes as u128
-                            / copy.bytes as u128) as u64;
+                        let duration =
+                            (copy.duration_ns as u128 * bytes as u128 / copy.bytes as u128) as u64;
                         sdma(copy.kind.operation(), bytes, src, dst, offset, duration)
                     })
                     .collect()
@@ -644,7 +648,11 @@ fn copy_args(
     device: u32,
 ) -> sys::rocprofiler_hip_api_args_t {
     let side = |address: u64, device_side: Option<u32>, host: bool| match address {
-        0 => made_up_address(if host { None } else { device_side.or(Some(device)) }),
+        0 => made_up_address(if host {
+            None
+        } else {
+            device_side.or(Some(device))
+        }),
         a => a,
     };
     let dst = side(

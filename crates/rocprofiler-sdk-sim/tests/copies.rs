@@ -147,7 +147,10 @@ fn large_pageable_copies_give_one_record_per_pinned_piece() {
         && (r.src_agent_id.handle, r.dst_agent_id.handle) == (cpu, gpu)));
     // The pieces follow each other through the buffer.
     let (src0, src1) = unsafe { (records[0].src_address.value, records[1].src_address.value) };
-    assert_eq!((src0, src1), (0x5500_0000_0000, 0x5500_0000_0000 + (32 << 20)));
+    assert_eq!(
+        (src0, src1),
+        (0x5500_0000_0000, 0x5500_0000_0000 + (32 << 20))
+    );
     assert!(records[0].end_timestamp <= records[1].start_timestamp);
     assert_eq!(api_records_for(corr), 1);
     // The same copy from pinned memory is one record.
@@ -205,8 +208,8 @@ fn thresholds_are_machine_options() {
     );
     assert!(model.h2h_record);
     let stream = driver::stream_create().unwrap();
-    let small = driver::memcpy_async_with(stream, &copy(CopyKind::HostToDevice, 64), &pageable())
-        .unwrap();
+    let small =
+        driver::memcpy_async_with(stream, &copy(CopyKind::HostToDevice, 64), &pageable()).unwrap();
     let big = driver::memcpy_async_with(
         stream,
         &copy(CopyKind::DeviceToHost, (3 << 20) + 1),
@@ -231,7 +234,10 @@ fn thresholds_are_machine_options() {
     let h2h = copies_for(h2h);
     assert_eq!(h2h.len(), 1);
     assert_eq!(h2h[0].operation, sys::ROCPROFILER_MEMORY_COPY_HOST_TO_HOST);
-    assert_eq!((h2h[0].src_agent_id.handle, h2h[0].dst_agent_id.handle), (cpu, cpu));
+    assert_eq!(
+        (h2h[0].src_agent_id.handle, h2h[0].dst_agent_id.handle),
+        (cpu, cpu)
+    );
 }
 
 #[test]
@@ -246,12 +252,9 @@ fn indirect_dispatch_gives_each_piece_a_fresh_id() {
     setup();
     let stream = driver::stream_create().unwrap();
     let before = REC.records.lock().unwrap().len();
-    let corr = driver::memcpy_async_with(
-        stream,
-        &copy(CopyKind::HostToDevice, 96 << 20),
-        &pageable(),
-    )
-    .unwrap();
+    let corr =
+        driver::memcpy_async_with(stream, &copy(CopyKind::HostToDevice, 96 << 20), &pageable())
+            .unwrap();
     driver::stream_synchronize(stream).unwrap();
     drain();
     assert!(copies_for(corr).is_empty());
@@ -296,11 +299,7 @@ steps = [
         {
             assert_eq!(
                 (*a, *b, *c),
-                (
-                    HostMemory::Pageable,
-                    HostMemory::Pinned,
-                    HostMemory::Pinned
-                )
+                (HostMemory::Pageable, HostMemory::Pinned, HostMemory::Pinned)
             )
         }
         other => panic!("{other:?}"),

@@ -177,7 +177,10 @@ unsafe extern "C" fn configure(
 fn setup() {
     static ONCE: OnceLock<()> = OnceLock::new();
     ONCE.get_or_init(|| {
-        assert_eq!(unsafe { sys::rocprofiler_force_configure(Some(configure)) }, 0);
+        assert_eq!(
+            unsafe { sys::rocprofiler_force_configure(Some(configure)) },
+            0
+        );
     });
 }
 
@@ -286,7 +289,11 @@ fn copy_calls_show_kind_sizes_and_stream() {
             .map(|a| (a.name.as_str(), a.value.as_str()))
             .skip(1)
             .collect::<Vec<_>>(),
-        [("value", "0"), ("sizeBytes", "4096"), ("stream", &stream_text[..])]
+        [
+            ("value", "0"),
+            ("sizeBytes", "4096"),
+            ("stream", &stream_text[..])
+        ]
     );
     driver::stream_synchronize(stream).unwrap();
 }

@@ -412,7 +412,9 @@ impl<'a> Validator<'a> {
             }
         }
         if let (Some(host), None) = (&s.host, &s.memcpy) {
-            return Err(self.at.error(host.span(), "`host` applies to memcpy steps only"));
+            return Err(self
+                .at
+                .error(host.span(), "`host` applies to memcpy steps only"));
         }
         if (s.annotate.is_some() || s.repeat.is_some()) && s.steps.is_none() {
             return Err(err("`annotate` and `repeat` need a `steps` list".into()));
