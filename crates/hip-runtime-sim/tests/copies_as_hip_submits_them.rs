@@ -20,12 +20,15 @@ struct CopySeen {
     dst_agent: u64,
 }
 
+/// (name, value text) of each argument of a call.
+type Args = Vec<(String, String)>;
+
 #[derive(Default)]
 struct Seen {
     /// correlation id -> MEMORY_COPY records (callback EXIT)
     copies: HashMap<u64, Vec<CopySeen>>,
     /// (operation, correlation id, [(name, value)]) of HIP API EXITs, in order
-    calls: Vec<(i32, u64, Vec<(String, String)>)>,
+    calls: Vec<(i32, u64, Args)>,
     gpu: u64,
 }
 
@@ -164,7 +167,7 @@ unsafe extern "C" fn configure(
 }
 
 /// The copies and arguments of the last `hipMemcpy` traced.
-fn last_memcpy() -> (Vec<CopySeen>, Vec<(String, String)>) {
+fn last_memcpy() -> (Vec<CopySeen>, Args) {
     let seen = seen();
     let (_, corr, args) = seen
         .calls

@@ -7,9 +7,9 @@
 //! stringize_arg.hpp` `stringize_arg`, `lib/rocprofiler-sdk/hip/details/format.hpp`): the
 //! type is the C++ `typeid` name (Itanium-mangled, e.g. `m` for `size_t`), the value text is
 //! decimal for integers, `HostToDevice`-style for `hipMemcpyKind`, `{z=.., y=.., x=..}` for
-//! dimensions, and pointers print as `0x..` hex (`0` when null, as `std::ostream` does),
-//! except that a pointer to a complete non-void type is dereferenced while the dereference
-//! budget lasts. Functions the simulator does not model have no described arguments.
+//! dimensions, and pointers print as `0x..` hex (`0` when null, as `std::ostream` does; a null
+//! `void**` prints `(null)`). Functions whose arguments the driver does not fill have no
+//! described arguments.
 use rocprofiler_sdk_sys as sys;
 use std::ffi::{c_void, CStr, CString};
 
@@ -70,9 +70,10 @@ fn dims(d: &sys::rocprofiler_dim3_t) -> CString {
     text(format!("{{z={}, y={}, x={}}}", d.z, d.y, d.x))
 }
 
+/// Collects the described arguments. The tool's dereference budget only matters for pointers
+/// to complete non-void types, and no described argument is one.
 struct Builder {
     args: Vec<ArgText>,
-    max_deref: i32,
 }
 
 impl Builder {
@@ -125,19 +126,6 @@ impl Builder {
         };
         self.push(field, 2, c"PPv", name, value, 0);
     }
-    /// `hipStream_t*` (an out-parameter): dereferenced once if the budget allows.
-    fn stream_out(&mut self, field: &*mut sys::hipStream_t, name: &'static CStr) {
-        let p = *field;
-        let (value, derefs) = if p.is_null() {
-            (text("(null)".into()), 0)
-        } else if self.max_deref > 0 {
-            // SAFETY: the pointer is the caller's live out-parameter slot for this call.
-            (pointer(unsafe { *p } as usize), 1)
-        } else {
-            (pointer(p as usize), 0)
-        };
-        self.push(field, 2, c"PP12ihipStream_t", name, value, derefs);
-    }
     fn stream(&mut self, field: &sys::hipStream_t, name: &'static CStr) {
         self.opaque(field, c"P12ihipStream_t", name);
     }
@@ -150,39 +138,14 @@ pub(crate) fn describe(
     args: &sys::rocprofiler_hip_api_args_t,
     max_deref: i32,
 ) -> Vec<ArgText> {
-    let mut b = Builder {
-        args: Vec::new(),
-        max_deref,
-    };
+    let _ = max_deref;
+    let mut b = Builder { args: Vec::new() };
     // SAFETY (every union read below): the sim writes the member named after the operation
     // before any callback sees the payload, and all members are plain integers/pointers.
     unsafe {
         match operation {
             sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipSetDevice => {
                 b.int(&args.hipSetDevice.deviceId, c"deviceId")
-            }
-            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate => {
-                b.stream_out(&args.hipStreamCreate.stream, c"stream")
-            }
-            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreateWithFlags => {
-                let a = &args.hipStreamCreateWithFlags;
-                b.stream_out(&a.stream, c"stream");
-                b.uint(&a.flags, c"flags");
-            }
-            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreateWithPriority => {
-                let a = &args.hipStreamCreateWithPriority;
-                b.stream_out(&a.stream, c"stream");
-                b.uint(&a.flags, c"flags");
-                b.int(&a.priority, c"priority");
-            }
-            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipExtStreamCreateWithCUMask => {
-                let a = &args.hipExtStreamCreateWithCUMask;
-                b.stream_out(&a.stream, c"stream");
-                b.uint(&a.cuMaskSize, c"cuMaskSize");
-                b.opaque_const(&a.cuMask, c"PKj", c"cuMask");
-            }
-            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamDestroy => {
-                b.stream(&args.hipStreamDestroy.stream, c"stream")
             }
             sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamSynchronize => {
                 b.stream(&args.hipStreamSynchronize.stream, c"stream")
@@ -243,7 +206,8 @@ pub(crate) fn describe(
                 b.kind(&a.kind, c"kind");
                 b.stream(&a.stream, c"stream");
             }
-            // hipDeviceSynchronize has no arguments; unmodelled functions have none described.
+            // hipDeviceSynchronize has no arguments. Functions whose arguments the driver does
+            // not fill (stream creation and destruction, `api_call`) have none described.
             _ => {}
         }
     }

@@ -308,7 +308,7 @@ fn launch_calls_show_grid_block_and_stream() {
         stream,
         &launch,
         &LaunchCall {
-            function: 0x4010_00,
+            function: 0x0040_1000,
             args: 0x7ffc_0000_0010,
         },
     )
