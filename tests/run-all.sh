@@ -26,8 +26,10 @@ echo "== Rust: cargo test --workspace"
 cargo build --workspace --locked
 cargo test --workspace --locked
 
-echo "== Stress, fault and property tests (release)"
-cargo test --release --locked --test 'stress_*' --test 'reliability_*' --test 'proptest_*'
+echo "== Rust: cargo test --release --workspace (optimized code; the stress, fault and property tests among them)"
+# Build first, as above: some tests inspect the release cdylib.
+cargo build --release --workspace --locked
+cargo test --release --workspace --locked
 
 echo "== C++ drop-in (GoogleTest), then under AddressSanitizer + UndefinedBehaviorSanitizer"
 tests/cpp/run.sh

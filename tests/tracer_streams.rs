@@ -278,8 +278,26 @@ fn null_legacy_and_per_thread_streams() {
     assert_eq!(per_thread_ids.len(), 2, "one per-thread stream per thread");
 }
 
+// Host-to-host copies are CPU copies without an SDK record on real hardware (not a tracer
+// bug); this test checks the stream a synchronous copy's record gets, so it runs on a
+// machine whose host-to-host copies have a record (ROCSIM_H2H_RECORD=1).
 #[test]
 fn sync_memcpy_without_stream_gets_the_stack_top() {
+    if is_child() {
+        return;
+    }
+    let output = rerun_test_with_env(
+        "child_sync_memcpy_without_stream_gets_the_stack_top",
+        &[("ROCSIM_H2H_RECORD", "1")],
+    );
+    assert_child_passed("host-to-host copies with a record", &output);
+}
+
+#[test]
+fn child_sync_memcpy_without_stream_gets_the_stack_top() {
+    if !is_child() {
+        return;
+    }
     let _session = SESSION.lock();
     kernels();
     let mut correlations = Vec::new();

@@ -416,11 +416,12 @@ pub fn random_hip_traffic(seed: u64, calls: u64, streams: usize) -> Issued {
                     duration_ns,
                 };
                 driver::memcpy_async(stream, &copy).expect("copy");
-                // One GPU: a device-to-device copy is a blit kernel.
-                if kind == driver::CopyKind::DeviceToDevice {
-                    issued.kernel_dispatches += 1;
-                } else {
-                    issued.sdma_copies += 1;
+                match kind {
+                    // One GPU: a device-to-device copy is a blit kernel.
+                    driver::CopyKind::DeviceToDevice => issued.kernel_dispatches += 1,
+                    // The HIP runtime copies host to host with the CPU: no SDK record.
+                    driver::CopyKind::HostToHost => {}
+                    _ => issued.sdma_copies += 1,
                 }
             }
             78..=82 => {

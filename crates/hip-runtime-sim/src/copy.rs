@@ -1,7 +1,7 @@
 //! Copies and fills done for real on host memory, and how they look to the simulated SDK:
 //! direction and the devices on each side.
 
-use crate::driver::{CopyKind, CopyWork};
+use crate::driver::{CopyCall, CopyKind, CopyWork};
 use crate::error::{HipError, HIP_ERROR_INVALID_MEMCPY_DIRECTION, HIP_ERROR_INVALID_VALUE};
 use crate::memory::{self, Placement};
 use crate::timing_model;
@@ -20,6 +20,9 @@ pub struct PlannedCopy {
     dst: *mut u8,
     src: *const u8,
     pub work: CopyWork,
+    /// What the program passed: pointers, `hipMemcpyKind`, and whether the host side is
+    /// pinned (`hipHostMalloc`) or pageable (any other host memory).
+    pub call: CopyCall,
 }
 
 fn device_of(placement: Option<Placement>) -> Option<u32> {
@@ -57,8 +60,11 @@ pub fn plan(
     if bytes == 0 {
         return Ok(None);
     }
-    let dst_device = device_of(memory::locate(dst as usize, bytes)?);
-    let src_device = device_of(memory::locate(src as usize, bytes)?);
+    let dst_placement = memory::locate(dst as usize, bytes)?;
+    let src_placement = memory::locate(src as usize, bytes)?;
+    let dst_device = device_of(dst_placement);
+    let src_device = device_of(src_placement);
+    let hip_kind = kind;
     let (kind, src_device, dst_device) = match kind {
         HOST_TO_HOST => (CopyKind::HostToHost, None, None),
         HOST_TO_DEVICE => (
@@ -84,9 +90,23 @@ pub fn plan(
         },
     };
     let bytes64 = bytes as u64;
+    // The host side of the copy; pinned only if it is a `hipHostMalloc` allocation.
+    let host_side = match kind {
+        CopyKind::HostToDevice => Some(src_placement),
+        CopyKind::DeviceToHost => Some(dst_placement),
+        CopyKind::HostToHost => Some(src_placement.or(dst_placement)),
+        CopyKind::DeviceToDevice => None,
+    };
+    let pageable = host_side.is_some_and(|p| p != Some(Placement::PinnedHost));
     Ok(Some(PlannedCopy {
         dst,
         src,
+        call: CopyCall {
+            pageable,
+            dst: dst as u64,
+            src: src as u64,
+            hip_kind,
+        },
         work: CopyWork {
             kind,
             bytes: bytes64,

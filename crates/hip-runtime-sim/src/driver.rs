@@ -31,6 +31,33 @@ pub struct CopyWork {
     pub duration_ns: u64,
 }
 
+/// What the program passed to a copy call, beyond its direction and size.
+#[derive(Clone, Copy, Debug)]
+pub struct CopyCall {
+    /// The host side is pageable memory (not a `hipHostMalloc` allocation).
+    pub pageable: bool,
+    pub dst: u64,
+    pub src: u64,
+    /// The `hipMemcpyKind` passed.
+    pub hip_kind: i32,
+}
+
+/// `rocsim_copy_call_t`.
+#[repr(C)]
+struct RocsimCopyCall {
+    host: u32,
+    hip_kind: i32,
+    dst: u64,
+    src: u64,
+}
+
+/// `rocsim_launch_call_t`: the host stub or `hipFunction_t`, and the argument array.
+#[repr(C)]
+pub struct LaunchCall {
+    pub function: u64,
+    pub args: u64,
+}
+
 /// `rocsim_kernel_launch_t`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -55,7 +82,7 @@ struct RocsimCopy {
 }
 
 mod ffi {
-    use super::{KernelLaunch, RocsimCopy};
+    use super::{KernelLaunch, LaunchCall, RocsimCopy, RocsimCopyCall};
     use std::ffi::c_char;
 
     extern "C" {
@@ -73,24 +100,36 @@ mod ffi {
             kernel_ids: *mut u64,
         ) -> i32;
         pub fn rocsim_unload_code_object(code_object_id: u64) -> i32;
-        pub fn rocsim_launch_kernel(
+        pub fn rocsim_memcpy_async_ex(
             stream: u64,
-            launch: *const KernelLaunch,
+            copy: *const RocsimCopy,
+            call: *const RocsimCopyCall,
             corr: *mut u64,
         ) -> i32;
-        pub fn rocsim_module_launch_kernel(
-            stream: u64,
-            launch: *const KernelLaunch,
+        pub fn rocsim_memcpy_sync_ex(
+            copy: *const RocsimCopy,
+            call: *const RocsimCopyCall,
             corr: *mut u64,
         ) -> i32;
-        pub fn rocsim_graph_launch(
+        pub fn rocsim_launch_kernel_ex(
+            stream: u64,
+            launch: *const KernelLaunch,
+            call: *const LaunchCall,
+            corr: *mut u64,
+        ) -> i32;
+        pub fn rocsim_module_launch_kernel_ex(
+            stream: u64,
+            launch: *const KernelLaunch,
+            call: *const LaunchCall,
+            corr: *mut u64,
+        ) -> i32;
+        pub fn rocsim_graph_launch_ex(
             stream: u64,
             launches: *const KernelLaunch,
             count: usize,
+            graph_exec: u64,
             corr: *mut u64,
         ) -> i32;
-        pub fn rocsim_memcpy_async(stream: u64, copy: *const RocsimCopy, corr: *mut u64) -> i32;
-        pub fn rocsim_memcpy_sync(copy: *const RocsimCopy, corr: *mut u64) -> i32;
         pub fn rocsim_memset_async(
             stream: u64,
             bytes: u64,
@@ -202,24 +241,41 @@ pub fn unload_code_object(id: u64) -> Result<(), HipError> {
     check(unsafe { ffi::rocsim_unload_code_object(id) })
 }
 
-pub fn launch_kernel(stream: Stream, launch: &KernelLaunch) -> Result<(), HipError> {
-    // SAFETY: `launch` is a valid `rocsim_kernel_launch_t`; null correlation out-pointer.
-    check(unsafe { ffi::rocsim_launch_kernel(stream, launch, std::ptr::null_mut()) })
+/// `hipLaunchKernel`; `call` is what the program passed (for the HIP API payload).
+pub fn launch_kernel(
+    stream: Stream,
+    launch: &KernelLaunch,
+    call: &LaunchCall,
+) -> Result<(), HipError> {
+    // SAFETY: valid `rocsim_kernel_launch_t` and `rocsim_launch_call_t`; null correlation
+    // out-pointer.
+    check(unsafe { ffi::rocsim_launch_kernel_ex(stream, launch, call, std::ptr::null_mut()) })
 }
 
-pub fn module_launch_kernel(stream: Stream, launch: &KernelLaunch) -> Result<(), HipError> {
+pub fn module_launch_kernel(
+    stream: Stream,
+    launch: &KernelLaunch,
+    call: &LaunchCall,
+) -> Result<(), HipError> {
     // SAFETY: as `launch_kernel`.
-    check(unsafe { ffi::rocsim_module_launch_kernel(stream, launch, std::ptr::null_mut()) })
+    check(unsafe {
+        ffi::rocsim_module_launch_kernel_ex(stream, launch, call, std::ptr::null_mut())
+    })
 }
 
 /// All kernels under the one correlation id of the hipGraphLaunch call.
-pub fn graph_launch(stream: Stream, launches: &[KernelLaunch]) -> Result<(), HipError> {
+pub fn graph_launch(
+    stream: Stream,
+    launches: &[KernelLaunch],
+    graph_exec: u64,
+) -> Result<(), HipError> {
     // SAFETY: `launches` is a valid array of `len` launches.
     check(unsafe {
-        ffi::rocsim_graph_launch(
+        ffi::rocsim_graph_launch_ex(
             stream,
             launches.as_ptr(),
             launches.len(),
+            graph_exec,
             std::ptr::null_mut(),
         )
     })
@@ -241,17 +297,26 @@ fn rocsim_copy(copy: &CopyWork) -> RocsimCopy {
     }
 }
 
-pub fn memcpy_async(stream: Stream, copy: &CopyWork) -> Result<(), HipError> {
-    let copy = rocsim_copy(copy);
-    // SAFETY: `copy` is a valid `rocsim_copy_t`.
-    check(unsafe { ffi::rocsim_memcpy_async(stream, &copy, std::ptr::null_mut()) })
+fn rocsim_copy_call(call: &CopyCall) -> RocsimCopyCall {
+    RocsimCopyCall {
+        host: u32::from(call.pageable),
+        hip_kind: call.hip_kind,
+        dst: call.dst,
+        src: call.src,
+    }
+}
+
+pub fn memcpy_async(stream: Stream, copy: &CopyWork, call: &CopyCall) -> Result<(), HipError> {
+    let (copy, call) = (rocsim_copy(copy), rocsim_copy_call(call));
+    // SAFETY: valid `rocsim_copy_t` and `rocsim_copy_call_t`.
+    check(unsafe { ffi::rocsim_memcpy_async_ex(stream, &copy, &call, std::ptr::null_mut()) })
 }
 
 /// `hipMemcpy`: no SET; returns when the copy completed.
-pub fn memcpy_sync(copy: &CopyWork) -> Result<(), HipError> {
-    let copy = rocsim_copy(copy);
-    // SAFETY: `copy` is a valid `rocsim_copy_t`.
-    check(unsafe { ffi::rocsim_memcpy_sync(&copy, std::ptr::null_mut()) })
+pub fn memcpy_sync(copy: &CopyWork, call: &CopyCall) -> Result<(), HipError> {
+    let (copy, call) = (rocsim_copy(copy), rocsim_copy_call(call));
+    // SAFETY: valid `rocsim_copy_t` and `rocsim_copy_call_t`.
+    check(unsafe { ffi::rocsim_memcpy_sync_ex(&copy, &call, std::ptr::null_mut()) })
 }
 
 /// `hipMemsetAsync`: a fill blit kernel on the stream.

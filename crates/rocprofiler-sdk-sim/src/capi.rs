@@ -26,6 +26,14 @@
 //! int32_t rocsim_graph_launch(uint64_t stream, const rocsim_kernel_launch_t*, size_t count, uint64_t* corr);
 //! int32_t rocsim_memcpy_async(uint64_t stream, const rocsim_copy_t*, uint64_t* corr);
 //! int32_t rocsim_memcpy_sync(const rocsim_copy_t*, uint64_t* corr);
+//! typedef struct { uint32_t host; /* 0 pinned, 1 pageable */ int32_t hip_kind; /* -1 = from kind */
+//!                  uint64_t dst; uint64_t src; /* as passed, 0 = made up */ } rocsim_copy_call_t;
+//! int32_t rocsim_memcpy_async_ex(uint64_t stream, const rocsim_copy_t*, const rocsim_copy_call_t*, uint64_t* corr);
+//! int32_t rocsim_memcpy_sync_ex(const rocsim_copy_t*, const rocsim_copy_call_t*, uint64_t* corr);
+//! typedef struct { uint64_t function; uint64_t args; } rocsim_launch_call_t;
+//! int32_t rocsim_launch_kernel_ex(uint64_t stream, const rocsim_kernel_launch_t*, const rocsim_launch_call_t*, uint64_t* corr);
+//! int32_t rocsim_module_launch_kernel_ex(uint64_t stream, const rocsim_kernel_launch_t*, const rocsim_launch_call_t*, uint64_t* corr);
+//! int32_t rocsim_graph_launch_ex(uint64_t stream, const rocsim_kernel_launch_t*, size_t count, uint64_t graph_exec, uint64_t* corr);
 //! int32_t rocsim_memset_async(uint64_t stream, uint64_t bytes, uint64_t duration_ns, uint64_t* corr);
 //! int32_t rocsim_memset_sync(uint64_t bytes, uint64_t duration_ns, uint64_t* corr);
 //! int32_t rocsim_stream_synchronize(uint64_t stream);
@@ -39,7 +47,9 @@
 //! ```
 #![allow(clippy::missing_safety_doc)]
 
-use crate::driver::{self, Copy, CopyKind, KernelId, KernelLaunch};
+use crate::driver::{
+    self, Copy, CopyCall, CopyKind, HostMemory, KernelId, KernelLaunch, LaunchCall,
+};
 use crate::SimError;
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -65,6 +75,47 @@ pub struct rocsim_copy_t {
     pub src_device: i32,
     pub dst_device: i32,
     pub duration_ns: u64,
+}
+
+/// What a program passed to a copy call (`rocsim_copy_call_t`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct rocsim_copy_call_t {
+    /// 0: pinned host memory, 1: pageable.
+    pub host: u32,
+    /// The `hipMemcpyKind` passed; -1: the one of the copy's `kind`.
+    pub hip_kind: i32,
+    pub dst: u64,
+    pub src: u64,
+}
+
+/// What a program passed to a launch (`rocsim_launch_call_t`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct rocsim_launch_call_t {
+    pub function: u64,
+    pub args: u64,
+}
+
+fn copy_call_of(c: &rocsim_copy_call_t) -> Result<CopyCall, SimError> {
+    let host = match c.host {
+        0 => HostMemory::Pinned,
+        1 => HostMemory::Pageable,
+        h => return Err(SimError::InvalidArgument(format!("host memory kind {h}"))),
+    };
+    Ok(CopyCall {
+        host,
+        dst: c.dst,
+        src: c.src,
+        hip_kind: (c.hip_kind >= 0).then_some(c.hip_kind),
+    })
+}
+
+fn launch_call_of(c: &rocsim_launch_call_t) -> LaunchCall {
+    LaunchCall {
+        function: c.function,
+        args: c.args,
+    }
 }
 
 fn run(body: impl FnOnce() -> Result<(), SimError>) -> i32 {
@@ -302,6 +353,97 @@ pub unsafe extern "C" fn rocsim_memcpy_sync(copy: *const rocsim_copy_t, corr: *m
     run(|| {
         // SAFETY: caller contract.
         let id = driver::memcpy_sync(&copy_of(unsafe { read(copy) }?)?)?;
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_memcpy_async_ex(
+    stream: u64,
+    copy: *const rocsim_copy_t,
+    call: *const rocsim_copy_call_t,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        // SAFETY: caller contract.
+        let (copy, call) = unsafe { (copy_of(read(copy)?)?, copy_call_of(read(call)?)?) };
+        let id = driver::memcpy_async_with(stream, &copy, &call)?;
+        // SAFETY: caller contract.
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_memcpy_sync_ex(
+    copy: *const rocsim_copy_t,
+    call: *const rocsim_copy_call_t,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        // SAFETY: caller contract.
+        let (copy, call) = unsafe { (copy_of(read(copy)?)?, copy_call_of(read(call)?)?) };
+        let id = driver::memcpy_sync_with(&copy, &call)?;
+        // SAFETY: caller contract.
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_launch_kernel_ex(
+    stream: u64,
+    launch: *const rocsim_kernel_launch_t,
+    call: *const rocsim_launch_call_t,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        // SAFETY: caller contract.
+        let (launch, call) = unsafe { (launch_of(read(launch)?), launch_call_of(read(call)?)) };
+        let id = driver::launch_kernel_with(stream, &launch, &call)?;
+        // SAFETY: caller contract.
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_module_launch_kernel_ex(
+    stream: u64,
+    launch: *const rocsim_kernel_launch_t,
+    call: *const rocsim_launch_call_t,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        // SAFETY: caller contract.
+        let (launch, call) = unsafe { (launch_of(read(launch)?), launch_call_of(read(call)?)) };
+        let id = driver::module_launch_kernel_with(stream, &launch, &call)?;
+        // SAFETY: caller contract.
+        unsafe { store(corr, id) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_graph_launch_ex(
+    stream: u64,
+    launches: *const rocsim_kernel_launch_t,
+    count: usize,
+    graph_exec: u64,
+    corr: *mut u64,
+) -> i32 {
+    run(|| {
+        if launches.is_null() || count == 0 {
+            return Err(SimError::InvalidArgument("a graph needs kernels".into()));
+        }
+        // SAFETY: caller contract: `count` valid launches.
+        let launches: Vec<KernelLaunch> = unsafe { std::slice::from_raw_parts(launches, count) }
+            .iter()
+            .map(launch_of)
+            .collect();
+        let id = driver::graph_launch_with(stream, &launches, graph_exec)?;
+        // SAFETY: caller contract.
         unsafe { store(corr, id) };
         Ok(())
     })

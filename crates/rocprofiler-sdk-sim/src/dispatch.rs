@@ -71,14 +71,9 @@ pub(crate) fn invoke(
     unsafe { (service.callback)(record, user_data, service.data.0) };
 }
 
-/// Stand-in for `rocprofiler_callback_tracing_hip_api_data_t`: its size, then argument and
-/// return-value storage. The sim does not model HIP arguments; they read as zero.
-#[repr(C)]
-struct HipApiData {
-    size: u64,
-    args: [u64; 16],
-    retval: u64,
-}
+/// `rocprofiler_callback_tracing_hip_api_data_t`: the size, the call's arguments (the union
+/// member named after the function, see `hip_args`) and, at EXIT, the return value.
+type HipApiData = sys::rocprofiler_callback_tracing_hip_api_data_t;
 
 struct Participant {
     target: registry::Target,
@@ -203,8 +198,27 @@ pub(crate) fn stream_lifecycle(op: i32, id: u64, value: u64) {
 }
 
 impl ApiCall {
-    /// SET ENTER (only for calls with a stream argument), then HIP_RUNTIME_API ENTER.
+    /// SET ENTER (only for calls with a stream argument), then HIP_RUNTIME_API ENTER, for a
+    /// call whose arguments are not modelled (the payload's arguments read as zero).
     pub(crate) fn enter(op: i32, stream: Option<&StreamInfo>) -> ApiCall {
+        let mut args = crate::hip_args::zeroed();
+        // A function whose one argument is its stream still shows that stream.
+        if let (sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamSynchronize, Some(info)) = (op, stream)
+        {
+            args.hipStreamSynchronize = sys::rocprofiler_hip_api_args_stream_t {
+                stream: crate::hip_args::stream_ptr(info.value),
+            };
+        }
+        ApiCall::enter_with_args(op, stream, args)
+    }
+
+    /// [`ApiCall::enter`] with the call's arguments in the HIP API payload, as the SDK's
+    /// wrapper stores them before ENTER.
+    pub(crate) fn enter_with_args(
+        op: i32,
+        stream: Option<&StreamInfo>,
+        args: sys::rocprofiler_hip_api_args_t,
+    ) -> ApiCall {
         let tid = gettid();
         let correlation_id = next_correlation_id();
         let set = stream.map(|s| {
@@ -249,8 +263,8 @@ impl ApiCall {
 
         let mut api_payload = Box::new(HipApiData {
             size: std::mem::size_of::<HipApiData>() as u64,
-            args: [0; 16],
-            retval: 0,
+            args,
+            retval: sys::rocprofiler_hip_api_retval_t { uint64_t_retval: 0 },
         });
         let targets = registry::targets(
             Selector {
@@ -306,6 +320,8 @@ impl ApiCall {
     pub(crate) fn exit(mut self) {
         let end_ns = now_ns();
         let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
+        // The call returned hipSuccess (failures are reported before the call is traced).
+        self.api_payload.retval = sys::rocprofiler_hip_api_retval_t { uint64_t_retval: 0 };
         let payload: *mut c_void = (&mut *self.api_payload as *mut HipApiData).cast();
         for p in &mut self.api {
             p.notify(
@@ -381,6 +397,20 @@ impl ApiCall {
     }
 }
 
+/// The correlation id a packet or copy gets on the thread that submits it. The SDK's queue
+/// write interceptor and async-copy wrapper take the top of the submitting thread's
+/// correlation stack and, when that stack is empty, construct a fresh id on that thread
+/// (rocprofiler-sdk `hsa/queue.cpp` `WriteInterceptor`, `hsa/async_copy.cpp`
+/// `async_copy_impl`, `context/correlation_id.cpp`). On the calling thread the stack holds the
+/// HIP call's id (`Some`); HIP's worker thread under indirect dispatch has none (`0` here).
+fn submitting_thread_correlation_id(api_correlation_id: u64) -> u64 {
+    if api_correlation_id == 0 {
+        next_correlation_id()
+    } else {
+        api_correlation_id
+    }
+}
+
 /// A kernel dispatch packet to submit.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct KernelWork {
@@ -405,8 +435,9 @@ fn dim3(v: [u32; 3]) -> sys::rocprofiler_dim3_t {
 /// The queue interceptor: request, ENQUEUE ENTER/EXIT, packet write; completion later on the
 /// signal thread. Runs on the submitting thread (the API thread under direct dispatch).
 /// The caller has registered the work with `signal::begin`.
-pub(crate) fn enqueue_kernel(work: KernelWork) {
+pub(crate) fn enqueue_kernel(mut work: KernelWork) {
     let tid = gettid();
+    work.correlation_id = submitting_thread_correlation_id(work.correlation_id);
     let targets = registry::targets(
         Selector {
             callback_kind: Some(sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH),
@@ -553,6 +584,9 @@ pub(crate) struct CopyWork {
     /// The stream it is ordered on, and whose device's engine runs it.
     pub stream: StreamInfo,
     pub duration_ns: u64,
+    /// Addresses passed to the copy (0: made up from the device and correlation id).
+    pub dst_address: u64,
+    pub src_address: u64,
 }
 
 fn copy_address(device: Option<u32>, correlation_id: u64) -> u64 {
@@ -564,8 +598,9 @@ fn copy_address(device: Option<u32>, correlation_id: u64) -> u64 {
 
 /// MEMORY_COPY: request, ENTER on the submitting thread; EXIT and the record on the signal
 /// thread. The caller has registered the work with `signal::begin`.
-pub(crate) fn enqueue_copy(work: CopyWork) {
+pub(crate) fn enqueue_copy(mut work: CopyWork) {
     let tid = gettid();
+    work.correlation_id = submitting_thread_correlation_id(work.correlation_id);
     let targets = registry::targets(
         Selector {
             callback_kind: Some(sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY),
@@ -587,10 +622,16 @@ pub(crate) fn enqueue_copy(work: CopyWork) {
         src_agent_id: agent(work.src_device),
         bytes: work.bytes,
         dst_address: sys::rocprofiler_address_t {
-            value: copy_address(work.dst_device, work.correlation_id),
+            value: match work.dst_address {
+                0 => copy_address(work.dst_device, work.correlation_id),
+                a => a,
+            },
         },
         src_address: sys::rocprofiler_address_t {
-            value: copy_address(work.src_device, work.correlation_id),
+            value: match work.src_address {
+                0 => copy_address(work.src_device, work.correlation_id),
+                a => a,
+            },
         },
     };
     let mut participants = Participants::new();

@@ -12,16 +12,25 @@
 //! `rocprofiler_configure` is looked up with `dlsym(RTLD_DEFAULT)` and initialized; then the
 //! runtime loads its blit-kernel code object on every GPU.
 //!
-//! Copies: host<->device and peer copies are SDMA copies (MEMORY_COPY records); a
-//! device-to-device copy within one GPU is a blit kernel (`__amd_rocclr_copyBuffer`,
+//! Copies follow the HIP runtime's copy paths (the machine's [`crate::machine::CopyModel`]):
+//! host<->device copies are SDMA copies (MEMORY_COPY records), except that small ones are a
+//! GPU blit reported as DEVICE_TO_DEVICE on the GPU, small pageable ones on a large-BAR GPU
+//! are a CPU `memcpy` (no record), and large pageable ones are split into pinned pieces (one
+//! record each); host-to-host copies are a CPU `memcpy` (no record); peer copies are SDMA
+//! copies; a device-to-device copy within one GPU is a blit kernel (`__amd_rocclr_copyBuffer`,
 //! KERNEL_DISPATCH record), and memset is `__amd_rocclr_fillBufferAligned` (§10.4, §18.36).
 //!
 //! Calls that return a correlation id return the HIP call's internal correlation id, which
-//! every record of that call carries.
+//! every record of that call carries under direct dispatch. Under indirect dispatch
+//! (`ROCSIM_DIRECT_DISPATCH=0`) HIP's worker thread submits the work and each packet or copy
+//! gets a fresh id made there, so no device record carries the call's id.
+//!
+//! The HIP API callback payload carries the call's arguments for the calls modelled here
+//! (`*_with` variants take the program's pointers; the others make up plausible ones).
 use crate::dispatch::{self, ApiCall, CopyWork, KernelWork};
 use crate::machine::StreamMap;
 use crate::streams::{self, StreamInfo};
-use crate::{code_objects, signal, worker, SimError};
+use crate::{code_objects, hip_args, signal, worker, SimError};
 use rocprofiler_sdk_sys as sys;
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -64,6 +73,36 @@ pub struct KernelLaunch {
     pub private_segment_size: u32,
     pub group_segment_size: u32,
     pub duration_ns: u64,
+}
+
+/// Where the host side of a copy lives: `hipHostMalloc`/`hipHostRegister` memory is pinned,
+/// plain `malloc`/stack memory is pageable (the HIP runtime pins or stages it per copy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum HostMemory {
+    #[default]
+    Pinned,
+    Pageable,
+}
+
+/// What the program passed to a copy call beyond [`Copy`]: its host memory kind and its
+/// pointers (for the HIP API payload's arguments and the records' addresses).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CopyCall {
+    pub host: HostMemory,
+    /// `dst` and `src` as passed; 0 lets the simulator make addresses up.
+    pub dst: u64,
+    pub src: u64,
+    /// The `hipMemcpyKind` passed (e.g. 4, `hipMemcpyDefault`); `None`: the one of the
+    /// copy's direction.
+    pub hip_kind: Option<i32>,
+}
+
+/// What the program passed to a launch beyond [`KernelLaunch`], for the HIP API payload:
+/// the host stub or `hipFunction_t`, and the argument array.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaunchCall {
+    pub function: u64,
+    pub args: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,7 +175,15 @@ pub fn device_gpu_ordinal(device: u32) -> Option<u32> {
 pub fn set_device(device: u32) -> Result<(), SimError> {
     runtime()?;
     check_device(device)?;
-    let call = ApiCall::enter(op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipSetDevice), None);
+    let mut args = hip_args::zeroed();
+    args.hipSetDevice = sys::rocprofiler_hip_api_args_hipSetDevice_t {
+        deviceId: device as i32,
+    };
+    let call = ApiCall::enter_with_args(
+        op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipSetDevice),
+        None,
+        args,
+    );
     CURRENT_DEVICE.set(device);
     call.exit();
     Ok(())
@@ -328,10 +375,69 @@ fn submit_kernels(
     api_op: i32,
     stream: HipStream,
     launches: &[KernelLaunch],
+    args: sys::rocprofiler_hip_api_args_t,
 ) -> Result<u64, SimError> {
     runtime()?;
     let info = streams::resolve(stream, current_device())?;
-    submit_kernels_on(api_op, info, true, launches, false)
+    submit_kernels_on(api_op, info, true, launches, false, args)
+}
+
+/// The correlation id the driver hands to work submitted inside a HIP call: the call's own
+/// under direct dispatch (the API thread's correlation stack holds it); 0 under indirect
+/// dispatch, where HIP's worker thread, whose stack is empty, gets a fresh one per packet
+/// or copy (`dispatch::enqueue_kernel` / `enqueue_copy`).
+fn submission_correlation_id(api_correlation_id: u64) -> u64 {
+    if crate::machine::machine().direct_dispatch {
+        api_correlation_id
+    } else {
+        0
+    }
+}
+
+/// Number of blocks per dimension of a launch whose grid is in work-items.
+fn blocks(launch: &KernelLaunch) -> [u32; 3] {
+    std::array::from_fn(|i| launch.grid[i] / launch.block[i].max(1))
+}
+
+fn launch_args(
+    stream: HipStream,
+    launch: &KernelLaunch,
+    call: &LaunchCall,
+) -> sys::rocprofiler_hip_api_args_t {
+    let mut args = hip_args::zeroed();
+    args.hipLaunchKernel = sys::rocprofiler_hip_api_args_hipLaunchKernel_t {
+        function_address: call.function as usize as *const std::ffi::c_void,
+        numBlocks: hip_args::dim3(blocks(launch)),
+        dimBlocks: hip_args::dim3(launch.block),
+        args: call.args as usize as *mut *mut std::ffi::c_void,
+        sharedMemBytes: launch.group_segment_size as usize,
+        stream: hip_args::stream_ptr(stream),
+    };
+    args
+}
+
+fn module_launch_args(
+    stream: HipStream,
+    launch: &KernelLaunch,
+    call: &LaunchCall,
+) -> sys::rocprofiler_hip_api_args_t {
+    let [gx, gy, gz] = blocks(launch);
+    let [bx, by, bz] = launch.block;
+    let mut args = hip_args::zeroed();
+    args.hipModuleLaunchKernel = sys::rocprofiler_hip_api_args_hipModuleLaunchKernel_t {
+        func: call.function as usize as sys::hipFunction_t,
+        gridDimX: gx,
+        gridDimY: gy,
+        gridDimZ: gz,
+        blockDimX: bx,
+        blockDimY: by,
+        blockDimZ: bz,
+        sharedMemBytes: launch.group_segment_size,
+        stream: hip_args::stream_ptr(stream),
+        kernelParams: call.args as usize as *mut *mut std::ffi::c_void,
+        extra: std::ptr::null_mut(),
+    };
+    args
 }
 
 /// Submits kernels on `info` inside one HIP call (with a SET if the function has a stream
@@ -342,6 +448,7 @@ fn submit_kernels_on(
     with_set: bool,
     launches: &[KernelLaunch],
     wait: bool,
+    args: sys::rocprofiler_hip_api_args_t,
 ) -> Result<u64, SimError> {
     let mut works = launches
         .iter()
@@ -350,9 +457,9 @@ fn submit_kernels_on(
     for _ in &works {
         signal::begin(info.device, info.key());
     }
-    let call = ApiCall::enter(api_op, with_set.then_some(&info));
+    let call = ApiCall::enter_with_args(api_op, with_set.then_some(&info), args);
     for work in &mut works {
-        work.correlation_id = call.correlation_id;
+        work.correlation_id = submission_correlation_id(call.correlation_id);
     }
     worker::submit(move || works.into_iter().for_each(dispatch::enqueue_kernel));
     if wait {
@@ -365,28 +472,63 @@ fn submit_kernels_on(
 
 /// `hipLaunchKernel` (op 214).
 pub fn launch_kernel(stream: HipStream, launch: &KernelLaunch) -> Result<u64, SimError> {
+    launch_kernel_with(stream, launch, &LaunchCall::default())
+}
+
+/// `hipLaunchKernel` with the program's host stub and argument array in the payload.
+pub fn launch_kernel_with(
+    stream: HipStream,
+    launch: &KernelLaunch,
+    call: &LaunchCall,
+) -> Result<u64, SimError> {
     submit_kernels(
         op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel),
         stream,
         &[*launch],
+        launch_args(stream, launch, call),
     )
 }
 
 /// `hipModuleLaunchKernel` (op 308).
 pub fn module_launch_kernel(stream: HipStream, launch: &KernelLaunch) -> Result<u64, SimError> {
+    module_launch_kernel_with(stream, launch, &LaunchCall::default())
+}
+
+/// `hipModuleLaunchKernel` with the program's `hipFunction_t` and `kernelParams`.
+pub fn module_launch_kernel_with(
+    stream: HipStream,
+    launch: &KernelLaunch,
+    call: &LaunchCall,
+) -> Result<u64, SimError> {
     submit_kernels(
         op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchKernel),
         stream,
         &[*launch],
+        module_launch_args(stream, launch, call),
     )
 }
 
 /// `hipGraphLaunch` (op 166): one correlation id, one KERNEL_DISPATCH record per kernel.
 pub fn graph_launch(stream: HipStream, kernels: &[KernelLaunch]) -> Result<u64, SimError> {
+    graph_launch_with(stream, kernels, 0)
+}
+
+/// `hipGraphLaunch` with the program's `hipGraphExec_t` in the payload.
+pub fn graph_launch_with(
+    stream: HipStream,
+    kernels: &[KernelLaunch],
+    graph_exec: u64,
+) -> Result<u64, SimError> {
+    let mut args = hip_args::zeroed();
+    args.hipGraphLaunch = sys::rocprofiler_hip_api_args_hipGraphLaunch_t {
+        graphExec: graph_exec as usize as sys::hipGraphExec_t,
+        stream: hip_args::stream_ptr(stream),
+    };
     submit_kernels(
         op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch),
         stream,
         kernels,
+        args,
     )
 }
 
@@ -404,17 +546,33 @@ fn fill_launch(device: u32, bytes: u64, duration_ns: u64) -> Result<KernelLaunch
     })
 }
 
+/// A made-up device address for calls given no pointer (the HIP API payload's `dst`/`src`).
+fn made_up_address(device: Option<u32>) -> u64 {
+    match device {
+        Some(d) => 0x7fd0_0000_0000 + ((d as u64) << 36),
+        None => 0x7f40_0000_0000,
+    }
+}
+
 /// `hipMemsetAsync` (op 293): a `__amd_rocclr_fillBufferAligned` blit kernel.
 pub fn memset_async(stream: HipStream, bytes: u64, duration_ns: u64) -> Result<u64, SimError> {
     runtime()?;
     let info = streams::resolve(stream, current_device())?;
     let launch = fill_launch(info.device, bytes, duration_ns)?;
+    let mut args = hip_args::zeroed();
+    args.hipMemsetAsync = sys::rocprofiler_hip_api_args_hipMemsetAsync_t {
+        dst: made_up_address(Some(info.device)) as usize as *mut std::ffi::c_void,
+        value: 0,
+        sizeBytes: bytes as usize,
+        stream: hip_args::stream_ptr(stream),
+    };
     submit_kernels_on(
         op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemsetAsync),
         info,
         true,
         &[launch],
         false,
+        args,
     )
 }
 
@@ -424,12 +582,19 @@ pub fn memset_sync(bytes: u64, duration_ns: u64) -> Result<u64, SimError> {
     runtime()?;
     let info = streams::resolve(NULL_STREAM, current_device())?;
     let launch = fill_launch(info.device, bytes, duration_ns)?;
+    let mut args = hip_args::zeroed();
+    args.hipMemset = sys::rocprofiler_hip_api_args_hipMemset_t {
+        dst: made_up_address(Some(info.device)) as usize as *mut std::ffi::c_void,
+        value: 0,
+        sizeBytes: bytes as usize,
+    };
     submit_kernels_on(
         op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemset),
         info,
         false,
         &[launch],
         true,
+        args,
     )
 }
 
@@ -438,7 +603,14 @@ enum CopyPath {
     Blit(KernelWork),
 }
 
-fn copy_path(stream: &StreamInfo, copy: &Copy) -> Result<CopyPath, SimError> {
+/// The work the HIP runtime submits for `copy` (possibly none: a CPU `memcpy`), per the
+/// machine's [`crate::machine::CopyModel`] (ROCclr `rocblit.cpp`: `DmaBlitManager`,
+/// `KernelBlitManager` read/write/copy paths).
+fn copy_paths(
+    stream: &StreamInfo,
+    copy: &Copy,
+    call: &CopyCall,
+) -> Result<Vec<CopyPath>, SimError> {
     let (src, dst) = match copy.kind {
         CopyKind::HostToHost => (None, None),
         CopyKind::HostToDevice => (None, Some(copy.dst_device.unwrap_or(stream.device))),
@@ -451,82 +623,240 @@ fn copy_path(stream: &StreamInfo, copy: &Copy) -> Result<CopyPath, SimError> {
     for device in [src, dst].into_iter().flatten() {
         check_device(device)?;
     }
-    if copy.kind == CopyKind::DeviceToDevice && src == dst {
-        let kernel =
-            find_kernel(stream.device, BLIT_COPY_KERNEL).ok_or(SimError::UnknownKernel(0))?;
-        let items = copy.bytes.div_ceil(16).div_ceil(256).max(1) * 256;
-        return Ok(CopyPath::Blit(KernelWork {
+    let model = crate::machine::machine().copies;
+    let sdma = |direction: i32, bytes: u64, src_device, dst_device, offset: u64, duration_ns| {
+        let at = |address: u64| if address == 0 { 0 } else { address + offset };
+        CopyPath::Sdma(CopyWork {
             correlation_id: 0,
-            kernel_id: kernel.0,
+            direction,
+            bytes,
+            src_device,
+            dst_device,
             stream: *stream,
-            grid: [items.min(u32::MAX as u64) as u32, 1, 1],
-            block: [256, 1, 1],
-            private_segment_size: 0,
-            group_segment_size: 0,
-            duration_ns: copy.duration_ns,
-        }));
-    }
-    Ok(CopyPath::Sdma(CopyWork {
-        correlation_id: 0,
-        direction: copy.kind.operation(),
-        bytes: copy.bytes,
-        src_device: src,
-        dst_device: dst,
-        stream: *stream,
-        duration_ns: copy.duration_ns,
-    }))
+            duration_ns,
+            dst_address: at(call.dst),
+            src_address: at(call.src),
+        })
+    };
+    let paths = match copy.kind {
+        // Both sides are host memory: the runtime copies with the CPU.
+        CopyKind::HostToHost if !model.h2h_record => Vec::new(),
+        CopyKind::HostToHost => vec![sdma(
+            copy.kind.operation(),
+            copy.bytes,
+            None,
+            None,
+            0,
+            copy.duration_ns,
+        )],
+        CopyKind::DeviceToDevice if src == dst => {
+            let kernel =
+                find_kernel(stream.device, BLIT_COPY_KERNEL).ok_or(SimError::UnknownKernel(0))?;
+            let items = copy.bytes.div_ceil(16).div_ceil(256).max(1) * 256;
+            vec![CopyPath::Blit(KernelWork {
+                correlation_id: 0,
+                kernel_id: kernel.0,
+                stream: *stream,
+                grid: [items.min(u32::MAX as u64) as u32, 1, 1],
+                block: [256, 1, 1],
+                private_segment_size: 0,
+                group_segment_size: 0,
+                duration_ns: copy.duration_ns,
+            })]
+        }
+        CopyKind::DeviceToDevice => vec![sdma(
+            copy.kind.operation(),
+            copy.bytes,
+            src,
+            dst,
+            0,
+            copy.duration_ns,
+        )],
+        CopyKind::HostToDevice | CopyKind::DeviceToHost => {
+            let gpu = src.or(dst);
+            let cpu_copy_max = if copy.kind == CopyKind::HostToDevice {
+                model.large_bar_h2d_max
+            } else {
+                model.large_bar_d2h_max
+            };
+            if call.host == HostMemory::Pageable && copy.bytes <= cpu_copy_max {
+                // Large-BAR GPU: the CPU writes or reads the device memory directly.
+                Vec::new()
+            } else if copy.bytes <= model.sdma_threshold {
+                // A blit on the GPU: the runtime hands the GPU agent for both sides.
+                vec![sdma(
+                    sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE,
+                    copy.bytes,
+                    gpu,
+                    gpu,
+                    0,
+                    copy.duration_ns,
+                )]
+            } else if call.host == HostMemory::Pageable
+                && model.pageable_chunk > 0
+                && copy.bytes > model.pageable_chunk
+            {
+                // Pinned piece by piece: one async copy per piece, the time shared pro rata.
+                let pieces = copy.bytes.div_ceil(model.pageable_chunk);
+                (0..pieces)
+                    .map(|i| {
+                        let offset = i * model.pageable_chunk;
+                        let bytes = model.pageable_chunk.min(copy.bytes - offset);
+                        let duration =
+                            (copy.duration_ns as u128 * bytes as u128 / copy.bytes as u128) as u64;
+                        sdma(copy.kind.operation(), bytes, src, dst, offset, duration)
+                    })
+                    .collect()
+            } else {
+                vec![sdma(
+                    copy.kind.operation(),
+                    copy.bytes,
+                    src,
+                    dst,
+                    0,
+                    copy.duration_ns,
+                )]
+            }
+        }
+    };
+    Ok(paths)
 }
 
+/// The HIP API payload of a copy call (`hipMemcpyAsync` with a stream, `hipMemcpy` without).
+fn copy_args(
+    copy: &Copy,
+    call: &CopyCall,
+    stream: Option<HipStream>,
+    device: u32,
+) -> sys::rocprofiler_hip_api_args_t {
+    let side = |address: u64, device_side: Option<u32>, host: bool| match address {
+        0 => made_up_address(if host {
+            None
+        } else {
+            device_side.or(Some(device))
+        }),
+        a => a,
+    };
+    let dst = side(
+        call.dst,
+        copy.dst_device,
+        matches!(copy.kind, CopyKind::HostToHost | CopyKind::DeviceToHost),
+    ) as usize as *mut std::ffi::c_void;
+    let src = side(
+        call.src,
+        copy.src_device,
+        matches!(copy.kind, CopyKind::HostToHost | CopyKind::HostToDevice),
+    ) as usize as *const std::ffi::c_void;
+    let kind = call.hip_kind.unwrap_or(match copy.kind {
+        CopyKind::HostToHost => 0,
+        CopyKind::HostToDevice => 1,
+        CopyKind::DeviceToHost => 2,
+        CopyKind::DeviceToDevice => 3,
+    });
+    let mut args = hip_args::zeroed();
+    match stream {
+        Some(stream) => {
+            args.hipMemcpyAsync = sys::rocprofiler_hip_api_args_hipMemcpyAsync_t {
+                dst,
+                src,
+                sizeBytes: copy.bytes as usize,
+                kind,
+                stream: hip_args::stream_ptr(stream),
+            }
+        }
+        None => {
+            args.hipMemcpy = sys::rocprofiler_hip_api_args_hipMemcpy_t {
+                dst,
+                src,
+                sizeBytes: copy.bytes as usize,
+                kind,
+            }
+        }
+    }
+    args
+}
+
+#[allow(clippy::too_many_arguments)]
 fn submit_copy(
     api_op: i32,
     info: StreamInfo,
     with_set: bool,
     copy: &Copy,
+    call: &CopyCall,
     wait: bool,
+    args: sys::rocprofiler_hip_api_args_t,
 ) -> Result<u64, SimError> {
-    let mut path = copy_path(&info, copy)?;
-    signal::begin(info.device, info.key());
-    let call = ApiCall::enter(api_op, with_set.then_some(&info));
-    match &mut path {
-        CopyPath::Sdma(work) => work.correlation_id = call.correlation_id,
-        CopyPath::Blit(work) => work.correlation_id = call.correlation_id,
+    let mut paths = copy_paths(&info, copy, call)?;
+    for _ in &paths {
+        signal::begin(info.device, info.key());
     }
-    worker::submit(move || match path {
-        CopyPath::Sdma(work) => dispatch::enqueue_copy(work),
-        CopyPath::Blit(work) => dispatch::enqueue_kernel(work),
-    });
+    let api = ApiCall::enter_with_args(api_op, with_set.then_some(&info), args);
+    let correlation_id = submission_correlation_id(api.correlation_id);
+    for path in &mut paths {
+        match path {
+            CopyPath::Sdma(work) => work.correlation_id = correlation_id,
+            CopyPath::Blit(work) => work.correlation_id = correlation_id,
+        }
+    }
+    if !paths.is_empty() {
+        worker::submit(move || {
+            for path in paths {
+                match path {
+                    CopyPath::Sdma(work) => dispatch::enqueue_copy(work),
+                    CopyPath::Blit(work) => dispatch::enqueue_kernel(work),
+                }
+            }
+        });
+    }
     if wait {
         signal::wait_stream(info.key());
     }
-    let correlation_id = call.correlation_id;
-    call.exit();
+    let correlation_id = api.correlation_id;
+    api.exit();
     Ok(correlation_id)
 }
 
-/// `hipMemcpyAsync` (op 268) on `stream`.
+/// `hipMemcpyAsync` (op 268) on `stream`, from or to pinned host memory.
 pub fn memcpy_async(stream: HipStream, copy: &Copy) -> Result<u64, SimError> {
+    memcpy_async_with(stream, copy, &CopyCall::default())
+}
+
+/// `hipMemcpyAsync` with the program's host memory kind and pointers.
+pub fn memcpy_async_with(stream: HipStream, copy: &Copy, call: &CopyCall) -> Result<u64, SimError> {
     runtime()?;
     let info = streams::resolve(stream, current_device())?;
+    let args = copy_args(copy, call, Some(stream), info.device);
     submit_copy(
         op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync),
         info,
         true,
         copy,
+        call,
         false,
+        args,
     )
 }
 
 /// `hipMemcpy` (op 259): no stream argument, so no SET (§6.3); runs on the current device's
-/// null stream and returns when the copy completed and its records were pushed.
+/// null stream and returns when the copy completed and its records were pushed. Pinned host
+/// memory.
 pub fn memcpy_sync(copy: &Copy) -> Result<u64, SimError> {
+    memcpy_sync_with(copy, &CopyCall::default())
+}
+
+/// `hipMemcpy` with the program's host memory kind and pointers.
+pub fn memcpy_sync_with(copy: &Copy, call: &CopyCall) -> Result<u64, SimError> {
     runtime()?;
     let info = streams::resolve(NULL_STREAM, current_device())?;
+    let args = copy_args(copy, call, None, info.device);
     submit_copy(
         op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy),
         info,
         false,
         copy,
+        call,
         true,
+        args,
     )
 }
 

@@ -23,6 +23,7 @@ mod error;
 mod external_correlation;
 mod ffi_guard;
 mod handles;
+mod hip_args;
 mod names;
 mod registration;
 mod registry;

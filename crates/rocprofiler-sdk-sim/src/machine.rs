@@ -27,6 +27,10 @@
 //! * `ROCSIM_CPUS` — CPU sockets, each one CPU agent listed before the GPUs (default 2, 1..=8);
 //! * `HIP_VISIBLE_DEVICES`, `CUDA_VISIBLE_DEVICES`, `GPU_DEVICE_ORDINAL`, `ROCR_VISIBLE_DEVICES`
 //!   — the real runtimes' variables, read as the SDK and HIP read them (see `agents`).
+//!
+//! How the HIP runtime turns a host<->device copy into SDK records (`CopyModel`, SCENARIOS.md
+//! "Machine: copies"): `ROCSIM_SDMA_THRESHOLD`, `ROCSIM_LARGE_BAR_H2D_MAX`,
+//! `ROCSIM_LARGE_BAR_D2H_MAX`, `ROCSIM_PAGEABLE_CHUNK` (bytes each), `ROCSIM_H2H_RECORD` (0/1).
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone)]
@@ -48,6 +52,8 @@ pub struct Machine {
     /// CPU agents (sockets); GPU `logical_node_id`s start after them.
     pub cpus: u32,
     pub visibility: VisibilityEnv,
+    /// How copies become MEMORY_COPY records (thresholds of the HIP runtime's blit manager).
+    pub copies: CopyModel,
 }
 
 /// Whether a detail follows the SDK source (default) or the sim's behaviour before it did.
@@ -99,6 +105,45 @@ impl VisibilityEnv {
             hip_visible_devices: var("HIP_VISIBLE_DEVICES"),
             cuda_visible_devices: var("CUDA_VISIBLE_DEVICES"),
             gpu_device_ordinal: var("GPU_DEVICE_ORDINAL"),
+        }
+    }
+}
+
+
+/// The HIP runtime's copy paths, as the SDK sees them (ROCclr `rocblit.cpp` blit managers,
+/// thresholds from `flags.hpp` / `rocsettings.cpp`). Sizes in bytes; 0 turns a path off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyModel {
+    /// Host<->device copies up to this size are done by a blit on the GPU: the runtime passes
+    /// the GPU agent as both source and destination, so the SDK records DEVICE_TO_DEVICE with
+    /// src == dst == GPU (`GPU_FORCE_BLIT_COPY_SIZE`, 16 KiB). `ROCSIM_SDMA_THRESHOLD`.
+    pub sdma_threshold: u64,
+    /// On a large-BAR GPU, host-to-device copies from pageable memory up to this size are a
+    /// CPU `memcpy` into the BAR: no record (`KernelBlitManager::writeBuffer`,
+    /// `kMaxH2dMemcpySize`, 8 KiB). `ROCSIM_LARGE_BAR_H2D_MAX`.
+    pub large_bar_h2d_max: u64,
+    /// The same for device-to-host reads (`KernelBlitManager::readBuffer`,
+    /// `kMaxD2hMemcpySize`, 64 bytes: one cache line). `ROCSIM_LARGE_BAR_D2H_MAX`.
+    pub large_bar_d2h_max: u64,
+    /// Pageable host memory is pinned piece by piece: a copy larger than this gives one
+    /// `hsa_amd_memory_async_copy`, hence one record, per piece, all under the call's
+    /// correlation id (`DmaBlitManager::readBuffer`/`writeBuffer`, `GPU_PINNED_XFER_SIZE`,
+    /// 32 MiB). `ROCSIM_PAGEABLE_CHUNK`.
+    pub pageable_chunk: u64,
+    /// Host-to-host copies are CPU copies in the HIP runtime (`HostBlitManager`): no record
+    /// (false, the default). True gives them one HOST_TO_HOST MEMORY_COPY record with the CPU
+    /// agent on both sides, as an SDMA copy would. `ROCSIM_H2H_RECORD`.
+    pub h2h_record: bool,
+}
+
+impl Default for CopyModel {
+    fn default() -> Self {
+        CopyModel {
+            sdma_threshold: 16 * 1024,
+            large_bar_h2d_max: 8 * 1024,
+            large_bar_d2h_max: 64,
+            pageable_chunk: 32 * 1024 * 1024,
+            h2h_record: false,
         }
     }
 }
@@ -155,6 +200,16 @@ static MACHINE: LazyLock<Machine> = LazyLock::new(|| {
         finalize_flush: env_u32("ROCSIM_FINALIZE_FLUSH", 0, 0..=1) == 1,
         statuses: env_fidelity("ROCSIM_STATUSES"),
         correlation: env_fidelity("ROCSIM_CORRELATION"),
+        copies: {
+            let d = CopyModel::default();
+            CopyModel {
+                sdma_threshold: env_u64("ROCSIM_SDMA_THRESHOLD", d.sdma_threshold),
+                large_bar_h2d_max: env_u64("ROCSIM_LARGE_BAR_H2D_MAX", d.large_bar_h2d_max),
+                large_bar_d2h_max: env_u64("ROCSIM_LARGE_BAR_D2H_MAX", d.large_bar_d2h_max),
+                pageable_chunk: env_u64("ROCSIM_PAGEABLE_CHUNK", d.pageable_chunk),
+                h2h_record: env_u32("ROCSIM_H2H_RECORD", u32::from(d.h2h_record), 0..=1) == 1,
+            }
+        },
     }
 });
 
@@ -175,6 +230,16 @@ fn env_u32(name: &str, default: u32, range: std::ops::RangeInclusive<u32>) -> u3
                 default
             }
         },
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(text) => text.trim().parse::<u64>().unwrap_or_else(|_| {
+            eprintln!("rocprofiler-sdk-sim: {name}={text:?} is not a byte count; using {default}");
+            default
+        }),
     }
 }
 

@@ -247,7 +247,7 @@ fn memcpy_sync_has_no_set_and_blocks_until_the_copy_completed() {
     let from = event_count();
     let copy = Copy {
         kind: CopyKind::DeviceToHost,
-        bytes: 128,
+        bytes: 1 << 17,
         src_device: None,
         dst_device: None,
         duration_ns: 50_000,

@@ -29,10 +29,15 @@ fn two_gpus_replay_with_a_peer_copy() {
     drain();
     assert_eq!(summary.copies.get(&CopyKind::DeviceToDevice), Some(&1));
     let records = REC.records.lock().unwrap().clone();
+    // Device-to-device records whose agents differ: the 4 KiB read-back on GPU 1 is a blit
+    // recorded as device-to-device on GPU 1 alone, the peer copy goes from GPU 0 to GPU 1.
     let peer: Vec<_> = records
         .iter()
         .filter_map(|r| match r {
-            Record::Copy(c) if c.operation == sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE => {
+            Record::Copy(c)
+                if c.operation == sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE
+                    && c.src_agent_id.handle != c.dst_agent_id.handle =>
+            {
                 Some(*c)
             }
             _ => None,
@@ -83,7 +88,7 @@ fn indirect_dispatch_moves_the_request_to_a_worker_thread() {
     let corr = driver::launch_kernel(stream, &launch).unwrap();
     let copy = Copy {
         kind: CopyKind::HostToDevice,
-        bytes: 64,
+        bytes: 1 << 20,
         src_device: None,
         dst_device: None,
         duration_ns: 1_000,
@@ -106,13 +111,34 @@ fn indirect_dispatch_moves_the_request_to_a_worker_thread() {
     }
     // The enqueue callbacks moved too, outside the app thread's SET bracket...
     assert!(!events.iter().any(|e| e.tid() == me && matches!(e, Event::Callback { kind, .. } if *kind == sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH)));
-    // ...so the thread-local stream stack gives the wrong stream (§13.2): 0, not the stream.
+    // ...and the worker's correlation stack is empty, so the SDK makes a fresh correlation id
+    // there for each packet and copy: no GPU record carries the API call's id.
     for c in [corr, copy_corr] {
-        let gpu = records_for(c)
-            .into_iter()
-            .find(|r| !matches!(r, Record::Api(_)))
-            .unwrap();
-        assert_eq!(gpu.external(), 0);
+        let records = records_for(c);
+        assert!(
+            records.iter().all(|r| matches!(r, Record::Api(_))),
+            "GPU record under the HIP call's id {c}: {records:?}"
+        );
+        assert_eq!(records.len(), 1, "the API record keeps the call's id");
+    }
+    // The GPU records carry ids made on the worker thread (the requests asked with them), and
+    // the thread-local stream stack gives the wrong stream (§13.2): 0, not the stream.
+    let asked: Vec<u64> = requests
+        .iter()
+        .map(|q| match q {
+            Event::Request { internal, .. } => *internal,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert!(!asked.contains(&corr) && !asked.contains(&copy_corr));
+    let all = REC.records.lock().unwrap().clone();
+    let gpu: Vec<_> = all
+        .iter()
+        .filter(|r| !matches!(r, Record::Api(_)) && asked.contains(&r.internal()))
+        .collect();
+    assert_eq!(gpu.len(), 2, "{gpu:?}");
+    for r in &gpu {
+        assert_eq!(r.external(), 0);
     }
 }
 

@@ -251,10 +251,14 @@ fn jax_matmul_parses_and_replays_with_xla_shaped_records() {
         .iter()
         .find(|c| c.operation == sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE)
         .unwrap();
+    // The 128-byte read-back is below the runtime's blit threshold (16 KiB): HIP copies it
+    // with a GPU blit and passes the GPU agent for both sides, so the SDK records a
+    // device-to-device copy on the GPU, not a device-to-host one.
     let d2h = copies
         .iter()
-        .find(|c| c.operation == sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST)
+        .find(|c| c.operation == sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE)
         .unwrap();
+    assert_eq!(d2h.src_agent_id.handle, d2h.dst_agent_id.handle);
     assert_eq!((h2d.bytes, d2h.bytes), (4194304, 128));
     let lanes = [
         compute,

@@ -10,9 +10,9 @@
 //! the symbols, normally from the simulated library built in this workspace
 //! (`crates/rocprofiler-sdk-sim`).
 #![no_std]
-#![allow(non_camel_case_types, non_upper_case_globals)]
+#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
-use core::ffi::{c_char, c_int, c_void};
+use core::ffi::{c_char, c_int, c_uint, c_void};
 
 #[allow(non_camel_case_types, non_upper_case_globals)]
 mod hip_runtime_api_id;
@@ -485,6 +485,212 @@ pub struct rocprofiler_callback_tracing_hip_stream_data_t {
     pub stream_value: rocprofiler_address_t,
 }
 
+// HIP API payload (`callback_tracing.h` `rocprofiler_callback_tracing_hip_api_data_t`, with
+// the argument union of `hip/api_args.h`). Only the members of the functions the simulator
+// models are spelled out; `hipExtModuleLaunchKernel`, the largest member with HIP runtime
+// table step 12 (88 bytes), is included so the union has the real size.
+
+/// `hipStream_t`, `hipFunction_t`, `hipGraphExec_t`, `hipEvent_t`: opaque handles.
+pub type hipStream_t = *mut c_void;
+pub type hipFunction_t = *mut c_void;
+pub type hipGraphExec_t = *mut c_void;
+pub type hipEvent_t = *mut c_void;
+/// `hipError_t`, `hipMemcpyKind`: C enums.
+pub type hipError_t = c_int;
+pub type hipMemcpyKind = c_int;
+
+/// Stand-in member for functions without arguments (1 byte, as in C++).
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_no_args {
+    pub empty: c_char,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipSetDevice_t {
+    pub deviceId: c_int,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipStreamCreate_t {
+    pub stream: *mut hipStream_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipStreamCreateWithFlags_t {
+    pub stream: *mut hipStream_t,
+    pub flags: c_uint,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipStreamCreateWithPriority_t {
+    pub stream: *mut hipStream_t,
+    pub flags: c_uint,
+    pub priority: c_int,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipExtStreamCreateWithCUMask_t {
+    pub stream: *mut hipStream_t,
+    pub cuMaskSize: u32,
+    pub cuMask: *const u32,
+}
+
+/// `hipStreamDestroy` and `hipStreamSynchronize` (one `hipStream_t`).
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_stream_t {
+    pub stream: hipStream_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipLaunchKernel_t {
+    pub function_address: *const c_void,
+    pub numBlocks: rocprofiler_dim3_t,
+    pub dimBlocks: rocprofiler_dim3_t,
+    pub args: *mut *mut c_void,
+    pub sharedMemBytes: usize,
+    pub stream: hipStream_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipModuleLaunchKernel_t {
+    pub func: hipFunction_t,
+    pub gridDimX: c_uint,
+    pub gridDimY: c_uint,
+    pub gridDimZ: c_uint,
+    pub blockDimX: c_uint,
+    pub blockDimY: c_uint,
+    pub blockDimZ: c_uint,
+    pub sharedMemBytes: c_uint,
+    pub stream: hipStream_t,
+    pub kernelParams: *mut *mut c_void,
+    pub extra: *mut *mut c_void,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipExtModuleLaunchKernel_t {
+    pub func: hipFunction_t,
+    pub globalWorkSizeX: u32,
+    pub globalWorkSizeY: u32,
+    pub globalWorkSizeZ: u32,
+    pub localWorkSizeX: u32,
+    pub localWorkSizeY: u32,
+    pub localWorkSizeZ: u32,
+    pub sharedMemBytes: usize,
+    pub stream: hipStream_t,
+    pub kernelParams: *mut *mut c_void,
+    pub extra: *mut *mut c_void,
+    pub startEvent: hipEvent_t,
+    pub stopEvent: hipEvent_t,
+    pub flags: u32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipGraphLaunch_t {
+    pub graphExec: hipGraphExec_t,
+    pub stream: hipStream_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipMemset_t {
+    pub dst: *mut c_void,
+    pub value: c_int,
+    pub sizeBytes: usize,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipMemsetAsync_t {
+    pub dst: *mut c_void,
+    pub value: c_int,
+    pub sizeBytes: usize,
+    pub stream: hipStream_t,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipMemcpy_t {
+    pub dst: *mut c_void,
+    pub src: *const c_void,
+    pub sizeBytes: usize,
+    pub kind: hipMemcpyKind,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipMemcpyAsync_t {
+    pub dst: *mut c_void,
+    pub src: *const c_void,
+    pub sizeBytes: usize,
+    pub kind: hipMemcpyKind,
+    pub stream: hipStream_t,
+}
+
+/// `rocprofiler_hip_api_args_t` (88 bytes, align 8 with HIP runtime table step 12).
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union rocprofiler_hip_api_args_t {
+    pub hipSetDevice: rocprofiler_hip_api_args_hipSetDevice_t,
+    pub hipStreamCreate: rocprofiler_hip_api_args_hipStreamCreate_t,
+    pub hipStreamCreateWithFlags: rocprofiler_hip_api_args_hipStreamCreateWithFlags_t,
+    pub hipStreamCreateWithPriority: rocprofiler_hip_api_args_hipStreamCreateWithPriority_t,
+    pub hipExtStreamCreateWithCUMask: rocprofiler_hip_api_args_hipExtStreamCreateWithCUMask_t,
+    pub hipStreamDestroy: rocprofiler_hip_api_args_stream_t,
+    pub hipStreamSynchronize: rocprofiler_hip_api_args_stream_t,
+    pub hipDeviceSynchronize: rocprofiler_hip_api_no_args,
+    pub hipLaunchKernel: rocprofiler_hip_api_args_hipLaunchKernel_t,
+    pub hipModuleLaunchKernel: rocprofiler_hip_api_args_hipModuleLaunchKernel_t,
+    pub hipExtModuleLaunchKernel: rocprofiler_hip_api_args_hipExtModuleLaunchKernel_t,
+    pub hipGraphLaunch: rocprofiler_hip_api_args_hipGraphLaunch_t,
+    pub hipMemset: rocprofiler_hip_api_args_hipMemset_t,
+    pub hipMemsetAsync: rocprofiler_hip_api_args_hipMemsetAsync_t,
+    pub hipMemcpy: rocprofiler_hip_api_args_hipMemcpy_t,
+    pub hipMemcpyAsync: rocprofiler_hip_api_args_hipMemcpyAsync_t,
+}
+
+/// `hipChannelFormatDesc` (a `retval` member): four `int`s and an enum.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct hipChannelFormatDesc {
+    pub x: c_int,
+    pub y: c_int,
+    pub z: c_int,
+    pub w: c_int,
+    pub f: c_int,
+}
+
+/// `rocprofiler_hip_api_retval_t` (24 bytes, align 8).
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union rocprofiler_hip_api_retval_t {
+    pub uint64_t_retval: u64,
+    pub int_retval: c_int,
+    pub const_charp_retval: *const c_char,
+    pub hipError_t_retval: hipError_t,
+    pub hipChannelFormatDesc_retval: hipChannelFormatDesc,
+    pub voidpp_retval: *mut *mut c_void,
+}
+
+/// `rocprofiler_callback_tracing_hip_api_data_t` (120 bytes): the HIP API callback payload.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_callback_tracing_hip_api_data_t {
+    pub size: u64,
+    pub args: rocprofiler_hip_api_args_t,
+    pub retval: rocprofiler_hip_api_retval_t,
+}
+
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct rocprofiler_callback_tracing_kernel_dispatch_data_t {
@@ -742,6 +948,25 @@ pub type rocprofiler_callback_tracing_kind_operation_cb_t = Option<
     ) -> c_int,
 >;
 
+/// One argument of a traced call (`callback_tracing.h`): kind, operation, argument number
+/// from 0, address of the stored value, indirection level (`int*` = 1), the type's `typeid`
+/// name, the argument name, its value as text, and how many times it was dereferenced to
+/// make that text. A non-zero return stops the iteration.
+pub type rocprofiler_callback_tracing_operation_args_cb_t = Option<
+    unsafe extern "C" fn(
+        kind: rocprofiler_callback_tracing_kind_t,
+        operation: rocprofiler_tracing_operation_t,
+        arg_number: u32,
+        arg_value_addr: *const c_void,
+        arg_indirection_count: i32,
+        arg_type: *const c_char,
+        arg_name: *const c_char,
+        arg_value_str: *const c_char,
+        arg_dereference_count: i32,
+        data: *mut c_void,
+    ) -> c_int,
+>;
+
 pub type rocprofiler_buffer_tracing_kind_cb_t = Option<
     unsafe extern "C" fn(kind: rocprofiler_buffer_tracing_kind_t, data: *mut c_void) -> c_int,
 >;
@@ -851,6 +1076,12 @@ extern "C" {
         kind: rocprofiler_callback_tracing_kind_t,
         callback: rocprofiler_callback_tracing_kind_operation_cb_t,
         data: *mut c_void,
+    ) -> rocprofiler_status_t;
+    pub fn rocprofiler_iterate_callback_tracing_kind_operation_args(
+        record: rocprofiler_callback_tracing_record_t,
+        callback: rocprofiler_callback_tracing_operation_args_cb_t,
+        max_dereference_count: i32,
+        user_data: *mut c_void,
     ) -> rocprofiler_status_t;
 
     // external_correlation.h

@@ -192,3 +192,40 @@ fn enum_values_that_xla_compiles_in() {
         ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API
     );
 }
+
+/// The HIP API callback payload and the argument members the simulator fills, against
+/// `callback_tracing.h` and `hip/api_args.h` (HIP runtime table step 12, x86-64).
+#[test]
+fn hip_api_payload() {
+    layout!(rocprofiler_callback_tracing_hip_api_data_t, 120, 8,
+        size @ 0, args @ 8, retval @ 96);
+    layout!(rocprofiler_hip_api_args_t, 88, 8);
+    layout!(rocprofiler_hip_api_retval_t, 24, 8);
+    layout!(hipChannelFormatDesc, 20, 4, x @ 0, f @ 16);
+    layout!(rocprofiler_hip_api_no_args, 1, 1);
+    layout!(rocprofiler_hip_api_args_hipSetDevice_t, 4, 4, deviceId @ 0);
+    layout!(rocprofiler_hip_api_args_hipStreamCreate_t, 8, 8, stream @ 0);
+    layout!(rocprofiler_hip_api_args_hipStreamCreateWithFlags_t, 16, 8, stream @ 0, flags @ 8);
+    layout!(rocprofiler_hip_api_args_hipStreamCreateWithPriority_t, 16, 8,
+        stream @ 0, flags @ 8, priority @ 12);
+    layout!(rocprofiler_hip_api_args_hipExtStreamCreateWithCUMask_t, 24, 8,
+        stream @ 0, cuMaskSize @ 8, cuMask @ 16);
+    layout!(rocprofiler_hip_api_args_stream_t, 8, 8, stream @ 0);
+    layout!(rocprofiler_hip_api_args_hipLaunchKernel_t, 56, 8,
+        function_address @ 0, numBlocks @ 8, dimBlocks @ 20, args @ 32, sharedMemBytes @ 40,
+        stream @ 48);
+    layout!(rocprofiler_hip_api_args_hipModuleLaunchKernel_t, 64, 8,
+        func @ 0, gridDimX @ 8, gridDimY @ 12, gridDimZ @ 16, blockDimX @ 20, blockDimY @ 24,
+        blockDimZ @ 28, sharedMemBytes @ 32, stream @ 40, kernelParams @ 48, extra @ 56);
+    layout!(rocprofiler_hip_api_args_hipExtModuleLaunchKernel_t, 88, 8,
+        func @ 0, globalWorkSizeX @ 8, localWorkSizeZ @ 28, sharedMemBytes @ 32, stream @ 40,
+        kernelParams @ 48, extra @ 56, startEvent @ 64, stopEvent @ 72, flags @ 80);
+    layout!(rocprofiler_hip_api_args_hipGraphLaunch_t, 16, 8, graphExec @ 0, stream @ 8);
+    layout!(rocprofiler_hip_api_args_hipMemset_t, 24, 8, dst @ 0, value @ 8, sizeBytes @ 16);
+    layout!(rocprofiler_hip_api_args_hipMemsetAsync_t, 32, 8,
+        dst @ 0, value @ 8, sizeBytes @ 16, stream @ 24);
+    layout!(rocprofiler_hip_api_args_hipMemcpy_t, 32, 8,
+        dst @ 0, src @ 8, sizeBytes @ 16, kind @ 24);
+    layout!(rocprofiler_hip_api_args_hipMemcpyAsync_t, 40, 8,
+        dst @ 0, src @ 8, sizeBytes @ 16, kind @ 24, stream @ 32);
+}

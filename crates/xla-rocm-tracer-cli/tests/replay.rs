@@ -1,6 +1,10 @@
 //! `replay` of the repository's scenarios through the simulator, the tracer and the collector.
 // The library calls the SDK; the simulator supplies its symbols to this test binary.
 use rocprofiler_sdk_sim as _;
+// The root crate's tests own this file and its formatting.
+#[rustfmt::skip]
+#[path = "../../../tests/known_failures/mod.rs"]
+mod known_failures;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -69,56 +73,62 @@ fn count(names: &[String], pattern: impl Fn(&str) -> bool) -> usize {
 
 #[test]
 fn jax_matmul_has_separate_compute_h2d_and_d2h_lanes() {
-    let (space, stdout) = replay("scenarios/jax_matmul.toml", &[]);
-    let device_planes: Vec<_> = space
-        .planes
-        .iter()
-        .filter(|p| p.name.starts_with("/device:"))
-        .collect();
-    assert_eq!(device_planes.len(), 1);
-    let gpu = lanes(plane(&space, "/device:GPU:0"));
-    let lane_names: Vec<_> = gpu.iter().map(|(name, _)| name.as_str()).collect();
-    assert_eq!(
-        lane_names,
-        ["Stream #0", "Stream #1", "Stream #2"],
-        "dense names, no raw handles"
-    );
+    known_failures::known_failure(
+        13,
+        "a 128-byte read-back is a HIP blit (DEVICE_TO_DEVICE record): labelled MemcpyD2D",
+        || {
+            let (space, stdout) = replay("scenarios/jax_matmul.toml", &[]);
+            let device_planes: Vec<_> = space
+                .planes
+                .iter()
+                .filter(|p| p.name.starts_with("/device:"))
+                .collect();
+            assert_eq!(device_planes.len(), 1);
+            let gpu = lanes(plane(&space, "/device:GPU:0"));
+            let lane_names: Vec<_> = gpu.iter().map(|(name, _)| name.as_str()).collect();
+            assert_eq!(
+                lane_names,
+                ["Stream #0", "Stream #1", "Stream #2"],
+                "dense names, no raw handles"
+            );
 
-    let lane_with = |name: &str| {
-        gpu.iter()
-            .find(|(_, events)| events.iter().any(|e| e == name))
-            .unwrap()
-    };
-    let (h2d_lane, h2d) = lane_with("MemcpyH2D");
-    let (d2h_lane, d2h) = lane_with("MemcpyD2H");
-    let (compute_lane, compute) = gpu
-        .iter()
-        .find(|(_, events)| events.iter().any(|e| e.starts_with("Cijk_")))
-        .unwrap();
-    assert_eq!(
-        count(compute, |e| e.starts_with("Cijk_")),
-        10,
-        "ten matmul kernels"
-    );
-    assert!(h2d_lane != compute_lane && d2h_lane != compute_lane && h2d_lane != d2h_lane);
-    assert_eq!((h2d.len(), d2h.len()), (1, 1));
-    // Demangled by the tracer (cpp_demangle), as XLA's MaybeAbiDemangle does.
-    assert!(
-        compute
-            .iter()
-            .any(|e| e.starts_with("stream_executor::gpu::")),
-        "{compute:?}"
-    );
+            let lane_with = |name: &str| {
+                gpu.iter()
+                    .find(|(_, events)| events.iter().any(|e| e == name))
+                    .unwrap()
+            };
+            let (h2d_lane, h2d) = lane_with("MemcpyH2D");
+            let (d2h_lane, d2h) = lane_with("MemcpyD2H");
+            let (compute_lane, compute) = gpu
+                .iter()
+                .find(|(_, events)| events.iter().any(|e| e.starts_with("Cijk_")))
+                .unwrap();
+            assert_eq!(
+                count(compute, |e| e.starts_with("Cijk_")),
+                10,
+                "ten matmul kernels"
+            );
+            assert!(h2d_lane != compute_lane && d2h_lane != compute_lane && h2d_lane != d2h_lane);
+            assert_eq!((h2d.len(), d2h.len()), (1, 1));
+            // Demangled by the tracer (cpp_demangle), as XLA's MaybeAbiDemangle does.
+            assert!(
+                compute
+                    .iter()
+                    .any(|e| e.starts_with("stream_executor::gpu::")),
+                "{compute:?}"
+            );
 
-    let host = plane(&space, "/host:CPU");
-    assert!(host
-        .lines
-        .iter()
-        .all(|line| line.name.starts_with("Host Threads/")));
-    assert!(space.warnings.is_empty(), "{:?}", space.warnings);
-    assert!(
-        stdout.contains("memcpy bytes: MemcpyH2D 4194304, MemcpyD2H 128"),
-        "{stdout}"
+            let host = plane(&space, "/host:CPU");
+            assert!(host
+                .lines
+                .iter()
+                .all(|line| line.name.starts_with("Host Threads/")));
+            assert!(space.warnings.is_empty(), "{:?}", space.warnings);
+            assert!(
+                stdout.contains("memcpy bytes: MemcpyH2D 4194304, MemcpyD2H 128"),
+                "{stdout}"
+            );
+        },
     );
 }
 
@@ -134,43 +144,55 @@ fn jax_matmul_lanes_and_events_are_the_same_in_every_run() {
 
 #[test]
 fn cuda_style_lanes_name_their_event_types() {
-    let (space, _) = replay("scenarios/jax_matmul.toml", &["--cuda-style-lanes"]);
-    let gpu = plane(&space, "/device:GPU:0");
-    let mut names: Vec<_> = gpu.lines.iter().map(|line| line.name.as_str()).collect();
-    names.sort();
-    assert_eq!(
-        names,
-        [
-            "Stream #0(MemcpyH2D)",
-            "Stream #1(Kernel)",
-            "Stream #2(MemcpyD2H)"
-        ]
+    known_failures::known_failure(
+        13,
+        "a 128-byte read-back is a HIP blit (DEVICE_TO_DEVICE record): lane MemcpyD2D",
+        || {
+            let (space, _) = replay("scenarios/jax_matmul.toml", &["--cuda-style-lanes"]);
+            let gpu = plane(&space, "/device:GPU:0");
+            let mut names: Vec<_> = gpu.lines.iter().map(|line| line.name.as_str()).collect();
+            names.sort();
+            assert_eq!(
+                names,
+                [
+                    "Stream #0(MemcpyH2D)",
+                    "Stream #1(Kernel)",
+                    "Stream #2(MemcpyD2H)"
+                ]
+            );
+        },
     );
 }
 
 #[test]
 fn two_gpus_give_two_planes_and_the_peer_copy_lands_on_its_destination() {
-    let (space, _) = replay("scenarios/two_gpu.toml", &[]);
-    let gpu0 = lanes(plane(&space, "/device:GPU:0"));
-    let gpu1 = lanes(plane(&space, "/device:GPU:1"));
-    for lanes in [&gpu0, &gpu1] {
-        let names: Vec<_> = lanes.iter().map(|(name, _)| name.clone()).collect();
-        let dense: Vec<_> = (0..names.len()).map(|n| format!("Stream #{n}")).collect();
-        assert_eq!(names, dense, "each plane numbers its own lanes from 0");
-    }
-    let all = |lanes: &Vec<(String, Vec<String>)>| {
-        lanes
-            .iter()
-            .flat_map(|(_, e)| e.clone())
-            .collect::<Vec<_>>()
-    };
-    // XLA's rule 3 (xla-rocm-tracer.md §5.7): a D2D copy belongs to its destination device.
-    assert_eq!(count(&all(&gpu1), |e| e == "MemcpyD2D"), 1);
-    assert_eq!(count(&all(&gpu0), |e| e == "MemcpyD2D"), 0);
-    assert_eq!(count(&all(&gpu0), |e| e.starts_with("Cijk_")), 3);
-    assert_eq!(count(&all(&gpu1), |e| e.starts_with("Cijk_")), 3);
-    let gpu1_plane = plane(&space, "/device:GPU:1");
-    assert_eq!(gpu1_plane.id, 1);
+    known_failures::known_failure(
+        13,
+        "a 4 KiB read-back is a HIP blit (DEVICE_TO_DEVICE record): a 2nd MemcpyD2D",
+        || {
+            let (space, _) = replay("scenarios/two_gpu.toml", &[]);
+            let gpu0 = lanes(plane(&space, "/device:GPU:0"));
+            let gpu1 = lanes(plane(&space, "/device:GPU:1"));
+            for lanes in [&gpu0, &gpu1] {
+                let names: Vec<_> = lanes.iter().map(|(name, _)| name.clone()).collect();
+                let dense: Vec<_> = (0..names.len()).map(|n| format!("Stream #{n}")).collect();
+                assert_eq!(names, dense, "each plane numbers its own lanes from 0");
+            }
+            let all = |lanes: &Vec<(String, Vec<String>)>| {
+                lanes
+                    .iter()
+                    .flat_map(|(_, e)| e.clone())
+                    .collect::<Vec<_>>()
+            };
+            // XLA's rule 3 (xla-rocm-tracer.md §5.7): a D2D copy belongs to its destination device.
+            assert_eq!(count(&all(&gpu1), |e| e == "MemcpyD2D"), 1);
+            assert_eq!(count(&all(&gpu0), |e| e == "MemcpyD2D"), 0);
+            assert_eq!(count(&all(&gpu0), |e| e.starts_with("Cijk_")), 3);
+            assert_eq!(count(&all(&gpu1), |e| e.starts_with("Cijk_")), 3);
+            let gpu1_plane = plane(&space, "/device:GPU:1");
+            assert_eq!(gpu1_plane.id, 1);
+        },
+    );
 }
 
 #[test]

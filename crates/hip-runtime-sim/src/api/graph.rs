@@ -119,7 +119,7 @@ pub extern "C" fn hipGraphLaunch(exec: u64, stream: u64) -> hipError_t {
             if dispatches.is_empty() {
                 return Ok(Traced::No);
             }
-            driver::graph_launch(stream, &dispatches)?;
+            driver::graph_launch(stream, &dispatches, exec)?;
             Ok(Traced::ByDriver)
         },
     )

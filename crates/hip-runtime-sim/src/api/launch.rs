@@ -37,7 +37,11 @@ pub unsafe extern "C" fn hipLaunchKernel(
             )?;
             // SAFETY: caller contract.
             unsafe { prepared.run_host_body(args) };
-            driver::launch_kernel(stream, &prepared.dispatch)?;
+            let call = driver::LaunchCall {
+                function: function_address as u64,
+                args: args as u64,
+            };
+            driver::launch_kernel(stream, &prepared.dispatch, &call)?;
             Ok(Traced::ByDriver)
         },
     )

@@ -76,7 +76,7 @@ pub unsafe extern "C" fn hipMemcpy(
         };
         // SAFETY: validated by `plan`, and the caller contract.
         unsafe { planned.perform() };
-        driver::memcpy_sync(&planned.work)?;
+        driver::memcpy_sync(&planned.work, &planned.call)?;
         Ok(Traced::ByDriver)
     })
 }
@@ -103,7 +103,7 @@ pub unsafe extern "C" fn hipMemcpyAsync(
             };
             // SAFETY: validated by `plan`, and the caller contract.
             unsafe { planned.perform() };
-            driver::memcpy_async(stream, &planned.work)?;
+            driver::memcpy_async(stream, &planned.work, &planned.call)?;
             Ok(Traced::ByDriver)
         },
     )

@@ -107,7 +107,11 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
             let prepared = launch::prepare(f, device, grid, block, shared_mem_bytes as usize)?;
             // SAFETY: caller contract.
             unsafe { prepared.run_host_body(kernel_params) };
-            driver::module_launch_kernel(stream, &prepared.dispatch)?;
+            let call = driver::LaunchCall {
+                function: f,
+                args: kernel_params as u64,
+            };
+            driver::module_launch_kernel(stream, &prepared.dispatch, &call)?;
             Ok(Traced::ByDriver)
         },
     )

@@ -1,5 +1,5 @@
 //! A validated scenario: every name resolved, every number in range.
-use crate::driver::CopyKind;
+use crate::driver::{CopyKind, HostMemory};
 use crate::machine::{StreamMap, VisibilityEnv};
 use std::path::PathBuf;
 
@@ -16,6 +16,18 @@ pub struct Scenario {
     pub cpus: Option<u32>,
     /// `[machine] hip_visible_devices` / `rocr_visible_devices` (the other variables unset).
     pub visibility: VisibilityEnv,
+    /// `[machine]` copy thresholds the scenario sets (`None`: the machine's default).
+    pub copies: CopyModelSpec,
+}
+
+/// The copy-path thresholds of `[machine]` (bytes), each fixing one `ROCSIM_*` variable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CopyModelSpec {
+    pub sdma_threshold: Option<u64>,
+    pub large_bar_h2d_max: Option<u64>,
+    pub large_bar_d2h_max: Option<u64>,
+    pub pageable_chunk: Option<u64>,
+    pub h2h_record: Option<bool>,
 }
 
 impl Scenario {
@@ -35,6 +47,19 @@ impl Scenario {
         }
         if let Some(list) = &self.visibility.rocr_visible_devices {
             env.push(("ROCR_VISIBLE_DEVICES", list.clone()));
+        }
+        for (name, value) in [
+            ("ROCSIM_SDMA_THRESHOLD", self.copies.sdma_threshold),
+            ("ROCSIM_LARGE_BAR_H2D_MAX", self.copies.large_bar_h2d_max),
+            ("ROCSIM_LARGE_BAR_D2H_MAX", self.copies.large_bar_d2h_max),
+            ("ROCSIM_PAGEABLE_CHUNK", self.copies.pageable_chunk),
+        ] {
+            if let Some(v) = value {
+                env.push((name, v.to_string()));
+            }
+        }
+        if let Some(record) = self.copies.h2h_record {
+            env.push(("ROCSIM_H2H_RECORD", u32::from(record).to_string()));
         }
         env
     }
@@ -106,6 +131,8 @@ pub enum Step {
         src_device: Option<u32>,
         dst_device: Option<u32>,
         duration_ns: u64,
+        /// Whether the host side is pinned (default) or pageable memory.
+        host: HostMemory,
     },
     /// `hipMemsetAsync` with a stream, `hipMemset` without.
     Memset {

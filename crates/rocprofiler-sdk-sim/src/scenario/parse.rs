@@ -2,7 +2,7 @@
 //! resolves names and reports the line of the offending step or field.
 use super::error::ScenarioError;
 use super::model::*;
-use crate::driver::CopyKind;
+use crate::driver::{CopyKind, HostMemory};
 use crate::machine::{StreamMap, VisibilityEnv};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -30,6 +30,11 @@ struct RawMachine {
     cpus: Option<Spanned<u32>>,
     hip_visible_devices: Option<Spanned<String>>,
     rocr_visible_devices: Option<Spanned<String>>,
+    sdma_threshold: Option<Spanned<i64>>,
+    large_bar_h2d_max: Option<Spanned<i64>>,
+    large_bar_d2h_max: Option<Spanned<i64>>,
+    pageable_chunk: Option<Spanned<i64>>,
+    h2h_record: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -79,6 +84,7 @@ struct RawStep {
     bytes: Option<u64>,
     src_device: Option<Spanned<u32>>,
     dst_device: Option<Spanned<u32>>,
+    host: Option<Spanned<String>>,
     queue: Option<String>,
     annotate: Option<String>,
     repeat: Option<u32>,
@@ -320,7 +326,9 @@ impl<'a> Validator<'a> {
             }
             threads.push(ThreadSpec { name, steps });
         }
+        let copies = self.copy_model(raw.machine.as_ref())?;
         Ok(Scenario {
+            copies,
             file: self.at.file.to_path_buf(),
             gpus: self.gpus,
             code_objects: self.code_objects,
@@ -415,6 +423,29 @@ impl<'a> Validator<'a> {
         })
     }
 
+    /// The copy thresholds of `[machine]`: byte counts, 0 turning a path off.
+    fn copy_model(&self, machine: Option<&RawMachine>) -> Result<CopyModelSpec, ScenarioError> {
+        let Some(m) = machine else {
+            return Ok(CopyModelSpec::default());
+        };
+        let bytes = |key: &str, v: &Option<Spanned<i64>>| -> Result<Option<u64>, ScenarioError> {
+            match v {
+                None => Ok(None),
+                Some(v) => u64::try_from(*v.get_ref()).map(Some).map_err(|_| {
+                    self.at
+                        .error(v.span(), format!("{key} must be a byte count (0 or more)"))
+                }),
+            }
+        };
+        Ok(CopyModelSpec {
+            sdma_threshold: bytes("sdma_threshold", &m.sdma_threshold)?,
+            large_bar_h2d_max: bytes("large_bar_h2d_max", &m.large_bar_h2d_max)?,
+            large_bar_d2h_max: bytes("large_bar_d2h_max", &m.large_bar_d2h_max)?,
+            pageable_chunk: bytes("pageable_chunk", &m.pageable_chunk)?,
+            h2h_record: m.h2h_record,
+        })
+    }
+
     fn step(&self, raw: Spanned<RawStep>, device: &mut u32) -> Result<Step, ScenarioError> {
         let span = raw.span();
         let s = raw.into_inner();
@@ -449,6 +480,11 @@ impl<'a> Validator<'a> {
                     actions.join(", ")
                 )))
             }
+        }
+        if let (Some(host), None) = (&s.host, &s.memcpy) {
+            return Err(self
+                .at
+                .error(host.span(), "`host` applies to memcpy steps only"));
         }
         if (s.annotate.is_some() || s.repeat.is_some()) && s.steps.is_none() {
             return Err(err("`annotate` and `repeat` need a `steps` list".into()));
@@ -529,7 +565,18 @@ impl<'a> Validator<'a> {
             let default = (bytes / DEFAULT_COPY_BYTES_PER_NS).max(2_000);
             let duration_ns = ns(s.duration_us, default)
                 .ok_or_else(|| err("duration_us must be a non-negative number".into()))?;
+            let host = match s.host.as_ref().map(|h| (h.get_ref().as_str(), h.span())) {
+                None | Some(("pinned", _)) => HostMemory::Pinned,
+                Some(("pageable", _)) => HostMemory::Pageable,
+                Some((other, span)) => {
+                    return Err(self.at.error(
+                        span,
+                        format!("unknown host memory `{other}` (expected pinned, pageable)"),
+                    ))
+                }
+            };
             return Ok(Step::Memcpy {
+                host,
                 stream,
                 kind,
                 bytes,

@@ -2,7 +2,7 @@
 //! together; annotations are reported to [`ReplayHooks`] on the issuing thread.
 use super::error::ReplayError;
 use super::model::*;
-use crate::driver::{self, Copy, CopyKind, HipStream, KernelId, KernelLaunch};
+use crate::driver::{self, Copy, CopyCall, CopyKind, HipStream, KernelId, KernelLaunch};
 use crate::SimError;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Barrier;
@@ -263,6 +263,7 @@ fn run_steps(
                 src_device,
                 dst_device,
                 duration_ns,
+                host,
             } => {
                 let copy = Copy {
                     kind: *kind,
@@ -271,9 +272,15 @@ fn run_steps(
                     dst_device: *dst_device,
                     duration_ns: *duration_ns,
                 };
+                let call = CopyCall {
+                    host: *host,
+                    ..CopyCall::default()
+                };
                 match stream {
-                    Some(s) => driver::memcpy_async(world.stream(s), &copy).map_err(fail)?,
-                    None => driver::memcpy_sync(&copy).map_err(fail)?,
+                    Some(s) => {
+                        driver::memcpy_async_with(world.stream(s), &copy, &call).map_err(fail)?
+                    }
+                    None => driver::memcpy_sync_with(&copy, &call).map_err(fail)?,
                 };
                 out.api_calls += 1;
                 *out.copies.entry(*kind).or_insert(0) += 1;

@@ -203,3 +203,67 @@ pub unsafe extern "C" fn rocprofiler_iterate_callback_tracing_kind_operations(
         },
     )
 }
+
+/// The arguments of a traced call, one callback each (`callback_tracing.cpp`
+/// `rocprofiler_iterate_callback_tracing_kind_operation_args`): HIP runtime API records are
+/// described from their payload's argument union; NONE/LAST are INVALID_ARGUMENT; kinds whose
+/// records have no arguments (kernel dispatch, memory copy, HIP stream, code object, ...)
+/// are NOT_IMPLEMENTED. A non-zero return from the callback stops the iteration. As in the
+/// SDK, the value addresses point into a copy of the arguments that lives only for this call.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_iterate_callback_tracing_kind_operation_args(
+    record: sys::rocprofiler_callback_tracing_record_t,
+    callback: sys::rocprofiler_callback_tracing_operation_args_cb_t,
+    max_dereference_count: i32,
+    user_data: *mut c_void,
+) -> sys::rocprofiler_status_t {
+    guard(
+        "rocprofiler_iterate_callback_tracing_kind_operation_args",
+        || {
+            let Some(callback) = callback else {
+                return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+            };
+            match record.kind {
+                sys::ROCPROFILER_CALLBACK_TRACING_NONE | sys::ROCPROFILER_CALLBACK_TRACING_LAST => {
+                    return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT
+                }
+                sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API => {}
+                _ => return sys::ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED,
+            }
+            if record.payload.is_null() {
+                return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+            }
+            // SAFETY: a HIP runtime API record's payload is the sim's HIP API data, alive
+            // while the tool's callback (our caller) runs; copy the arguments out of it.
+            let args = unsafe {
+                (*record
+                    .payload
+                    .cast::<sys::rocprofiler_callback_tracing_hip_api_data_t>())
+                .args
+            };
+            let described =
+                crate::hip_args::describe(record.operation, &args, max_dereference_count);
+            for (number, arg) in described.iter().enumerate() {
+                // SAFETY: the tool's callback with strings and addresses alive for the call.
+                let stop = unsafe {
+                    callback(
+                        record.kind,
+                        record.operation,
+                        number as u32,
+                        arg.addr,
+                        arg.indirection,
+                        arg.type_name.as_ptr(),
+                        arg.name.as_ptr(),
+                        arg.value.as_ptr(),
+                        arg.dereferences,
+                        user_data,
+                    )
+                };
+                if stop != 0 {
+                    break;
+                }
+            }
+            sys::ROCPROFILER_STATUS_SUCCESS
+        },
+    )
+}

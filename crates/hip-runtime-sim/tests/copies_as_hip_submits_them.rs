@@ -1,0 +1,288 @@
+//! Copies through the simulated HIP runtime, seen by a minimal callback-tracing tool: the
+//! runtime tells pinned (`hipHostMalloc`) from pageable host memory, so what the SDK records
+//! follows the HIP runtime's copy paths, and the HIP API payload shows the program's own
+//! pointers, size and `hipMemcpyKind`. One process, one tool.
+// The simulated SDK library supplies the `rocprofiler_*` and `rocsim_*` symbols.
+extern crate rocprofiler_sdk_sim;
+
+use amdhip64::api::{memory::*, stream::*};
+use amdhip64::error::*;
+use rocprofiler_sdk_sys as sys;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::{Mutex, OnceLock};
+
+#[derive(Clone, Debug)]
+struct CopySeen {
+    operation: i32,
+    bytes: u64,
+    src_agent: u64,
+    dst_agent: u64,
+}
+
+/// (name, value text) of each argument of a call.
+type Args = Vec<(String, String)>;
+
+#[derive(Default)]
+struct Seen {
+    /// correlation id -> MEMORY_COPY records (callback EXIT)
+    copies: HashMap<u64, Vec<CopySeen>>,
+    /// (operation, correlation id, [(name, value)]) of HIP API EXITs, in order
+    calls: Vec<(i32, u64, Args)>,
+    gpu: u64,
+}
+
+static SEEN: OnceLock<Mutex<Seen>> = OnceLock::new();
+
+fn seen() -> std::sync::MutexGuard<'static, Seen> {
+    SEEN.get_or_init(Default::default).lock().unwrap()
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn on_arg(
+    _kind: sys::rocprofiler_callback_tracing_kind_t,
+    _operation: sys::rocprofiler_tracing_operation_t,
+    _arg_number: u32,
+    _arg_value_addr: *const c_void,
+    _arg_indirection_count: i32,
+    _arg_type: *const c_char,
+    arg_name: *const c_char,
+    arg_value_str: *const c_char,
+    _arg_dereference_count: i32,
+    data: *mut c_void,
+) -> c_int {
+    let out = &mut *data.cast::<Vec<(String, String)>>();
+    out.push((
+        CStr::from_ptr(arg_name).to_string_lossy().into_owned(),
+        CStr::from_ptr(arg_value_str).to_string_lossy().into_owned(),
+    ));
+    0
+}
+
+unsafe extern "C" fn on_callback(
+    record: sys::rocprofiler_callback_tracing_record_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    _data: *mut c_void,
+) {
+    if record.phase != sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
+        return;
+    }
+    if record.kind == sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY {
+        let p = &*record
+            .payload
+            .cast::<sys::rocprofiler_callback_tracing_memory_copy_data_t>();
+        seen()
+            .copies
+            .entry(record.correlation_id.internal)
+            .or_default()
+            .push(CopySeen {
+                operation: record.operation,
+                bytes: p.bytes,
+                src_agent: p.src_agent_id.handle,
+                dst_agent: p.dst_agent_id.handle,
+            });
+    } else {
+        let mut args: Vec<(String, String)> = Vec::new();
+        sys::rocprofiler_iterate_callback_tracing_kind_operation_args(
+            record,
+            Some(on_arg),
+            1,
+            (&mut args as *mut Vec<(String, String)>).cast(),
+        );
+        seen()
+            .calls
+            .push((record.operation, record.correlation_id.internal, args));
+    }
+}
+
+unsafe extern "C" fn on_agents(
+    _version: sys::rocprofiler_agent_version_t,
+    agents: *mut *const c_void,
+    num_agents: usize,
+    _data: *mut c_void,
+) -> sys::rocprofiler_status_t {
+    for i in 0..num_agents {
+        let a = &*(*agents.add(i)).cast::<sys::rocprofiler_agent_v0_t>();
+        if a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU {
+            seen().gpu = a.id.handle;
+        }
+    }
+    sys::ROCPROFILER_STATUS_SUCCESS
+}
+
+unsafe extern "C" fn tool_init(
+    _fini: sys::rocprofiler_client_finalize_t,
+    _data: *mut c_void,
+) -> c_int {
+    let mut ctx = sys::rocprofiler_context_id_t { handle: 0 };
+    assert_eq!(sys::rocprofiler_create_context(&mut ctx), 0);
+    for kind in [
+        sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+        sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+    ] {
+        assert_eq!(
+            sys::rocprofiler_configure_callback_tracing_service(
+                ctx,
+                kind,
+                std::ptr::null(),
+                0,
+                Some(on_callback),
+                std::ptr::null_mut(),
+            ),
+            0
+        );
+    }
+    assert_eq!(
+        sys::rocprofiler_query_available_agents(
+            sys::ROCPROFILER_AGENT_INFO_VERSION_0,
+            Some(on_agents),
+            std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
+            std::ptr::null_mut(),
+        ),
+        0
+    );
+    assert_eq!(sys::rocprofiler_start_context(ctx), 0);
+    0
+}
+
+struct ConfigureResult(sys::rocprofiler_tool_configure_result_t);
+// SAFETY: immutable; tool_data is null.
+unsafe impl Sync for ConfigureResult {}
+
+static RESULT: ConfigureResult = ConfigureResult(sys::rocprofiler_tool_configure_result_t {
+    size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
+    initialize: Some(tool_init),
+    finalize: None,
+    tool_data: std::ptr::null_mut(),
+});
+
+unsafe extern "C" fn configure(
+    _version: u32,
+    _runtime_version: *const c_char,
+    _priority: u32,
+    client_id: *mut sys::rocprofiler_client_id_t,
+) -> *mut sys::rocprofiler_tool_configure_result_t {
+    (*client_id).name = c"hip-copies-test-tool".as_ptr();
+    &RESULT.0 as *const _ as *mut _
+}
+
+/// The copies and arguments of the last `hipMemcpy` traced.
+fn last_memcpy() -> (Vec<CopySeen>, Args) {
+    let seen = seen();
+    let (_, corr, args) = seen
+        .calls
+        .iter()
+        .rev()
+        .find(|c| c.0 == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy)
+        .expect("a hipMemcpy was traced")
+        .clone();
+    (seen.copies.get(&corr).cloned().unwrap_or_default(), args)
+}
+
+#[test]
+fn pinned_and_pageable_copies_follow_the_runtime_paths() {
+    assert_eq!(
+        unsafe { sys::rocprofiler_force_configure(Some(configure)) },
+        0
+    );
+    const BIG: usize = 40 << 20;
+    let mut device: *mut c_void = std::ptr::null_mut();
+    let mut pinned: *mut c_void = std::ptr::null_mut();
+    unsafe {
+        assert_eq!(hipMalloc(&mut device, BIG), HIP_SUCCESS);
+        assert_eq!(hipHostMalloc(&mut pinned, 1 << 20, 0), HIP_SUCCESS);
+    }
+    let gpu = seen().gpu;
+    let mut pageable = vec![7u8; BIG];
+
+    // 4 KiB from pageable memory: a CPU copy into the large BAR, no record.
+    assert_eq!(
+        unsafe { hipMemcpy(device, pageable.as_ptr().cast(), 4096, 1) },
+        HIP_SUCCESS
+    );
+    let (copies, args) = last_memcpy();
+    assert!(copies.is_empty(), "{copies:?}");
+    assert_eq!(
+        args,
+        [
+            ("dst".to_owned(), format!("{:#x}", device as usize)),
+            (
+                "src".to_owned(),
+                format!("{:#x}", pageable.as_ptr() as usize)
+            ),
+            ("sizeBytes".to_owned(), "4096".to_owned()),
+            ("kind".to_owned(), "HostToDevice".to_owned()),
+        ]
+    );
+
+    // 4 KiB from pinned memory: a GPU blit, recorded as device-to-device on the GPU.
+    assert_eq!(unsafe { hipMemcpy(device, pinned, 4096, 4) }, HIP_SUCCESS);
+    let (copies, args) = last_memcpy();
+    assert_eq!(copies.len(), 1);
+    assert_eq!(
+        copies[0].operation,
+        sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE
+    );
+    assert_eq!((copies[0].src_agent, copies[0].dst_agent), (gpu, gpu));
+    assert_eq!(args[3].1, "Default", "the hipMemcpyKind the program passed");
+
+    // 1 MiB back into pinned memory: one SDMA device-to-host copy.
+    assert_eq!(
+        unsafe { hipMemcpy(pinned, device, 1 << 20, 2) },
+        HIP_SUCCESS
+    );
+    let (copies, _) = last_memcpy();
+    assert_eq!(copies.len(), 1);
+    assert_eq!(
+        copies[0].operation,
+        sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST
+    );
+    assert_eq!(copies[0].src_agent, gpu);
+
+    // 40 MiB from pageable memory: pinned in 32 MiB pieces, two records for one call.
+    assert_eq!(
+        unsafe { hipMemcpy(device, pageable.as_ptr().cast(), BIG, 1) },
+        HIP_SUCCESS
+    );
+    let (copies, _) = last_memcpy();
+    assert_eq!(
+        copies.iter().map(|c| c.bytes).collect::<Vec<_>>(),
+        [32 << 20, 8 << 20]
+    );
+    assert!(copies
+        .iter()
+        .all(|c| c.operation == sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE));
+
+    // Host to host: the CPU copies, no record; the data still moves.
+    let mut other = vec![0u8; 4096];
+    unsafe { std::ptr::write_bytes(pinned.cast::<u8>(), 9, 4096) };
+    assert_eq!(
+        unsafe { hipMemcpy(other.as_mut_ptr().cast(), pinned, 4096, 0) },
+        HIP_SUCCESS
+    );
+    let (copies, _) = last_memcpy();
+    assert!(copies.is_empty());
+    assert!(other.iter().all(|b| *b == 9));
+
+    // hipMemcpyAsync shows its stream too.
+    let mut stream = 0u64;
+    unsafe {
+        assert_eq!(hipStreamCreate(&mut stream), HIP_SUCCESS);
+        assert_eq!(
+            hipMemcpyAsync(pageable.as_mut_ptr().cast(), device, 1 << 20, 2, stream),
+            HIP_SUCCESS
+        );
+        assert_eq!(hipStreamSynchronize(stream), HIP_SUCCESS);
+    }
+    let seen = seen();
+    let (_, _, args) = seen
+        .calls
+        .iter()
+        .rev()
+        .find(|c| c.0 == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync)
+        .unwrap();
+    assert_eq!(args[4], ("stream".to_owned(), format!("{stream:#x}")));
+    drop(seen);
+    assert_eq!(hipFree(device), HIP_SUCCESS);
+    assert_eq!(hipHostFree(pinned), HIP_SUCCESS);
+}
