@@ -168,7 +168,12 @@ class GpuActivityTest : public ::testing::Test {
   float* host_ = nullptr;
 };
 
-TEST_F(GpuActivityTest, EachHipStreamIsALaneAndCopiesAreOnTheTimeline) {
+// Known failure until issue 13 ("A tracer that is right on real hardware"): the 16 KiB copies
+// are GPU blits that the SDK records as DEVICE_TO_DEVICE with the GPU on both sides, and the
+// tracer names them MemcpyD2D instead of by the HIP call's direction. DISABLED_ keeps it out of
+// the plain run; CMakeLists.txt runs it as `known_failure.*`, which passes only while the
+// test fails on an assertion, so the marker goes with the fix.
+TEST_F(GpuActivityTest, DISABLED_EachHipStreamIsALaneAndCopiesAreOnTheTimeline) {
   hipStream_t compute, h2d, d2h;
   ASSERT_HIP(hipStreamCreate(&compute));
   ASSERT_HIP(hipStreamCreateWithFlags(&h2d, hipStreamNonBlocking));
