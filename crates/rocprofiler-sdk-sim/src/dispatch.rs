@@ -281,6 +281,7 @@ impl ApiCall {
 
     /// HIP_RUNTIME_API EXIT, SET EXIT, then the HIP API buffer records.
     pub(crate) fn exit(mut self) {
+        crate::clock::api_call_elapsed();
         let end_ns = now_ns();
         let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
         let payload: *mut c_void = (&mut *self.api_payload as *mut HipApiData).cast();
@@ -447,7 +448,7 @@ pub(crate) fn enqueue_kernel(work: KernelWork) {
         &mut payload,
     );
 
-    crate::signal::complete_at(end, work.stream.device, work.stream.key(), move || {
+    crate::signal::complete_kernel_at(end, work.stream.device, work.stream.key(), move || {
         let mut payload = sys::rocprofiler_callback_tracing_kernel_dispatch_data_t {
             start_timestamp: start,
             end_timestamp: end,
