@@ -93,12 +93,20 @@ pub(crate) fn getpid() -> u64 {
     }
 }
 
+/// The signal thread's virtual thread id.
+pub(crate) const SIGNAL_THREAD_TID: u64 = VIRTUAL_PID + 999;
+
 /// Gives the calling thread virtual thread id `VIRTUAL_PID + 1 + index` (ignored with the
 /// real clock). Replay names its scenario threads this way, so their ids do not depend on
 /// which one first reached the SDK.
 pub(crate) fn name_thread(index: usize) {
+    set_virtual_tid(VIRTUAL_PID + 1 + index as u64);
+}
+
+/// Fixes the calling thread's virtual thread id (ignored with the real clock).
+pub(crate) fn set_virtual_tid(value: u64) {
     if is_virtual() {
-        let _ = VIRTUAL_TID.try_with(|tid| tid.set(VIRTUAL_PID + 1 + index as u64));
+        let _ = VIRTUAL_TID.try_with(|tid| tid.set(value));
     }
 }
 

@@ -162,6 +162,7 @@ fn spawn() {
         .name("rocsim-signal".into())
         .spawn(|| {
             ON_SIGNAL_THREAD.set(true);
+            crate::clock::set_virtual_tid(crate::clock::SIGNAL_THREAD_TID);
             let mut state = SIGNAL.state.lock();
             loop {
                 let now = crate::clock::now_ns();
