@@ -13,9 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 #[track_caller]
 pub fn known_failure(issue: u32, why: &str, body: impl FnOnce()) {
     if run(issue, why, body) {
-        panic!(
-            "KNOWN FAILURE NOW PASSES (issue {issue}): {why}; remove the known_failure marker"
-        );
+        panic!("KNOWN FAILURE NOW PASSES (issue {issue}): {why}; remove the known_failure marker");
     }
 }
 
