@@ -278,3 +278,58 @@ fn virtual_clock_replays_repeat_exactly() {
     }
     assert_eq!(first.len(), second.len());
 }
+
+#[test]
+fn virtual_replay_threads_take_turns_by_local_time() {
+    if !child::in_child(
+        "virtual_replay_threads_take_turns_by_local_time",
+        &[("ROCSIM_CLOCK", "virtual")],
+    ) {
+        return;
+    }
+    setup();
+    let text = r#"[machine]
+gpus = 1
+[[code_object]]
+kernels = { k = "_Z5turnsv" }
+[streams]
+s = { device = 0 }
+[[thread]]
+name = "sleeper"
+steps = [{ sleep_us = 100 }, { api = "hipFree" }]
+[[thread]]
+name = "busy"
+steps = [{ api = "hipMalloc" }, { api = "hipMalloc" }]
+"#;
+    let scenario = sim::scenario::parse_str(text, "turns.toml").unwrap();
+    let from = REC.records.lock().unwrap().len();
+    let start = now();
+    sim::scenario::replay(&scenario, &()).unwrap();
+    drain();
+    let calls: Vec<(i32, u64, u64)> = REC.records.lock().unwrap()[from..]
+        .iter()
+        .filter_map(|r| match r {
+            Record::Api(a) => Some((a.operation, a.thread_id, a.start_timestamp)),
+            _ => None,
+        })
+        .collect();
+    let malloc = driver::hip_operation("hipMalloc").unwrap();
+    let free = driver::hip_operation("hipFree").unwrap();
+    let steps: Vec<_> = calls
+        .iter()
+        .filter(|(op, _, _)| [malloc, free].contains(op))
+        .copied()
+        .collect();
+    // Creating the stream (hipSetDevice, hipStreamCreate, hipSetDevice) took 3 us; then the
+    // sleeping thread (4001) sleeps 100 us of virtual time while the busy one (4002) makes
+    // both its calls, and runs at exactly its wake-up time.
+    let t0 = start + 3_000;
+    assert_eq!(
+        steps,
+        vec![
+            (malloc, 4002, t0),
+            (malloc, 4002, t0 + 1_000),
+            (free, 4001, t0 + 100_000),
+        ]
+    );
+}
