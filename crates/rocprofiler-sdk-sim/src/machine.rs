@@ -31,6 +31,14 @@
 //! How the HIP runtime turns a host<->device copy into SDK records (`CopyModel`, SCENARIOS.md
 //! "Machine: copies"): `ROCSIM_SDMA_THRESHOLD`, `ROCSIM_LARGE_BAR_H2D_MAX`,
 //! `ROCSIM_LARGE_BAR_D2H_MAX`, `ROCSIM_PAGEABLE_CHUNK` (bytes each), `ROCSIM_H2H_RECORD` (0/1).
+//! * `ROCSIM_KERNEL_RECORD_LAG_US` — `min..max` or `n` (default `20..200`): how long after a
+//!   kernel finished on the device its completion (COMPLETE callback, buffer record) is pushed
+//!   by the signal thread. Synchronize returns at the device end time, so with a non-zero lag
+//!   kernel records can arrive after `hipStreamSynchronize` returned, as on the real SDK;
+//! * `ROCSIM_SEED` — seed of the lags and, with the virtual clock, of the handle offsets
+//!   (default: random with the real clock, 0 with the virtual clock);
+//! * `ROCSIM_CLOCK` — `real` (default) or `virtual`: with `virtual`, every timestamp, thread
+//!   id, schedule and lag is a function of the program and the seed (see `crate::clock`).
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone)]
@@ -54,6 +62,11 @@ pub struct Machine {
     pub visibility: VisibilityEnv,
     /// How copies become MEMORY_COPY records (thresholds of the HIP runtime's blit manager).
     pub copies: CopyModel,
+    /// Kernel completion lag in microseconds, (min, max) inclusive.
+    pub kernel_record_lag_us: (u64, u64),
+    /// Seed of the lags (and of the handle offsets under the virtual clock).
+    pub seed: u64,
+    pub clock: ClockMode,
 }
 
 /// Whether a detail follows the SDK source (default) or the sim's behaviour before it did.
@@ -148,6 +161,19 @@ impl Default for CopyModel {
     }
 }
 
+/// Where the simulator's time comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockMode {
+    /// `CLOCK_BOOTTIME` and real thread ids, like the real SDK.
+    Real,
+    /// A process-wide virtual time that only HIP calls, sleeps and synchronizes advance.
+    Virtual,
+}
+
+/// The default kernel completion lag (µs): the SDK's async signal handler wakes after the
+/// barrier packet has already released the application's wait.
+pub const DEFAULT_KERNEL_RECORD_LAG_US: (u64, u64) = (20, 200);
+
 /// The ROCm release whose rocprofiler-sdk layouts the simulated library has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RocmRelease {
@@ -210,6 +236,9 @@ static MACHINE: LazyLock<Machine> = LazyLock::new(|| {
                 h2h_record: env_u32("ROCSIM_H2H_RECORD", u32::from(d.h2h_record), 0..=1) == 1,
             }
         },
+        kernel_record_lag_us: env_range("ROCSIM_KERNEL_RECORD_LAG_US", DEFAULT_KERNEL_RECORD_LAG_US),
+        seed: env_seed("ROCSIM_SEED", env_clock("ROCSIM_CLOCK")),
+        clock: env_clock("ROCSIM_CLOCK"),
     }
 });
 
@@ -348,6 +377,64 @@ fn env_stream_map(name: &str, version: (u32, u32, u32)) -> StreamMap {
     }
 }
 
+/// `min..max` (inclusive, min <= max) or a single number, at most one second.
+fn parse_range(text: &str) -> Option<(u64, u64)> {
+    let text = text.trim();
+    let (min, max) = match text.split_once("..") {
+        Some((min, max)) => (min.trim().parse().ok()?, max.trim().parse().ok()?),
+        None => {
+            let n = text.parse().ok()?;
+            (n, n)
+        }
+    };
+    (min <= max && max <= 1_000_000).then_some((min, max))
+}
+
+fn env_range(name: &str, default: (u64, u64)) -> (u64, u64) {
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(text) => parse_range(&text).unwrap_or_else(|| {
+            eprintln!(
+                "rocprofiler-sdk-sim: {name}={text:?} is not min..max or n (µs, <= 1000000); using {}..{}",
+                default.0, default.1
+            );
+            default
+        }),
+    }
+}
+
+fn env_clock(name: &str) -> ClockMode {
+    match std::env::var(name).as_deref().map(str::trim) {
+        Err(_) | Ok("real") => ClockMode::Real,
+        Ok("virtual") => ClockMode::Virtual,
+        Ok(other) => {
+            eprintln!("rocprofiler-sdk-sim: {name}={other:?} is not real or virtual; using real");
+            ClockMode::Real
+        }
+    }
+}
+
+/// The seed: given, else 0 under the virtual clock (replays repeat), else random like a real
+/// machine's timing.
+fn env_seed(name: &str, clock: ClockMode) -> u64 {
+    let given = std::env::var(name).ok().and_then(|text| {
+        let parsed = text.trim().parse::<u64>().ok();
+        if parsed.is_none() {
+            eprintln!("rocprofiler-sdk-sim: {name}={text:?} is not a number; ignoring it");
+        }
+        parsed
+    });
+    given.unwrap_or_else(|| match clock {
+        ClockMode::Virtual => 0,
+        ClockMode::Real => {
+            use std::hash::{BuildHasher, Hasher};
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_u64(u64::from(std::process::id()));
+            hasher.finish()
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,5 +457,15 @@ mod tests {
         assert_eq!(StreamMap::parse(" newer "), Some(StreamMap::Newer));
         assert_eq!(StreamMap::parse("sdk-1.0"), Some(StreamMap::Sdk1_0));
         assert_eq!(StreamMap::parse("1.0"), None);
+    }
+
+    #[test]
+    fn lag_ranges_parse_as_min_max_or_one_number() {
+        assert_eq!(parse_range("20..200"), Some((20, 200)));
+        assert_eq!(parse_range(" 0 "), Some((0, 0)));
+        assert_eq!(parse_range("5 .. 5"), Some((5, 5)));
+        assert_eq!(parse_range("9..3"), None);
+        assert_eq!(parse_range("1..2000000"), None);
+        assert_eq!(parse_range("x"), None);
     }
 }

@@ -1,7 +1,21 @@
 //! The HSA runtime's asynchronous signal-handler thread: completions run there once the
 //! modelled device end time has passed (§13.1, §18.21). It also tracks outstanding work per
-//! device and per stream, so synchronize calls can wait until completions were pushed.
+//! device and per stream, in two stages:
+//! * **finished on the device** — what `hipStreamSynchronize`/`hipDeviceSynchronize` wait for.
+//!   On ROCm the SDK's queue interceptor (`WriteInterceptor` in the SDK's `hsa/queue.cpp`)
+//!   chains the application's completion signal behind a barrier packet, so HIP's wait ends
+//!   when the GPU is done, not when the SDK's handler ran;
+//! * **record pushed** — when the completion job (callbacks, buffer records) ran. For kernels
+//!   that is the end time plus a lag (`ROCSIM_KERNEL_RECORD_LAG_US`): the SDK's
+//!   `AsyncSignalHandler` runs when the HSA async-handler thread wakes up. Copies push their
+//!   record first and only then count as finished: HIP waits on the copy's original signal,
+//!   which the SDK's `async_copy_handler` releases after emplacing the record.
+//!
+//! [`wait_all`] (used by `driver::wait_idle`, not a HIP call) waits for the second stage.
+//! Under the virtual clock the thread runs a job when virtual time passes its due time, and
+//! waits move virtual time forward instead of sleeping.
 use parking_lot::{Condvar, Mutex, MutexGuard};
+use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -10,10 +24,14 @@ use std::time::Duration;
 
 type Job = Box<dyn FnOnce() + Send>;
 
-struct Pending {
-    job: Job,
-    device: u32,
-    stream: (u32, u64),
+enum Pending {
+    /// The device finished the work (kernels: the record follows later).
+    Finish { device: u32, stream: (u32, u64) },
+    /// Push the records; with `finish`, the work also counts as finished afterwards.
+    Push {
+        job: Job,
+        finish: Option<(u32, (u32, u64))>,
+    },
 }
 
 #[derive(Default)]
@@ -21,9 +39,19 @@ struct State {
     heap: BinaryHeap<Reverse<(u64, u64)>>,
     jobs: HashMap<u64, Pending>,
     next_seq: u64,
+    /// Work not finished on the device yet.
     per_device: HashMap<u32, u64>,
     per_stream: HashMap<(u32, u64), u64>,
-    total: u64,
+    /// Work whose records were not pushed yet.
+    unpushed: u64,
+    /// The signal thread is running a job it already took off the heap.
+    running: bool,
+}
+
+impl State {
+    fn next_due(&self) -> Option<u64> {
+        self.heap.peek().map(|Reverse((due, _))| *due)
+    }
 }
 
 struct Signal {
@@ -39,75 +67,117 @@ static SIGNAL: LazyLock<Signal> = LazyLock::new(|| Signal {
 });
 static SPAWN: Once = Once::new();
 
+thread_local! {
+    static ON_SIGNAL_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
 /// Registers one unit of work as outstanding (at API time, before any hand-off).
 pub(crate) fn begin(device: u32, stream: (u32, u64)) {
     let mut state = SIGNAL.state.lock();
     *state.per_device.entry(device).or_insert(0) += 1;
     *state.per_stream.entry(stream).or_insert(0) += 1;
-    state.total += 1;
+    state.unpushed += 1;
 }
 
-/// Runs `job` on the signal thread at boot-clock time `end_ns`, then retires one unit of the
-/// work registered by [`begin`] for the same device and stream.
+fn schedule(state: &mut State, due: u64, pending: Pending) {
+    let seq = state.next_seq;
+    state.next_seq += 1;
+    state.heap.push(Reverse((due, seq)));
+    state.jobs.insert(seq, pending);
+}
+
+/// A copy: runs `job` on the signal thread at `end_ns`, then counts the work registered by
+/// [`begin`] as finished, so a synchronize never returns before the copy's records.
 pub(crate) fn complete_at(
     end_ns: u64,
     device: u32,
     stream: (u32, u64),
     job: impl FnOnce() + Send + 'static,
 ) {
-    SPAWN.call_once(spawn);
-    let mut state = SIGNAL.state.lock();
-    let seq = state.next_seq;
-    state.next_seq += 1;
-    state.heap.push(Reverse((end_ns, seq)));
-    state.jobs.insert(
-        seq,
-        Pending {
-            job: Box::new(job),
-            device,
-            stream,
-        },
-    );
-    SIGNAL.work.notify_one();
+    complete_after_lag(end_ns, 0, device, stream, Box::new(job));
 }
 
-fn retire(state: &mut State, device: u32, stream: (u32, u64)) {
+/// A kernel: counts as finished at `end_ns`; `job` pushes its records on the signal thread
+/// after the kernel record lag. With a zero lag the records come first, as for copies.
+pub(crate) fn complete_kernel_at(
+    end_ns: u64,
+    device: u32,
+    stream: (u32, u64),
+    job: impl FnOnce() + Send + 'static,
+) {
+    let lag = crate::clock::kernel_record_lag_ns();
+    complete_after_lag(end_ns, lag, device, stream, Box::new(job));
+}
+
+fn complete_after_lag(end_ns: u64, lag_ns: u64, device: u32, stream: (u32, u64), job: Job) {
+    SPAWN.call_once(spawn);
+    let mut state = SIGNAL.state.lock();
+    if lag_ns == 0 {
+        let finish = Some((device, stream));
+        schedule(&mut state, end_ns, Pending::Push { job, finish });
+    } else {
+        schedule(&mut state, end_ns, Pending::Finish { device, stream });
+        let due = end_ns.saturating_add(lag_ns);
+        schedule(&mut state, due, Pending::Push { job, finish: None });
+    }
+    SIGNAL.work.notify_one();
+    // A waiter under the virtual clock may be waiting for work the HIP worker registers.
+    SIGNAL.done.notify_all();
+}
+
+fn finish(state: &mut State, device: u32, stream: (u32, u64)) {
     if let Some(n) = state.per_device.get_mut(&device) {
         *n = n.saturating_sub(1);
     }
     if let Some(n) = state.per_stream.get_mut(&stream) {
         *n = n.saturating_sub(1);
     }
-    state.total = state.total.saturating_sub(1);
+}
+
+/// Runs the earliest entry; `state` is unlocked while a job runs.
+fn run_next(state: &mut MutexGuard<'_, State>) {
+    let Some(Reverse((_, seq))) = state.heap.pop() else {
+        return;
+    };
+    match state.jobs.remove(&seq) {
+        None => {}
+        Some(Pending::Finish { device, stream }) => finish(state, device, stream),
+        Some(Pending::Push { job, finish: after }) => {
+            state.running = true;
+            MutexGuard::unlocked(state, || {
+                let _ = catch_unwind(AssertUnwindSafe(job));
+            });
+            state.running = false;
+            if let Some((device, stream)) = after {
+                finish(state, device, stream);
+            }
+            state.unpushed = state.unpushed.saturating_sub(1);
+        }
+    }
+    SIGNAL.done.notify_all();
 }
 
 fn spawn() {
     let spawned = std::thread::Builder::new()
         .name("rocsim-signal".into())
         .spawn(|| {
+            ON_SIGNAL_THREAD.set(true);
+            crate::clock::set_virtual_tid(crate::clock::SIGNAL_THREAD_TID);
             let mut state = SIGNAL.state.lock();
             loop {
                 let now = crate::clock::now_ns();
-                let next = state.heap.peek().map(|Reverse((end, seq))| (*end, *seq));
-                match next {
+                match state.next_due() {
                     None => SIGNAL.work.wait(&mut state),
-                    Some((end, _)) if end > now => {
+                    // Virtual time moves only when a driver thread advances it (and notifies).
+                    Some(due) if due > now && crate::clock::is_virtual() => {
+                        SIGNAL.work.wait(&mut state)
+                    }
+                    Some(due) if due > now => {
                         SIGNAL
                             .work
-                            .wait_for(&mut state, Duration::from_nanos(end - now));
+                            .wait_for(&mut state, Duration::from_nanos(due - now));
                     }
-                    Some((_, seq)) => {
-                        state.heap.pop();
-                        let Some(pending) = state.jobs.remove(&seq) else {
-                            continue;
-                        };
-                        let job = pending.job;
-                        MutexGuard::unlocked(&mut state, || {
-                            let _ = catch_unwind(AssertUnwindSafe(job));
-                        });
-                        retire(&mut state, pending.device, pending.stream);
-                        SIGNAL.done.notify_all();
-                    }
+                    Some(_) => run_next(&mut state),
                 }
             }
         });
@@ -117,22 +187,71 @@ fn spawn() {
     }
 }
 
+/// Virtual clock: virtual time just reached `now`; waits until the signal thread ran every
+/// entry due by then. On the signal thread itself (a tool callback making a HIP call) it
+/// cannot wait for itself, so the entries run on its next turn.
+pub(crate) fn run_due(now: u64) {
+    if ON_SIGNAL_THREAD.try_with(Cell::get).unwrap_or(true) {
+        return;
+    }
+    let mut state = SIGNAL.state.lock();
+    if state.next_due().is_none() && !state.running {
+        return;
+    }
+    SPAWN.call_once(spawn);
+    SIGNAL.work.notify_one();
+    while state.running || state.next_due().is_some_and(|due| due <= now) {
+        SIGNAL.done.wait(&mut state);
+    }
+}
+
 fn wait_until(mut idle: impl FnMut(&State) -> bool) {
+    if crate::clock::is_virtual() {
+        return wait_virtual(idle);
+    }
     let mut state = SIGNAL.state.lock();
     while !idle(&state) {
         SIGNAL.done.wait(&mut state);
     }
 }
 
-/// Waits until every unit of work begun on `device` completed and its records were pushed.
+/// Virtual clock: moves time to the next due entry until `idle` holds.
+fn wait_virtual(mut idle: impl FnMut(&State) -> bool) {
+    loop {
+        crate::worker::wait_idle();
+        let next = {
+            let mut state = SIGNAL.state.lock();
+            if idle(&state) {
+                return;
+            }
+            match state.next_due() {
+                Some(due) => due,
+                None => {
+                    // Registered by `begin` but not scheduled yet: wait for `complete_*`.
+                    SIGNAL.done.wait(&mut state);
+                    continue;
+                }
+            }
+        };
+        crate::clock::advance_to(next);
+        if ON_SIGNAL_THREAD.try_with(Cell::get).unwrap_or(true) {
+            // A callback on the signal thread waiting for later work would wait for itself.
+            return;
+        }
+    }
+}
+
+/// Waits until every unit of work begun on `device` finished on the device.
 pub(crate) fn wait_device(device: u32) {
     wait_until(|s| s.per_device.get(&device).copied().unwrap_or(0) == 0);
 }
 
+/// Waits until every unit of work begun on `stream` finished on the device.
 pub(crate) fn wait_stream(stream: (u32, u64)) {
     wait_until(|s| s.per_stream.get(&stream).copied().unwrap_or(0) == 0);
 }
 
+/// Waits until every unit of work begun anywhere finished and its records were pushed.
 pub(crate) fn wait_all() {
-    wait_until(|s| s.total == 0);
+    wait_until(|s| s.unpushed == 0 && !s.running);
 }

@@ -718,14 +718,15 @@ fn memset_sync_has_no_set_dispatches_the_fill_kernel_and_blocks() {
             api(op, EXIT)
         ]
     );
-    // COMPLETE was delivered before the call returned.
+    // COMPLETE comes from the signal thread after the kernel record lag, so possibly only
+    // after hipMemset returned (like every kernel's, H2); it is there once all was pushed.
+    drain();
     assert!(REC.events.lock().unwrap()[from..]
         .iter()
         .any(|e| matches!(e,
         Event::Callback { kind, op, internal, .. }
         if *kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH
             && *op == ROCPROFILER_KERNEL_DISPATCH_COMPLETE && *internal == corr)));
-    drain();
     let records = records_for(corr);
     assert!(records
         .iter()

@@ -5,6 +5,10 @@
 //! load-time constructor, before `main`; it is read from `ROCSIM_*` variables. When the
 //! scenario asks for another machine (`Scenario::machine_env`), `replay` runs itself again
 //! with those variables set.
+//!
+//! By default the replay runs on the simulator's virtual clock (`ROCSIM_CLOCK=virtual`): time,
+//! thread ids, handles and the capture's wall time follow from the scenario and `ROCSIM_SEED`,
+//! so replaying a scenario twice writes the same bytes. `--real-clock` keeps the host clock.
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -31,6 +35,25 @@ pub struct ReplayArgs {
     /// Name lanes like XLA's CUPTI collector: "Stream #0(Kernel,MemcpyH2D)".
     #[arg(long)]
     pub cuda_style_lanes: bool,
+    /// Run on the host's clock and thread ids instead of the simulator's virtual clock (the
+    /// trace then differs from run to run).
+    #[arg(long)]
+    pub real_clock: bool,
+}
+
+/// The wall time a virtual-clock capture starts at: this epoch (2025-01-01T00:00:00Z) plus the
+/// virtual clock's reading, so it is as reproducible as every other timestamp.
+const VIRTUAL_WALLTIME_EPOCH_NS: u64 = 1_735_689_600_000_000_000;
+
+/// The clock variable the replay needs, if any.
+fn clock_env(real_clock: bool) -> Option<(&'static str, String)> {
+    let current = std::env::var("ROCSIM_CLOCK").ok();
+    let current = current.as_deref().map(str::trim);
+    match (real_clock, current) {
+        (false, _) => Some(("ROCSIM_CLOCK", "virtual".to_owned())),
+        (true, None | Some("real")) => None,
+        (true, Some(_)) => Some(("ROCSIM_CLOCK", "real".to_owned())),
+    }
 }
 
 /// Annotations around scenario steps go to the tracer's thread-local annotation stack, which
@@ -91,10 +114,25 @@ fn wall_clock_ns() -> u64 {
         .unwrap_or(0)
 }
 
+/// The capture start: the host's wall time, or under the virtual clock one derived from it.
+fn capture_start() -> CaptureStart {
+    use rocprofiler_sdk_sim::machine::{machine, ClockMode};
+    let gputime_ns = Tracer::timestamp();
+    let walltime_ns = match machine().clock {
+        ClockMode::Virtual => VIRTUAL_WALLTIME_EPOCH_NS + gputime_ns,
+        ClockMode::Real => wall_clock_ns(),
+    };
+    CaptureStart {
+        walltime_ns,
+        gputime_ns,
+    }
+}
+
 pub fn run(args: ReplayArgs) -> Result<()> {
     let path = &args.scenario;
     let scenario = scenario::load(path).map_err(|error| anyhow::anyhow!("{error}"))?;
-    let wanted = scenario.machine_env();
+    let mut wanted = scenario.machine_env();
+    wanted.extend(clock_env(args.real_clock));
     let mismatches = machine_env_mismatches(&wanted);
     if !mismatches.is_empty() {
         if std::env::var_os(REEXECUTED_VARIABLE).is_some() {
@@ -116,10 +154,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             num_gpus: tracer.num_gpus(),
             ..CollectorOptions::default()
         },
-        CaptureStart {
-            walltime_ns: wall_clock_ns(),
-            gputime_ns: Tracer::timestamp(),
-        },
+        capture_start(),
     ));
     collector.set_gpu_agents(tracer.gpu_agents().iter().map(GpuAgentInfo::from).collect());
 

@@ -212,3 +212,79 @@ fn bad_scenario_fails_with_the_file_named() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// The bytes `replay` writes for `scenario` (path relative to the repository).
+fn replay_bytes(scenario: &Path, extra: &[&str]) -> Vec<u8> {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let output = std::env::temp_dir().join(format!(
+        "replay-bytes-{}-{call}.xplane.pb",
+        std::process::id()
+    ));
+    let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+        .current_dir(repo())
+        .arg("replay")
+        .arg(scenario)
+        .args(["-o", output.to_str().unwrap()])
+        .args(extra)
+        // The child chooses the machine and the clock itself (re-executing as needed).
+        .env_remove("ROCSIM_GPUS")
+        .env_remove("ROCSIM_CLOCK")
+        .env_remove("ROCSIM_SEED")
+        .env_remove("ROCSIM_KERNEL_RECORD_LAG_US")
+        .output()
+        .expect("run xla-rocm-tracer replay");
+    assert!(
+        result.status.success(),
+        "{}: {}",
+        scenario.display(),
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let bytes = std::fs::read(&output).unwrap();
+    std::fs::remove_file(&output).ok();
+    bytes
+}
+
+#[test]
+fn every_scenario_replays_to_identical_bytes() {
+    let mut scenarios: Vec<PathBuf> = std::fs::read_dir(repo().join("scenarios"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .collect();
+    scenarios.sort();
+    assert!(scenarios
+        .iter()
+        .any(|path| path.ends_with("multi_thread.toml")));
+    for scenario in &scenarios {
+        let first = replay_bytes(scenario, &[]);
+        let second = replay_bytes(scenario, &[]);
+        assert!(!first.is_empty());
+        // What `cmp` would say.
+        if let Some(offset) = first.iter().zip(&second).position(|(a, b)| a != b) {
+            panic!(
+                "{}: the two replays differ at byte {}",
+                scenario.display(),
+                offset + 1
+            );
+        }
+        assert_eq!(first.len(), second.len(), "{}", scenario.display());
+    }
+}
+
+#[test]
+fn the_real_clock_stays_available() {
+    let lane_names = |space: &XSpace| -> Vec<String> {
+        let host = plane(space, "/host:CPU");
+        host.lines.iter().map(|line| line.name.clone()).collect()
+    };
+    let (space, stdout) = replay("scenarios/multi_thread.toml", &["--real-clock"]);
+    assert!(stdout.contains("replayed scenarios/multi_thread.toml"));
+    let real = lane_names(&space);
+    let (space, _) = replay("scenarios/multi_thread.toml", &[]);
+    let virtual_lanes = lane_names(&space);
+    // Host thread lanes are named by the SDK's thread ids: the virtual ones are the scenario
+    // threads' 4001.., the real ones the host's.
+    assert!(virtual_lanes.iter().any(|name| name.ends_with("/4001")));
+    assert_ne!(real, virtual_lanes);
+}

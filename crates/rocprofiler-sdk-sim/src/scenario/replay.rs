@@ -1,9 +1,18 @@
 //! Replaying a [`Scenario`] through the driver: one OS thread per scenario thread, started
 //! together; annotations are reported to [`ReplayHooks`] on the issuing thread.
+//!
+//! Under the virtual clock (`ROCSIM_CLOCK=virtual`) the threads stay real OS threads (their
+//! thread-local state, such as a tracer's annotation stack, depends on it) but take turns: one
+//! step at a time, always the thread with the smallest local virtual time (ties: the earlier
+//! thread in the file). A sleep moves only the sleeping thread's local time, so the others run
+//! meanwhile; every other step starts no earlier than the thread's local time and leaves it
+//! at the virtual time the step ended. So a replay's trace depends only on the scenario and
+//! `ROCSIM_SEED`.
 use super::error::ReplayError;
 use super::model::*;
 use crate::driver::{self, Copy, CopyCall, CopyKind, HipStream, KernelId, KernelLaunch};
 use crate::SimError;
+use parking_lot::{Condvar, Mutex};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Barrier;
 
@@ -159,18 +168,26 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
 
     let world = &world;
     let barrier = Barrier::new(scenario.threads.len());
+    let turns = crate::clock::is_virtual().then(|| Turns::new(scenario.threads.len()));
+    let turns = turns.as_ref();
     let results: Vec<Result<ReplaySummary, ReplayError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenario
             .threads
             .iter()
-            .map(|thread| {
+            .enumerate()
+            .map(|(index, thread)| {
                 let barrier = &barrier;
                 std::thread::Builder::new()
                     .name(format!("scenario-{}", thread.name))
                     .spawn_scoped(scope, move || {
+                        crate::clock::name_thread(index);
+                        let gate = Gate { turns, index };
                         barrier.wait();
                         let mut out = ReplaySummary::default();
-                        run_steps(world, hooks, &thread.name, &thread.steps, &mut out).map(|()| out)
+                        let result =
+                            run_steps(world, hooks, &gate, &thread.name, &thread.steps, &mut out);
+                        drop(gate);
+                        result.map(|()| out)
                     })
             })
             .collect();
@@ -217,9 +234,94 @@ fn device_of(world: &World, stream: &StreamRef) -> Result<u32, SimError> {
     }
 }
 
+/// The virtual-clock scheduler: whose turn it is, and each thread's local virtual time.
+struct Turns {
+    state: Mutex<TurnState>,
+    changed: Condvar,
+}
+
+struct TurnState {
+    local_ns: Vec<u64>,
+    finished: Vec<bool>,
+    turn: Option<usize>,
+}
+
+impl Turns {
+    fn new(threads: usize) -> Turns {
+        let mut state = TurnState {
+            local_ns: vec![crate::clock::now_ns(); threads],
+            finished: vec![false; threads],
+            turn: None,
+        };
+        state.pick();
+        Turns {
+            state: Mutex::new(state),
+            changed: Condvar::new(),
+        }
+    }
+}
+
+impl TurnState {
+    /// The unfinished thread with the smallest local time, ties by index.
+    fn pick(&mut self) {
+        self.turn = (0..self.local_ns.len())
+            .filter(|&i| !self.finished[i])
+            .min_by_key(|&i| (self.local_ns[i], i));
+    }
+}
+
+/// One scenario thread's place in the [`Turns`] (none under the real clock). Dropping it
+/// ends the thread's turns, also when a step failed.
+struct Gate<'a> {
+    turns: Option<&'a Turns>,
+    index: usize,
+}
+
+impl Gate<'_> {
+    /// Waits for this thread's turn; virtual time moves to its local time.
+    fn before_step(&self) {
+        if let Some(turns) = self.turns {
+            let local = {
+                let mut state = turns.state.lock();
+                while state.turn != Some(self.index) {
+                    turns.changed.wait(&mut state);
+                }
+                state.local_ns[self.index]
+            };
+            crate::clock::advance_to(local);
+        }
+    }
+
+    /// Ends the turn; the thread's local time is now, plus `sleep_ns` if the step slept.
+    fn after_step(&self, sleep_ns: u64) {
+        match self.turns {
+            Some(turns) => {
+                let mut state = turns.state.lock();
+                state.local_ns[self.index] = crate::clock::now_ns().saturating_add(sleep_ns);
+                state.pick();
+                turns.changed.notify_all();
+            }
+            None if sleep_ns > 0 => crate::clock::sleep_ns(sleep_ns),
+            None => {}
+        }
+    }
+}
+
+impl Drop for Gate<'_> {
+    fn drop(&mut self) {
+        if let Some(turns) = self.turns {
+            let mut state = turns.state.lock();
+            state.finished[self.index] = true;
+            state.pick();
+            turns.changed.notify_all();
+        }
+    }
+}
+
 fn run_steps(
     world: &World,
     hooks: &dyn ReplayHooks,
+    gate: &Gate,
     thread: &str,
     steps: &[Step],
     out: &mut ReplaySummary,
@@ -227,6 +329,34 @@ fn run_steps(
     for step in steps {
         let context = || format!("thread `{thread}`, step {step:?}");
         let fail = |e: SimError| ReplayError(format!("{}: {e}", context()));
+        if let Step::Sleep { ns } = step {
+            gate.before_step();
+            gate.after_step(*ns);
+            continue;
+        }
+        let leaf = !matches!(step, Step::Group { .. });
+        if leaf {
+            gate.before_step();
+        }
+        let result = run_step(world, hooks, gate, thread, step, out, &fail);
+        if leaf {
+            gate.after_step(0);
+        }
+        result?;
+    }
+    Ok(())
+}
+
+fn run_step(
+    world: &World,
+    hooks: &dyn ReplayHooks,
+    gate: &Gate,
+    thread: &str,
+    step: &Step,
+    out: &mut ReplaySummary,
+    fail: &dyn Fn(SimError) -> ReplayError,
+) -> Result<(), ReplayError> {
+    {
         match step {
             Step::SetDevice(d) => {
                 driver::set_device(*d).map_err(fail)?;
@@ -308,7 +438,7 @@ fn run_steps(
                 driver::device_synchronize().map_err(fail)?;
                 out.api_calls += 1;
             }
-            Step::Sleep { ns } => std::thread::sleep(std::time::Duration::from_nanos(*ns)),
+            Step::Sleep { .. } => {}
             Step::Bind { stream, queue } => {
                 driver::bind_stream_to_queue(world.stream(stream), world.queues[queue])
                     .map_err(fail)?;
@@ -323,13 +453,18 @@ fn run_steps(
                 steps,
             } => {
                 for i in 0..*repeat {
+                    // Annotations take turns too: a tracer numbers them as they arrive.
                     if let Some(name) = annotate {
+                        gate.before_step();
                         hooks.push_annotation(&name.replace("{i}", &i.to_string()));
+                        gate.after_step(0);
                         out.annotations += 1;
                     }
-                    let result = run_steps(world, hooks, thread, steps, out);
+                    let result = run_steps(world, hooks, gate, thread, steps, out);
                     if annotate.is_some() {
+                        gate.before_step();
                         hooks.pop_annotation();
+                        gate.after_step(0);
                     }
                     result?;
                 }

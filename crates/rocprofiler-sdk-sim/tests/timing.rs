@@ -1,0 +1,335 @@
+//! Device timing as the application sees it: kernel records that arrive after a synchronize
+//! (ROCSIM_KERNEL_RECORD_LAG_US) and the virtual clock (ROCSIM_CLOCK, ROCSIM_SEED). Tests that
+//! need another machine run in a child process; the virtual clock makes their assertions
+//! about "not yet pushed" exact instead of a race with the host's timing.
+#[path = "common/child.rs"]
+mod child;
+mod common;
+use common::*;
+use sim::driver::{self, Copy, CopyKind};
+use sim::machine::{machine, ClockMode};
+use std::process::Command;
+
+fn now() -> u64 {
+    let mut t = 0;
+    check(unsafe { sys::rocprofiler_get_timestamp(&mut t) });
+    t
+}
+
+/// Whether the recording tool saw the completion callback of correlation id `corr`: COMPLETE
+/// for a kernel, EXIT for a copy.
+fn completed(corr: u64) -> bool {
+    REC.events.lock().unwrap().iter().any(|e| {
+        matches!(e, Event::Callback { kind, op, phase, internal, .. }
+            if *internal == corr
+                && ((*kind == sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH
+                    && *op == sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE)
+                    || (*kind == sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY
+                        && *phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT)))
+    })
+}
+
+#[test]
+fn the_default_machine_lags_kernel_records_on_the_real_clock() {
+    if std::env::var_os("ROCSIM_KERNEL_RECORD_LAG_US").is_some()
+        || std::env::var_os("ROCSIM_CLOCK").is_some()
+    {
+        return;
+    }
+    // A real MI300X's async signal handler wakes some tens of microseconds after the barrier
+    // packet released the application; zero would be kinder than the SDK.
+    assert_eq!(machine().kernel_record_lag_us, (20, 200));
+    assert_eq!(machine().clock, ClockMode::Real);
+}
+
+#[test]
+fn kernel_records_arrive_after_synchronize_and_copies_before() {
+    if !child::in_child(
+        "kernel_records_arrive_after_synchronize_and_copies_before",
+        &[
+            ("ROCSIM_CLOCK", "virtual"),
+            ("ROCSIM_KERNEL_RECORD_LAG_US", "500"),
+        ],
+    ) {
+        return;
+    }
+    setup();
+    assert_eq!(machine().kernel_record_lag_us, (500, 500));
+    let launch = kernel("_Z6laggedv");
+    let stream = driver::stream_create().unwrap();
+    let kernel_corr = driver::launch_kernel(stream, &launch).unwrap();
+    let copy = Copy {
+        kind: CopyKind::DeviceToHost,
+        bytes: 4096,
+        src_device: None,
+        dst_device: None,
+        duration_ns: 5_000,
+    };
+    let copy_corr = driver::memcpy_async(stream, &copy).unwrap();
+    driver::stream_synchronize(stream).unwrap();
+    // hipStreamSynchronize returned when the device finished: the copy's record (pushed
+    // before HIP's signal is released) is there, the kernel's (500 us later) is not.
+    assert!(
+        completed(copy_corr),
+        "the copy completes before the synchronize"
+    );
+    assert!(
+        !completed(kernel_corr),
+        "the kernel's COMPLETE must still be pending after hipStreamSynchronize"
+    );
+    driver::device_synchronize().unwrap();
+    assert!(
+        !completed(kernel_corr),
+        "hipDeviceSynchronize does not wait for records either"
+    );
+    // wait_idle (not a HIP call) waits for every record.
+    drain();
+    assert!(completed(kernel_corr));
+    let kernel = records_for(kernel_corr)
+        .into_iter()
+        .find_map(|r| match r {
+            Record::Kernel(k) => Some(k),
+            _ => None,
+        })
+        .expect("the kernel record after wait_idle");
+    assert!(
+        now() >= kernel.end_timestamp + 500_000,
+        "the record was pushed one lag after the kernel ended"
+    );
+    // The copy record's timestamps are before the synchronize returned.
+    let copy_record = records_for(copy_corr)
+        .into_iter()
+        .find_map(|r| match r {
+            Record::Copy(c) => Some(c),
+            _ => None,
+        })
+        .expect("the copy record");
+    assert!(copy_record.start_timestamp >= kernel.end_timestamp);
+}
+
+#[test]
+fn a_zero_lag_pushes_kernel_records_before_synchronize_returns() {
+    if !child::in_child(
+        "a_zero_lag_pushes_kernel_records_before_synchronize_returns",
+        &[("ROCSIM_KERNEL_RECORD_LAG_US", "0")],
+    ) {
+        return;
+    }
+    setup();
+    let launch = kernel("_Z7no_lagv");
+    let stream = driver::stream_create().unwrap();
+    let corr = driver::launch_kernel(stream, &launch).unwrap();
+    driver::stream_synchronize(stream).unwrap();
+    assert!(completed(corr));
+}
+
+#[test]
+fn virtual_time_moves_only_with_hip_calls() {
+    if !child::in_child(
+        "virtual_time_moves_only_with_hip_calls",
+        &[("ROCSIM_CLOCK", "virtual")],
+    ) {
+        return;
+    }
+    setup();
+    assert_eq!(machine().clock, ClockMode::Virtual);
+    let malloc = driver::hip_operation("hipMalloc").unwrap();
+    driver::api_call(malloc, None).unwrap();
+    let t0 = now();
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    assert_eq!(
+        now(),
+        t0,
+        "reading the clock, or host time passing, does not move it"
+    );
+    let corr = driver::api_call(malloc, None).unwrap();
+    assert_eq!(now(), t0 + 1_000, "a HIP call costs 1 us of virtual time");
+    drain();
+    let api = records_for(corr)
+        .into_iter()
+        .find_map(|r| match r {
+            Record::Api(a) => Some(a),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!((api.start_timestamp, api.end_timestamp), (t0, t0 + 1_000));
+    // Thread ids are small virtual numbers, not the host's.
+    let me = tid();
+    assert!((4_000..6_000).contains(&me), "virtual tid {me}");
+    assert_eq!(api.thread_id, me);
+    // A kernel runs on the modelled schedule: 2 us launch latency, then its duration.
+    let launch = kernel("_Z7virtualv");
+    let start = now();
+    let corr = driver::launch_kernel(driver::NULL_STREAM, &launch).unwrap();
+    driver::device_synchronize().unwrap();
+    drain();
+    let k = records_for(corr)
+        .into_iter()
+        .find_map(|r| match r {
+            Record::Kernel(k) => Some(k),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(k.start_timestamp, start + 2_000);
+    assert_eq!(k.end_timestamp, k.start_timestamp + launch.duration_ns);
+}
+
+/// Child of [`virtual_clock_replays_repeat_exactly`]: replays `scenarios/multi_thread.toml` on
+/// the virtual clock and prints everything the tool saw, one `TRACE` line per item.
+#[test]
+fn replay_and_print_the_trace() {
+    if std::env::var("ROCSIM_TEST_CHILD").as_deref() != Ok("replay_and_print_the_trace") {
+        return;
+    }
+    setup();
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/multi_thread.toml");
+    let scenario = sim::scenario::load(path).unwrap();
+    sim::scenario::replay(&scenario, &()).unwrap();
+    drain();
+    for agent in REC.agents.lock().unwrap().iter() {
+        println!("TRACE agent {agent:?}");
+    }
+    for event in REC.events.lock().unwrap().iter() {
+        println!("TRACE {event:?}");
+    }
+    for record in REC.records.lock().unwrap().iter() {
+        let line = match record {
+            Record::Api(a) => format!(
+                "api op={} corr={} tid={} {}..{}",
+                a.operation,
+                a.correlation_id.internal,
+                a.thread_id,
+                a.start_timestamp,
+                a.end_timestamp
+            ),
+            Record::Kernel(k) => format!(
+                "kernel corr={} tid={} {}..{} agent={} queue={} kernel={} dispatch={}",
+                k.correlation_id.internal,
+                k.thread_id,
+                k.start_timestamp,
+                k.end_timestamp,
+                k.dispatch_info.agent_id.handle,
+                k.dispatch_info.queue_id.handle,
+                k.dispatch_info.kernel_id,
+                k.dispatch_info.dispatch_id
+            ),
+            Record::Copy(c) => format!(
+                "copy op={} corr={} tid={} {}..{} {}->{} bytes={}",
+                c.operation,
+                c.correlation_id.internal,
+                c.thread_id,
+                c.start_timestamp,
+                c.end_timestamp,
+                c.src_agent_id.handle,
+                c.dst_agent_id.handle,
+                c.bytes
+            ),
+        };
+        println!("TRACE {line} external={}", record.external());
+    }
+    println!("TRACE end {}", now());
+}
+
+fn traced_replay() -> Vec<String> {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "replay_and_print_the_trace",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("ROCSIM_TEST_CHILD", "replay_and_print_the_trace")
+        .env("ROCSIM_CLOCK", "virtual")
+        .env_remove("ROCSIM_SEED")
+        .env_remove("ROCSIM_KERNEL_RECORD_LAG_US")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("TRACE "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn virtual_clock_replays_repeat_exactly() {
+    if std::env::var_os("ROCSIM_TEST_CHILD").is_some() {
+        return;
+    }
+    let first = traced_replay();
+    let second = traced_replay();
+    // Callbacks of 4 threads, kernel, copy and API records, all with times and thread ids.
+    assert!(first.len() > 100, "{first:#?}");
+    assert!(first.iter().any(|l| l.starts_with("TRACE kernel")));
+    if let Some((i, (a, b))) = first
+        .iter()
+        .zip(&second)
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    {
+        panic!("replays differ at line {i}:\n  {a}\n  {b}");
+    }
+    assert_eq!(first.len(), second.len());
+}
+
+#[test]
+fn virtual_replay_threads_take_turns_by_local_time() {
+    if !child::in_child(
+        "virtual_replay_threads_take_turns_by_local_time",
+        &[("ROCSIM_CLOCK", "virtual")],
+    ) {
+        return;
+    }
+    setup();
+    let text = r#"[machine]
+gpus = 1
+[[code_object]]
+kernels = { k = "_Z5turnsv" }
+[streams]
+s = { device = 0 }
+[[thread]]
+name = "sleeper"
+steps = [{ sleep_us = 100 }, { api = "hipFree" }]
+[[thread]]
+name = "busy"
+steps = [{ api = "hipMalloc" }, { api = "hipMalloc" }]
+"#;
+    let scenario = sim::scenario::parse_str(text, "turns.toml").unwrap();
+    let from = REC.records.lock().unwrap().len();
+    let start = now();
+    sim::scenario::replay(&scenario, &()).unwrap();
+    drain();
+    let calls: Vec<(i32, u64, u64)> = REC.records.lock().unwrap()[from..]
+        .iter()
+        .filter_map(|r| match r {
+            Record::Api(a) => Some((a.operation, a.thread_id, a.start_timestamp)),
+            _ => None,
+        })
+        .collect();
+    let malloc = driver::hip_operation("hipMalloc").unwrap();
+    let free = driver::hip_operation("hipFree").unwrap();
+    let steps: Vec<_> = calls
+        .iter()
+        .filter(|(op, _, _)| [malloc, free].contains(op))
+        .copied()
+        .collect();
+    // Creating the stream (hipSetDevice, hipStreamCreate, hipSetDevice) took 3 us; then the
+    // sleeping thread (4001) sleeps 100 us of virtual time while the busy one (4002) makes
+    // both its calls, and runs at exactly its wake-up time.
+    let t0 = start + 3_000;
+    assert_eq!(
+        steps,
+        vec![
+            (malloc, 4002, t0),
+            (malloc, 4002, t0 + 1_000),
+            (free, 4001, t0 + 100_000),
+        ]
+    );
+}
