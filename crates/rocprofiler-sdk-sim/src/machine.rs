@@ -122,7 +122,6 @@ impl VisibilityEnv {
     }
 }
 
-
 /// The HIP runtime's copy paths, as the SDK sees them (ROCclr `rocblit.cpp` blit managers,
 /// thresholds from `flags.hpp` / `rocsettings.cpp`). Sizes in bytes; 0 turns a path off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,7 +235,10 @@ static MACHINE: LazyLock<Machine> = LazyLock::new(|| {
                 h2h_record: env_u32("ROCSIM_H2H_RECORD", u32::from(d.h2h_record), 0..=1) == 1,
             }
         },
-        kernel_record_lag_us: env_range("ROCSIM_KERNEL_RECORD_LAG_US", DEFAULT_KERNEL_RECORD_LAG_US),
+        kernel_record_lag_us: env_range(
+            "ROCSIM_KERNEL_RECORD_LAG_US",
+            DEFAULT_KERNEL_RECORD_LAG_US,
+        ),
         seed: env_seed("ROCSIM_SEED", env_clock("ROCSIM_CLOCK")),
         clock: env_clock("ROCSIM_CLOCK"),
     }

@@ -232,6 +232,11 @@ fn replay_and_print_the_trace() {
 }
 
 fn traced_replay() -> Vec<String> {
+    // The scenario's own machine (it uses the per-thread and legacy streams, so it asks for the
+    // newer SDKs' stream map), on the virtual clock.
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/multi_thread.toml");
+    let machine = sim::scenario::load(path).unwrap().machine_env();
     let output = Command::new(std::env::current_exe().unwrap())
         .args([
             "replay_and_print_the_trace",
@@ -240,6 +245,7 @@ fn traced_replay() -> Vec<String> {
             "--test-threads=1",
         ])
         .env("ROCSIM_TEST_CHILD", "replay_and_print_the_trace")
+        .envs(machine)
         .env("ROCSIM_CLOCK", "virtual")
         .env_remove("ROCSIM_SEED")
         .env_remove("ROCSIM_KERNEL_RECORD_LAG_US")
