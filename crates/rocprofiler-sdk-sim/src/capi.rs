@@ -1,6 +1,8 @@
-//! The driver API as a C ABI (`rocsim_*`), for C++ tests linking the cdylib. Each function
-//! mirrors one in [`crate::driver`]; it returns 0 on success or a [`SimError::code`] (1..=6),
-//! and 7 if the sim panicked. Out-pointers may be null when the caller does not want the value.
+//! The driver API as a C ABI (`rocsim_*`), for C++ tests linking the cdylib and for the
+//! simulated HIP runtime. Each function mirrors one in [`crate::driver`]; it returns 0 on
+//! success or a [`SimError::code`] (1..=6), and 7 if the sim panicked (the `ROCSIM_STATUS_*`
+//! numbers). The structs, numbers and declarations live once in the `rocsim-abi` crate;
+//! `tests/abi.rs` checks that each function here has the signature declared there. Out-pointers may be null when the caller does not want the value.
 //!
 //! ```c
 //! typedef struct { uint64_t kernel; uint32_t grid[3]; uint32_t block[3];
@@ -54,53 +56,21 @@ use crate::SimError;
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-const PANICKED: i32 = 7;
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct rocsim_kernel_launch_t {
-    pub kernel: u64,
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub private_segment_size: u32,
-    pub group_segment_size: u32,
-    pub duration_ns: u64,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct rocsim_copy_t {
-    pub kind: u32,
-    pub bytes: u64,
-    pub src_device: i32,
-    pub dst_device: i32,
-    pub duration_ns: u64,
-}
-
-/// What a program passed to a copy call (`rocsim_copy_call_t`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct rocsim_copy_call_t {
-    /// 0: pinned host memory, 1: pageable.
-    pub host: u32,
-    /// The `hipMemcpyKind` passed; -1: the one of the copy's `kind`.
-    pub hip_kind: i32,
-    pub dst: u64,
-    pub src: u64,
-}
-
-/// What a program passed to a launch (`rocsim_launch_call_t`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct rocsim_launch_call_t {
-    pub function: u64,
-    pub args: u64,
-}
+// The structs, status numbers and declarations are the shared `rocsim-abi` crate's, so the
+// simulated HIP runtime calling these functions uses the very same definitions.
+pub use rocsim_abi::{
+    rocsim_copy_call_t, rocsim_copy_t, rocsim_kernel_launch_t, rocsim_launch_call_t,
+};
+use rocsim_abi::{
+    ROCSIM_COPY_DEVICE_TO_DEVICE, ROCSIM_COPY_DEVICE_TO_HOST, ROCSIM_COPY_HOST_TO_DEVICE,
+    ROCSIM_COPY_HOST_TO_HOST, ROCSIM_HOST_PAGEABLE, ROCSIM_HOST_PINNED, ROCSIM_STATUS_PANICKED,
+    ROCSIM_STATUS_SUCCESS,
+};
 
 fn copy_call_of(c: &rocsim_copy_call_t) -> Result<CopyCall, SimError> {
     let host = match c.host {
-        0 => HostMemory::Pinned,
-        1 => HostMemory::Pageable,
+        ROCSIM_HOST_PINNED => HostMemory::Pinned,
+        ROCSIM_HOST_PAGEABLE => HostMemory::Pageable,
         h => return Err(SimError::InvalidArgument(format!("host memory kind {h}"))),
     };
     Ok(CopyCall {
@@ -120,9 +90,9 @@ fn launch_call_of(c: &rocsim_launch_call_t) -> LaunchCall {
 
 fn run(body: impl FnOnce() -> Result<(), SimError>) -> i32 {
     match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => 0,
+        Ok(Ok(())) => ROCSIM_STATUS_SUCCESS,
         Ok(Err(e)) => e.code(),
-        Err(_) => PANICKED,
+        Err(_) => ROCSIM_STATUS_PANICKED,
     }
 }
 
@@ -148,10 +118,10 @@ fn launch_of(l: &rocsim_kernel_launch_t) -> KernelLaunch {
 
 fn copy_of(c: &rocsim_copy_t) -> Result<Copy, SimError> {
     let kind = match c.kind {
-        0 => CopyKind::HostToHost,
-        1 => CopyKind::HostToDevice,
-        2 => CopyKind::DeviceToHost,
-        3 => CopyKind::DeviceToDevice,
+        ROCSIM_COPY_HOST_TO_HOST => CopyKind::HostToHost,
+        ROCSIM_COPY_HOST_TO_DEVICE => CopyKind::HostToDevice,
+        ROCSIM_COPY_DEVICE_TO_HOST => CopyKind::DeviceToHost,
+        ROCSIM_COPY_DEVICE_TO_DEVICE => CopyKind::DeviceToDevice,
         k => return Err(SimError::InvalidArgument(format!("copy kind {k}"))),
     };
     let device = |d: i32| (d >= 0).then_some(d as u32);
@@ -558,7 +528,7 @@ pub unsafe extern "C" fn rocsim_replay_scenario(
             .map_err(|e| e.to_string())
     });
     let message = match result {
-        Ok(Ok(())) => return 0,
+        Ok(Ok(())) => return ROCSIM_STATUS_SUCCESS,
         Ok(Err(message)) => message,
         Err(_) => "the sim panicked".to_owned(),
     };
