@@ -16,6 +16,7 @@ pub use rocprofiler_sdk_sim as sim;
 pub use rocprofiler_sdk_sys as sys;
 
 use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 /// Asserts a rocprofiler call succeeded.
@@ -85,6 +86,12 @@ unsafe impl Send for Tool {}
 
 static TOOL: OnceLock<Tool> = OnceLock::new();
 static CONFIGURED: OnceLock<()> = OnceLock::new();
+static CLIENT_HANDLE: AtomicU32 = AtomicU32::new(0);
+
+/// The client handle the SDK gave the tool [`register_tool`] registered (0 before).
+pub fn client_handle() -> u32 {
+    CLIENT_HANDLE.load(Ordering::SeqCst)
+}
 
 unsafe extern "C" fn configure_tool(
     _version: u32,
@@ -96,7 +103,10 @@ unsafe extern "C" fn configure_tool(
         .get()
         .expect("register_tool sets the tool before configuring");
     // SAFETY: the SDK passes a valid client id.
-    unsafe { (*client_id).name = tool.name.as_ptr() };
+    unsafe {
+        (*client_id).name = tool.name.as_ptr();
+        CLIENT_HANDLE.store((*client_id).handle, Ordering::SeqCst);
+    }
     &tool.result as *const _ as *mut _
 }
 
@@ -118,4 +128,194 @@ pub fn register_tool(name: &'static CStr, initialize: Initialize, finalize: Opti
     // SAFETY: `configure_tool` returns a configure result that lives for the process.
     CONFIGURED
         .get_or_init(|| check(unsafe { sys::rocprofiler_force_configure(Some(configure_tool)) }));
+}
+
+/// A one-block launch of a kernel named `name` on HIP device 0: 64 work-items, `duration_ns`.
+pub fn tiny_kernel(name: &str, duration_ns: u64) -> sim::driver::KernelLaunch {
+    sim::driver::KernelLaunch {
+        grid: [64, 1, 1],
+        block: [64, 1, 1],
+        duration_ns,
+        ..kernel_on(0, name)
+    }
+}
+
+/// A new context (in a tool's `initialize`).
+pub fn context() -> sys::rocprofiler_context_id_t {
+    let mut ctx = sys::rocprofiler_context_id_t { handle: 0 };
+    // SAFETY: `ctx` is a valid out-pointer.
+    check(unsafe { sys::rocprofiler_create_context(&mut ctx) });
+    ctx
+}
+
+/// Callback-traces every operation of each of `kinds` in `ctx` with `callback` (null data).
+pub fn trace_callbacks(
+    ctx: sys::rocprofiler_context_id_t,
+    kinds: &[sys::rocprofiler_callback_tracing_kind_t],
+    callback: sys::rocprofiler_callback_tracing_cb_t,
+) {
+    for &kind in kinds {
+        // SAFETY: no operation list; the callback is a valid function.
+        check(unsafe {
+            sys::rocprofiler_configure_callback_tracing_service(
+                ctx,
+                kind,
+                std::ptr::null(),
+                0,
+                callback,
+                std::ptr::null_mut(),
+            )
+        });
+    }
+}
+
+/// A LOSSLESS buffer of `size` bytes with `watermark` in `ctx`, delivered to `callback`
+/// (null data).
+pub fn lossless_buffer(
+    ctx: sys::rocprofiler_context_id_t,
+    size: usize,
+    watermark: usize,
+    callback: sys::rocprofiler_buffer_tracing_cb_t,
+) -> sys::rocprofiler_buffer_id_t {
+    let mut buffer = sys::rocprofiler_buffer_id_t { handle: 0 };
+    // SAFETY: `buffer` is a valid out-pointer.
+    check(unsafe {
+        sys::rocprofiler_create_buffer(
+            ctx,
+            size,
+            watermark,
+            sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+            callback,
+            std::ptr::null_mut(),
+            &mut buffer,
+        )
+    });
+    buffer
+}
+
+/// Buffer-traces every operation of each of `kinds` in `ctx` into `buffer`.
+pub fn trace_buffer(
+    ctx: sys::rocprofiler_context_id_t,
+    kinds: &[sys::rocprofiler_buffer_tracing_kind_t],
+    buffer: sys::rocprofiler_buffer_id_t,
+) {
+    for &kind in kinds {
+        // SAFETY: no operation list.
+        check(unsafe {
+            sys::rocprofiler_configure_buffer_tracing_service(
+                ctx,
+                kind,
+                std::ptr::null(),
+                0,
+                buffer,
+            )
+        });
+    }
+}
+
+/// Starts `ctx`.
+pub fn start(ctx: sys::rocprofiler_context_id_t) {
+    // SAFETY: plain value call.
+    check(unsafe { sys::rocprofiler_start_context(ctx) });
+}
+
+/// (kind, internal, external) of a HIP API, kernel dispatch or memory copy buffer record;
+/// `None` for other records.
+///
+/// # Safety
+/// `header` is a record header the SDK delivered to a buffer callback, read during it.
+pub unsafe fn correlation(header: &sys::rocprofiler_record_header_t) -> Option<(u32, u64, u64)> {
+    // SAFETY: caller contract: the payload is the record its kind says; the sim stores
+    // integers in `external`.
+    unsafe {
+        let (internal, external) = match header.kind() {
+            sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
+                let r = &*header
+                    .payload
+                    .cast::<sys::rocprofiler_buffer_tracing_hip_api_record_t>();
+                (r.correlation_id.internal, r.correlation_id.external.value)
+            }
+            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
+                let r = &*header
+                    .payload
+                    .cast::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>();
+                (r.correlation_id.internal, r.correlation_id.external.value)
+            }
+            sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
+                let r = &*header
+                    .payload
+                    .cast::<sys::rocprofiler_buffer_tracing_memory_copy_record_t>();
+                (r.correlation_id.internal, r.correlation_id.external.value)
+            }
+            _ => return None,
+        };
+        Some((header.kind(), internal, external))
+    }
+}
+
+/// (name, value text) of each argument of a HIP API callback record, through
+/// `rocprofiler_iterate_callback_tracing_kind_operation_args` (dereferencing once).
+///
+/// # Safety
+/// `record` is a callback record the SDK passed, read during the callback.
+pub unsafe fn arg_texts(
+    record: sys::rocprofiler_callback_tracing_record_t,
+) -> Vec<(String, String)> {
+    #[allow(clippy::too_many_arguments)]
+    unsafe extern "C" fn on_arg(
+        _kind: sys::rocprofiler_callback_tracing_kind_t,
+        _operation: sys::rocprofiler_tracing_operation_t,
+        _arg_number: u32,
+        _arg_value_addr: *const c_void,
+        _arg_indirection_count: i32,
+        _arg_type: *const c_char,
+        arg_name: *const c_char,
+        arg_value_str: *const c_char,
+        _arg_dereference_count: i32,
+        data: *mut c_void,
+    ) -> c_int {
+        // SAFETY: `data` is the vector below; the SDK passes C strings.
+        unsafe {
+            let out = &mut *data.cast::<Vec<(String, String)>>();
+            out.push((
+                CStr::from_ptr(arg_name).to_string_lossy().into_owned(),
+                CStr::from_ptr(arg_value_str).to_string_lossy().into_owned(),
+            ));
+        }
+        0
+    }
+    let mut args: Vec<(String, String)> = Vec::new();
+    // SAFETY: caller contract; `args` outlives the call.
+    unsafe {
+        sys::rocprofiler_iterate_callback_tracing_kind_operation_args(
+            record,
+            Some(on_arg),
+            1,
+            (&mut args as *mut Vec<(String, String)>).cast(),
+        )
+    };
+    args
+}
+
+/// A configure result in a `static`, for a test whose tool the SDK must find by itself (an
+/// exported `rocprofiler_configure`) or that configures more than one client, where
+/// [`register_tool`] does not fit.
+pub struct ConfigureResult(sys::rocprofiler_tool_configure_result_t);
+// SAFETY: immutable; `tool_data` is null.
+unsafe impl Sync for ConfigureResult {}
+
+impl ConfigureResult {
+    pub const fn new(initialize: Initialize, finalize: Option<Finalize>) -> Self {
+        ConfigureResult(sys::rocprofiler_tool_configure_result_t {
+            size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
+            initialize: Some(initialize),
+            finalize,
+            tool_data: std::ptr::null_mut(),
+        })
+    }
+
+    /// What `rocprofiler_configure` returns.
+    pub fn get(&'static self) -> *mut sys::rocprofiler_tool_configure_result_t {
+        &self.0 as *const _ as *mut _
+    }
 }
