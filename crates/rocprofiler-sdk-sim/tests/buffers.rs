@@ -319,20 +319,20 @@ fn producers_wait_while_the_callback_delivers_their_half() {
 
 /// Runs `test` in a child process that is expected to abort; returns its stderr.
 fn child_aborts(test: &str) -> Option<String> {
-    if std::env::var("ROCSIM_TEST_CHILD").as_deref() == Ok(test) {
-        return None;
+    let mut stderr = None;
+    let in_child = child::in_child_checked(test, &[], |output| {
+        let text = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(
+            !output.status.success(),
+            "the child should have aborted\n{text}"
+        );
+        stderr = Some(text);
+    });
+    if in_child {
+        None
+    } else {
+        stderr
     }
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env("ROCSIM_TEST_CHILD", test)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        !output.status.success(),
-        "the child should have aborted\n{stderr}"
-    );
-    Some(stderr)
 }
 
 /// H1: a traced HIP call made from inside a buffer callback deadlocks the real SDK once it

@@ -1,8 +1,7 @@
 //! Per-thread call order for every simulated HIP call kind (§6.4, §18.13-16), record
 //! contents (§18.30-36), stream ids (§6.5) and the request contract (§8.4), observed by the
 //! recording tool of `common`.
-#[path = "common/child.rs"]
-mod child;
+use sim_test_kit::child;
 mod common;
 use common::*;
 use sim::driver::{self, Copy, CopyKind};

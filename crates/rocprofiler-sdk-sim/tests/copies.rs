@@ -3,8 +3,7 @@
 //! large-BAR GPU are CPU copies with no record, large pageable copies are pinned in pieces
 //! (several records under one correlation id), host-to-host copies have no record. Other
 //! thresholds and indirect dispatch run in child processes.
-#[path = "common/child.rs"]
-mod child;
+use sim_test_kit::child;
 mod common;
 use common::*;
 use sim::driver::{self, Copy, CopyCall, CopyKind, HostMemory};

@@ -1,7 +1,6 @@
 //! Machine configurations read from the environment once per process (ROCSIM_GPUS,
 //! ROCSIM_DIRECT_DISPATCH), each test in its own child process.
-#[path = "common/child.rs"]
-mod child;
+use sim_test_kit::child;
 mod common;
 use common::*;
 use sim::driver::{self, Copy, CopyKind};

@@ -1,9 +1,8 @@
 //! Statuses for bad input and wrong order (§4, §5.1, §7.2, §8.6, §9.1, §18.2-10), the names
 //! API (§12), status strings and version (§11), and agents (§9, §18.10-12).
-#[path = "common/child.rs"]
-mod child;
 use rocprofiler_sdk_sim as sim;
 use rocprofiler_sdk_sys as sys;
+use sim_test_kit::child;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::{Mutex, OnceLock};
 use sys::*;

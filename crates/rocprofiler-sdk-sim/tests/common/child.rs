@@ -2,4 +2,4 @@
 //! `#[path = "common/child.rs"] mod child;` working.
 #![allow(unused_imports)]
 
-pub use sim_test_kit::child::in_child;
+pub use sim_test_kit::child::*;
