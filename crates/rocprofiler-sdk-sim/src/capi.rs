@@ -96,6 +96,18 @@ fn run(body: impl FnOnce() -> Result<(), SimError>) -> i32 {
     }
 }
 
+/// As [`run`], for a call that makes a value (a correlation id, a stream): stores it in `out`
+/// (the caller's out-pointer, `None` when null).
+fn run_storing(out: Option<&mut u64>, body: impl FnOnce() -> Result<u64, SimError>) -> i32 {
+    run(|| {
+        let value = body()?;
+        if let Some(out) = out {
+            *out = value;
+        }
+        Ok(())
+    })
+}
+
 /// # Safety
 /// `ptr` is null or valid for a write.
 unsafe fn store<T>(ptr: *mut T, value: T) {
@@ -168,21 +180,15 @@ pub extern "C" fn rocsim_device_count() -> u32 {
 
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_stream_create(stream: *mut u64) -> i32 {
-    run(|| {
-        let s = driver::stream_create()?;
-        // SAFETY: caller contract.
-        unsafe { store(stream, s) };
-        Ok(())
-    })
+    // SAFETY: caller contract: `stream` is null or valid for a write.
+    run_storing(unsafe { stream.as_mut() }, driver::stream_create)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_stream_create_with(op: i32, stream: *mut u64) -> i32 {
-    run(|| {
-        let s = driver::stream_create_with(op)?;
-        // SAFETY: caller contract.
-        unsafe { store(stream, s) };
-        Ok(())
+    // SAFETY: caller contract: `stream` is null or valid for a write.
+    run_storing(unsafe { stream.as_mut() }, || {
+        driver::stream_create_with(op)
     })
 }
 
@@ -259,11 +265,10 @@ pub unsafe extern "C" fn rocsim_launch_kernel(
     launch: *const rocsim_kernel_launch_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
-        let id = driver::launch_kernel(stream, &launch_of(unsafe { read(launch) }?))?;
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::launch_kernel(stream, &launch_of(unsafe { read(launch) }?))
     })
 }
 
@@ -273,11 +278,10 @@ pub unsafe extern "C" fn rocsim_module_launch_kernel(
     launch: *const rocsim_kernel_launch_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
-        let id = driver::module_launch_kernel(stream, &launch_of(unsafe { read(launch) }?))?;
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::module_launch_kernel(stream, &launch_of(unsafe { read(launch) }?))
     })
 }
 
@@ -288,7 +292,8 @@ pub unsafe extern "C" fn rocsim_graph_launch(
     count: usize,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         if launches.is_null() || count == 0 {
             return Err(SimError::InvalidArgument("a graph needs kernels".into()));
         }
@@ -297,10 +302,7 @@ pub unsafe extern "C" fn rocsim_graph_launch(
             .iter()
             .map(launch_of)
             .collect();
-        let id = driver::graph_launch(stream, &launches)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::graph_launch(stream, &launches)
     })
 }
 
@@ -310,21 +312,19 @@ pub unsafe extern "C" fn rocsim_memcpy_async(
     copy: *const rocsim_copy_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
-        let id = driver::memcpy_async(stream, &copy_of(unsafe { read(copy) }?)?)?;
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::memcpy_async(stream, &copy_of(unsafe { read(copy) }?)?)
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_memcpy_sync(copy: *const rocsim_copy_t, corr: *mut u64) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
-        let id = driver::memcpy_sync(&copy_of(unsafe { read(copy) }?)?)?;
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::memcpy_sync(&copy_of(unsafe { read(copy) }?)?)
     })
 }
 
@@ -335,13 +335,11 @@ pub unsafe extern "C" fn rocsim_memcpy_async_ex(
     call: *const rocsim_copy_call_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
         let (copy, call) = unsafe { (copy_of(read(copy)?)?, copy_call_of(read(call)?)?) };
-        let id = driver::memcpy_async_with(stream, &copy, &call)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::memcpy_async_with(stream, &copy, &call)
     })
 }
 
@@ -351,13 +349,11 @@ pub unsafe extern "C" fn rocsim_memcpy_sync_ex(
     call: *const rocsim_copy_call_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
         let (copy, call) = unsafe { (copy_of(read(copy)?)?, copy_call_of(read(call)?)?) };
-        let id = driver::memcpy_sync_with(&copy, &call)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::memcpy_sync_with(&copy, &call)
     })
 }
 
@@ -368,13 +364,11 @@ pub unsafe extern "C" fn rocsim_launch_kernel_ex(
     call: *const rocsim_launch_call_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
         let (launch, call) = unsafe { (launch_of(read(launch)?), launch_call_of(read(call)?)) };
-        let id = driver::launch_kernel_with(stream, &launch, &call)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::launch_kernel_with(stream, &launch, &call)
     })
 }
 
@@ -385,13 +379,11 @@ pub unsafe extern "C" fn rocsim_module_launch_kernel_ex(
     call: *const rocsim_launch_call_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
         let (launch, call) = unsafe { (launch_of(read(launch)?), launch_call_of(read(call)?)) };
-        let id = driver::module_launch_kernel_with(stream, &launch, &call)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::module_launch_kernel_with(stream, &launch, &call)
     })
 }
 
@@ -403,7 +395,8 @@ pub unsafe extern "C" fn rocsim_graph_launch_ex(
     graph_exec: u64,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         if launches.is_null() || count == 0 {
             return Err(SimError::InvalidArgument("a graph needs kernels".into()));
         }
@@ -412,10 +405,7 @@ pub unsafe extern "C" fn rocsim_graph_launch_ex(
             .iter()
             .map(launch_of)
             .collect();
-        let id = driver::graph_launch_with(stream, &launches, graph_exec)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::graph_launch_with(stream, &launches, graph_exec)
     })
 }
 
@@ -426,21 +416,17 @@ pub unsafe extern "C" fn rocsim_memset_async(
     duration_ns: u64,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        let id = driver::memset_async(stream, bytes, duration_ns)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
+        driver::memset_async(stream, bytes, duration_ns)
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_memset_sync(bytes: u64, duration_ns: u64, corr: *mut u64) -> i32 {
-    run(|| {
-        let id = driver::memset_sync(bytes, duration_ns)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
+        driver::memset_sync(bytes, duration_ns)
     })
 }
 
@@ -461,11 +447,9 @@ pub unsafe extern "C" fn rocsim_api_call_failed(
     stream: u64,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        let id = driver::api_call_failed(op, (has_stream != 0).then_some(stream))?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
+        driver::api_call_failed(op, (has_stream != 0).then_some(stream))
     })
 }
 
@@ -476,11 +460,9 @@ pub unsafe extern "C" fn rocsim_api_call(
     stream: u64,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        let id = driver::api_call(op, (has_stream != 0).then_some(stream))?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
+        driver::api_call(op, (has_stream != 0).then_some(stream))
     })
 }
 

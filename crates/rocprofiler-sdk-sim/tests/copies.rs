@@ -18,13 +18,7 @@ fn serial() -> MutexGuard<'static, ()> {
 }
 
 fn copy(kind: CopyKind, bytes: u64) -> Copy {
-    Copy {
-        kind,
-        bytes,
-        src_device: None,
-        dst_device: None,
-        duration_ns: 4_000,
-    }
+    sim_test_kit::copy(kind, bytes, 4_000)
 }
 
 fn pageable() -> CopyCall {

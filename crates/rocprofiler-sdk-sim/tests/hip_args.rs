@@ -185,13 +185,7 @@ fn kernel(name: &str) -> KernelLaunch {
 fn copy_calls_show_kind_sizes_and_stream() {
     setup();
     let stream = driver::stream_create().unwrap();
-    let copy = Copy {
-        kind: CopyKind::HostToDevice,
-        bytes: 1 << 20,
-        src_device: None,
-        dst_device: None,
-        duration_ns: 1_000,
-    };
+    let copy = sim_test_kit::copy(CopyKind::HostToDevice, 1 << 20, 1_000);
     let call = CopyCall {
         dst: 0x7fd0_0000_1000,
         src: 0x5555_0000_2000,

@@ -5,7 +5,7 @@
 use sim_test_kit::child;
 mod common;
 use common::*;
-use sim::driver::{self, Copy, CopyKind};
+use sim::driver::{self, CopyKind};
 use sim::machine::{machine, ClockMode};
 
 fn now() -> u64 {
@@ -56,13 +56,7 @@ fn kernel_records_arrive_after_synchronize_and_copies_before() {
     let launch = kernel("_Z6laggedv");
     let stream = driver::stream_create().unwrap();
     let kernel_corr = driver::launch_kernel(stream, &launch).unwrap();
-    let copy = Copy {
-        kind: CopyKind::DeviceToHost,
-        bytes: 4096,
-        src_device: None,
-        dst_device: None,
-        duration_ns: 5_000,
-    };
+    let copy = sim_test_kit::copy(CopyKind::DeviceToHost, 4096, 5_000);
     let copy_corr = driver::memcpy_async(stream, &copy).unwrap();
     driver::stream_synchronize(stream).unwrap();
     // hipStreamSynchronize returned when the device finished: the copy's record (pushed

@@ -319,3 +319,14 @@ impl ConfigureResult {
         &self.0 as *const _ as *mut _
     }
 }
+
+/// A copy between the default devices of its two sides.
+pub fn copy(kind: sim::driver::CopyKind, bytes: u64, duration_ns: u64) -> sim::driver::Copy {
+    sim::driver::Copy {
+        kind,
+        bytes,
+        src_device: None,
+        dst_device: None,
+        duration_ns,
+    }
+}
