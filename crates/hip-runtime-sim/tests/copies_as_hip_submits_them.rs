@@ -68,21 +68,6 @@ unsafe extern "C" fn on_callback(
     }
 }
 
-unsafe extern "C" fn on_agents(
-    _version: sys::rocprofiler_agent_version_t,
-    agents: *mut *const c_void,
-    num_agents: usize,
-    _data: *mut c_void,
-) -> sys::rocprofiler_status_t {
-    for i in 0..num_agents {
-        let a = &*(*agents.add(i)).cast::<sys::rocprofiler_agent_v0_t>();
-        if a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU {
-            seen().gpu = a.id.handle;
-        }
-    }
-    sys::ROCPROFILER_STATUS_SUCCESS
-}
-
 unsafe extern "C" fn tool_init(
     _fini: sys::rocprofiler_client_finalize_t,
     _data: *mut c_void,
@@ -93,12 +78,12 @@ unsafe extern "C" fn tool_init(
         sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
     ];
     sim_test_kit::trace_callbacks(ctx, &kinds, Some(on_callback));
-    sim_test_kit::check(sys::rocprofiler_query_available_agents(
-        sys::ROCPROFILER_AGENT_INFO_VERSION_0,
-        Some(on_agents),
-        std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
-        std::ptr::null_mut(),
-    ));
+    if let Some(gpu) = sim_test_kit::agents()
+        .into_iter()
+        .rfind(|a| a.1 == sys::ROCPROFILER_AGENT_TYPE_GPU)
+    {
+        seen().gpu = gpu.0;
+    }
     sim_test_kit::start(ctx);
     0
 }

@@ -330,3 +330,38 @@ pub fn copy(kind: sim::driver::CopyKind, bytes: u64, duration_ns: u64) -> sim::d
         duration_ns,
     }
 }
+
+/// (id, type, name) of each agent `rocprofiler_query_available_agents` lists (version 0).
+pub fn agents() -> Vec<(u64, u32, String)> {
+    unsafe extern "C" fn on_agents(
+        _version: sys::rocprofiler_agent_version_t,
+        agents: *mut *const c_void,
+        num_agents: usize,
+        data: *mut c_void,
+    ) -> sys::rocprofiler_status_t {
+        // SAFETY: `data` is the vector below; the SDK passes `num_agents` valid agents.
+        unsafe {
+            let out = &mut *data.cast::<Vec<(u64, u32, String)>>();
+            for i in 0..num_agents {
+                let agent = &*(*agents.add(i)).cast::<sys::rocprofiler_agent_v0_t>();
+                out.push((
+                    agent.id.handle,
+                    agent.type_,
+                    CStr::from_ptr(agent.name).to_string_lossy().into_owned(),
+                ));
+            }
+        }
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+    let mut out: Vec<(u64, u32, String)> = Vec::new();
+    // SAFETY: `out` outlives the call.
+    check(unsafe {
+        sys::rocprofiler_query_available_agents(
+            sys::ROCPROFILER_AGENT_INFO_VERSION_0,
+            Some(on_agents),
+            std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
+            (&mut out as *mut Vec<(u64, u32, String)>).cast(),
+        )
+    });
+    out
+}

@@ -258,6 +258,7 @@ unsafe extern "C" fn on_buffer(
         }
     }
     let mut t = 0;
+    // Unchecked: a test may inject faults into the SDK's calls while records are delivered.
     sys::rocprofiler_get_thread_id(&mut t);
     REC.buffer_calls.lock().unwrap().push(BufferCall {
         tid: t,
@@ -267,82 +268,30 @@ unsafe extern "C" fn on_buffer(
     REC.records.lock().unwrap().extend(out);
 }
 
-unsafe extern "C" fn on_agents(
-    _version: sys::rocprofiler_agent_version_t,
-    agents: *mut *const c_void,
-    num_agents: usize,
-    _data: *mut c_void,
-) -> sys::rocprofiler_status_t {
-    let mut list = REC.agents.lock().unwrap();
-    for i in 0..num_agents {
-        let agent = &*(*agents.add(i) as *const sys::rocprofiler_agent_v0_t);
-        list.push((
-            agent.id.handle,
-            agent.type_,
-            CStr::from_ptr(agent.name).to_string_lossy().into_owned(),
-        ));
-    }
-    sys::ROCPROFILER_STATUS_SUCCESS
-}
-
 unsafe extern "C" fn tool_init(
     _fini: sys::rocprofiler_client_finalize_t,
     _data: *mut c_void,
 ) -> c_int {
-    let mut utility = sys::rocprofiler_context_id_t { handle: 0 };
-    let mut main = sys::rocprofiler_context_id_t { handle: 0 };
-    check(sys::rocprofiler_create_context(&mut utility));
-    check(sys::rocprofiler_create_context(&mut main));
-    for kind in [
+    let utility = crate::context();
+    let main = crate::context();
+    let utility_kinds = [
         sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
         sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
-    ] {
-        check(sys::rocprofiler_configure_callback_tracing_service(
-            utility,
-            kind,
-            std::ptr::null(),
-            0,
-            Some(on_callback),
-            std::ptr::null_mut(),
-        ));
-    }
-    for kind in [
+    ];
+    crate::trace_callbacks(utility, &utility_kinds, Some(on_callback));
+    let main_kinds = [
         sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
         sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
         sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
-    ] {
-        check(sys::rocprofiler_configure_callback_tracing_service(
-            main,
-            kind,
-            std::ptr::null(),
-            0,
-            Some(on_callback),
-            std::ptr::null_mut(),
-        ));
-    }
-    let mut buffer = sys::rocprofiler_buffer_id_t { handle: 0 };
-    check(sys::rocprofiler_create_buffer(
-        main,
-        64 * 4096,
-        32 * 4096,
-        sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-        Some(on_buffer),
-        std::ptr::null_mut(),
-        &mut buffer,
-    ));
-    for kind in [
+    ];
+    crate::trace_callbacks(main, &main_kinds, Some(on_callback));
+    let buffer = crate::lossless_buffer(main, 64 * 4096, 32 * 4096, Some(on_buffer));
+    let buffer_kinds = [
         sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
         sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
         sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
-    ] {
-        check(sys::rocprofiler_configure_buffer_tracing_service(
-            main,
-            kind,
-            std::ptr::null(),
-            0,
-            buffer,
-        ));
-    }
+    ];
+    crate::trace_buffer(main, &buffer_kinds, buffer);
     let kinds = [
         sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
         sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
@@ -359,14 +308,9 @@ unsafe extern "C" fn tool_init(
     let mut thread = sys::rocprofiler_callback_thread_t { handle: 0 };
     check(sys::rocprofiler_create_callback_thread(&mut thread));
     check(sys::rocprofiler_assign_callback_thread(buffer, thread));
-    check(sys::rocprofiler_query_available_agents(
-        sys::ROCPROFILER_AGENT_INFO_VERSION_0,
-        Some(on_agents),
-        std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
-        std::ptr::null_mut(),
-    ));
-    check(sys::rocprofiler_start_context(utility));
-    check(sys::rocprofiler_start_context(main));
+    REC.agents.lock().unwrap().extend(crate::agents());
+    crate::start(utility);
+    crate::start(main);
     REC.ids
         .set(Ids {
             utility: utility.handle,
