@@ -80,9 +80,9 @@ unsafe extern "C" fn tool_init(
     sim_test_kit::trace_callbacks(ctx, &kinds, Some(on_callback));
     if let Some(gpu) = sim_test_kit::agents()
         .into_iter()
-        .rfind(|a| a.1 == sys::ROCPROFILER_AGENT_TYPE_GPU)
+        .rfind(|a| a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU)
     {
-        seen().gpu = gpu.0;
+        seen().gpu = gpu.id.handle;
     }
     sim_test_kit::start(ctx);
     0

@@ -108,6 +108,42 @@ fn run_storing(out: Option<&mut u64>, body: impl FnOnce() -> Result<u64, SimErro
     })
 }
 
+/// The body of the launch calls: reads `launch` and `call`, runs `f`, stores the correlation id.
+///
+/// # Safety
+/// `launch` and `call` are null (rejected) or valid; `corr` is null or valid for a write.
+unsafe fn launch_call(
+    launch: *const rocsim_kernel_launch_t,
+    call: *const rocsim_launch_call_t,
+    corr: *mut u64,
+    f: impl FnOnce(&KernelLaunch, &LaunchCall) -> Result<u64, SimError>,
+) -> i32 {
+    // SAFETY: caller contract.
+    run_storing(unsafe { corr.as_mut() }, || {
+        // SAFETY: caller contract.
+        let (launch, call) = unsafe { (launch_of(read(launch)?), launch_call_of(read(call)?)) };
+        f(&launch, &call)
+    })
+}
+
+/// The body of the copy calls: reads `copy` and `call`, runs `f`, stores the correlation id.
+///
+/// # Safety
+/// `copy` and `call` are null (rejected) or valid; `corr` is null or valid for a write.
+unsafe fn copy_call(
+    copy: *const rocsim_copy_t,
+    call: *const rocsim_copy_call_t,
+    corr: *mut u64,
+    f: impl FnOnce(&Copy, &CopyCall) -> Result<u64, SimError>,
+) -> i32 {
+    // SAFETY: caller contract.
+    run_storing(unsafe { corr.as_mut() }, || {
+        // SAFETY: caller contract.
+        let (copy, call) = unsafe { (copy_of(read(copy)?)?, copy_call_of(read(call)?)?) };
+        f(&copy, &call)
+    })
+}
+
 /// # Safety
 /// `ptr` is null or valid for a write.
 unsafe fn store<T>(ptr: *mut T, value: T) {
@@ -335,12 +371,12 @@ pub unsafe extern "C" fn rocsim_memcpy_async_ex(
     call: *const rocsim_copy_call_t,
     corr: *mut u64,
 ) -> i32 {
-    // SAFETY: caller contract: `corr` is null or valid for a write.
-    run_storing(unsafe { corr.as_mut() }, || {
-        // SAFETY: caller contract.
-        let (copy, call) = unsafe { (copy_of(read(copy)?)?, copy_call_of(read(call)?)?) };
-        driver::memcpy_async_with(stream, &copy, &call)
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        copy_call(copy, call, corr, |c, k| {
+            driver::memcpy_async_with(stream, c, k)
+        })
+    }
 }
 
 #[no_mangle]
@@ -349,12 +385,8 @@ pub unsafe extern "C" fn rocsim_memcpy_sync_ex(
     call: *const rocsim_copy_call_t,
     corr: *mut u64,
 ) -> i32 {
-    // SAFETY: caller contract: `corr` is null or valid for a write.
-    run_storing(unsafe { corr.as_mut() }, || {
-        // SAFETY: caller contract.
-        let (copy, call) = unsafe { (copy_of(read(copy)?)?, copy_call_of(read(call)?)?) };
-        driver::memcpy_sync_with(&copy, &call)
-    })
+    // SAFETY: caller contract.
+    unsafe { copy_call(copy, call, corr, driver::memcpy_sync_with) }
 }
 
 #[no_mangle]
@@ -364,12 +396,12 @@ pub unsafe extern "C" fn rocsim_launch_kernel_ex(
     call: *const rocsim_launch_call_t,
     corr: *mut u64,
 ) -> i32 {
-    // SAFETY: caller contract: `corr` is null or valid for a write.
-    run_storing(unsafe { corr.as_mut() }, || {
-        // SAFETY: caller contract.
-        let (launch, call) = unsafe { (launch_of(read(launch)?), launch_call_of(read(call)?)) };
-        driver::launch_kernel_with(stream, &launch, &call)
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        launch_call(launch, call, corr, |l, c| {
+            driver::launch_kernel_with(stream, l, c)
+        })
+    }
 }
 
 #[no_mangle]
@@ -379,12 +411,12 @@ pub unsafe extern "C" fn rocsim_module_launch_kernel_ex(
     call: *const rocsim_launch_call_t,
     corr: *mut u64,
 ) -> i32 {
-    // SAFETY: caller contract: `corr` is null or valid for a write.
-    run_storing(unsafe { corr.as_mut() }, || {
-        // SAFETY: caller contract.
-        let (launch, call) = unsafe { (launch_of(read(launch)?), launch_call_of(read(call)?)) };
-        driver::module_launch_kernel_with(stream, &launch, &call)
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        launch_call(launch, call, corr, |l, c| {
+            driver::module_launch_kernel_with(stream, l, c)
+        })
+    }
 }
 
 #[no_mangle]

@@ -331,9 +331,9 @@ pub fn copy(kind: sim::driver::CopyKind, bytes: u64, duration_ns: u64) -> sim::d
     }
 }
 
-/// (id, type, name) of each agent `rocprofiler_query_available_agents` lists (version 0).
-pub fn agents() -> Vec<(u64, u32, String)> {
-    unsafe extern "C" fn on_agents(
+/// The agents `rocprofiler_query_available_agents` lists (version 0), copied out.
+pub fn agents() -> Vec<sys::rocprofiler_agent_v0_t> {
+    unsafe extern "C" fn keep_agents(
         _version: sys::rocprofiler_agent_version_t,
         agents: *mut *const c_void,
         num_agents: usize,
@@ -341,26 +341,21 @@ pub fn agents() -> Vec<(u64, u32, String)> {
     ) -> sys::rocprofiler_status_t {
         // SAFETY: `data` is the vector below; the SDK passes `num_agents` valid agents.
         unsafe {
-            let out = &mut *data.cast::<Vec<(u64, u32, String)>>();
+            let out = &mut *data.cast::<Vec<sys::rocprofiler_agent_v0_t>>();
             for i in 0..num_agents {
-                let agent = &*(*agents.add(i)).cast::<sys::rocprofiler_agent_v0_t>();
-                out.push((
-                    agent.id.handle,
-                    agent.type_,
-                    CStr::from_ptr(agent.name).to_string_lossy().into_owned(),
-                ));
+                out.push(*(*agents.add(i)).cast::<sys::rocprofiler_agent_v0_t>());
             }
         }
         sys::ROCPROFILER_STATUS_SUCCESS
     }
-    let mut out: Vec<(u64, u32, String)> = Vec::new();
+    let mut out: Vec<sys::rocprofiler_agent_v0_t> = Vec::new();
     // SAFETY: `out` outlives the call.
     check(unsafe {
         sys::rocprofiler_query_available_agents(
             sys::ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(on_agents),
+            Some(keep_agents),
             std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
-            (&mut out as *mut Vec<(u64, u32, String)>).cast(),
+            (&mut out as *mut Vec<sys::rocprofiler_agent_v0_t>).cast(),
         )
     });
     out

@@ -308,7 +308,13 @@ unsafe extern "C" fn tool_init(
     let mut thread = sys::rocprofiler_callback_thread_t { handle: 0 };
     check(sys::rocprofiler_create_callback_thread(&mut thread));
     check(sys::rocprofiler_assign_callback_thread(buffer, thread));
-    REC.agents.lock().unwrap().extend(crate::agents());
+    REC.agents
+        .lock()
+        .unwrap()
+        .extend(crate::agents().iter().map(|agent| {
+            let name = CStr::from_ptr(agent.name).to_string_lossy().into_owned();
+            (agent.id.handle, agent.type_, name)
+        }));
     crate::start(utility);
     crate::start(main);
     REC.ids
