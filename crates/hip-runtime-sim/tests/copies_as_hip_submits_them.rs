@@ -72,12 +72,11 @@ unsafe extern "C" fn tool_init(
     _fini: sys::rocprofiler_client_finalize_t,
     _data: *mut c_void,
 ) -> c_int {
-    let ctx = sim_test_kit::context();
     let kinds = [
         sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
         sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
     ];
-    sim_test_kit::trace_callbacks(ctx, &kinds, Some(on_callback));
+    let ctx = sim_test_kit::callback_context(&kinds, Some(on_callback));
     if let Some(gpu) = sim_test_kit::agents()
         .into_iter()
         .rfind(|a| a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU)

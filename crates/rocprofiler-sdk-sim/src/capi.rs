@@ -144,6 +144,31 @@ unsafe fn copy_call(
     })
 }
 
+/// The body of the graph launches: reads `count` launches, runs `f`, stores the correlation id.
+///
+/// # Safety
+/// `launches` is null (rejected) or valid for `count` launches; `corr` is null or valid for a
+/// write.
+unsafe fn graph_call(
+    launches: *const rocsim_kernel_launch_t,
+    count: usize,
+    corr: *mut u64,
+    f: impl FnOnce(&[KernelLaunch]) -> Result<u64, SimError>,
+) -> i32 {
+    // SAFETY: caller contract.
+    run_storing(unsafe { corr.as_mut() }, || {
+        if launches.is_null() || count == 0 {
+            return Err(SimError::InvalidArgument("a graph needs kernels".into()));
+        }
+        // SAFETY: caller contract: `count` valid launches.
+        let launches: Vec<KernelLaunch> = unsafe { std::slice::from_raw_parts(launches, count) }
+            .iter()
+            .map(launch_of)
+            .collect();
+        f(&launches)
+    })
+}
+
 /// # Safety
 /// `ptr` is null or valid for a write.
 unsafe fn store<T>(ptr: *mut T, value: T) {
@@ -328,18 +353,8 @@ pub unsafe extern "C" fn rocsim_graph_launch(
     count: usize,
     corr: *mut u64,
 ) -> i32 {
-    // SAFETY: caller contract: `corr` is null or valid for a write.
-    run_storing(unsafe { corr.as_mut() }, || {
-        if launches.is_null() || count == 0 {
-            return Err(SimError::InvalidArgument("a graph needs kernels".into()));
-        }
-        // SAFETY: caller contract: `count` valid launches.
-        let launches: Vec<KernelLaunch> = unsafe { std::slice::from_raw_parts(launches, count) }
-            .iter()
-            .map(launch_of)
-            .collect();
-        driver::graph_launch(stream, &launches)
-    })
+    // SAFETY: caller contract.
+    unsafe { graph_call(launches, count, corr, |l| driver::graph_launch(stream, l)) }
 }
 
 #[no_mangle]
@@ -427,18 +442,12 @@ pub unsafe extern "C" fn rocsim_graph_launch_ex(
     graph_exec: u64,
     corr: *mut u64,
 ) -> i32 {
-    // SAFETY: caller contract: `corr` is null or valid for a write.
-    run_storing(unsafe { corr.as_mut() }, || {
-        if launches.is_null() || count == 0 {
-            return Err(SimError::InvalidArgument("a graph needs kernels".into()));
-        }
-        // SAFETY: caller contract: `count` valid launches.
-        let launches: Vec<KernelLaunch> = unsafe { std::slice::from_raw_parts(launches, count) }
-            .iter()
-            .map(launch_of)
-            .collect();
-        driver::graph_launch_with(stream, &launches, graph_exec)
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        graph_call(launches, count, corr, |l| {
+            driver::graph_launch_with(stream, l, graph_exec)
+        })
+    }
 }
 
 #[no_mangle]

@@ -21,9 +21,8 @@ unsafe extern "C" fn on_stream(
 
 unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void) -> c_int {
     INIT_THREAD.store(sim_test_kit::tid(), Ordering::SeqCst);
-    let ctx = sim_test_kit::context();
     let stream = [ROCPROFILER_CALLBACK_TRACING_HIP_STREAM];
-    sim_test_kit::trace_callbacks(ctx, &stream, Some(on_stream));
+    let ctx = sim_test_kit::callback_context(&stream, Some(on_stream));
     sim_test_kit::start(ctx);
     0
 }

@@ -148,6 +148,16 @@ pub fn context() -> sys::rocprofiler_context_id_t {
     ctx
 }
 
+/// A new context that callback-traces every operation of each of `kinds` with `callback`.
+pub fn callback_context(
+    kinds: &[sys::rocprofiler_callback_tracing_kind_t],
+    callback: sys::rocprofiler_callback_tracing_cb_t,
+) -> sys::rocprofiler_context_id_t {
+    let ctx = context();
+    trace_callbacks(ctx, kinds, callback);
+    ctx
+}
+
 /// Callback-traces every operation of each of `kinds` in `ctx` with `callback` (null data).
 pub fn trace_callbacks(
     ctx: sys::rocprofiler_context_id_t,
