@@ -175,13 +175,7 @@ fn set_enter_has_no_external_and_the_api_record_precedes_set_exit() {
     let ids = ids();
     let tid = sim_test_kit::tid();
     for ctx in [ids.stream_ctx, ids.requesting_ctx] {
-        check(unsafe {
-            rocprofiler_push_external_correlation_id(
-                rocprofiler_context_id_t { handle: ctx },
-                tid,
-                rocprofiler_user_data_t { value: 55 },
-            )
-        });
+        sim_test_kit::push_external(ctx, tid, 55);
     }
     let before = api_records_written();
     launch();
@@ -208,13 +202,7 @@ fn set_enter_has_no_external_and_the_api_record_precedes_set_exit() {
         "a context requesting HIP_RUNTIME_API ids gets 0 at SET EXIT"
     );
     for ctx in [ids.stream_ctx, ids.requesting_ctx] {
-        check(unsafe {
-            rocprofiler_pop_external_correlation_id(
-                rocprofiler_context_id_t { handle: ctx },
-                tid,
-                std::ptr::null_mut(),
-            )
-        });
+        sim_test_kit::pop_external(ctx, tid);
     }
     flush();
 }
@@ -226,25 +214,9 @@ fn the_default_external_value_is_global_across_contexts() {
     let ids = ids();
     let pid = std::process::id() as u64;
     // Pushed for the default thread in a context that traces nothing of the call below.
-    check(unsafe {
-        rocprofiler_push_external_correlation_id(
-            rocprofiler_context_id_t {
-                handle: ids.stream_ctx,
-            },
-            pid,
-            rocprofiler_user_data_t { value: 77 },
-        )
-    });
+    sim_test_kit::push_external(ids.stream_ctx, pid, 77);
     let corr = sim::driver::api_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc, None).unwrap();
-    check(unsafe {
-        rocprofiler_pop_external_correlation_id(
-            rocprofiler_context_id_t {
-                handle: ids.stream_ctx,
-            },
-            pid,
-            std::ptr::null_mut(),
-        )
-    });
+    sim_test_kit::pop_external(ids.stream_ctx, pid);
     let after_pop = sim::driver::api_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc, None).unwrap();
     flush();
     let records = RECORDS.lock().unwrap().clone();
@@ -296,15 +268,7 @@ fn sim_correlation_option_restores_the_earlier_rules() {
     let _g = setup();
     let ids = ids();
     let tid = sim_test_kit::tid();
-    check(unsafe {
-        rocprofiler_push_external_correlation_id(
-            rocprofiler_context_id_t {
-                handle: ids.stream_ctx,
-            },
-            tid,
-            rocprofiler_user_data_t { value: 55 },
-        )
-    });
+    sim_test_kit::push_external(ids.stream_ctx, tid, 55);
     let before = api_records_written();
     launch();
     let sets = SETS.lock().unwrap().clone();
@@ -319,15 +283,7 @@ fn sim_correlation_option_restores_the_earlier_rules() {
     assert_eq!(enter.2, 55);
     assert_eq!(exit.3, before, "the API record comes after SET EXIT");
     let pid = std::process::id() as u64;
-    check(unsafe {
-        rocprofiler_push_external_correlation_id(
-            rocprofiler_context_id_t {
-                handle: ids.stream_ctx,
-            },
-            pid,
-            rocprofiler_user_data_t { value: 77 },
-        )
-    });
+    sim_test_kit::push_external(ids.stream_ctx, pid, 77);
     let corr = sim::driver::api_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc, None).unwrap();
     flush();
     let records = RECORDS.lock().unwrap().clone();

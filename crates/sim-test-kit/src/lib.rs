@@ -370,3 +370,27 @@ pub fn agents() -> Vec<sys::rocprofiler_agent_v0_t> {
     });
     out
 }
+
+/// Pushes external correlation `value` for thread `tid` in context `ctx`, asserting success.
+pub fn push_external(ctx: u64, tid: u64, value: u64) {
+    // SAFETY: plain value call.
+    check(unsafe {
+        sys::rocprofiler_push_external_correlation_id(
+            sys::rocprofiler_context_id_t { handle: ctx },
+            tid,
+            sys::rocprofiler_user_data_t { value },
+        )
+    });
+}
+
+/// Pops thread `tid`'s external correlation in context `ctx`, asserting success.
+pub fn pop_external(ctx: u64, tid: u64) {
+    // SAFETY: a null out-pointer is allowed.
+    check(unsafe {
+        sys::rocprofiler_pop_external_correlation_id(
+            sys::rocprofiler_context_id_t { handle: ctx },
+            tid,
+            std::ptr::null_mut(),
+        )
+    });
+}
