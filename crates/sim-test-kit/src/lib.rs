@@ -3,8 +3,14 @@
 //! * [`register_tool`]: the configure boilerplate of a test's own tool (a `'static`
 //!   configure result, a `rocprofiler_configure`-shaped function, `force_configure` once per
 //!   process);
-//! * [`flush`], [`check`], [`tid`], [`kernel`]: small helpers many tests repeated;
-//! * [`child`]: re-running one test in a child process with another environment.
+//!   ([`ConfigureResult`] for a tool that must bring its own `rocprofiler_configure`);
+//! * set-up inside `initialize`: [`context`], [`callback_context`], [`trace_callbacks`],
+//!   [`lossless_buffer`], [`trace_buffer`], [`start`], [`agents`];
+//! * small helpers many tests repeated: [`check`], [`tid`], [`flush`], [`kernel`],
+//!   [`kernel_on`], [`tiny_kernel`], [`copy`], [`correlation`], [`arg_texts`],
+//!   [`push_external`], [`pop_external`];
+//! * [`child`]: re-running one test in a child process with another environment, or to watch
+//!   it abort.
 //!
 //! Each test binary is its own process, so whatever the kit registers is registered once per
 //! test binary, as when each file carried its own copy.
@@ -77,12 +83,8 @@ pub type Finalize = unsafe extern "C" fn(data: *mut c_void);
 
 struct Tool {
     name: &'static CStr,
-    result: sys::rocprofiler_tool_configure_result_t,
+    result: ConfigureResult,
 }
-// SAFETY: immutable once set; `tool_data` is null.
-unsafe impl Sync for Tool {}
-// SAFETY: as above.
-unsafe impl Send for Tool {}
 
 static TOOL: OnceLock<Tool> = OnceLock::new();
 static CONFIGURED: OnceLock<()> = OnceLock::new();
@@ -99,15 +101,17 @@ unsafe extern "C" fn configure_tool(
     _priority: u32,
     client_id: *mut sys::rocprofiler_client_id_t,
 ) -> *mut sys::rocprofiler_tool_configure_result_t {
-    let tool = TOOL
-        .get()
-        .expect("register_tool sets the tool before configuring");
+    // `register_tool` sets the tool before configuring; without one, decline (no panic may
+    // cross this C boundary).
+    let Some(tool) = TOOL.get() else {
+        return std::ptr::null_mut();
+    };
     // SAFETY: the SDK passes a valid client id.
     unsafe {
         (*client_id).name = tool.name.as_ptr();
         CLIENT_HANDLE.store((*client_id).handle, Ordering::SeqCst);
     }
-    &tool.result as *const _ as *mut _
+    tool.result.get()
 }
 
 /// Registers the test binary's own tool through `rocprofiler_force_configure`, once per
@@ -117,12 +121,7 @@ unsafe extern "C" fn configure_tool(
 pub fn register_tool(name: &'static CStr, initialize: Initialize, finalize: Option<Finalize>) {
     let tool = TOOL.get_or_init(|| Tool {
         name,
-        result: sys::rocprofiler_tool_configure_result_t {
-            size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
-            initialize: Some(initialize),
-            finalize,
-            tool_data: std::ptr::null_mut(),
-        },
+        result: ConfigureResult::new(initialize, finalize),
     });
     assert_eq!(tool.name, name, "one kit tool per process");
     // SAFETY: `configure_tool` returns a configure result that lives for the process.
@@ -313,6 +312,8 @@ pub unsafe fn arg_texts(
 pub struct ConfigureResult(sys::rocprofiler_tool_configure_result_t);
 // SAFETY: immutable; `tool_data` is null.
 unsafe impl Sync for ConfigureResult {}
+// SAFETY: as above.
+unsafe impl Send for ConfigureResult {}
 
 impl ConfigureResult {
     pub const fn new(initialize: Initialize, finalize: Option<Finalize>) -> Self {
