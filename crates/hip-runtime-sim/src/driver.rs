@@ -42,120 +42,30 @@ pub struct CopyCall {
     pub hip_kind: i32,
 }
 
-/// `rocsim_copy_call_t`.
-#[repr(C)]
-struct RocsimCopyCall {
-    host: u32,
-    hip_kind: i32,
-    dst: u64,
-    src: u64,
-}
-
 /// `rocsim_launch_call_t`: the host stub or `hipFunction_t`, and the argument array.
-#[repr(C)]
-pub struct LaunchCall {
-    pub function: u64,
-    pub args: u64,
-}
+pub use rocsim_abi::rocsim_launch_call_t as LaunchCall;
 
-/// `rocsim_kernel_launch_t`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct KernelLaunch {
-    pub kernel_id: u64,
-    /// Work-items per dimension.
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub private_segment_size: u32,
-    pub group_segment_size: u32,
-    pub duration_ns: u64,
-}
+/// `rocsim_kernel_launch_t` (`kernel` is the SDK's kernel id; `grid` counts work-items per
+/// dimension).
+pub use rocsim_abi::rocsim_kernel_launch_t as KernelLaunch;
 
-/// `rocsim_copy_t`.
-#[repr(C)]
-struct RocsimCopy {
-    kind: u32,
-    bytes: u64,
-    src_device: i32,
-    dst_device: i32,
-    duration_ns: u64,
-}
+use rocsim_abi::{rocsim_copy_call_t, rocsim_copy_t};
 
-mod ffi {
-    use super::{KernelLaunch, LaunchCall, RocsimCopy, RocsimCopyCall};
-    use std::ffi::c_char;
-
-    extern "C" {
-        pub fn rocsim_set_device(device: u32) -> i32;
-        pub fn rocsim_device_count() -> u32;
-        pub fn rocsim_device_gpu_ordinal(device: u32) -> i32;
-        pub fn rocsim_stream_create_with(op: i32, stream: *mut u64) -> i32;
-        pub fn rocsim_stream_destroy(stream: u64) -> i32;
-        pub fn rocsim_stream_create_failed(op: i32, has_stream_out: i32, stream_out: u64) -> i32;
-        pub fn rocsim_load_code_object(
-            device: u32,
-            names: *const *const c_char,
-            count: usize,
-            code_object_id: *mut u64,
-            kernel_ids: *mut u64,
-        ) -> i32;
-        pub fn rocsim_unload_code_object(code_object_id: u64) -> i32;
-        pub fn rocsim_memcpy_async_ex(
-            stream: u64,
-            copy: *const RocsimCopy,
-            call: *const RocsimCopyCall,
-            corr: *mut u64,
-        ) -> i32;
-        pub fn rocsim_memcpy_sync_ex(
-            copy: *const RocsimCopy,
-            call: *const RocsimCopyCall,
-            corr: *mut u64,
-        ) -> i32;
-        pub fn rocsim_launch_kernel_ex(
-            stream: u64,
-            launch: *const KernelLaunch,
-            call: *const LaunchCall,
-            corr: *mut u64,
-        ) -> i32;
-        pub fn rocsim_module_launch_kernel_ex(
-            stream: u64,
-            launch: *const KernelLaunch,
-            call: *const LaunchCall,
-            corr: *mut u64,
-        ) -> i32;
-        pub fn rocsim_graph_launch_ex(
-            stream: u64,
-            launches: *const KernelLaunch,
-            count: usize,
-            graph_exec: u64,
-            corr: *mut u64,
-        ) -> i32;
-        pub fn rocsim_memset_async(
-            stream: u64,
-            bytes: u64,
-            duration_ns: u64,
-            corr: *mut u64,
-        ) -> i32;
-        pub fn rocsim_memset_sync(bytes: u64, duration_ns: u64, corr: *mut u64) -> i32;
-        pub fn rocsim_stream_synchronize(stream: u64) -> i32;
-        pub fn rocsim_device_synchronize() -> i32;
-        pub fn rocsim_api_call(op: i32, has_stream: i32, stream: u64, corr: *mut u64) -> i32;
-        pub fn rocsim_api_call_failed(op: i32, has_stream: i32, stream: u64, corr: *mut u64)
-            -> i32;
-    }
-}
+/// The `rocsim_*` functions, declared once in `rocsim-abi`.
+use rocsim_abi as ffi;
 
 /// A `rocsim_*` status (`SimError::code`) as the `hipError_t` HIP would return.
 fn check(status: i32) -> Result<(), HipError> {
+    use rocsim_abi::*;
     let code = match status {
-        0 => return Ok(()),
-        1 => HIP_ERROR_INVALID_DEVICE,
-        2 => HIP_ERROR_CONTEXT_IS_DESTROYED,
-        3 => HIP_ERROR_INVALID_DEVICE_FUNCTION,
-        4 => HIP_ERROR_INVALID_HANDLE,
+        ROCSIM_STATUS_SUCCESS => return Ok(()),
+        ROCSIM_STATUS_INVALID_DEVICE => HIP_ERROR_INVALID_DEVICE,
+        ROCSIM_STATUS_UNKNOWN_STREAM => HIP_ERROR_CONTEXT_IS_DESTROYED,
+        ROCSIM_STATUS_UNKNOWN_KERNEL => HIP_ERROR_INVALID_DEVICE_FUNCTION,
+        ROCSIM_STATUS_UNKNOWN_CODE_OBJECT => HIP_ERROR_INVALID_HANDLE,
         // HIP calls from inside the tool's initialize: the real runtime deadlocks (§18.4).
-        5 => HIP_ERROR_NOT_INITIALIZED,
-        6 => HIP_ERROR_INVALID_VALUE,
+        ROCSIM_STATUS_CALLED_FROM_INITIALIZE => HIP_ERROR_NOT_INITIALIZED,
+        ROCSIM_STATUS_INVALID_ARGUMENT => HIP_ERROR_INVALID_VALUE,
         _ => HIP_ERROR_UNKNOWN,
     };
     Err(HipError(code))
@@ -281,14 +191,15 @@ pub fn graph_launch(
     })
 }
 
-fn rocsim_copy(copy: &CopyWork) -> RocsimCopy {
-    let device = |d: Option<u32>| d.map_or(-1, |d| d as i32);
-    RocsimCopy {
+fn rocsim_copy(copy: &CopyWork) -> rocsim_copy_t {
+    use rocsim_abi::*;
+    let device = |d: Option<u32>| d.map_or(ROCSIM_DEVICE_DEFAULT, |d| d as i32);
+    rocsim_copy_t {
         kind: match copy.kind {
-            CopyKind::HostToHost => 0,
-            CopyKind::HostToDevice => 1,
-            CopyKind::DeviceToHost => 2,
-            CopyKind::DeviceToDevice => 3,
+            CopyKind::HostToHost => ROCSIM_COPY_HOST_TO_HOST,
+            CopyKind::HostToDevice => ROCSIM_COPY_HOST_TO_DEVICE,
+            CopyKind::DeviceToHost => ROCSIM_COPY_DEVICE_TO_HOST,
+            CopyKind::DeviceToDevice => ROCSIM_COPY_DEVICE_TO_DEVICE,
         },
         bytes: copy.bytes,
         src_device: device(copy.src_device),
@@ -297,9 +208,13 @@ fn rocsim_copy(copy: &CopyWork) -> RocsimCopy {
     }
 }
 
-fn rocsim_copy_call(call: &CopyCall) -> RocsimCopyCall {
-    RocsimCopyCall {
-        host: u32::from(call.pageable),
+fn rocsim_copy_call(call: &CopyCall) -> rocsim_copy_call_t {
+    rocsim_copy_call_t {
+        host: if call.pageable {
+            rocsim_abi::ROCSIM_HOST_PAGEABLE
+        } else {
+            rocsim_abi::ROCSIM_HOST_PINNED
+        },
         hip_kind: call.hip_kind,
         dst: call.dst,
         src: call.src,

@@ -59,7 +59,7 @@ pub fn prepare(
     ];
     Ok(PreparedLaunch {
         dispatch: KernelLaunch {
-            kernel_id,
+            kernel: kernel_id,
             grid: work_items,
             block: [block.x, block.y, block.z],
             group_segment_size,

@@ -7,9 +7,9 @@ extern crate rocprofiler_sdk_sim;
 
 use amdhip64::api::{memory::*, stream::*};
 use amdhip64::error::*;
-use rocprofiler_sdk_sys as sys;
+use sim_test_kit::sys;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_int, c_void};
 use std::sync::{Mutex, OnceLock};
 
 #[derive(Clone, Debug)]
@@ -38,27 +38,6 @@ fn seen() -> std::sync::MutexGuard<'static, Seen> {
     SEEN.get_or_init(Default::default).lock().unwrap()
 }
 
-#[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn on_arg(
-    _kind: sys::rocprofiler_callback_tracing_kind_t,
-    _operation: sys::rocprofiler_tracing_operation_t,
-    _arg_number: u32,
-    _arg_value_addr: *const c_void,
-    _arg_indirection_count: i32,
-    _arg_type: *const c_char,
-    arg_name: *const c_char,
-    arg_value_str: *const c_char,
-    _arg_dereference_count: i32,
-    data: *mut c_void,
-) -> c_int {
-    let out = &mut *data.cast::<Vec<(String, String)>>();
-    out.push((
-        CStr::from_ptr(arg_name).to_string_lossy().into_owned(),
-        CStr::from_ptr(arg_value_str).to_string_lossy().into_owned(),
-    ));
-    0
-}
-
 unsafe extern "C" fn on_callback(
     record: sys::rocprofiler_callback_tracing_record_t,
     _user_data: *mut sys::rocprofiler_user_data_t,
@@ -82,88 +61,30 @@ unsafe extern "C" fn on_callback(
                 dst_agent: p.dst_agent_id.handle,
             });
     } else {
-        let mut args: Vec<(String, String)> = Vec::new();
-        sys::rocprofiler_iterate_callback_tracing_kind_operation_args(
-            record,
-            Some(on_arg),
-            1,
-            (&mut args as *mut Vec<(String, String)>).cast(),
-        );
+        let args = sim_test_kit::arg_texts(record);
         seen()
             .calls
             .push((record.operation, record.correlation_id.internal, args));
     }
 }
 
-unsafe extern "C" fn on_agents(
-    _version: sys::rocprofiler_agent_version_t,
-    agents: *mut *const c_void,
-    num_agents: usize,
-    _data: *mut c_void,
-) -> sys::rocprofiler_status_t {
-    for i in 0..num_agents {
-        let a = &*(*agents.add(i)).cast::<sys::rocprofiler_agent_v0_t>();
-        if a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU {
-            seen().gpu = a.id.handle;
-        }
-    }
-    sys::ROCPROFILER_STATUS_SUCCESS
-}
-
 unsafe extern "C" fn tool_init(
     _fini: sys::rocprofiler_client_finalize_t,
     _data: *mut c_void,
 ) -> c_int {
-    let mut ctx = sys::rocprofiler_context_id_t { handle: 0 };
-    assert_eq!(sys::rocprofiler_create_context(&mut ctx), 0);
-    for kind in [
+    let kinds = [
         sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
         sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
-    ] {
-        assert_eq!(
-            sys::rocprofiler_configure_callback_tracing_service(
-                ctx,
-                kind,
-                std::ptr::null(),
-                0,
-                Some(on_callback),
-                std::ptr::null_mut(),
-            ),
-            0
-        );
+    ];
+    let ctx = sim_test_kit::callback_context(&kinds, Some(on_callback));
+    if let Some(gpu) = sim_test_kit::agents()
+        .into_iter()
+        .rfind(|a| a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU)
+    {
+        seen().gpu = gpu.id.handle;
     }
-    assert_eq!(
-        sys::rocprofiler_query_available_agents(
-            sys::ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(on_agents),
-            std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
-            std::ptr::null_mut(),
-        ),
-        0
-    );
-    assert_eq!(sys::rocprofiler_start_context(ctx), 0);
+    sim_test_kit::start(ctx);
     0
-}
-
-struct ConfigureResult(sys::rocprofiler_tool_configure_result_t);
-// SAFETY: immutable; tool_data is null.
-unsafe impl Sync for ConfigureResult {}
-
-static RESULT: ConfigureResult = ConfigureResult(sys::rocprofiler_tool_configure_result_t {
-    size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
-    initialize: Some(tool_init),
-    finalize: None,
-    tool_data: std::ptr::null_mut(),
-});
-
-unsafe extern "C" fn configure(
-    _version: u32,
-    _runtime_version: *const c_char,
-    _priority: u32,
-    client_id: *mut sys::rocprofiler_client_id_t,
-) -> *mut sys::rocprofiler_tool_configure_result_t {
-    (*client_id).name = c"hip-copies-test-tool".as_ptr();
-    &RESULT.0 as *const _ as *mut _
 }
 
 /// The copies and arguments of the last `hipMemcpy` traced.
@@ -181,10 +102,7 @@ fn last_memcpy() -> (Vec<CopySeen>, Args) {
 
 #[test]
 fn pinned_and_pageable_copies_follow_the_runtime_paths() {
-    assert_eq!(
-        unsafe { sys::rocprofiler_force_configure(Some(configure)) },
-        0
-    );
+    sim_test_kit::register_tool(c"hip-copies-test-tool", tool_init, None);
     const BIG: usize = 40 << 20;
     let mut device: *mut c_void = std::ptr::null_mut();
     let mut pinned: *mut c_void = std::ptr::null_mut();

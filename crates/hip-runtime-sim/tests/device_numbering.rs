@@ -4,34 +4,11 @@
 //! process, so each test runs in a child process.
 use amdhip64::api::device::*;
 use amdhip64::error::*;
+use sim_test_kit::child::in_child;
 use std::ffi::c_int;
-use std::process::Command;
 
 // The simulated SDK provides the `rocsim_*` driver symbols the runtime calls.
 use rocprofiler_sdk_sim as _;
-
-const CHILD_MARKER: &str = "HIP_SIM_TEST_CHILD";
-
-/// In the parent: runs `test` in a child with `env`, asserts it passed, returns false. In the
-/// child: returns true, so the caller runs the body.
-fn in_child(test: &str, env: &[(&str, &str)]) -> bool {
-    if std::env::var(CHILD_MARKER).as_deref() == Ok(test) {
-        return true;
-    }
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD_MARKER, test)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.contains("1 passed"),
-        "child {test} failed\n{stdout}\n{stderr}"
-    );
-    false
-}
 
 fn device_count() -> c_int {
     let mut count = -1;

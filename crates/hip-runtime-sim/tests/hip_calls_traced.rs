@@ -87,8 +87,7 @@ fn launch(stub: extern "C" fn(), blocks: u32, args: &mut [*mut c_void], stream: 
 // The program's bad calls also include a launch on a never-created stream, which the SDK 1.0.0
 // stream map (the simulator's default, ROCm 7.0/7.1) answers by aborting the process (see
 // tests/stream_map.rs), so the child also has the newer SDKs' map.
-#[path = "../../rocprofiler-sdk-sim/tests/common/child.rs"]
-mod child;
+use sim_test_kit::child;
 
 #[test]
 fn hip_program_through_the_tracer() {

@@ -5,42 +5,20 @@
 //! Each case runs in a child process.
 use amdhip64::api::stream::*;
 use amdhip64::error::*;
-use std::os::unix::process::ExitStatusExt;
-use std::process::Command;
+use sim_test_kit::child;
 use xla_rocm_tracer::tracer::Tracer;
 
 // The simulated SDK provides the SDK and `rocsim_*` driver symbols.
 use rocprofiler_sdk_sim as _;
 
-const CHILD_MARKER: &str = "HIP_SIM_TEST_CHILD";
-
-/// In the parent: runs `test` in a child, returns false after checking how it ended (`abort`:
-/// killed by SIGABRT with the SDK's story on stderr; otherwise passed). In the child: true.
+/// In the parent: runs `test` in a child and checks how it ended (`abort`: killed by SIGABRT
+/// with the SDK's story on stderr; otherwise passed), returns false. In the child: true.
 fn in_child(test: &str, abort: bool) -> bool {
-    if std::env::var(CHILD_MARKER).as_deref() == Ok(test) {
-        return true;
-    }
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD_MARKER, test)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
     if abort {
-        assert_eq!(
-            output.status.signal(),
-            Some(libc::SIGABRT),
-            "child {test} should abort\n{stdout}\n{stderr}"
-        );
-        assert!(stderr.contains("std::out_of_range"), "{stderr}");
+        child::aborts_in_child(test, &[], &["std::out_of_range"])
     } else {
-        assert!(
-            output.status.success() && stdout.contains("1 passed"),
-            "child {test} failed\n{stdout}\n{stderr}"
-        );
+        child::in_child(test, &[])
     }
-    false
 }
 
 #[test]

@@ -1,6 +1,8 @@
-//! The driver API as a C ABI (`rocsim_*`), for C++ tests linking the cdylib. Each function
-//! mirrors one in [`crate::driver`]; it returns 0 on success or a [`SimError::code`] (1..=6),
-//! and 7 if the sim panicked. Out-pointers may be null when the caller does not want the value.
+//! The driver API as a C ABI (`rocsim_*`), for C++ tests linking the cdylib and for the
+//! simulated HIP runtime. Each function mirrors one in [`crate::driver`]; it returns 0 on
+//! success or a [`SimError::code`] (1..=6), and 7 if the sim panicked (the `ROCSIM_STATUS_*`
+//! numbers). The structs, numbers and declarations live once in the `rocsim-abi` crate;
+//! `tests/abi.rs` checks that each function here has the signature declared there. Out-pointers may be null when the caller does not want the value.
 //!
 //! ```c
 //! typedef struct { uint64_t kernel; uint32_t grid[3]; uint32_t block[3];
@@ -54,53 +56,21 @@ use crate::SimError;
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-const PANICKED: i32 = 7;
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct rocsim_kernel_launch_t {
-    pub kernel: u64,
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub private_segment_size: u32,
-    pub group_segment_size: u32,
-    pub duration_ns: u64,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct rocsim_copy_t {
-    pub kind: u32,
-    pub bytes: u64,
-    pub src_device: i32,
-    pub dst_device: i32,
-    pub duration_ns: u64,
-}
-
-/// What a program passed to a copy call (`rocsim_copy_call_t`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct rocsim_copy_call_t {
-    /// 0: pinned host memory, 1: pageable.
-    pub host: u32,
-    /// The `hipMemcpyKind` passed; -1: the one of the copy's `kind`.
-    pub hip_kind: i32,
-    pub dst: u64,
-    pub src: u64,
-}
-
-/// What a program passed to a launch (`rocsim_launch_call_t`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct rocsim_launch_call_t {
-    pub function: u64,
-    pub args: u64,
-}
+// The structs, status numbers and declarations are the shared `rocsim-abi` crate's, so the
+// simulated HIP runtime calling these functions uses the very same definitions.
+pub use rocsim_abi::{
+    rocsim_copy_call_t, rocsim_copy_t, rocsim_kernel_launch_t, rocsim_launch_call_t,
+};
+use rocsim_abi::{
+    ROCSIM_COPY_DEVICE_TO_DEVICE, ROCSIM_COPY_DEVICE_TO_HOST, ROCSIM_COPY_HOST_TO_DEVICE,
+    ROCSIM_COPY_HOST_TO_HOST, ROCSIM_HOST_PAGEABLE, ROCSIM_HOST_PINNED, ROCSIM_STATUS_PANICKED,
+    ROCSIM_STATUS_SUCCESS,
+};
 
 fn copy_call_of(c: &rocsim_copy_call_t) -> Result<CopyCall, SimError> {
     let host = match c.host {
-        0 => HostMemory::Pinned,
-        1 => HostMemory::Pageable,
+        ROCSIM_HOST_PINNED => HostMemory::Pinned,
+        ROCSIM_HOST_PAGEABLE => HostMemory::Pageable,
         h => return Err(SimError::InvalidArgument(format!("host memory kind {h}"))),
     };
     Ok(CopyCall {
@@ -120,10 +90,83 @@ fn launch_call_of(c: &rocsim_launch_call_t) -> LaunchCall {
 
 fn run(body: impl FnOnce() -> Result<(), SimError>) -> i32 {
     match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => 0,
+        Ok(Ok(())) => ROCSIM_STATUS_SUCCESS,
         Ok(Err(e)) => e.code(),
-        Err(_) => PANICKED,
+        Err(_) => ROCSIM_STATUS_PANICKED,
     }
+}
+
+/// As [`run`], for a call that makes a value (a correlation id, a stream): stores it in `out`
+/// (the caller's out-pointer, `None` when null).
+fn run_storing(out: Option<&mut u64>, body: impl FnOnce() -> Result<u64, SimError>) -> i32 {
+    run(|| {
+        let value = body()?;
+        if let Some(out) = out {
+            *out = value;
+        }
+        Ok(())
+    })
+}
+
+/// The body of the launch calls: reads `launch` and `call`, runs `f`, stores the correlation id.
+///
+/// # Safety
+/// `launch` and `call` are null (rejected) or valid; `corr` is null or valid for a write.
+unsafe fn launch_call(
+    launch: *const rocsim_kernel_launch_t,
+    call: *const rocsim_launch_call_t,
+    corr: *mut u64,
+    f: impl FnOnce(&KernelLaunch, &LaunchCall) -> Result<u64, SimError>,
+) -> i32 {
+    // SAFETY: caller contract.
+    run_storing(unsafe { corr.as_mut() }, || {
+        // SAFETY: caller contract.
+        let (launch, call) = unsafe { (launch_of(read(launch)?), launch_call_of(read(call)?)) };
+        f(&launch, &call)
+    })
+}
+
+/// The body of the copy calls: reads `copy` and `call`, runs `f`, stores the correlation id.
+///
+/// # Safety
+/// `copy` and `call` are null (rejected) or valid; `corr` is null or valid for a write.
+unsafe fn copy_call(
+    copy: *const rocsim_copy_t,
+    call: *const rocsim_copy_call_t,
+    corr: *mut u64,
+    f: impl FnOnce(&Copy, &CopyCall) -> Result<u64, SimError>,
+) -> i32 {
+    // SAFETY: caller contract.
+    run_storing(unsafe { corr.as_mut() }, || {
+        // SAFETY: caller contract.
+        let (copy, call) = unsafe { (copy_of(read(copy)?)?, copy_call_of(read(call)?)?) };
+        f(&copy, &call)
+    })
+}
+
+/// The body of the graph launches: reads `count` launches, runs `f`, stores the correlation id.
+///
+/// # Safety
+/// `launches` is null (rejected) or valid for `count` launches; `corr` is null or valid for a
+/// write.
+unsafe fn graph_call(
+    launches: *const rocsim_kernel_launch_t,
+    count: usize,
+    corr: *mut u64,
+    f: impl FnOnce(&[KernelLaunch]) -> Result<u64, SimError>,
+) -> i32 {
+    // SAFETY: caller contract.
+    run_storing(unsafe { corr.as_mut() }, || {
+        if launches.is_null() || count == 0 {
+            return Err(SimError::InvalidArgument("a graph needs kernels".into()));
+        }
+        // SAFETY: caller contract: `count` valid launches.
+        let launches: Vec<KernelLaunch> = unsafe { std::slice::from_raw_parts(launches, count) }
+            .iter()
+            .map(launch_of)
+            .collect();
+        f(&launches)
+    })
 }
 
 /// # Safety
@@ -148,10 +191,10 @@ fn launch_of(l: &rocsim_kernel_launch_t) -> KernelLaunch {
 
 fn copy_of(c: &rocsim_copy_t) -> Result<Copy, SimError> {
     let kind = match c.kind {
-        0 => CopyKind::HostToHost,
-        1 => CopyKind::HostToDevice,
-        2 => CopyKind::DeviceToHost,
-        3 => CopyKind::DeviceToDevice,
+        ROCSIM_COPY_HOST_TO_HOST => CopyKind::HostToHost,
+        ROCSIM_COPY_HOST_TO_DEVICE => CopyKind::HostToDevice,
+        ROCSIM_COPY_DEVICE_TO_HOST => CopyKind::DeviceToHost,
+        ROCSIM_COPY_DEVICE_TO_DEVICE => CopyKind::DeviceToDevice,
         k => return Err(SimError::InvalidArgument(format!("copy kind {k}"))),
     };
     let device = |d: i32| (d >= 0).then_some(d as u32);
@@ -198,21 +241,15 @@ pub extern "C" fn rocsim_device_count() -> u32 {
 
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_stream_create(stream: *mut u64) -> i32 {
-    run(|| {
-        let s = driver::stream_create()?;
-        // SAFETY: caller contract.
-        unsafe { store(stream, s) };
-        Ok(())
-    })
+    // SAFETY: caller contract: `stream` is null or valid for a write.
+    run_storing(unsafe { stream.as_mut() }, driver::stream_create)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_stream_create_with(op: i32, stream: *mut u64) -> i32 {
-    run(|| {
-        let s = driver::stream_create_with(op)?;
-        // SAFETY: caller contract.
-        unsafe { store(stream, s) };
-        Ok(())
+    // SAFETY: caller contract: `stream` is null or valid for a write.
+    run_storing(unsafe { stream.as_mut() }, || {
+        driver::stream_create_with(op)
     })
 }
 
@@ -289,11 +326,10 @@ pub unsafe extern "C" fn rocsim_launch_kernel(
     launch: *const rocsim_kernel_launch_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
-        let id = driver::launch_kernel(stream, &launch_of(unsafe { read(launch) }?))?;
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::launch_kernel(stream, &launch_of(unsafe { read(launch) }?))
     })
 }
 
@@ -303,11 +339,10 @@ pub unsafe extern "C" fn rocsim_module_launch_kernel(
     launch: *const rocsim_kernel_launch_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
-        let id = driver::module_launch_kernel(stream, &launch_of(unsafe { read(launch) }?))?;
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::module_launch_kernel(stream, &launch_of(unsafe { read(launch) }?))
     })
 }
 
@@ -318,20 +353,8 @@ pub unsafe extern "C" fn rocsim_graph_launch(
     count: usize,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        if launches.is_null() || count == 0 {
-            return Err(SimError::InvalidArgument("a graph needs kernels".into()));
-        }
-        // SAFETY: caller contract: `count` valid launches.
-        let launches: Vec<KernelLaunch> = unsafe { std::slice::from_raw_parts(launches, count) }
-            .iter()
-            .map(launch_of)
-            .collect();
-        let id = driver::graph_launch(stream, &launches)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe { graph_call(launches, count, corr, |l| driver::graph_launch(stream, l)) }
 }
 
 #[no_mangle]
@@ -340,21 +363,19 @@ pub unsafe extern "C" fn rocsim_memcpy_async(
     copy: *const rocsim_copy_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
-        let id = driver::memcpy_async(stream, &copy_of(unsafe { read(copy) }?)?)?;
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::memcpy_async(stream, &copy_of(unsafe { read(copy) }?)?)
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_memcpy_sync(copy: *const rocsim_copy_t, corr: *mut u64) -> i32 {
-    run(|| {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
         // SAFETY: caller contract.
-        let id = driver::memcpy_sync(&copy_of(unsafe { read(copy) }?)?)?;
-        unsafe { store(corr, id) };
-        Ok(())
+        driver::memcpy_sync(&copy_of(unsafe { read(copy) }?)?)
     })
 }
 
@@ -365,14 +386,12 @@ pub unsafe extern "C" fn rocsim_memcpy_async_ex(
     call: *const rocsim_copy_call_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        // SAFETY: caller contract.
-        let (copy, call) = unsafe { (copy_of(read(copy)?)?, copy_call_of(read(call)?)?) };
-        let id = driver::memcpy_async_with(stream, &copy, &call)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        copy_call(copy, call, corr, |c, k| {
+            driver::memcpy_async_with(stream, c, k)
+        })
+    }
 }
 
 #[no_mangle]
@@ -381,14 +400,8 @@ pub unsafe extern "C" fn rocsim_memcpy_sync_ex(
     call: *const rocsim_copy_call_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        // SAFETY: caller contract.
-        let (copy, call) = unsafe { (copy_of(read(copy)?)?, copy_call_of(read(call)?)?) };
-        let id = driver::memcpy_sync_with(&copy, &call)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe { copy_call(copy, call, corr, driver::memcpy_sync_with) }
 }
 
 #[no_mangle]
@@ -398,14 +411,12 @@ pub unsafe extern "C" fn rocsim_launch_kernel_ex(
     call: *const rocsim_launch_call_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        // SAFETY: caller contract.
-        let (launch, call) = unsafe { (launch_of(read(launch)?), launch_call_of(read(call)?)) };
-        let id = driver::launch_kernel_with(stream, &launch, &call)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        launch_call(launch, call, corr, |l, c| {
+            driver::launch_kernel_with(stream, l, c)
+        })
+    }
 }
 
 #[no_mangle]
@@ -415,14 +426,12 @@ pub unsafe extern "C" fn rocsim_module_launch_kernel_ex(
     call: *const rocsim_launch_call_t,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        // SAFETY: caller contract.
-        let (launch, call) = unsafe { (launch_of(read(launch)?), launch_call_of(read(call)?)) };
-        let id = driver::module_launch_kernel_with(stream, &launch, &call)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        launch_call(launch, call, corr, |l, c| {
+            driver::module_launch_kernel_with(stream, l, c)
+        })
+    }
 }
 
 #[no_mangle]
@@ -433,20 +442,12 @@ pub unsafe extern "C" fn rocsim_graph_launch_ex(
     graph_exec: u64,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        if launches.is_null() || count == 0 {
-            return Err(SimError::InvalidArgument("a graph needs kernels".into()));
-        }
-        // SAFETY: caller contract: `count` valid launches.
-        let launches: Vec<KernelLaunch> = unsafe { std::slice::from_raw_parts(launches, count) }
-            .iter()
-            .map(launch_of)
-            .collect();
-        let id = driver::graph_launch_with(stream, &launches, graph_exec)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        graph_call(launches, count, corr, |l| {
+            driver::graph_launch_with(stream, l, graph_exec)
+        })
+    }
 }
 
 #[no_mangle]
@@ -456,21 +457,17 @@ pub unsafe extern "C" fn rocsim_memset_async(
     duration_ns: u64,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        let id = driver::memset_async(stream, bytes, duration_ns)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
+        driver::memset_async(stream, bytes, duration_ns)
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_memset_sync(bytes: u64, duration_ns: u64, corr: *mut u64) -> i32 {
-    run(|| {
-        let id = driver::memset_sync(bytes, duration_ns)?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
+        driver::memset_sync(bytes, duration_ns)
     })
 }
 
@@ -491,11 +488,9 @@ pub unsafe extern "C" fn rocsim_api_call_failed(
     stream: u64,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        let id = driver::api_call_failed(op, (has_stream != 0).then_some(stream))?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
+        driver::api_call_failed(op, (has_stream != 0).then_some(stream))
     })
 }
 
@@ -506,11 +501,9 @@ pub unsafe extern "C" fn rocsim_api_call(
     stream: u64,
     corr: *mut u64,
 ) -> i32 {
-    run(|| {
-        let id = driver::api_call(op, (has_stream != 0).then_some(stream))?;
-        // SAFETY: caller contract.
-        unsafe { store(corr, id) };
-        Ok(())
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
+        driver::api_call(op, (has_stream != 0).then_some(stream))
     })
 }
 
@@ -558,7 +551,7 @@ pub unsafe extern "C" fn rocsim_replay_scenario(
             .map_err(|e| e.to_string())
     });
     let message = match result {
-        Ok(Ok(())) => return 0,
+        Ok(Ok(())) => return ROCSIM_STATUS_SUCCESS,
         Ok(Err(message)) => message,
         Err(_) => "the sim panicked".to_owned(),
     };

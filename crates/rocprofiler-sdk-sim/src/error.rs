@@ -36,15 +36,17 @@ impl fmt::Display for SimError {
 impl std::error::Error for SimError {}
 
 impl SimError {
-    /// The code `rocsim_*` C functions return for this error (0 is success).
+    /// The code `rocsim_*` C functions return for this error (0 is success); the numbers are
+    /// `rocsim-abi`'s, which the simulated HIP runtime maps to `hipError_t`.
     pub fn code(&self) -> i32 {
+        use rocsim_abi::*;
         match self {
-            SimError::InvalidDevice(_) => 1,
-            SimError::UnknownStream(_) => 2,
-            SimError::UnknownKernel(_) => 3,
-            SimError::UnknownCodeObject(_) => 4,
-            SimError::CalledFromInitialize => 5,
-            SimError::InvalidArgument(_) => 6,
+            SimError::InvalidDevice(_) => ROCSIM_STATUS_INVALID_DEVICE,
+            SimError::UnknownStream(_) => ROCSIM_STATUS_UNKNOWN_STREAM,
+            SimError::UnknownKernel(_) => ROCSIM_STATUS_UNKNOWN_KERNEL,
+            SimError::UnknownCodeObject(_) => ROCSIM_STATUS_UNKNOWN_CODE_OBJECT,
+            SimError::CalledFromInitialize => ROCSIM_STATUS_CALLED_FROM_INITIALIZE,
+            SimError::InvalidArgument(_) => ROCSIM_STATUS_INVALID_ARGUMENT,
         }
     }
 }

@@ -3,38 +3,13 @@
 //! `HIP_VISIBLE_DEVICES` / `ROCR_VISIBLE_DEVICES` hide it (only its `runtime_visibility` bits
 //! differ), CPU visibility 0xF; HIP device k is the k-th HIP-visible GPU. Each machine runs in
 //! its own child process.
-#[path = "common/child.rs"]
-mod child;
+use sim_test_kit::child;
 mod common;
 use common::*;
 use sim::driver;
 use sim::scenario;
 
-unsafe extern "C" fn keep_agents(
-    _version: sys::rocprofiler_agent_version_t,
-    agents: *mut *const std::ffi::c_void,
-    num_agents: usize,
-    user_data: *mut std::ffi::c_void,
-) -> sys::rocprofiler_status_t {
-    let out = &mut *user_data.cast::<Vec<sys::rocprofiler_agent_v0_t>>();
-    for i in 0..num_agents {
-        out.push(*(*agents.add(i)).cast::<sys::rocprofiler_agent_v0_t>());
-    }
-    sys::ROCPROFILER_STATUS_SUCCESS
-}
-
-fn agents() -> Vec<sys::rocprofiler_agent_v0_t> {
-    let mut agents = Vec::new();
-    check(unsafe {
-        sys::rocprofiler_query_available_agents(
-            sys::ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(keep_agents),
-            std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
-            (&mut agents as *mut Vec<_>).cast(),
-        )
-    });
-    agents
-}
+use sim_test_kit::agents;
 
 fn gpus(agents: &[sys::rocprofiler_agent_v0_t]) -> Vec<sys::rocprofiler_agent_v0_t> {
     agents

@@ -7,10 +7,7 @@
 //! (tests here run one at a time). Nothing here waits for a fixed time: tests that need a
 //! callback to be running hold it at a gate, and observe waiting producers through the sim's
 //! record counts.
-#[path = "common/child.rs"]
-mod child;
-use rocprofiler_sdk_sim as sim;
-use rocprofiler_sdk_sys as sys;
+use sim_test_kit::{check, child, sim, sys, tid, trace_buffer};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
@@ -87,11 +84,6 @@ fn probe(b: B) -> &'static Probe {
 fn ids(b: B) -> (rocprofiler_context_id_t, rocprofiler_buffer_id_t) {
     IDS.get().unwrap()[b as usize]
 }
-fn tid() -> u64 {
-    let mut t = 0;
-    unsafe { rocprofiler_get_thread_id(&mut t) };
-    t
-}
 
 unsafe extern "C" fn on_buffer(
     _context: rocprofiler_context_id_t,
@@ -136,10 +128,6 @@ unsafe extern "C" fn on_buffer(
     p.calls.fetch_add(1, Ordering::SeqCst);
 }
 
-fn check(s: rocprofiler_status_t) {
-    assert_eq!(s, ROCPROFILER_STATUS_SUCCESS);
-}
-
 unsafe extern "C" fn tool_init(_f: rocprofiler_client_finalize_t, _d: *mut c_void) -> c_int {
     PROBES
         .set(ALL.iter().map(|_| Probe::default()).collect())
@@ -160,8 +148,7 @@ unsafe extern "C" fn tool_init(_f: rocprofiler_client_finalize_t, _d: *mut c_voi
                 ROCPROFILER_BUFFER_POLICY_LOSSLESS,
             ),
         };
-        let mut ctx = rocprofiler_context_id_t { handle: 0 };
-        check(rocprofiler_create_context(&mut ctx));
+        let ctx = sim_test_kit::context();
         let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
         check(rocprofiler_create_buffer(
             ctx,
@@ -176,21 +163,9 @@ unsafe extern "C" fn tool_init(_f: rocprofiler_client_finalize_t, _d: *mut c_voi
             (255..=65535 + 64).contains(&buffer.handle),
             "buffer handles start at a random offset in [255, 65535]"
         );
-        check(rocprofiler_configure_buffer_tracing_service(
-            ctx,
-            ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
-            std::ptr::null(),
-            0,
-            buffer,
-        ));
+        trace_buffer(ctx, &[ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API], buffer);
         if let B::Lossless = b {
-            check(rocprofiler_configure_buffer_tracing_service(
-                ctx,
-                ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-                std::ptr::null(),
-                0,
-                buffer,
-            ));
+            trace_buffer(ctx, &[ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH], buffer);
         }
         if let B::Assigned = b {
             let mut thread = rocprofiler_callback_thread_t { handle: 0 };
@@ -203,28 +178,10 @@ unsafe extern "C" fn tool_init(_f: rocprofiler_client_finalize_t, _d: *mut c_voi
     0
 }
 
-struct Result(rocprofiler_tool_configure_result_t);
-unsafe impl Sync for Result {}
-static RESULT: Result = Result(rocprofiler_tool_configure_result_t {
-    size: 32,
-    initialize: Some(tool_init),
-    finalize: None,
-    tool_data: std::ptr::null_mut(),
-});
-unsafe extern "C" fn configure(
-    _: u32,
-    _: *const std::ffi::c_char,
-    _: u32,
-    _: *mut rocprofiler_client_id_t,
-) -> *mut rocprofiler_tool_configure_result_t {
-    &RESULT.0 as *const _ as *mut _
-}
-
 /// Serializes the tests and starts only `b`'s context for the duration of the guard.
 struct Active(#[allow(dead_code)] std::sync::MutexGuard<'static, ()>, B);
 fn activate(b: B) -> Active {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| check(unsafe { rocprofiler_force_configure(Some(configure)) }));
+    sim_test_kit::register_tool(c"buffers-test-tool", tool_init, None);
     let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     check(unsafe { rocprofiler_start_context(ids(b).0) });
     Active(guard, b)
@@ -317,15 +274,7 @@ fn producers_wait_while_the_callback_delivers_their_half() {
     let _a = activate(B::Lossless);
     let p = probe(B::Lossless);
     let buffer = ids(B::Lossless).1;
-    let (_, kernels) = sim::driver::load_code_object(0, &["_Z6waiterv"]).unwrap();
-    let launch = sim::driver::KernelLaunch {
-        kernel: kernels[0],
-        grid: [64, 1, 1],
-        block: [64, 1, 1],
-        private_segment_size: 0,
-        group_segment_size: 0,
-        duration_ns: 1_000,
-    };
+    let launch = sim_test_kit::tiny_kernel("_Z6waiterv", 1_000);
     let before = counts(B::Lossless);
     p.close_gate();
     // Record 1 fills the first half (watermark 0): its delivery starts and holds at the gate.
@@ -370,20 +319,20 @@ fn producers_wait_while_the_callback_delivers_their_half() {
 
 /// Runs `test` in a child process that is expected to abort; returns its stderr.
 fn child_aborts(test: &str) -> Option<String> {
-    if std::env::var("ROCSIM_TEST_CHILD").as_deref() == Ok(test) {
-        return None;
+    let mut stderr = None;
+    let in_child = child::in_child_checked(test, &[], |output| {
+        let text = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(
+            !output.status.success(),
+            "the child should have aborted\n{text}"
+        );
+        stderr = Some(text);
+    });
+    if in_child {
+        None
+    } else {
+        stderr
     }
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env("ROCSIM_TEST_CHILD", test)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        !output.status.success(),
-        "the child should have aborted\n{stderr}"
-    );
-    Some(stderr)
 }
 
 /// H1: a traced HIP call made from inside a buffer callback deadlocks the real SDK once it

@@ -1,8 +1,7 @@
 //! Per-thread call order for every simulated HIP call kind (§6.4, §18.13-16), record
 //! contents (§18.30-36), stream ids (§6.5) and the request contract (§8.4), observed by the
 //! recording tool of `common`.
-#[path = "common/child.rs"]
-mod child;
+use sim_test_kit::child;
 mod common;
 use common::*;
 use sim::driver::{self, Copy, CopyKind};
@@ -181,13 +180,7 @@ fn memcpy_async_fires_memory_copy_enter_and_pushes_a_copy_record() {
     let sdk_id = driver::sdk_stream_id(stream).unwrap();
     let me = tid();
     let from = event_count();
-    let copy = Copy {
-        kind: CopyKind::HostToDevice,
-        bytes: 4 << 20,
-        src_device: None,
-        dst_device: None,
-        duration_ns: 30_000,
-    };
+    let copy = sim_test_kit::copy(CopyKind::HostToDevice, 4 << 20, 30_000);
     let corr = driver::memcpy_async(stream, &copy).unwrap();
     let op = ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync;
     let h2d = ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE;
@@ -245,13 +238,7 @@ fn memcpy_sync_has_no_set_and_blocks_until_the_copy_completed() {
     setup();
     let me = tid();
     let from = event_count();
-    let copy = Copy {
-        kind: CopyKind::DeviceToHost,
-        bytes: 1 << 17,
-        src_device: None,
-        dst_device: None,
-        duration_ns: 50_000,
-    };
+    let copy = sim_test_kit::copy(CopyKind::DeviceToHost, 1 << 17, 50_000);
     let before = unsafe {
         let mut t = 0;
         rocprofiler_get_timestamp(&mut t);
@@ -294,13 +281,7 @@ fn memcpy_sync_has_no_set_and_blocks_until_the_copy_completed() {
 fn same_device_d2d_and_memset_are_blit_kernels_not_memory_copies() {
     setup();
     let stream = driver::stream_create().unwrap();
-    let d2d = Copy {
-        kind: CopyKind::DeviceToDevice,
-        bytes: 1 << 20,
-        src_device: None,
-        dst_device: None,
-        duration_ns: 10_000,
-    };
+    let d2d = sim_test_kit::copy(CopyKind::DeviceToDevice, 1 << 20, 10_000);
     let copy_corr = driver::memcpy_async(stream, &d2d).unwrap();
     let me = tid();
     let from = event_count();

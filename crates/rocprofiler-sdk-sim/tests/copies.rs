@@ -3,8 +3,7 @@
 //! large-BAR GPU are CPU copies with no record, large pageable copies are pinned in pieces
 //! (several records under one correlation id), host-to-host copies have no record. Other
 //! thresholds and indirect dispatch run in child processes.
-#[path = "common/child.rs"]
-mod child;
+use sim_test_kit::child;
 mod common;
 use common::*;
 use sim::driver::{self, Copy, CopyCall, CopyKind, HostMemory};
@@ -19,13 +18,7 @@ fn serial() -> MutexGuard<'static, ()> {
 }
 
 fn copy(kind: CopyKind, bytes: u64) -> Copy {
-    Copy {
-        kind,
-        bytes,
-        src_device: None,
-        dst_device: None,
-        duration_ns: 4_000,
-    }
+    sim_test_kit::copy(kind, bytes, 4_000)
 }
 
 fn pageable() -> CopyCall {

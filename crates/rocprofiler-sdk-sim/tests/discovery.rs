@@ -1,8 +1,8 @@
 //! Passive discovery (§3.1): with no forced tool, the first HIP runtime call makes the SDK look
 //! up `rocprofiler_configure` in the global scope (this executable exports it, see build.rs)
 //! and initialize it on the calling thread.
-use rocprofiler_sdk_sim as sim;
 use rocprofiler_sdk_sys::*;
+use sim_test_kit::{sim, ConfigureResult};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -20,31 +20,14 @@ unsafe extern "C" fn on_stream(
 }
 
 unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void) -> c_int {
-    let mut t = 0;
-    rocprofiler_get_thread_id(&mut t);
-    INIT_THREAD.store(t, Ordering::SeqCst);
-    let mut ctx = rocprofiler_context_id_t { handle: 0 };
-    rocprofiler_create_context(&mut ctx);
-    rocprofiler_configure_callback_tracing_service(
-        ctx,
-        ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-        std::ptr::null(),
-        0,
-        Some(on_stream),
-        std::ptr::null_mut(),
-    );
-    rocprofiler_start_context(ctx);
+    INIT_THREAD.store(sim_test_kit::tid(), Ordering::SeqCst);
+    let stream = [ROCPROFILER_CALLBACK_TRACING_HIP_STREAM];
+    let ctx = sim_test_kit::callback_context(&stream, Some(on_stream));
+    sim_test_kit::start(ctx);
     0
 }
 
-struct R(rocprofiler_tool_configure_result_t);
-unsafe impl Sync for R {}
-static RESULT: R = R(rocprofiler_tool_configure_result_t {
-    size: 32,
-    initialize: Some(tool_init),
-    finalize: None,
-    tool_data: std::ptr::null_mut(),
-});
+static RESULT: ConfigureResult = ConfigureResult::new(tool_init, None);
 
 /// The tool entry point the SDK finds with `dlsym(RTLD_DEFAULT)`.
 ///
@@ -58,7 +41,7 @@ pub unsafe extern "C" fn rocprofiler_configure(
     id: *mut rocprofiler_client_id_t,
 ) -> *mut rocprofiler_tool_configure_result_t {
     (*id).name = c"discovered-tool".as_ptr();
-    &RESULT.0 as *const _ as *mut _
+    RESULT.get()
 }
 
 #[test]
@@ -72,11 +55,9 @@ fn the_first_hip_call_discovers_and_initializes_the_tool() {
     sim::driver::stream_create().unwrap();
     unsafe { rocprofiler_is_initialized(&mut status) };
     assert_eq!(status, 1);
-    let mut me = 0;
-    unsafe { rocprofiler_get_thread_id(&mut me) };
     assert_eq!(
         INIT_THREAD.load(Ordering::SeqCst),
-        me,
+        sim_test_kit::tid(),
         "initialize runs on the triggering thread"
     );
     assert_eq!(CREATES.load(Ordering::SeqCst), 1);

@@ -1,9 +1,7 @@
 //! Fault injection: through the Rust API after startup, and through ROCSIM_FAULTS read at
 //! startup (in a child process).
-#[path = "common/child.rs"]
-mod child;
-use rocprofiler_sdk_sim as sim;
 use rocprofiler_sdk_sys::*;
+use sim_test_kit::{child, sim};
 use std::ffi::{c_int, c_void};
 use std::sync::Mutex;
 
@@ -66,22 +64,6 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
     seen.push(rocprofiler_start_context(ctx));
     0
 }
-struct R(rocprofiler_tool_configure_result_t);
-unsafe impl Sync for R {}
-static RESULT: R = R(rocprofiler_tool_configure_result_t {
-    size: 32,
-    initialize: Some(tool_init),
-    finalize: None,
-    tool_data: std::ptr::null_mut(),
-});
-unsafe extern "C" fn configure(
-    _: u32,
-    _: *const std::ffi::c_char,
-    _: u32,
-    _: *mut rocprofiler_client_id_t,
-) -> *mut rocprofiler_tool_configure_result_t {
-    &RESULT.0 as *const _ as *mut _
-}
 
 #[test]
 fn rocsim_faults_env_fails_the_named_calls() {
@@ -92,7 +74,7 @@ fn rocsim_faults_env_fails_the_named_calls() {
     ) {
         return;
     }
-    assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
+    sim_test_kit::register_tool(c"faults-test-tool", tool_init, None);
     assert_eq!(
         *SEEN.lock().unwrap(),
         vec![

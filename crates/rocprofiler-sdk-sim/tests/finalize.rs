@@ -3,10 +3,8 @@
 //! work drains into the buffers, the client's contexts are stopped (stop_context on them then
 //! answers CONTEXT_NOT_FOUND), the tool's finalize runs, and **no buffer is flushed**: records
 //! below the watermark are lost unless the tool flushes in its finalize (M7).
-#[path = "common/child.rs"]
-mod child;
-use rocprofiler_sdk_sim as sim;
 use rocprofiler_sdk_sys::*;
+use sim_test_kit::{child, sim};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -47,47 +45,20 @@ unsafe extern "C" fn on_buffer(
 }
 
 unsafe extern "C" fn tool_init(fini: rocprofiler_client_finalize_t, _: *mut c_void) -> c_int {
-    let mut ctx = rocprofiler_context_id_t { handle: 0 };
-    rocprofiler_create_context(&mut ctx);
-    let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
+    let ctx = sim_test_kit::context();
     // A huge watermark: nothing is delivered unless someone flushes.
-    rocprofiler_create_buffer(
-        ctx,
-        1 << 20,
-        1 << 20,
-        ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-        Some(on_buffer),
-        std::ptr::null_mut(),
-        &mut buffer,
-    );
-    rocprofiler_configure_buffer_tracing_service(
-        ctx,
+    let buffer = sim_test_kit::lossless_buffer(ctx, 1 << 20, 1 << 20, Some(on_buffer));
+    let kinds = [
         ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-        std::ptr::null(),
-        0,
-        buffer,
-    );
-    rocprofiler_configure_buffer_tracing_service(
-        ctx,
         ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
-        std::ptr::null(),
-        0,
-        buffer,
-    );
-    rocprofiler_configure_callback_tracing_service(
-        ctx,
-        ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-        std::ptr::null(),
-        0,
-        Some(on_dispatch),
-        std::ptr::null_mut(),
-    );
+    ];
+    sim_test_kit::trace_buffer(ctx, &kinds, buffer);
+    let dispatch = [ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH];
+    sim_test_kit::trace_callbacks(ctx, &dispatch, Some(on_dispatch));
     rocprofiler_start_context(ctx);
     CONTEXT.store(ctx.handle, Ordering::SeqCst);
     BUFFER.store(buffer.handle, Ordering::SeqCst);
-    let mut slot = FINALIZE.lock().unwrap();
-    let handle = slot.map_or(0, |(_, h)| h);
-    *slot = Some((fini, handle));
+    *FINALIZE.lock().unwrap() = Some((fini, sim_test_kit::client_handle()));
     0
 }
 
@@ -126,34 +97,12 @@ unsafe extern "C" fn tool_fini(_: *mut c_void) {
     }
 }
 
-struct R(rocprofiler_tool_configure_result_t);
-unsafe impl Sync for R {}
-static RESULT: R = R(rocprofiler_tool_configure_result_t {
-    size: 32,
-    initialize: Some(tool_init),
-    finalize: Some(tool_fini),
-    tool_data: std::ptr::null_mut(),
-});
-unsafe extern "C" fn configure(
-    _: u32,
-    _: *const std::ffi::c_char,
-    _: u32,
-    id: *mut rocprofiler_client_id_t,
-) -> *mut rocprofiler_tool_configure_result_t {
-    FINALIZE.lock().unwrap().replace((None, (*id).handle));
-    &RESULT.0 as *const _ as *mut _
+fn configure() {
+    sim_test_kit::register_tool(c"finalize-test-tool", tool_init, Some(tool_fini));
 }
 
 fn work() {
-    let (_, kernels) = sim::driver::load_code_object(0, &["_Z4slowv"]).unwrap();
-    let launch = sim::driver::KernelLaunch {
-        kernel: kernels[0],
-        grid: [64, 1, 1],
-        block: [64, 1, 1],
-        private_segment_size: 0,
-        group_segment_size: 0,
-        duration_ns: 50_000_000,
-    };
+    let launch = sim_test_kit::tiny_kernel("_Z4slowv", 50_000_000);
     sim::driver::launch_kernel(sim::driver::NULL_STREAM, &launch).unwrap();
 }
 
@@ -173,7 +122,7 @@ fn client_finalize_stops_drains_and_locks() {
     if !child::in_child("client_finalize_stops_drains_and_locks", &[]) {
         return;
     }
-    assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
+    configure();
     // A 50 ms kernel is still running when the tool asks to finalize.
     work();
     assert_eq!(RECORDS.load(Ordering::SeqCst), 0);
@@ -246,7 +195,7 @@ fn a_tool_that_flushes_in_its_finalize_gets_the_tail() {
     ) {
         return;
     }
-    assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
+    configure();
     work();
     finalize_now();
     assert_eq!(
@@ -265,7 +214,7 @@ fn finalize_flush_option_delivers_before_the_tools_finalize() {
     ) {
         return;
     }
-    assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
+    configure();
     work();
     finalize_now();
     assert_eq!(RECORDS_AT_FINALIZE.load(Ordering::SeqCst), 2);
@@ -279,7 +228,7 @@ fn process_exit_finalizes_the_tool() {
         "process_exit_finalizes_the_tool",
         &[("ROCSIM_FINALIZE_MARKER", &marker_str)],
     ) {
-        assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
+        configure();
         work();
         return; // the atexit handler finalizes
     }

@@ -3,9 +3,8 @@
 //! the SDK does (name, `typeid` type name, value text, indirection, dereferences, address of
 //! the stored value). This binary has its own tool: it callback-traces the HIP runtime API and
 //! iterates the arguments of every record at EXIT.
-use rocprofiler_sdk_sim as sim;
-use rocprofiler_sdk_sys as sys;
 use sim::driver::{self, Copy, CopyCall, CopyKind, KernelLaunch, LaunchCall};
+use sim_test_kit::{sim, sys};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::{Mutex, OnceLock};
@@ -131,57 +130,17 @@ unsafe extern "C" fn tool_init(
     _fini: sys::rocprofiler_client_finalize_t,
     _data: *mut c_void,
 ) -> c_int {
-    let mut ctx = sys::rocprofiler_context_id_t { handle: 0 };
-    assert_eq!(sys::rocprofiler_create_context(&mut ctx), 0);
-    for kind in [
+    let kinds = [
         sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
         sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-    ] {
-        assert_eq!(
-            sys::rocprofiler_configure_callback_tracing_service(
-                ctx,
-                kind,
-                std::ptr::null(),
-                0,
-                Some(on_callback),
-                std::ptr::null_mut(),
-            ),
-            0
-        );
-    }
-    assert_eq!(sys::rocprofiler_start_context(ctx), 0);
+    ];
+    let ctx = sim_test_kit::callback_context(&kinds, Some(on_callback));
+    sim_test_kit::start(ctx);
     0
 }
 
-struct ConfigureResult(sys::rocprofiler_tool_configure_result_t);
-// SAFETY: immutable; tool_data is null.
-unsafe impl Sync for ConfigureResult {}
-
-static RESULT: ConfigureResult = ConfigureResult(sys::rocprofiler_tool_configure_result_t {
-    size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
-    initialize: Some(tool_init),
-    finalize: None,
-    tool_data: std::ptr::null_mut(),
-});
-
-unsafe extern "C" fn configure(
-    _version: u32,
-    _runtime_version: *const c_char,
-    _priority: u32,
-    client_id: *mut sys::rocprofiler_client_id_t,
-) -> *mut sys::rocprofiler_tool_configure_result_t {
-    (*client_id).name = c"hip-args-test-tool".as_ptr();
-    &RESULT.0 as *const _ as *mut _
-}
-
 fn setup() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        assert_eq!(
-            unsafe { sys::rocprofiler_force_configure(Some(configure)) },
-            0
-        );
-    });
+    sim_test_kit::register_tool(c"hip-args-test-tool", tool_init, None);
 }
 
 fn args_of(corr: u64) -> Vec<Arg> {
@@ -213,14 +172,11 @@ fn strings(v: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
 }
 
 fn kernel(name: &str) -> KernelLaunch {
-    let (_, ids) = driver::load_code_object(0, &[name]).unwrap();
     KernelLaunch {
-        kernel: ids[0],
         grid: [1024, 2, 1],
-        block: [256, 1, 1],
-        private_segment_size: 0,
         group_segment_size: 512,
         duration_ns: 1_000,
+        ..sim_test_kit::kernel_on(0, name)
     }
 }
 
@@ -228,13 +184,7 @@ fn kernel(name: &str) -> KernelLaunch {
 fn copy_calls_show_kind_sizes_and_stream() {
     setup();
     let stream = driver::stream_create().unwrap();
-    let copy = Copy {
-        kind: CopyKind::HostToDevice,
-        bytes: 1 << 20,
-        src_device: None,
-        dst_device: None,
-        duration_ns: 1_000,
-    };
+    let copy = sim_test_kit::copy(CopyKind::HostToDevice, 1 << 20, 1_000);
     let call = CopyCall {
         dst: 0x7fd0_0000_1000,
         src: 0x5555_0000_2000,

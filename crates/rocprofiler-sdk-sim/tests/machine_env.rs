@@ -1,10 +1,9 @@
 //! Machine configurations read from the environment once per process (ROCSIM_GPUS,
 //! ROCSIM_DIRECT_DISPATCH), each test in its own child process.
-#[path = "common/child.rs"]
-mod child;
+use sim_test_kit::child;
 mod common;
 use common::*;
-use sim::driver::{self, Copy, CopyKind};
+use sim::driver::{self, CopyKind};
 use sim::scenario;
 
 #[test]
@@ -86,13 +85,7 @@ fn indirect_dispatch_moves_the_request_to_a_worker_thread() {
     let me = tid();
     let from = event_count();
     let corr = driver::launch_kernel(stream, &launch).unwrap();
-    let copy = Copy {
-        kind: CopyKind::HostToDevice,
-        bytes: 1 << 20,
-        src_device: None,
-        dst_device: None,
-        duration_ns: 1_000,
-    };
+    let copy = sim_test_kit::copy(CopyKind::HostToDevice, 1 << 20, 1_000);
     let copy_corr = driver::memcpy_async(stream, &copy).unwrap();
     driver::stream_synchronize(stream).unwrap();
     drain();

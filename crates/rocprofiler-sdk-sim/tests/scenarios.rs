@@ -1,8 +1,7 @@
 //! Scenario files: bad files get errors naming file, line and problem (and nothing panics);
 //! `scenarios/jax_matmul.toml` and `multi_thread.toml` parse and replay under the recording
 //! tool with the records XLA's tracer needs.
-#[path = "common/child.rs"]
-mod child;
+use sim_test_kit::child;
 mod common;
 use common::*;
 use sim::driver::CopyKind;

@@ -13,10 +13,8 @@
 //! Own tool: context `stream_ctx` has a HIP_STREAM callback; `requesting_ctx` has one too and
 //! requests HIP_RUNTIME_API ids; `main_ctx` buffer-traces HIP_RUNTIME_API and
 //! KERNEL_DISPATCH and callback-traces KERNEL_DISPATCH (its ENQUEUE ENTER pushes 99, EXIT pops).
-#[path = "common/child.rs"]
-mod child;
-use rocprofiler_sdk_sim as sim;
 use rocprofiler_sdk_sys::*;
+use sim_test_kit::{check, child, lossless_buffer, sim, trace_buffer, trace_callbacks};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -109,48 +107,20 @@ unsafe extern "C" fn on_buffer(
 ) {
     let mut out = RECORDS.lock().unwrap();
     for i in 0..n {
-        let h = &**headers.add(i);
-        match h.kind() {
-            ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
-                let r = &*(h.payload as *const rocprofiler_buffer_tracing_hip_api_record_t);
-                out.push((
-                    h.kind(),
-                    r.correlation_id.internal,
-                    r.correlation_id.external.value,
-                ));
-            }
-            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
-                let r = &*(h.payload as *const rocprofiler_buffer_tracing_kernel_dispatch_record_t);
-                out.push((
-                    h.kind(),
-                    r.correlation_id.internal,
-                    r.correlation_id.external.value,
-                ));
-            }
-            _ => {}
-        }
+        // The buffer traces HIP API and kernel dispatch records only.
+        out.extend(sim_test_kit::correlation(&**headers.add(i)));
     }
-}
-
-fn check(status: rocprofiler_status_t) {
-    assert_eq!(status, ROCPROFILER_STATUS_SUCCESS);
 }
 
 unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void) -> c_int {
-    let mut ctxs = [rocprofiler_context_id_t { handle: 0 }; 3];
-    for ctx in &mut ctxs {
-        check(rocprofiler_create_context(ctx));
-    }
+    let ctxs = [(); 3].map(|()| sim_test_kit::context());
     let [stream_ctx, requesting_ctx, main_ctx] = ctxs;
     for ctx in [stream_ctx, requesting_ctx] {
-        check(rocprofiler_configure_callback_tracing_service(
+        trace_callbacks(
             ctx,
-            ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-            std::ptr::null(),
-            0,
+            &[ROCPROFILER_CALLBACK_TRACING_HIP_STREAM],
             Some(on_stream),
-            std::ptr::null_mut(),
-        ));
+        );
     }
     let hip = [ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API];
     check(
@@ -162,39 +132,15 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
             std::ptr::null_mut(),
         ),
     );
-    check(rocprofiler_configure_callback_tracing_service(
-        main_ctx,
-        ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-        std::ptr::null(),
-        0,
-        Some(on_dispatch),
-        std::ptr::null_mut(),
-    ));
-    let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
-    check(rocprofiler_create_buffer(
-        main_ctx,
-        1 << 16,
-        1 << 16,
-        ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-        Some(on_buffer),
-        std::ptr::null_mut(),
-        &mut buffer,
-    ));
-    for kind in [
+    let dispatch = [ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH];
+    trace_callbacks(main_ctx, &dispatch, Some(on_dispatch));
+    let buffer = lossless_buffer(main_ctx, 1 << 16, 1 << 16, Some(on_buffer));
+    let kinds = [
         ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
         ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-    ] {
-        check(rocprofiler_configure_buffer_tracing_service(
-            main_ctx,
-            kind,
-            std::ptr::null(),
-            0,
-            buffer,
-        ));
-    }
-    for ctx in ctxs {
-        check(rocprofiler_start_context(ctx));
-    }
+    ];
+    trace_buffer(main_ctx, &kinds, buffer);
+    ctxs.into_iter().for_each(sim_test_kit::start);
     IDS.set(Ids {
         stream_ctx: stream_ctx.handle,
         requesting_ctx: requesting_ctx.handle,
@@ -205,57 +151,20 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
     0
 }
 
-struct R(rocprofiler_tool_configure_result_t);
-unsafe impl Sync for R {}
-static RESULT: R = R(rocprofiler_tool_configure_result_t {
-    size: 32,
-    initialize: Some(tool_init),
-    finalize: None,
-    tool_data: std::ptr::null_mut(),
-});
-unsafe extern "C" fn configure(
-    _: u32,
-    _: *const std::ffi::c_char,
-    _: u32,
-    _: *mut rocprofiler_client_id_t,
-) -> *mut rocprofiler_tool_configure_result_t {
-    &RESULT.0 as *const _ as *mut _
-}
-
 fn setup() -> std::sync::MutexGuard<'static, ()> {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| check(unsafe { rocprofiler_force_configure(Some(configure)) }));
+    sim_test_kit::register_tool(c"sdk-order-test-tool", tool_init, None);
     let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     SETS.lock().unwrap().clear();
     RECORDS.lock().unwrap().clear();
     guard
 }
 
-fn me() -> u64 {
-    let mut t = 0;
-    unsafe { rocprofiler_get_thread_id(&mut t) };
-    t
-}
-
 fn flush() {
-    sim::driver::wait_idle();
-    check(unsafe {
-        rocprofiler_flush_buffer(rocprofiler_buffer_id_t {
-            handle: ids().buffer,
-        })
-    });
+    sim_test_kit::flush(ids().buffer);
 }
 
 fn launch() -> u64 {
-    let (_, kernels) = sim::driver::load_code_object(0, &["_Z5orderv"]).unwrap();
-    let launch = sim::driver::KernelLaunch {
-        kernel: kernels[0],
-        grid: [64, 1, 1],
-        block: [64, 1, 1],
-        private_segment_size: 0,
-        group_segment_size: 0,
-        duration_ns: 1_000,
-    };
+    let launch = sim_test_kit::tiny_kernel("_Z5orderv", 1_000);
     sim::driver::launch_kernel(sim::driver::NULL_STREAM, &launch).unwrap()
 }
 
@@ -264,15 +173,9 @@ fn launch() -> u64 {
 fn set_enter_has_no_external_and_the_api_record_precedes_set_exit() {
     let _g = setup();
     let ids = ids();
-    let tid = me();
+    let tid = sim_test_kit::tid();
     for ctx in [ids.stream_ctx, ids.requesting_ctx] {
-        check(unsafe {
-            rocprofiler_push_external_correlation_id(
-                rocprofiler_context_id_t { handle: ctx },
-                tid,
-                rocprofiler_user_data_t { value: 55 },
-            )
-        });
+        sim_test_kit::push_external(ctx, tid, 55);
     }
     let before = api_records_written();
     launch();
@@ -299,13 +202,7 @@ fn set_enter_has_no_external_and_the_api_record_precedes_set_exit() {
         "a context requesting HIP_RUNTIME_API ids gets 0 at SET EXIT"
     );
     for ctx in [ids.stream_ctx, ids.requesting_ctx] {
-        check(unsafe {
-            rocprofiler_pop_external_correlation_id(
-                rocprofiler_context_id_t { handle: ctx },
-                tid,
-                std::ptr::null_mut(),
-            )
-        });
+        sim_test_kit::pop_external(ctx, tid);
     }
     flush();
 }
@@ -317,25 +214,9 @@ fn the_default_external_value_is_global_across_contexts() {
     let ids = ids();
     let pid = std::process::id() as u64;
     // Pushed for the default thread in a context that traces nothing of the call below.
-    check(unsafe {
-        rocprofiler_push_external_correlation_id(
-            rocprofiler_context_id_t {
-                handle: ids.stream_ctx,
-            },
-            pid,
-            rocprofiler_user_data_t { value: 77 },
-        )
-    });
+    sim_test_kit::push_external(ids.stream_ctx, pid, 77);
     let corr = sim::driver::api_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc, None).unwrap();
-    check(unsafe {
-        rocprofiler_pop_external_correlation_id(
-            rocprofiler_context_id_t {
-                handle: ids.stream_ctx,
-            },
-            pid,
-            std::ptr::null_mut(),
-        )
-    });
+    sim_test_kit::pop_external(ids.stream_ctx, pid);
     let after_pop = sim::driver::api_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc, None).unwrap();
     flush();
     let records = RECORDS.lock().unwrap().clone();
@@ -386,16 +267,8 @@ fn sim_correlation_option_restores_the_earlier_rules() {
     }
     let _g = setup();
     let ids = ids();
-    let tid = me();
-    check(unsafe {
-        rocprofiler_push_external_correlation_id(
-            rocprofiler_context_id_t {
-                handle: ids.stream_ctx,
-            },
-            tid,
-            rocprofiler_user_data_t { value: 55 },
-        )
-    });
+    let tid = sim_test_kit::tid();
+    sim_test_kit::push_external(ids.stream_ctx, tid, 55);
     let before = api_records_written();
     launch();
     let sets = SETS.lock().unwrap().clone();
@@ -410,15 +283,7 @@ fn sim_correlation_option_restores_the_earlier_rules() {
     assert_eq!(enter.2, 55);
     assert_eq!(exit.3, before, "the API record comes after SET EXIT");
     let pid = std::process::id() as u64;
-    check(unsafe {
-        rocprofiler_push_external_correlation_id(
-            rocprofiler_context_id_t {
-                handle: ids.stream_ctx,
-            },
-            pid,
-            rocprofiler_user_data_t { value: 77 },
-        )
-    });
+    sim_test_kit::push_external(ids.stream_ctx, pid, 77);
     let corr = sim::driver::api_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc, None).unwrap();
     flush();
     let records = RECORDS.lock().unwrap().clone();

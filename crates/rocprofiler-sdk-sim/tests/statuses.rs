@@ -1,9 +1,8 @@
 //! Statuses for bad input and wrong order (§4, §5.1, §7.2, §8.6, §9.1, §18.2-10), the names
 //! API (§12), status strings and version (§11), and agents (§9, §18.10-12).
-#[path = "common/child.rs"]
-mod child;
 use rocprofiler_sdk_sim as sim;
 use rocprofiler_sdk_sys as sys;
+use sim_test_kit::{child, ConfigureResult};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::{Mutex, OnceLock};
 use sys::*;
@@ -487,14 +486,9 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
     0
 }
 
-struct Result(rocprofiler_tool_configure_result_t);
-unsafe impl Sync for Result {}
-static RESULT: Result = Result(rocprofiler_tool_configure_result_t {
-    size: 32,
-    initialize: Some(tool_init),
-    finalize: None,
-    tool_data: std::ptr::null_mut(),
-});
+/// Its own `rocprofiler_configure` (not the kit's `register_tool`): it checks what the SDK
+/// passes to configure.
+static RESULT: ConfigureResult = ConfigureResult::new(tool_init, None);
 unsafe extern "C" fn configure(
     version: u32,
     runtime: *const c_char,
@@ -506,7 +500,7 @@ unsafe extern "C" fn configure(
     assert_eq!(priority, 0);
     assert_eq!((*id).size, 24);
     (*id).name = c"status-test-tool".as_ptr();
-    &RESULT.0 as *const _ as *mut _
+    RESULT.get()
 }
 
 fn setup() -> (rocprofiler_context_id_t, rocprofiler_buffer_id_t) {

@@ -4,46 +4,17 @@
 //! other value aborts the process; DESTROY keeps the entry; CREATE fires after a failed create.
 //! Behaviours that end the process, or change process-wide state (the null stream's id), run in
 //! a child process.
-#[path = "common/child.rs"]
-mod child;
+use sim_test_kit::child;
 mod common;
 use common::*;
 use sim::driver;
 use sim::machine::StreamMap;
-use std::os::unix::process::ExitStatusExt;
-use std::process::Command;
-
-const CHILD_MARKER: &str = "ROCSIM_TEST_CHILD";
 
 /// In the parent: runs `test` in a child with `env` and asserts that it was killed by SIGABRT
-/// after printing `stderr_needle`; returns false. In the child: returns true.
+/// after printing `stderr_needle` and the SDK's `std::out_of_range`; returns false. In the
+/// child: returns true.
 fn aborts_in_child(test: &str, env: &[(&str, &str)], stderr_needle: &str) -> bool {
-    if std::env::var(CHILD_MARKER).as_deref() == Ok(test) {
-        return true;
-    }
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD_MARKER, test)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(
-        output.status.signal(),
-        Some(libc::SIGABRT),
-        "child {test} should abort ({:?})\n{stdout}\n{stderr}",
-        output.status
-    );
-    assert!(
-        stderr.contains(stderr_needle) && stderr.contains("std::out_of_range"),
-        "child {test} aborted without the SDK's story\n{stderr}"
-    );
-    assert!(
-        !stderr.contains("panicked"),
-        "the abort is not a panic across the C ABI\n{stderr}"
-    );
-    false
+    child::aborts_in_child(test, env, &[stderr_needle, "std::out_of_range"])
 }
 
 /// Stops or starts the recording tool's HIP_STREAM context (the utility context).

@@ -2,13 +2,11 @@
 //! (ROCSIM_KERNEL_RECORD_LAG_US) and the virtual clock (ROCSIM_CLOCK, ROCSIM_SEED). Tests that
 //! need another machine run in a child process; the virtual clock makes their assertions
 //! about "not yet pushed" exact instead of a race with the host's timing.
-#[path = "common/child.rs"]
-mod child;
+use sim_test_kit::child;
 mod common;
 use common::*;
-use sim::driver::{self, Copy, CopyKind};
+use sim::driver::{self, CopyKind};
 use sim::machine::{machine, ClockMode};
-use std::process::Command;
 
 fn now() -> u64 {
     let mut t = 0;
@@ -58,13 +56,7 @@ fn kernel_records_arrive_after_synchronize_and_copies_before() {
     let launch = kernel("_Z6laggedv");
     let stream = driver::stream_create().unwrap();
     let kernel_corr = driver::launch_kernel(stream, &launch).unwrap();
-    let copy = Copy {
-        kind: CopyKind::DeviceToHost,
-        bytes: 4096,
-        src_device: None,
-        dst_device: None,
-        duration_ns: 5_000,
-    };
+    let copy = sim_test_kit::copy(CopyKind::DeviceToHost, 4096, 5_000);
     let copy_corr = driver::memcpy_async(stream, &copy).unwrap();
     driver::stream_synchronize(stream).unwrap();
     // hipStreamSynchronize returned when the device finished: the copy's record (pushed
@@ -178,7 +170,7 @@ fn virtual_time_moves_only_with_hip_calls() {
 /// the virtual clock and prints everything the tool saw, one `TRACE` line per item.
 #[test]
 fn replay_and_print_the_trace() {
-    if std::env::var("ROCSIM_TEST_CHILD").as_deref() != Ok("replay_and_print_the_trace") {
+    if !child::is_child("replay_and_print_the_trace") {
         return;
     }
     setup();
@@ -237,27 +229,14 @@ fn traced_replay() -> Vec<String> {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/multi_thread.toml");
     let machine = sim::scenario::load(path).unwrap().machine_env();
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "replay_and_print_the_trace",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("ROCSIM_TEST_CHILD", "replay_and_print_the_trace")
+    let output = child::command("replay_and_print_the_trace")
         .envs(machine)
         .env("ROCSIM_CLOCK", "virtual")
         .env_remove("ROCSIM_SEED")
         .env_remove("ROCSIM_KERNEL_RECORD_LAG_US")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.contains("1 passed"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
+    child::assert_passed("replay_and_print_the_trace", &output)
         .lines()
         .filter(|l| l.starts_with("TRACE "))
         .map(str::to_owned)
@@ -266,7 +245,7 @@ fn traced_replay() -> Vec<String> {
 
 #[test]
 fn virtual_clock_replays_repeat_exactly() {
-    if std::env::var_os("ROCSIM_TEST_CHILD").is_some() {
+    if child::is_any_child() {
         return;
     }
     let first = traced_replay();

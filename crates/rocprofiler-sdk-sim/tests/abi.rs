@@ -1,0 +1,68 @@
+//! Each `rocsim_*` function the simulated SDK defines (`capi`) has the signature `rocsim-abi`
+//! declares (the declarations the simulated HIP runtime calls through): both must coerce to the
+//! one written type, so a parameter changed on one side fails to compile here.
+
+use rocprofiler_sdk_sim::capi;
+use rocsim_abi::*;
+use std::ffi::c_char;
+
+macro_rules! same_signature {
+    ($($name:ident: $ty:ty;)*) => {
+        $(let _: [$ty; 2] = [rocsim_abi::$name, capi::$name];)*
+    };
+}
+
+#[test]
+fn definitions_match_the_declarations() {
+    type Launch = *const rocsim_kernel_launch_t;
+    type Copy = *const rocsim_copy_t;
+    same_signature! {
+        rocsim_set_device: unsafe extern "C" fn(u32) -> i32;
+        rocsim_current_device: unsafe extern "C" fn() -> u32;
+        rocsim_device_count: unsafe extern "C" fn() -> u32;
+        rocsim_device_gpu_ordinal: unsafe extern "C" fn(u32) -> i32;
+        rocsim_stream_create: unsafe extern "C" fn(*mut u64) -> i32;
+        rocsim_stream_create_with: unsafe extern "C" fn(i32, *mut u64) -> i32;
+        rocsim_stream_create_failed: unsafe extern "C" fn(i32, i32, u64) -> i32;
+        rocsim_stream_destroy: unsafe extern "C" fn(u64) -> i32;
+        rocsim_bind_stream_to_queue: unsafe extern "C" fn(u64, u64) -> i32;
+        rocsim_load_code_object:
+            unsafe extern "C" fn(u32, *const *const c_char, usize, *mut u64, *mut u64) -> i32;
+        rocsim_unload_code_object: unsafe extern "C" fn(u64) -> i32;
+        rocsim_launch_kernel: unsafe extern "C" fn(u64, Launch, *mut u64) -> i32;
+        rocsim_module_launch_kernel: unsafe extern "C" fn(u64, Launch, *mut u64) -> i32;
+        rocsim_graph_launch: unsafe extern "C" fn(u64, Launch, usize, *mut u64) -> i32;
+        rocsim_memcpy_async: unsafe extern "C" fn(u64, Copy, *mut u64) -> i32;
+        rocsim_memcpy_sync: unsafe extern "C" fn(Copy, *mut u64) -> i32;
+        rocsim_memcpy_async_ex:
+            unsafe extern "C" fn(u64, Copy, *const rocsim_copy_call_t, *mut u64) -> i32;
+        rocsim_memcpy_sync_ex:
+            unsafe extern "C" fn(Copy, *const rocsim_copy_call_t, *mut u64) -> i32;
+        rocsim_launch_kernel_ex:
+            unsafe extern "C" fn(u64, Launch, *const rocsim_launch_call_t, *mut u64) -> i32;
+        rocsim_module_launch_kernel_ex:
+            unsafe extern "C" fn(u64, Launch, *const rocsim_launch_call_t, *mut u64) -> i32;
+        rocsim_graph_launch_ex: unsafe extern "C" fn(u64, Launch, usize, u64, *mut u64) -> i32;
+        rocsim_memset_async: unsafe extern "C" fn(u64, u64, u64, *mut u64) -> i32;
+        rocsim_memset_sync: unsafe extern "C" fn(u64, u64, *mut u64) -> i32;
+        rocsim_stream_synchronize: unsafe extern "C" fn(u64) -> i32;
+        rocsim_device_synchronize: unsafe extern "C" fn() -> i32;
+        rocsim_api_call: unsafe extern "C" fn(i32, i32, u64, *mut u64) -> i32;
+        rocsim_api_call_failed: unsafe extern "C" fn(i32, i32, u64, *mut u64) -> i32;
+        rocsim_wait_idle: unsafe extern "C" fn();
+        rocsim_fault_inject: unsafe extern "C" fn(*const c_char, u32, u32);
+        rocsim_fault_clear: unsafe extern "C" fn();
+        rocsim_replay_scenario: unsafe extern "C" fn(*const c_char, *mut c_char, usize) -> i32;
+    }
+}
+
+/// The statuses the C functions return are the shared numbers.
+#[test]
+fn statuses_are_the_shared_numbers() {
+    let mut corr = 0;
+    // SAFETY: a null launch is rejected before it is read.
+    let status = unsafe { capi::rocsim_launch_kernel(0, std::ptr::null(), &mut corr) };
+    assert_eq!(status, ROCSIM_STATUS_INVALID_ARGUMENT);
+    let error = rocprofiler_sdk_sim::SimError::UnknownStream(0).code();
+    assert_eq!(error, ROCSIM_STATUS_UNKNOWN_STREAM);
+}
