@@ -449,13 +449,10 @@ fn stream_create_and_destroy_fire_once_after_the_call_with_phase_none() {
     assert!(
         matches!(&events[5], Event::Callback { stream: Some((i, v)), .. } if *i == id && *v == stream)
     );
-    // The destroyed stream's id is gone. Other tests of this process create streams
-    // concurrently and the simulator reuses freed addresses (like a heap), so the address may
-    // already name another stream with a new id; either way it no longer maps to `id`.
-    assert!(
-        !matches!(driver::sdk_stream_id(stream), Ok(now) if now == id),
-        "destroyed streams lose their id"
-    );
+    // What the map keeps after DESTROY depends on the SDK's stream map (SDK 1.0.0 keeps the
+    // entry, newer SDKs remove it) and other tests of this process reuse freed addresses
+    // concurrently, so it is checked where the map and the process are controlled:
+    // stream_map_sdk_1_0.rs and stream_ids_follow_the_sdk_mapping below.
 }
 
 #[test]
