@@ -277,7 +277,8 @@ pub(crate) fn create(
     callback: Option<BufferCallbackFn>,
     data: UserPtr,
 ) -> u64 {
-    let capacity = size.div_ceil(PAGE) * PAGE;
+    // A size near usize::MAX stays as given (its allocation then fails as the SDK's would).
+    let capacity = size.checked_next_multiple_of(PAGE).unwrap_or(size);
     // The second half is allocated for LOSSLESS only (`rocprofiler_create_buffer`).
     let second = if policy == sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS {
         capacity

@@ -35,10 +35,13 @@ pub(crate) fn schedule(
     let mut timing = TIMING.lock();
     let engine_free = timing.busy_until.get(&engine).copied().unwrap_or(0);
     let stream_free = timing.stream_last_end.get(&stream).copied().unwrap_or(0);
-    let start = (submit_ns + LAUNCH_LATENCY_NS)
+    // Saturating: durations come from C callers and scenario files, and an overflow here would
+    // panic after the work was counted as outstanding, leaving every later wait hanging.
+    let start = submit_ns
+        .saturating_add(LAUNCH_LATENCY_NS)
         .max(engine_free)
         .max(stream_free);
-    let end = start + duration_ns.max(1);
+    let end = start.saturating_add(duration_ns.max(1));
     timing.busy_until.insert(engine, end);
     timing.stream_last_end.insert(stream, end);
     (start, end)

@@ -549,7 +549,8 @@ fn fill_launch(device: u32, bytes: u64, duration_ns: u64) -> Result<KernelLaunch
 /// A made-up device address for calls given no pointer (the HIP API payload's `dst`/`src`).
 fn made_up_address(device: Option<u32>) -> u64 {
     match device {
-        Some(d) => 0x7fd0_0000_0000 + ((d as u64) << 36),
+        // Wrapping: an invalid device is refused later by `check_device`, not by a panic here.
+        Some(d) => 0x7fd0_0000_0000u64.wrapping_add(u64::from(d).wrapping_shl(36)),
         None => 0x7f40_0000_0000,
     }
 }
@@ -626,7 +627,13 @@ fn copy_paths(
     }
     let model = crate::machine::machine().copies;
     let sdma = |direction: i32, bytes: u64, src_device, dst_device, offset: u64, duration_ns| {
-        let at = |address: u64| if address == 0 { 0 } else { address + offset };
+        let at = |address: u64| {
+            if address == 0 {
+                0
+            } else {
+                address.wrapping_add(offset)
+            }
+        };
         CopyPath::Sdma(CopyWork {
             correlation_id: 0,
             direction,
@@ -839,8 +846,9 @@ pub fn memcpy_async_with(stream: HipStream, copy: &Copy, call: &CopyCall) -> Res
 }
 
 /// `hipMemcpy` (op 259): no stream argument, so no SET (§6.3); runs on the current device's
-/// null stream and returns when the copy completed and its records were pushed. Pinned host
-/// memory.
+/// null stream and returns when the copy completed. SDMA copy records are pushed before it
+/// returns; a copy within one GPU is a blit kernel, whose record follows after the kernel lag
+/// like any kernel's. Pinned host memory.
 pub fn memcpy_sync(copy: &Copy) -> Result<u64, SimError> {
     memcpy_sync_with(copy, &CopyCall::default())
 }

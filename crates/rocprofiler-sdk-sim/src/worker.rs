@@ -7,6 +7,11 @@ use std::sync::{mpsc, LazyLock};
 
 type Work = Box<dyn FnOnce() + Send>;
 
+thread_local! {
+    /// True on the worker thread, which must never wait for its own queue.
+    static ON_WORKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 struct Worker {
     sender: Mutex<mpsc::Sender<Work>>,
     pending: Mutex<u64>,
@@ -18,6 +23,7 @@ static WORKER: LazyLock<Worker> = LazyLock::new(|| {
     let spawned = std::thread::Builder::new()
         .name("rocsim-hip-worker".into())
         .spawn(move || {
+            ON_WORKER.set(true);
             for work in receiver {
                 let _ = catch_unwind(AssertUnwindSafe(work));
                 let mut pending = WORKER.pending.lock();
@@ -48,9 +54,11 @@ pub(crate) fn submit(work: impl FnOnce() + Send + 'static) {
     }
 }
 
-/// Waits until the worker has submitted everything queued so far.
+/// Waits until the worker has submitted everything queued so far. On the worker itself (a
+/// tool callback running there that makes a HIP call) it returns at once: the work it would
+/// wait for includes the job that is running.
 pub(crate) fn wait_idle() {
-    if crate::machine::machine().direct_dispatch {
+    if crate::machine::machine().direct_dispatch || ON_WORKER.get() {
         return;
     }
     let mut pending = WORKER.pending.lock();

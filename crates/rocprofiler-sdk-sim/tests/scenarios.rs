@@ -110,6 +110,16 @@ fn semantic_errors_name_the_line_and_problem() {
 }
 
 #[test]
+fn more_threads_than_the_virtual_clock_numbers_are_refused() {
+    let thread = "[[thread]]\nsteps = [ { launch = \"k\" } ]\n";
+    let at_limit = format!("{GOOD_HEAD}{}", thread.repeat(256));
+    scenario::parse_str(&at_limit, "ok.toml").expect("256 threads are allowed");
+    let over = format!("{GOOD_HEAD}{}", thread.repeat(257));
+    // GOOD_HEAD has 6 lines and each thread 2: the 257th starts on line 6 + 2 * 256 + 1.
+    assert_error(&over, 6 + 2 * 256 + 1, "at most 256 threads");
+}
+
+#[test]
 fn unreadable_files_name_the_file() {
     let e = scenario::load("/nonexistent/dir/missing.toml").unwrap_err();
     assert!(

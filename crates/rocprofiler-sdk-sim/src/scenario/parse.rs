@@ -122,6 +122,9 @@ impl Locator<'_> {
     }
 }
 
+/// Scenario threads: below the virtual clock's reserved thread ids (`clock::SIGNAL_THREAD_TID`).
+const MAX_THREADS: usize = 256;
+
 const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
 const ACTIONS: &str =
     "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, sleep_us, bind, api, steps";
@@ -317,6 +320,14 @@ impl<'a> Validator<'a> {
         let mut threads = Vec::new();
         for (index, thread) in raw.thread.into_iter().enumerate() {
             let span = thread.span();
+            if index >= MAX_THREADS {
+                // Each thread is an OS thread, and the virtual clock numbers them in a fixed
+                // range of thread ids.
+                return Err(self.at.error(
+                    span,
+                    format!("a scenario has at most {MAX_THREADS} threads"),
+                ));
+            }
             let thread = thread.into_inner();
             let name = thread.name.unwrap_or_else(|| format!("thread{index}"));
             let mut device = 0;
