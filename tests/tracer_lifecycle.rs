@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sim::driver::{self, CopyKind, KernelId, KernelLaunch};
 use rocprofiler_sdk_sim::faults;
 use rocprofiler_sdk_sys as sys;
-use tracer_common::{start_recording, RecordingSink};
+use tracer_common::{runs_in_own_child, start_recording, RecordingSink, VIRTUAL_CLOCK};
 use xla_rocm_tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::event::EventSource;
 use xla_rocm_tracer::sdk;
@@ -106,9 +106,16 @@ fn enable_twice_is_already_exists_and_the_main_context_runs_only_in_a_session() 
 
 #[test]
 fn sessions_are_isolated() {
+    // Racy, not a strict known failure under ROCSIM_CLOCK=virtual: there it passes on every
+    // run, for the wrong reason (in_first's late record is the one previous-session drop while
+    // the straddling kernel's record lands after the second disable()).
     known_failures::known_failure_racy(
         13,
-        "H2: the straddling kernel's record can land after the second disable()",
+        "H2: kernel records land a lag after the synchronize that waited for them: the \
+         straddling kernel's record can land after the second disable() instead of in the second \
+         session (where it must be dropped as a previous-session record), and in_first's record \
+         (or a late record another test of this process left) can land in the second session as \
+         a previous-session drop, so the drop count depends on timing",
         || {
             let _session = SESSION.lock();
             let tracer = Tracer::get();
@@ -158,9 +165,17 @@ fn sessions_are_isolated() {
 
 #[test]
 fn start_context_failure_is_internal_with_the_sdk_message_and_recoverable() {
-    known_failures::known_failure_racy(
+    if !runs_in_own_child(
+        "start_context_failure_is_internal_with_the_sdk_message_and_recoverable",
+        &[VIRTUAL_CLOCK],
+    ) {
+        return;
+    }
+    known_failures::known_failure(
         13,
-        "H2: kernel records can land after a synchronize; disable() right after misses them",
+        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
+         and disable() right after the synchronize misses them: the recovery session \
+         (assert_a_session_traces_a_kernel) gets the kernel's API event but not its activity",
         || {
             let _session = SESSION.lock();
             let tracer = Tracer::get();
@@ -199,9 +214,18 @@ fn start_context_failure_is_internal_with_the_sdk_message_and_recoverable() {
 
 #[test]
 fn stop_and_flush_failures_still_end_the_session() {
-    known_failures::known_failure_racy(
+    if !runs_in_own_child(
+        "stop_and_flush_failures_still_end_the_session",
+        &[VIRTUAL_CLOCK],
+    ) {
+        return;
+    }
+    known_failures::known_failure(
         13,
-        "H2: kernel records can land after a synchronize; disable() right after misses them",
+        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
+         and disable() right after the synchronize misses them: the normal session after the \
+         failed stop and flush (assert_a_session_traces_a_kernel) gets the kernel's API event but \
+         not its activity",
         || {
             let _session = SESSION.lock();
             let tracer = Tracer::get();
@@ -221,9 +245,14 @@ fn stop_and_flush_failures_still_end_the_session() {
 
 #[test]
 fn max_annotation_strings_is_honoured() {
-    known_failures::known_failure_racy(
+    if !runs_in_own_child("max_annotation_strings_is_honoured", &[VIRTUAL_CLOCK]) {
+        return;
+    }
+    known_failures::known_failure(
         13,
-        "H2: kernel records can land after a synchronize; disable() right after misses them",
+        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
+         and disable() right after the synchronize misses them: the first session's annotated \
+         kernels have no activity, so annotation_of() finds none to read the annotation from",
         || {
             let _session = SESSION.lock();
             let tracer = Tracer::get();
@@ -296,9 +325,17 @@ impl xla_rocm_tracer::sink::EventSink for ReentrantSink {
 
 #[test]
 fn disable_from_inside_the_sink_does_not_deadlock() {
-    known_failures::known_failure_racy(
+    if !runs_in_own_child(
+        "disable_from_inside_the_sink_does_not_deadlock",
+        &[VIRTUAL_CLOCK],
+    ) {
+        return;
+    }
+    known_failures::known_failure(
         13,
-        "H2: kernel records can land after a synchronize; disable() right after misses them",
+        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
+         and disable() right after the synchronize misses them: the reentrant sink gets the \
+         kernel's API event but not its activity",
         || {
             let _session = SESSION.lock();
             let tracer = Tracer::get();

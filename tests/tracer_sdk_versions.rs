@@ -7,7 +7,9 @@ mod known_failures;
 mod tracer_common;
 
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
-use tracer_common::{assert_child_passed, is_child, rerun_test_with_env, RecordingSink};
+use tracer_common::{
+    assert_child_passed, is_child, rerun_test_with_env, RecordingSink, VIRTUAL_CLOCK,
+};
 use xla_rocm_tracer::event::{EventSource, EventType};
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
@@ -24,21 +26,74 @@ fn a_rocm_7_0_sdk_is_traced_through_the_common_agent_prefix() {
             ("ROCSIM_ROCM", "7.0"),
             ("ROCSIM_GPUS", "2"),
             ("ROCSIM_CPUS", "1"),
+            // The session's last kernel record lands after its synchronize on every run.
+            VIRTUAL_CLOCK,
         ],
     );
     assert_child_passed("ROCSIM_ROCM=7.0", &output);
 }
 
-/// Runs only in a child with `ROCSIM_ROCM=7.0`, two GPUs and one CPU socket.
+#[test]
+fn a_rocm_7_0_sdk_lists_its_agents_through_the_common_agent_prefix() {
+    if is_child() {
+        return;
+    }
+    let output = rerun_test_with_env(
+        "child_lists_agents_on_rocm_7_0",
+        &[
+            ("ROCSIM_ROCM", "7.0"),
+            ("ROCSIM_GPUS", "2"),
+            ("ROCSIM_CPUS", "1"),
+        ],
+    );
+    assert_child_passed("ROCSIM_ROCM=7.0 agents", &output);
+}
+
+/// Runs only in a child with `ROCSIM_ROCM=7.0`, two GPUs and one CPU socket: the agents the
+/// tracer read through the common prefix of the 7.0 agent struct, without a session (what
+/// `child_traces_on_rocm_7_0`, a known failure for its session's tail, also checks first).
+#[test]
+fn child_lists_agents_on_rocm_7_0() {
+    if !is_child() {
+        return;
+    }
+    let tracer = Tracer::get();
+    assert!(tracer.is_available(), "{:?}", tracer.init_error());
+    assert_eq!(tracer.agents().unwrap().len(), 3, "one CPU and two GPUs");
+    assert_eq!(tracer.num_gpus(), 2);
+    let gpus = tracer.gpu_agents();
+    assert_eq!(gpus.len(), 2);
+    for (ordinal, gpu) in gpus.iter().enumerate() {
+        assert_eq!(gpu.name, "gfx942");
+        assert_eq!(gpu.product_name, "AMD Instinct MI300X");
+        assert_eq!(gpu.cu_count, 304);
+        assert_eq!(gpu.gfx_target_version, 90402);
+        assert!(
+            gpu.memory_size_bytes > 0,
+            "mem_banks read through the prefix"
+        );
+        assert_eq!(gpu.raw.0.logical_node_type_id, ordinal as i32);
+        assert_eq!(gpu.raw.0.size, 304, "the SDK's own struct size");
+        // Only the common prefix was copied: what lies past it in a 7.0 struct (and past the
+        // struct itself) is never read.
+        assert_eq!(gpu.raw.0.uuid.bytes, [0; 16]);
+        assert_eq!(gpu.raw.0.runtime_visibility, 0);
+    }
+    assert_eq!(gpus[1].handle, gpus[0].handle + 1);
+}
+
+/// Runs only in a child with `ROCSIM_ROCM=7.0`, two GPUs, one CPU socket and the virtual clock.
 #[test]
 fn child_traces_on_rocm_7_0() {
-    known_failures::known_failure_racy(
+    if !is_child() {
+        return;
+    }
+    known_failures::known_failure(
         13,
-        "H2: kernel records can land after a synchronize; disable() right after misses them",
+        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
+         and disable() right after the synchronize misses them: the kernel on GPU 1 has no \
+         activity, so its name, device and stream are never checked",
         || {
-            if !is_child() {
-                return;
-            }
             let tracer = Tracer::get();
             assert!(tracer.is_available(), "{:?}", tracer.init_error());
             assert_eq!(tracer.agents().unwrap().len(), 3, "one CPU and two GPUs");

@@ -64,6 +64,9 @@ fn child_hip_device_0_is_gpu_0() {
     )
     .unwrap();
     driver::stream_synchronize(stream).unwrap();
+    // The kernel's record lands a lag after the synchronize: wait for it, so this test is
+    // about device numbering only.
+    driver::wait_idle();
     tracer.disable();
     let space = collector.export(Tracer::timestamp(), &ExportOptions::default());
 

@@ -11,7 +11,12 @@ use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 #[path = "../child_process/mod.rs"]
 mod child_process;
 #[allow(unused_imports)] // not every test binary re-runs itself
-pub use child_process::{assert_child_passed, is_child, rerun_test_with_env};
+pub use child_process::{assert_child_passed, is_child, rerun_test_with_env, runs_in_own_child};
+
+/// The simulator's virtual clock (read once per process, so for a child): virtual time moves
+/// only with HIP calls, sleeps and synchronizes, so a kernel record due after its lag is
+/// pushed only when later work moves time past it, the same way on every run.
+pub const VIRTUAL_CLOCK: (&str, &str) = ("ROCSIM_CLOCK", "virtual");
 
 /// Keeps every event, batch size, drop and flush it is given.
 #[derive(Default)]
