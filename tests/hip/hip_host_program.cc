@@ -20,6 +20,8 @@ extern "C" {
 int xrt_enable(const void* options);
 int xrt_disable(void);
 int xrt_write_xspace(const char* path);
+// The simulated SDK's driver (crates/rocprofiler-sdk-sim): waits until every record was pushed.
+void rocsim_wait_idle(void);
 }
 
 #define CHECK_HIP(call)                                                                      \
@@ -259,6 +261,10 @@ int main(int argc, char** argv) {
   CHECK_HIP(hipStreamDestroy(h2d));
   CHECK_HIP(hipStreamDestroy(d2h));
 
+  // Kernel records can reach the SDK's buffer after hipDeviceSynchronize returned, as on real
+  // hardware; the trace checker counts every kernel, so the program lets the simulator push
+  // them all before it ends the session (the tracer's own wait at Disable is issue 13's).
+  rocsim_wait_idle();
   if (xrt_disable() != 0 || xrt_write_xspace(argv[1]) != 0) {
     std::fprintf(stderr, "capturing the trace failed\n");
     return 1;
