@@ -57,7 +57,12 @@ fn child_lists_agents_on_rocm_7_0() {
     if !is_child() {
         return;
     }
-    let tracer = Tracer::get();
+    assert_rocm_7_0_agents(Tracer::get());
+}
+
+/// The agents a tracer on ROCm 7.0 (two GPUs, one CPU socket) read through the common prefix
+/// of the 7.0 agent struct.
+fn assert_rocm_7_0_agents(tracer: &Tracer) {
     assert!(tracer.is_available(), "{:?}", tracer.init_error());
     assert_eq!(tracer.agents().unwrap().len(), 3, "one CPU and two GPUs");
     assert_eq!(tracer.num_gpus(), 2);
@@ -95,27 +100,8 @@ fn child_traces_on_rocm_7_0() {
          activity, so its name, device and stream are never checked",
         || {
             let tracer = Tracer::get();
-            assert!(tracer.is_available(), "{:?}", tracer.init_error());
-            assert_eq!(tracer.agents().unwrap().len(), 3, "one CPU and two GPUs");
-            assert_eq!(tracer.num_gpus(), 2);
+            assert_rocm_7_0_agents(tracer);
             let gpus = tracer.gpu_agents();
-            for (ordinal, gpu) in gpus.iter().enumerate() {
-                assert_eq!(gpu.name, "gfx942");
-                assert_eq!(gpu.product_name, "AMD Instinct MI300X");
-                assert_eq!(gpu.cu_count, 304);
-                assert_eq!(gpu.gfx_target_version, 90402);
-                assert!(
-                    gpu.memory_size_bytes > 0,
-                    "mem_banks read through the prefix"
-                );
-                assert_eq!(gpu.raw.0.logical_node_type_id, ordinal as i32);
-                assert_eq!(gpu.raw.0.size, 304, "the SDK's own struct size");
-                // Only the common prefix was copied: what lies past it in a 7.0 struct (and past the
-                // struct itself) is never read.
-                assert_eq!(gpu.raw.0.uuid.bytes, [0; 16]);
-                assert_eq!(gpu.raw.0.runtime_visibility, 0);
-            }
-            assert_eq!(gpus[1].handle, gpus[0].handle + 1);
 
             let sink = RecordingSink::new();
             tracer
