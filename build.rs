@@ -23,13 +23,13 @@ fn compile_xplane_proto() {
     }
 }
 
-/// The C++ side of `src/bridge.rs` (generated glue plus weak defaults of the C++ callbacks);
+/// The C++ side of `src/ffi/bridge.rs` (generated glue plus weak defaults of the C++ callbacks);
 /// the headers land in `$CARGO_TARGET_DIR/cxxbridge/` for the C++ shims' build.
 fn compile_cxx_bridge() {
-    println!("cargo:rerun-if-changed=src/bridge.rs");
+    println!("cargo:rerun-if-changed=src/ffi/bridge.rs");
     println!("cargo:rerun-if-changed=cpp/bridge_callbacks.h");
     println!("cargo:rerun-if-changed=cpp/bridge_defaults.cc");
-    cxx_build::bridge("src/bridge.rs")
+    cxx_build::bridge("src/ffi/bridge.rs")
         .file("cpp/bridge_defaults.cc")
         .std("c++17")
         .compile("xla-rocm-tracer-bridge");

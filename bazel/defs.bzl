@@ -184,7 +184,7 @@ def rust_staticlib_cc_library(
     Args:
       name: the cc_library.
       staticlib: label of the `lib<crate>.a`.
-      hdrs: the bridge headers (`<crate>/src/bridge.rs.h`, `rust/cxx.h`, ...).
+      hdrs: the bridge headers (`<crate>/src/ffi/bridge.rs.h`, `rust/cxx.h`, ...).
       strip_include_prefix: folder, relative to the package, that `#include` paths start below.
       deps: other libraries, e.g. the cbindgen C header.
       alwayslink: link every object of the archive even when nothing references it.
@@ -235,8 +235,8 @@ def cargo_staticlib(
     replacement, `--offline` builds need no network and no registry cache.
 
     Outputs, under `<name>/`: `lib<lib_name>.a` and, for each `bridge_headers` or
-    `crate_headers` entry `p` (a path inside the crate such as `src/bridge.rs.h`),
-    `include/<package>/<p>`, plus `include/rust/cxx.h`; `#include "<package>/src/bridge.rs.h"`
+    `crate_headers` entry `p` (a path inside the crate such as `src/ffi/bridge.rs.h`),
+    `include/<package>/<p>`, plus `include/rust/cxx.h`; `#include "<package>/src/ffi/bridge.rs.h"`
     then works, as with cxx-build.
 
     Args:

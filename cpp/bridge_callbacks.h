@@ -1,4 +1,4 @@
-// The C++ functions the Rust core calls through the cxx bridge (src/bridge.rs). Defined by
+// The C++ functions the Rust core calls through the cxx bridge (src/ffi/bridge.rs). Defined by
 // cpp/rocm_tracer.cc; cpp/bridge_defaults.cc gives weak do-nothing definitions so that Rust
 // programs without the C++ shims still link.
 #ifndef XLA_ROCM_TRACER_CPP_BRIDGE_CALLBACKS_H_

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "xla-rocm-tracer/cpp/bridge_callbacks.h"
-#include "xla-rocm-tracer/src/bridge.rs.h"
+#include "xla-rocm-tracer/src/ffi/bridge.rs.h"
 
 namespace xla {
 namespace profiler {

@@ -24,7 +24,7 @@
 #include "xla-rocm-tracer/cpp/log.h"
 #include "xla-rocm-tracer/cpp/xplane_copy.h"
 #include "xla-rocm-tracer/cpp/xspace_merge.h"
-#include "xla-rocm-tracer/src/bridge.rs.h"
+#include "xla-rocm-tracer/src/ffi/bridge.rs.h"
 
 namespace xla {
 namespace profiler {

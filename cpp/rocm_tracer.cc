@@ -1,4 +1,4 @@
-// XLA's RocmTracer as a thin shim over the Rust tracer (src/tracer.rs, through src/bridge.rs).
+// XLA's RocmTracer as a thin shim over the Rust tracer (src/tracer/mod.rs, through src/ffi/bridge.rs).
 //
 // The Rust core owns everything rocprofiler-sdk: it exports `rocprofiler_configure`, creates
 // the contexts and buffer, decodes the records and keeps the stream stacks. This file keeps
@@ -27,7 +27,7 @@
 #include "xla-rocm-tracer/cpp/bridge_callbacks.h"
 #include "xla-rocm-tracer/cpp/drop_tally.h"
 #include "xla-rocm-tracer/cpp/log.h"
-#include "xla-rocm-tracer/src/bridge.rs.h"
+#include "xla-rocm-tracer/src/ffi/bridge.rs.h"
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 #include "xla/tsl/profiler/backends/cpu/annotation_stack.h"
 

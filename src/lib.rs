@@ -1,26 +1,19 @@
 //! xla-rocm-tracer: XLA's ROCm GPU tracer over rocprofiler-sdk, in Rust.
 //!
-//! The tracer (`tracer`) registers with rocprofiler-sdk, tracks each thread's HIP stream
-//! (`stream_stack`, `correlation`), turns buffer records into [`event::RocmTracerEvent`]s and
-//! hands them in batches to an [`sink::EventSink`]. The collector (`collector`) joins and
-//! stores them, and `export` turns them into an XSpace.
-pub mod agents;
-pub mod annotation;
-pub mod bridge;
-pub mod capi;
+//! The source tree follows the data (docs/ARCHITECTURE.md):
+//! - `tracer`: registers with rocprofiler-sdk, tracks each thread's HIP stream, decodes buffer
+//!   records into [`event::RocmTracerEvent`]s and hands them in batches to an [`sink::EventSink`];
+//! - `collector`: joins, caps and stores the events of one profiling session;
+//! - `export`: turns a collected session into an XSpace;
+//! - `ffi`: the cxx bridge of the C++ shims (`cpp/`) and the C ABI.
+//!
+//! `event` and `sink` are the shared bottom layer.
 pub mod collector;
-pub mod correlation;
 pub mod event;
 pub mod export;
-pub mod hip_api;
-pub mod kernel_names;
-pub mod records;
-pub mod registration;
-pub mod sdk;
+pub mod ffi;
 pub mod sink;
-pub mod stream_stack;
 pub mod tracer;
-pub mod version;
 
 // Unit tests link the simulated SDK statically (the library itself never contains it).
 #[cfg(test)]

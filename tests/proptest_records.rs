@@ -8,13 +8,13 @@ use proptest::prelude::*;
 // The library leaves the SDK's symbols to the final link: the simulator provides them.
 use rocprofiler_sdk_sim as _;
 use rocprofiler_sdk_sys as sys;
-use xla_rocm_tracer::agents::{AgentInfo, AgentKind, Agents};
-use xla_rocm_tracer::annotation::AnnotationMap;
 use xla_rocm_tracer::event::{EventDetails, EventSource, RocmTracerEvent};
-use xla_rocm_tracer::hip_api::HipApiNames;
-use xla_rocm_tracer::kernel_names::KernelNames;
-use xla_rocm_tracer::records::crafted::CraftedRecords;
-use xla_rocm_tracer::records::{drop_reason, DropCounts, RecordDecoder};
+use xla_rocm_tracer::tracer::agents::{AgentInfo, AgentKind, Agents};
+use xla_rocm_tracer::tracer::annotation::AnnotationMap;
+use xla_rocm_tracer::tracer::hip_api::HipApiNames;
+use xla_rocm_tracer::tracer::kernel_names::KernelNames;
+use xla_rocm_tracer::tracer::record_decoder::crafted::CraftedRecords;
+use xla_rocm_tracer::tracer::record_decoder::{drop_reason, DropCounts, RecordDecoder};
 
 const KNOWN_KERNEL: u64 = 42;
 const SESSION_START_NS: u64 = 1_000;

@@ -13,9 +13,9 @@ use reliability_support::*;
 use rocprofiler_sdk_sim::{driver, faults};
 use rocprofiler_sdk_sys as sys;
 use xla_rocm_tracer::event::RocmTracerEvent;
-use xla_rocm_tracer::records::drop_reason;
-use xla_rocm_tracer::sdk;
 use xla_rocm_tracer::sink::EventSink;
+use xla_rocm_tracer::tracer::record_decoder::drop_reason;
+use xla_rocm_tracer::tracer::sdk;
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
 static SERIAL: Mutex<()> = Mutex::new(());

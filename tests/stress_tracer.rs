@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use reliability_support::*;
 use rocprofiler_sdk_sys as sys;
 use xla_rocm_tracer::collector::CollectorOptions;
-use xla_rocm_tracer::records::drop_reason;
+use xla_rocm_tracer::tracer::record_decoder::drop_reason;
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions, BUFFER_SIZE_BYTES};
 
 /// One stress test at a time: they share the process-wide tracer and the sim's counters.

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use rocprofiler_sdk_sim::driver::{self, Copy, CopyCall, CopyKind, HostMemory};
 use tracer_common::{assert_child_passed, is_child, rerun_test_with_env, start_recording};
-use xla_rocm_tracer::correlation;
 use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
+use xla_rocm_tracer::tracer::correlation;
 use xla_rocm_tracer::tracer::Tracer;
 
 fn copy(kind: CopyKind, src_device: Option<u32>, dst_device: Option<u32>) -> Copy {

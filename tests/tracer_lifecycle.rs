@@ -14,9 +14,9 @@ use rocprofiler_sdk_sim::driver::{self, CopyKind, KernelId, KernelLaunch};
 use rocprofiler_sdk_sim::faults;
 use rocprofiler_sdk_sys as sys;
 use tracer_common::{runs_in_own_child, start_recording, RecordingSink, VIRTUAL_CLOCK};
-use xla_rocm_tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::event::EventSource;
-use xla_rocm_tracer::sdk;
+use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
+use xla_rocm_tracer::tracer::sdk;
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
 static SESSION: Mutex<()> = Mutex::new(());
@@ -77,7 +77,7 @@ fn initialization_facts() {
         "CPU agents are kept too"
     );
     assert!(tracer.sdk_version().unwrap().is_supported());
-    let handle = xla_rocm_tracer::registration::client_handle();
+    let handle = xla_rocm_tracer::tracer::registration::client_handle();
     assert!(rocprofiler_sdk_sim::client_names()
         .contains(&(handle, Some("XLA-with-rocprofiler-sdk".to_owned()))));
     // Utility and stream contexts run for the whole process; the main one only in a session.
@@ -154,7 +154,7 @@ fn sessions_are_isolated() {
             let second_drops = second.drops.lock().clone();
             assert_eq!(
                 second_drops
-                    .get(xla_rocm_tracer::records::drop_reason::PREVIOUS_SESSION)
+                    .get(xla_rocm_tracer::tracer::record_decoder::drop_reason::PREVIOUS_SESSION)
                     .copied(),
                 Some(1),
                 "{second_drops:?}"

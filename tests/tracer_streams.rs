@@ -17,11 +17,11 @@ use tracer_common::{
     assert_child_passed, gettid, is_child, rerun_test_with_env, runs_in_own_child, start_recording,
     RecordingSink, VIRTUAL_CLOCK,
 };
-use xla_rocm_tracer::annotation::{
+use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
+use xla_rocm_tracer::tracer::annotation::{
     pop_annotation, push_annotation, AnnotationSource, ThreadAnnotationStack,
 };
-use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
-use xla_rocm_tracer::stream_stack;
+use xla_rocm_tracer::tracer::stream_stack;
 use xla_rocm_tracer::tracer::Tracer;
 
 /// The tracer is a process singleton: one session at a time.

@@ -65,8 +65,8 @@ pub fn bandwidth(mem_clk_max_mhz: u32, width_bits: u32) -> u64 {
     u64::try_from(bytes).unwrap_or(u64::MAX)
 }
 
-impl From<&crate::agents::AgentInfo> for GpuAgentInfo {
-    fn from(agent: &crate::agents::AgentInfo) -> GpuAgentInfo {
+impl From<&crate::tracer::agents::AgentInfo> for GpuAgentInfo {
+    fn from(agent: &crate::tracer::agents::AgentInfo) -> GpuAgentInfo {
         GpuAgentInfo {
             handle: agent.handle,
             name: agent.name.clone(),

@@ -14,9 +14,9 @@ use xla_rocm_tracer::collector::{
 };
 use xla_rocm_tracer::event::{EventSource, EventType, RocmTracerEvent};
 use xla_rocm_tracer::export::{ExportOptions, XSpace};
-use xla_rocm_tracer::records::drop_reason;
-use xla_rocm_tracer::sdk;
 use xla_rocm_tracer::sink::EventSink;
+use xla_rocm_tracer::tracer::record_decoder::drop_reason;
+use xla_rocm_tracer::tracer::sdk;
 use xla_rocm_tracer::tracer::Tracer;
 
 #[path = "../child_process/mod.rs"]

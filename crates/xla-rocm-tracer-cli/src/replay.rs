@@ -15,9 +15,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
 use rocprofiler_sdk_sim::scenario::{self, ReplayHooks};
-use xla_rocm_tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
 use xla_rocm_tracer::export::{merge_host_api_plane, write_xspace, ExportOptions};
+use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
 use crate::inspect;

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::stream_stack;
+use crate::tracer::stream_stack;
 
 /// Requests made outside any HIP_STREAM SET window of the calling thread. HIP calls without a
 /// stream argument (`hipMemcpy`, ...) land here legitimately and get the null stream; but when

@@ -13,6 +13,17 @@
 //! context starts, so annotations of the first calls of a session are not wiped by a late
 //! clear; events go to the sink in one batch per buffer callback; records that started before
 //! the session are dropped and counted; a failed initialization makes `is_available()` false.
+pub mod agents;
+pub mod annotation;
+pub mod correlation;
+pub mod hip_api;
+pub mod kernel_names;
+pub mod record_decoder;
+pub mod registration;
+pub mod sdk;
+pub mod stream_stack;
+pub mod version;
+
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::fmt;
@@ -23,19 +34,19 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
-use crate::agents::{AgentInfo, Agents};
-use crate::annotation::{
+use crate::event::RocmTracerEvent;
+use crate::sink::EventSink;
+use crate::tracer::agents::{AgentInfo, Agents};
+use crate::tracer::annotation::{
     AnnotationMap, AnnotationSource, ThreadAnnotationStack, DEFAULT_MAX_ANNOTATION_STRINGS,
 };
-use crate::correlation::stream_external_correlation_callback;
-use crate::event::RocmTracerEvent;
-use crate::hip_api::HipApiNames;
-use crate::kernel_names::KernelNames;
-use crate::records::{drop_reason, DropCounts, RecordDecoder};
-use crate::sdk::{self, SdkError};
-use crate::sink::EventSink;
-use crate::stream_stack::hip_stream_callback;
-use crate::version::SdkVersion;
+use crate::tracer::correlation::stream_external_correlation_callback;
+use crate::tracer::hip_api::HipApiNames;
+use crate::tracer::kernel_names::KernelNames;
+use crate::tracer::record_decoder::{drop_reason, DropCounts, RecordDecoder};
+use crate::tracer::sdk::SdkError;
+use crate::tracer::stream_stack::hip_stream_callback;
+use crate::tracer::version::SdkVersion;
 
 // The unit tests of this crate link the simulated SDK for the symbols the `sys` layer leaves
 // open; the library itself never contains it.
@@ -165,7 +176,7 @@ impl Tracer {
     /// XLA's `GetRocmTracerSingleton()`: registers with the SDK first if the load-time
     /// constructor did not (or was dropped by the linker).
     pub fn get() -> &'static Tracer {
-        crate::registration::ensure_registered();
+        crate::tracer::registration::ensure_registered();
         instance()
     }
 

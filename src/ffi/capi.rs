@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::bridge::{BridgeEvent, DetailKind};
 use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
 use crate::event::RocmTracerEvent;
 use crate::export::{encode_xspace, write_xspace, ExportOptions};
-use crate::sdk;
-use crate::stream_stack;
+use crate::ffi::bridge::{BridgeEvent, DetailKind};
+use crate::tracer::sdk;
+use crate::tracer::stream_stack;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
 
 /// Result of the C functions.
@@ -420,7 +420,7 @@ unsafe fn rust_event(event: &XrtEvent) -> Option<RocmTracerEvent> {
         destination: event.destination,
         is_async: event.is_async,
     };
-    Some(crate::bridge::rust_event(&bridged))
+    Some(crate::ffi::bridge::rust_event(&bridged))
 }
 
 /// The calling thread's stream-stack statistics.
@@ -467,7 +467,7 @@ mod tests {
         let mut out = Vec::new();
         cbindgen::Builder::new()
             .with_config(config)
-            .with_src(format!("{crate_dir}/src/capi.rs"))
+            .with_src(format!("{crate_dir}/src/ffi/capi.rs"))
             .generate()
             .expect("cbindgen generates the C header")
             .write(&mut out);

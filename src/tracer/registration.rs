@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::sdk;
+use crate::tracer::sdk;
 use crate::tracer::{instance, TracerError};
 
 /// The name XLA registers under.

@@ -16,7 +16,7 @@ use std::fmt;
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::sdk::{self, SdkError};
+use crate::tracer::sdk::{self, SdkError};
 
 /// A copy of the SDK's agent struct.
 ///

@@ -16,8 +16,6 @@ use std::sync::{Arc, Once, OnceLock};
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::agents::{AgentInfo, Agents};
-use crate::annotation::AnnotationSource;
 use crate::collector::{
     CaptureStart, Collector, CollectorOptions, DropReason, GpuAgentInfo, MemoryBank,
 };
@@ -26,9 +24,11 @@ use crate::event::{
     MemcpyDetails, MemsetDetails, RocmTracerEvent,
 };
 use crate::export::{build_xspace, encode_xspace, ExportOptions};
-use crate::hip_api::HipApiNames;
-use crate::records::RecordDecoder;
 use crate::sink::EventSink;
+use crate::tracer::agents::{AgentInfo, Agents};
+use crate::tracer::annotation::AnnotationSource;
+use crate::tracer::hip_api::HipApiNames;
+use crate::tracer::record_decoder::RecordDecoder;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
 
 #[cxx::bridge(namespace = "xla::profiler::rust_bridge")]
@@ -258,7 +258,7 @@ fn ensure_registered() {
                     );
                 }
             });
-            crate::registration::ensure_registered();
+            crate::tracer::registration::ensure_registered();
         },
     )
 }
@@ -669,7 +669,7 @@ impl AnnotationSource for CppAnnotationSource {
         // Recording happens in `record` below, into the C++ map the XLA callers read.
     }
 
-    fn record(&self, correlation_id: u64, _map: &crate::annotation::AnnotationMap) {
+    fn record(&self, correlation_id: u64, _map: &crate::tracer::annotation::AnnotationMap) {
         ffi::record_hip_api_annotation(correlation_id);
     }
 }

@@ -17,14 +17,14 @@ use std::sync::Arc;
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::agents::Agents;
-use crate::annotation::AnnotationMap;
 use crate::event::{
     EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemcpyDetails,
     RocmTracerEvent,
 };
-use crate::hip_api::{self, HipApiNames, UNKNOWN_OP_NAME};
-use crate::kernel_names::{KernelNames, UNKNOWN_KERNEL_NAME};
+use crate::tracer::agents::Agents;
+use crate::tracer::annotation::AnnotationMap;
+use crate::tracer::hip_api::{self, HipApiNames, UNKNOWN_OP_NAME};
+use crate::tracer::kernel_names::{KernelNames, UNKNOWN_KERNEL_NAME};
 
 /// Why a record did not become an event; the strings reach `EventSink::on_events_dropped`.
 pub mod drop_reason {
@@ -390,7 +390,7 @@ pub mod crafted {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::{AgentInfo, AgentKind};
+    use crate::tracer::agents::{AgentInfo, AgentKind};
 
     struct Fixture {
         agents: Agents,
