@@ -32,10 +32,8 @@ fn capture_example_writes_its_kernels_copy_and_hip_calls() {
     ) {
         return;
     }
-    let output = std::env::temp_dir().join(format!(
-        "capture_example_{}.xplane.pb",
-        std::process::id()
-    ));
+    let output =
+        std::env::temp_dir().join(format!("capture_example_{}.xplane.pb", std::process::id()));
     capture::capture(&output).expect("the example's capture");
     let space = read_xspace_file(&output).expect("the example's trace reads back");
     std::fs::remove_file(&output).ok();
@@ -48,7 +46,11 @@ fn capture_example_writes_its_kernels_copy_and_hip_calls() {
     let names = event_names(gpu);
     for kernel in ["axpy", "reduce"] {
         let launches = names.iter().filter(|name| name.contains(kernel)).count();
-        assert_eq!(launches, capture::LAUNCHES, "{kernel} launches in {names:?}");
+        assert_eq!(
+            launches,
+            capture::LAUNCHES,
+            "{kernel} launches in {names:?}"
+        );
     }
     assert_eq!(
         names.len(),
