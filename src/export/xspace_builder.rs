@@ -8,7 +8,9 @@ use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
     gpu_plane_name, host_line_name, HOST_PLANE_NAME, SCOPE_RANGE_TREE_PLANE_NAME,
 };
-use super::stream_lanes::{dense_stream_numbers, stream_line_name};
+use super::stream_lanes::{
+    dense_queue_numbers, dense_stream_numbers, stream_line_name, unattributed_line_name,
+};
 use super::timeline::{Placement, Timeline};
 use super::xplane_proto::{x_event, x_stat, XEvent, XLine, XSpace, XStat};
 use crate::collector::{CollectedTrace, Collector, DropCounters, DropReason};
@@ -36,6 +38,20 @@ struct Placed<'a> {
     event: &'a RocmTracerEvent,
     device_ordinal: u32,
     placement: Placement,
+    /// For a copy named by its HIP call's direction: the type of the SDK record.
+    recorded_as: Option<EventType>,
+}
+
+/// The `recorded_direction` stat of a copy whose SDK record said otherwise than its call.
+const RECORDED_DIRECTION_STAT: &str = "recorded_direction";
+
+/// The trace warning for activities no HIP API call submitted.
+fn unattributed_warning(count: u64) -> String {
+    format!(
+        "{count} GPU activities carry a correlation id no HIP API call made (HIP submitted them \
+         from its worker thread: indirect dispatch, AMD_DIRECT_DISPATCH=0): they are shown on \
+         \"Unattributed\" lanes of their queue; stream attribution needs direct dispatch"
+    )
 }
 
 /// Sorting events by start (then end) keeps lines ordered whatever the arrival order was; the
@@ -63,6 +79,14 @@ pub fn build_xspace(
     let mut export_drops = DropCounters::default();
     let mut host_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
     let mut device_planes = Vec::new();
+    let mut unattributed = 0u64;
+    let recorded_as = |event: &RocmTracerEvent| {
+        if event.source == EventSource::Activity && event.event_type.is_memcpy() {
+            trace.copy_recorded_as.get(&event.correlation_id).copied()
+        } else {
+            None
+        }
+    };
 
     for ordinal in 0..trace.options.num_gpus {
         let mut device_events: Vec<Placed<'_>> = Vec::new();
@@ -75,6 +99,7 @@ pub fn build_xspace(
                 event,
                 device_ordinal: ordinal,
                 placement,
+                recorded_as: recorded_as(event),
             };
             if event.source == EventSource::ApiCallback {
                 if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
@@ -85,6 +110,9 @@ pub fn build_xspace(
             } else if event.stream_id == RocmTracerEvent::INVALID_STREAM_ID {
                 export_drops.add(DropReason::NoLane, 1);
             } else {
+                if event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID {
+                    unattributed += 1;
+                }
                 device_events.push(placed);
             }
         }
@@ -94,6 +122,27 @@ pub fn build_xspace(
         }
         add_stream_lines(&mut plane, device_events, &timeline, options);
         device_planes.push(plane.finish());
+    }
+
+    // Copies the CPU did: their HIP calls, on their threads, with no device.
+    for event in &trace.host_only {
+        let Some(placement) = timeline.place(event) else {
+            export_drops.add(DropReason::OutOfTimeWindow, 1);
+            continue;
+        };
+        if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
+            export_drops.add(DropReason::NoLane, 1);
+            continue;
+        }
+        host_events
+            .entry(event.thread_id)
+            .or_default()
+            .push(Placed {
+                event,
+                device_ordinal: u32::MAX,
+                placement,
+                recorded_as: None,
+            });
     }
 
     let mut host_plane = PlaneBuilder::new(0, HOST_PLANE_NAME);
@@ -119,10 +168,15 @@ pub fn build_xspace(
 
     let mut drops = trace.drops.clone();
     drops.merge(&export_drops);
+    let mut warnings = drops.warnings();
+    if unattributed > 0 {
+        warnings.push(unattributed_warning(unattributed));
+    }
+    warnings.extend(trace.warnings.iter().cloned());
     XSpace {
         planes,
         errors: Vec::new(),
-        warnings: drops.warnings(),
+        warnings,
         hostnames: Vec::new(),
     }
 }
@@ -133,6 +187,10 @@ fn add_stream_lines(
     timeline: &Timeline,
     options: &ExportOptions,
 ) {
+    let is_unattributed =
+        |placed: &Placed<'_>| placed.event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID;
+    let (unattributed, events): (Vec<Placed<'_>>, Vec<Placed<'_>>) =
+        events.into_iter().partition(is_unattributed);
     let lanes = dense_stream_numbers(events.iter().map(|placed| placed.event));
     let mut by_lane: BTreeMap<u32, Vec<Placed<'_>>> = BTreeMap::new();
     for placed in events {
@@ -141,6 +199,7 @@ fn add_stream_lines(
             by_lane.entry(lane).or_default().push(placed);
         }
     }
+    let stream_lanes = lanes.len() as u32;
     for (lane, mut events) in by_lane {
         sort_by_time(&mut events);
         let types: BTreeSet<EventType> = events
@@ -149,6 +208,23 @@ fn add_stream_lines(
             .collect();
         let name = stream_line_name(lane, &types, options.cuda_style_line_names);
         let line = build_line(plane, i64::from(lane), name, &events, timeline);
+        plane.plane_mut().lines.push(line);
+    }
+
+    // Work no HIP call submitted has no known stream: one lane per HSA queue (copies have
+    // none and share one), numbered after the stream lanes so line ids stay unique.
+    let queues = dense_queue_numbers(unattributed.iter().map(|placed| placed.event));
+    let mut by_queue: BTreeMap<u32, Vec<Placed<'_>>> = BTreeMap::new();
+    for placed in unattributed {
+        if let Some(&queue) = queues.get(&placed.event.queue_id) {
+            by_queue.entry(queue).or_default().push(placed);
+        }
+    }
+    for (queue, mut events) in by_queue {
+        sort_by_time(&mut events);
+        let name = unattributed_line_name(queue);
+        let id = i64::from(stream_lanes) + i64::from(queue);
+        let line = build_line(plane, id, name, &events, timeline);
         plane.plane_mut().lines.push(line);
     }
 }
@@ -175,7 +251,10 @@ fn build_line(
             &placed.event.name
         };
         let metadata_id = plane.event_metadata_id(metadata_name);
-        let stats = event_stats(plane, placed.event, placed.device_ordinal);
+        let mut stats = event_stats(plane, placed.event, placed.device_ordinal);
+        if let Some(recorded_as) = placed.recorded_as {
+            stats.push(plane.ref_stat(RECORDED_DIRECTION_STAT, recorded_as.name()));
+        }
         line.events.push(XEvent {
             metadata_id,
             duration_ps: placement.duration_ps,

@@ -10,7 +10,9 @@
 //!   `INVALID_DEVICE_ID` instead of 0 (§7.8: a 0 lowers the collector's minimum device id and
 //!   makes every other event's device number exceed `num_gpus`); the collector then drops
 //!   only that event, counted as an invalid device;
-//! * a kernel whose agent is unknown likewise gets `INVALID_DEVICE_ID`, not 0;
+//! * a kernel whose agent is not a GPU HIP sees (unknown, or hidden by `HIP_VISIBLE_DEVICES`
+//!   and the like) is a counted drop of its own reason, and so is a copy whose only GPU side
+//!   is hidden: such a GPU has no device ordinal in this process;
 //! * records that started before the current session was enabled are dropped (a kernel
 //!   queued before `disable()` can complete after it), so sessions stay isolated.
 use std::sync::Arc;
@@ -36,6 +38,8 @@ pub mod drop_reason {
     pub const SDK_DROPPED: &str = "records dropped by rocprofiler-sdk (buffer full)";
     pub const SINK_PANICKED: &str = "events lost because the EventSink panicked while taking them";
     pub const NO_SESSION: &str = "rocprofiler records delivered while no session was enabled";
+    pub const NOT_VISIBLE_GPU: &str =
+        "rocprofiler record from an agent that is not a GPU HIP sees (unknown, or hidden by HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES)";
 }
 
 /// Drop counts of one buffer callback, by reason.
@@ -156,12 +160,28 @@ impl RecordDecoder<'_> {
                 if record.dispatch_info.size < sys::ROCPROFILER_KERNEL_DISPATCH_INFO_SIZE {
                     return Err(drop_reason::TRUNCATED);
                 }
+                if !self
+                    .agents
+                    .is_visible_gpu(record.dispatch_info.agent_id.handle)
+                {
+                    return Err(drop_reason::NOT_VISIBLE_GPU);
+                }
                 self.kernel_event(&record)
             }
             sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
                 // SAFETY: a non-null memory copy record.
-                let record = unsafe { read_sized(payload) }.ok_or(drop_reason::TRUNCATED)?;
-                self.memcpy_event(&record)
+                let record: sys::rocprofiler_buffer_tracing_memory_copy_record_t =
+                    unsafe { read_sized(payload) }.ok_or(drop_reason::TRUNCATED)?;
+                let event = self.memcpy_event(&record);
+                let on_hidden_gpu =
+                    |handle: u64| self.agents.is_gpu(handle) && !self.agents.is_visible_gpu(handle);
+                if event.device_id == RocmTracerEvent::INVALID_DEVICE_ID
+                    && (on_hidden_gpu(record.src_agent_id.handle)
+                        || on_hidden_gpu(record.dst_agent_id.handle))
+                {
+                    return Err(drop_reason::NOT_VISIBLE_GPU);
+                }
+                event
             }
             _ => return Err(drop_reason::UNSUPPORTED_KIND),
         };
@@ -262,14 +282,19 @@ impl RecordDecoder<'_> {
         event
     }
 
-    /// The device a copy is shown on: XLA's direction rules (§5.7), first match wins.
+    /// The device a copy is shown on: XLA's direction rules (§5.7), first match wins; only
+    /// GPUs HIP sees count as GPUs.
     pub fn memcpy_device_id(&self, event_type: EventType, src: u64, dst: u64) -> u32 {
-        let dst_is_gpu = self.agents.is_gpu(dst);
-        let src_is_gpu = self.agents.is_gpu(src);
+        let dst_is_gpu = self.agents.is_visible_gpu(dst);
+        let src_is_gpu = self.agents.is_visible_gpu(src);
         let chosen = match event_type {
             EventType::MemcpyH2D if dst_is_gpu => Some(dst),
             EventType::MemcpyD2H if src_is_gpu => Some(src),
-            EventType::MemcpyD2D if self.agents.get(dst).is_some() => Some(dst),
+            EventType::MemcpyD2D
+                if self.agents.get(dst).is_some() && (dst_is_gpu || !self.agents.is_gpu(dst)) =>
+            {
+                Some(dst)
+            }
             _ if dst_is_gpu => Some(dst),
             _ if src_is_gpu => Some(src),
             _ => None,
