@@ -58,7 +58,7 @@ impl DropReason {
             DropReason::NoLane => "no stream (GPU activity) or thread (HIP API event) to place it on",
             DropReason::InvalidSource => "event source is neither API callback nor activity",
             DropReason::ApiWithoutActivity => "HIP API call without GPU activity (or of a type XLA does not export)",
-            DropReason::CopyDoneByCpu => "copy done by the CPU: a HIP copy call without a device record, kept on its host thread",
+            DropReason::CopyDoneByCpu => "copy done by the CPU (the HIP runtime copied without a device record)",
         }
     }
 

@@ -114,8 +114,7 @@ pub(super) fn join_api_and_activities(
         } else if api_event.event_type().is_memcpy() {
             // A copy the HIP runtime did with the CPU (host-to-host, small pageable copies on
             // a large-BAR GPU) has no device record: the call stays on its host thread, with
-            // no device (`INVALID_DEVICE_ID`), counted apart from lost events.
-            drops.add(DropReason::CopyDoneByCpu, 1);
+            // no device (`INVALID_DEVICE_ID`); export counts it (DropReason::CopyDoneByCpu).
             emit(api_event.to_event(EventSource::ApiCallback, roctx_range()));
         } else {
             drops.add(DropReason::ApiWithoutActivity, 1);

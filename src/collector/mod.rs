@@ -36,7 +36,7 @@ pub struct CollectedTrace {
     pub scope_range_tree: BTreeMap<i64, i64>,
     pub drops: DropCounters,
     /// HIP copy calls without a device record (the CPU copied): exported on their host thread
-    /// only, counted as [`DropReason::CopyDoneByCpu`].
+    /// only, and counted by export as [`DropReason::CopyDoneByCpu`].
     pub host_only: Vec<RocmTracerEvent>,
     /// Copies named by their HIP call's direction: the type the SDK record had, by correlation
     /// id (exported as the `recorded_direction` stat).

@@ -58,9 +58,13 @@ pub(crate) fn dense_queue_numbers<'a>(
         .collect()
 }
 
-/// `"Unattributed (queue #<n>)"`: work of one HSA queue whose stream is unknown.
-pub(crate) fn unattributed_line_name(queue: u32) -> String {
-    format!("Unattributed (queue #{queue})")
+/// `"Unattributed (queue #<n>)"`: work of one HSA queue whose stream is unknown;
+/// `"Unattributed (copies)"` for copies, which have no queue.
+pub(crate) fn unattributed_line_name(queue: Option<u32>) -> String {
+    match queue {
+        Some(queue) => format!("Unattributed (queue #{queue})"),
+        None => "Unattributed (copies)".to_owned(),
+    }
 }
 
 /// `"Stream #<n>"`, or with `cuda_style` CUPTI's `"Stream #<n>(Kernel,MemcpyH2D)"`: the types

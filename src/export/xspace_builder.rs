@@ -40,10 +40,24 @@ struct Placed<'a> {
     placement: Placement,
     /// For a copy named by its HIP call's direction: the type of the SDK record.
     recorded_as: Option<EventType>,
+    /// For a HIP copy call without a device record: "CPU", or "unknown" under indirect
+    /// dispatch (the `copy_done_by` stat).
+    copy_done_by: Option<&'static str>,
 }
 
 /// The `recorded_direction` stat of a copy whose SDK record said otherwise than its call.
 const RECORDED_DIRECTION_STAT: &str = "recorded_direction";
+/// The `copy_done_by` stat of a HIP copy call without a device record.
+const COPY_DONE_BY_STAT: &str = "copy_done_by";
+
+/// The trace note for HIP copy calls the CPU did (not a loss: nothing was recorded).
+fn cpu_copies_note(count: u64) -> String {
+    format!(
+        "{count} HIP copy calls have no device record: {}; they are shown on their host \
+         threads only",
+        DropReason::CopyDoneByCpu.describe()
+    )
+}
 
 /// The trace warning for activities no HIP API call submitted.
 fn unattributed_warning(count: u64) -> String {
@@ -100,6 +114,7 @@ pub fn build_xspace(
                 device_ordinal: ordinal,
                 placement,
                 recorded_as: recorded_as(event),
+                copy_done_by: None,
             };
             if event.source == EventSource::ApiCallback {
                 if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
@@ -124,7 +139,13 @@ pub fn build_xspace(
         device_planes.push(plane.finish());
     }
 
-    // Copies the CPU did: their HIP calls, on their threads, with no device.
+    // Copies the CPU did: their HIP calls, on their threads, with no device. Under indirect
+    // dispatch a copy's record carries an id no call has, so a call without a record may have
+    // had one: then nothing is claimed about who copied.
+    let indirect_copies = trace.devices.values().flatten().any(|event| {
+        event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID && event.event_type.is_memcpy()
+    });
+    let copy_done_by = if indirect_copies { "unknown" } else { "CPU" };
     for event in &trace.host_only {
         let Some(placement) = timeline.place(event) else {
             export_drops.add(DropReason::OutOfTimeWindow, 1);
@@ -134,6 +155,9 @@ pub fn build_xspace(
             export_drops.add(DropReason::NoLane, 1);
             continue;
         }
+        if !indirect_copies {
+            export_drops.add(DropReason::CopyDoneByCpu, 1);
+        }
         host_events
             .entry(event.thread_id)
             .or_default()
@@ -142,6 +166,7 @@ pub fn build_xspace(
                 device_ordinal: u32::MAX,
                 placement,
                 recorded_as: None,
+                copy_done_by: Some(copy_done_by),
             });
     }
 
@@ -169,6 +194,10 @@ pub fn build_xspace(
     let mut drops = trace.drops.clone();
     drops.merge(&export_drops);
     let mut warnings = drops.warnings();
+    let cpu_copies = drops.count(DropReason::CopyDoneByCpu);
+    if cpu_copies > 0 {
+        warnings.push(cpu_copies_note(cpu_copies));
+    }
     if unattributed > 0 {
         warnings.push(unattributed_warning(unattributed));
     }
@@ -211,19 +240,24 @@ fn add_stream_lines(
         plane.plane_mut().lines.push(line);
     }
 
-    // Work no HIP call submitted has no known stream: one lane per HSA queue (copies have
-    // none and share one), numbered after the stream lanes so line ids stay unique.
-    let queues = dense_queue_numbers(unattributed.iter().map(|placed| placed.event));
-    let mut by_queue: BTreeMap<u32, Vec<Placed<'_>>> = BTreeMap::new();
+    // Work no HIP call submitted has no known stream: one lane per HSA queue, and one for
+    // the copies (which have no queue), after the stream lanes so line ids stay unique.
+    let queues = dense_queue_numbers(
+        unattributed
+            .iter()
+            .map(|placed| placed.event)
+            .filter(|event| event.queue_id != 0),
+    );
+    let mut by_queue: BTreeMap<Option<u32>, Vec<Placed<'_>>> = BTreeMap::new();
     for placed in unattributed {
-        if let Some(&queue) = queues.get(&placed.event.queue_id) {
-            by_queue.entry(queue).or_default().push(placed);
-        }
+        let queue = queues.get(&placed.event.queue_id).copied();
+        by_queue.entry(queue).or_default().push(placed);
     }
-    for (queue, mut events) in by_queue {
+    // `None` (copies) sorts first; the queues follow in their dense order.
+    for (index, (queue, mut events)) in by_queue.into_iter().enumerate() {
         sort_by_time(&mut events);
         let name = unattributed_line_name(queue);
-        let id = i64::from(stream_lanes) + i64::from(queue);
+        let id = i64::from(stream_lanes) + index as i64;
         let line = build_line(plane, id, name, &events, timeline);
         plane.plane_mut().lines.push(line);
     }
@@ -254,6 +288,9 @@ fn build_line(
         let mut stats = event_stats(plane, placed.event, placed.device_ordinal);
         if let Some(recorded_as) = placed.recorded_as {
             stats.push(plane.ref_stat(RECORDED_DIRECTION_STAT, recorded_as.name()));
+        }
+        if let Some(copy_done_by) = placed.copy_done_by {
+            stats.push(plane.ref_stat(COPY_DONE_BY_STAT, copy_done_by));
         }
         line.events.push(XEvent {
             metadata_id,
