@@ -616,6 +616,63 @@ mod tests {
     }
 
     #[test]
+    fn records_of_gpus_hip_does_not_see_are_dropped_under_their_own_reason() {
+        const HIDDEN: u64 = 303;
+        let with_bits = |handle, kind, bits| {
+            let mut agent = AgentInfo::bare(handle, kind);
+            agent.raw.0.runtime_visibility = bits;
+            agent
+        };
+        let mut fixture = Fixture::new();
+        // GPU0 is hidden (hsa bit only), GPU1 is HIP device 0, HIDDEN has no bit at all.
+        fixture.agents = Agents::from_list(vec![
+            with_bits(CPU, AgentKind::Cpu, 0xF),
+            with_bits(GPU0, AgentKind::Gpu, 0x1),
+            with_bits(GPU1, AgentKind::Gpu, 0xF),
+            with_bits(HIDDEN, AgentKind::Gpu, 0x0),
+        ]);
+        assert_eq!(fixture.agents.gpus().len(), 1);
+        let decoder = fixture.decoder(0);
+        let tracing = sys::ROCPROFILER_BUFFER_CATEGORY_TRACING;
+        let kernel_kind = sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+        let copy_kind = sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY;
+        let visible = kernel_record();
+        let mut on_hidden = kernel_record();
+        on_hidden.dispatch_info.agent_id.handle = GPU0;
+        let mut on_unknown = kernel_record();
+        on_unknown.dispatch_info.agent_id.handle = 9_999;
+        let to_hidden = copy_record(sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE, CPU, HIDDEN);
+        let hidden_to_visible =
+            copy_record(sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE, GPU0, GPU1);
+        let ptr = |r: *const u8| r as *const std::ffi::c_void;
+        let headers = [
+            crafted::header(tracing, kernel_kind, ptr(&visible as *const _ as _)),
+            crafted::header(tracing, kernel_kind, ptr(&on_hidden as *const _ as _)),
+            crafted::header(tracing, kernel_kind, ptr(&on_unknown as *const _ as _)),
+            crafted::header(tracing, copy_kind, ptr(&to_hidden as *const _ as _)),
+            crafted::header(tracing, copy_kind, ptr(&hidden_to_visible as *const _ as _)),
+        ];
+        let pointers: Vec<*const sys::rocprofiler_record_header_t> =
+            headers.iter().map(|h| h as *const _).collect();
+        let mut events = Vec::new();
+        let mut drops = DropCounts::default();
+        // SAFETY: every header and payload above lives until the end of the test.
+        unsafe {
+            decoder.decode_buffer(pointers.as_ptr(), pointers.len(), &mut events, &mut drops)
+        };
+        assert_eq!(drops.get(drop_reason::NOT_VISIBLE_GPU), 3);
+        let devices: Vec<(EventType, u32)> =
+            events.iter().map(|e| (e.event_type, e.device_id)).collect();
+        assert_eq!(
+            devices,
+            [
+                (EventType::Kernel, GPU1 as u32),
+                (EventType::MemcpyD2D, GPU1 as u32)
+            ]
+        );
+    }
+
+    #[test]
     fn malformed_and_stale_records_are_counted_drops() {
         let fixture = Fixture::new();
         let decoder = fixture.decoder(150);
