@@ -4,7 +4,7 @@
 
 /// One GPU agent as reported by rocprofiler-sdk, reduced to plain values
 /// ([`GpuAgentInfo::from_sdk`]); the position in the list given to
-/// [`super::Collector::set_gpu_agents`] is the device ordinal (`/device:GPU:<ordinal>`).
+/// [`crate::collector::Collector::set_gpu_agents`] is the device ordinal (`/device:GPU:<ordinal>`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GpuAgentInfo {
     /// `agent.id.handle`; events carry it (truncated to 32 bits) as `device_id`.

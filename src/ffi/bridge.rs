@@ -476,13 +476,11 @@ fn tracer_disable() {
         || (),
         || {
             let mut delivery = DELIVERY.lock();
-            let tracer = Tracer::get();
-            tracer.disable();
-            if let Delivery::Direct(collector) = &*delivery {
+            match &*delivery {
                 // XLA hands the collector the tree of the C++ annotation map, which direct
                 // sessions leave empty: the tree recorded in Rust goes in here instead.
-                collector
-                    .set_scope_range_id_tree(tracer.annotation_map().take_scope_range_id_tree());
+                Delivery::Direct(collector) => super::disable_into(collector),
+                Delivery::Idle | Delivery::Cpp => Tracer::get().disable(),
             }
             *delivery = Delivery::Idle;
         },

@@ -256,7 +256,7 @@ pub extern "C" fn xrt_disable() -> XrtStatus {
         let mut capture = CAPTURE.lock();
         match capture.as_mut() {
             Some(c) if c.running => {
-                Tracer::get().disable();
+                super::disable_into(&c.collector);
                 c.running = false;
                 XrtStatus::Ok
             }
