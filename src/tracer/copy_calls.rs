@@ -79,7 +79,7 @@ pub fn copy_call(
     args: Option<&sys::rocprofiler_callback_tracing_hip_api_data_t>,
 ) -> Option<CopyCall> {
     // hipMemcpy's member has the layout every function here starts with.
-    // SAFETY (union reads below): plain integers and pointers, any bit pattern is valid.
+    // SAFETY: the argument union holds plain integers and pointers; any bit pattern is valid.
     let prefix = args.map(|data| unsafe { data.args.hipMemcpy });
     let bytes = prefix.map_or(0, |args| args.sizeBytes as u64);
     if let Some(direction) = direction_of_function(operation) {
