@@ -361,6 +361,7 @@ fn tracer_enable(max_annotation_strings: u64) -> BridgeStatus {
         || {
             let options = TracerOptions {
                 max_annotation_strings,
+                ..TracerOptions::default()
             };
             match Tracer::get().enable(options, Arc::new(CppCollectorSink)) {
                 Ok(()) => status(StatusCode::Ok, ""),
