@@ -1,5 +1,7 @@
 //! XLA's `ApiActivityInfoExchange` (xla-rocm-tracer.md §6.2 step 1): HIP API events and GPU
 //! activities meet by correlation id and lend each other what the other lacks.
+use std::collections::HashSet;
+
 use super::arrival_log::ArrivalLog;
 use super::drops::{DropCounters, DropReason};
 use super::stored_event::StoredEvent;
@@ -20,6 +22,13 @@ impl PendingEvents {
     pub fn is_empty(&self) -> bool {
         self.api.is_empty() && self.auxiliary_api.is_empty() && self.activities.is_empty()
     }
+}
+
+/// Correlation ids whose API event or activities a cap dropped.
+#[derive(Default)]
+pub(super) struct CappedIds {
+    pub api: HashSet<u64>,
+    pub activities: HashSet<u64>,
 }
 
 fn is_kept_api_type(event_type: EventType) -> bool {
@@ -74,6 +83,7 @@ fn seek(
 pub(super) fn join_api_and_activities(
     pending: &mut PendingEvents,
     drops: &mut DropCounters,
+    capped: &CappedIds,
     mut emit: impl FnMut(RocmTracerEvent),
 ) {
     let api_order = first_of_each_id(&pending.api, drops);
@@ -110,6 +120,9 @@ pub(super) fn join_api_and_activities(
         let api_event = pending.api.get(api_index);
         if has_activity && is_kept_api_type(api_event.event_type()) {
             emit(api_event.to_event(EventSource::ApiCallback, pending.api.roctx_range(api_index)));
+        } else if !has_activity && capped.activities.contains(&api_event.correlation_id) {
+            // Its activity was dropped at the cap: this event is lost to the cap too.
+            drops.add(DropReason::ActivityCapReached, 1);
         } else {
             drops.add(DropReason::ApiWithoutActivity, 1);
         }
@@ -134,7 +147,12 @@ pub(super) fn join_api_and_activities(
                 .map(|index| auxiliary.get(index))
             });
         let Some(api_event) = api_event else {
-            drops.add(DropReason::NoApiCounterpart, group.len() as u64);
+            let reason = if capped.api.contains(&correlation_id) {
+                DropReason::CallbackCapReached
+            } else {
+                DropReason::NoApiCounterpart
+            };
+            drops.add(reason, group.len() as u64);
             continue;
         };
         for &index in group {

@@ -631,8 +631,7 @@ impl Tracer {
         };
         // The SDK passes its cumulative drop count with every callback (a DISCARD buffer's;
         // LOSSLESS never drops): only the increase since the last callback is new.
-        let previous_drops = self.sdk_drops_seen.fetch_max(drop_count, Ordering::Relaxed);
-        let new_sdk_drops = drop_count.saturating_sub(previous_drops);
+        let new_sdk_drops = new_drops_since_last(&self.sdk_drops_seen, drop_count);
         let mut guard = self.session.lock();
         let Some(session) = guard.as_mut() else {
             self.count_records_without_session(setup, headers, num_headers);
@@ -739,6 +738,13 @@ impl Tracer {
     }
 }
 
+/// The part of the SDK's cumulative `drop_count` not seen before; `seen` keeps the largest
+/// value passed so far (callbacks of one buffer run on one thread, but a reordered or repeated
+/// value must never count twice).
+fn new_drops_since_last(seen: &AtomicU64, cumulative: u64) -> u64 {
+    cumulative.saturating_sub(seen.fetch_max(cumulative, Ordering::Relaxed))
+}
+
 /// The main buffer's callback, on its own SDK thread.
 unsafe extern "C" fn buffer_callback(
     _context: sys::rocprofiler_context_id_t,
@@ -790,4 +796,21 @@ unsafe extern "C" fn hip_api_callback(
             .annotation_source()
             .record(correlation_id, &tracer.annotations);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sdk_drop_counts_are_cumulative_and_count_once() {
+        let seen = AtomicU64::new(0);
+        // A DISCARD buffer passes its running total with every callback.
+        assert_eq!(new_drops_since_last(&seen, 0), 0);
+        assert_eq!(new_drops_since_last(&seen, 5), 5);
+        assert_eq!(new_drops_since_last(&seen, 5), 0, "same total, nothing new");
+        assert_eq!(new_drops_since_last(&seen, 12), 7);
+        assert_eq!(new_drops_since_last(&seen, 3), 0, "never counts backwards");
+        assert_eq!(new_drops_since_last(&seen, 13), 1);
+    }
 }
