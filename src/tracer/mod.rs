@@ -229,12 +229,8 @@ impl Drop for StartedContexts {
 }
 
 impl Tracer {
-    /// XLA's `GetRocmTracerSingleton()`: registers with the SDK first if the load-time
-    /// constructor did not (or was dropped by the linker).
-    pub fn get() -> &'static Tracer {
-        crate::tracer::registration::ensure_registered();
-        instance()
-    }
+    // `Tracer::get()` lives in `registration`, which depends on this module and not the other
+    // way round.
 
     /// Exactly when a session could be started now: initialized, not finalized, not running.
     pub fn is_available(&self) -> bool {
