@@ -11,8 +11,11 @@
 //! Deliberate differences from XLA: `max_annotation_strings` is honoured (§7.1); `disable()`
 //! without `enable()` is a no-op (§7.4); the annotation map is cleared *before* the main
 //! context starts, so annotations of the first calls of a session are not wiped by a late
-//! clear; events go to the sink in one batch per buffer callback; records that started before
-//! the session are dropped and counted; a failed initialization makes `is_available()` false.
+//! clear; events go to the sink in one batch per buffer callback; kernel and copy records are
+//! assigned to sessions by correlation id (`session_ledger`), and `disable()` waits, bounded,
+//! for the ones its session still expects; other records that started before the session are
+//! dropped and counted; finalize flushes the buffer first; a failed initialization makes
+//! `is_available()` false.
 pub mod agents;
 pub mod annotation;
 pub mod correlation;

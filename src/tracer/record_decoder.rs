@@ -11,8 +11,10 @@
 //!   makes every other event's device number exceed `num_gpus`); the collector then drops
 //!   only that event, counted as an invalid device;
 //! * a kernel whose agent is unknown likewise gets `INVALID_DEVICE_ID`, not 0;
-//! * records that started before the current session was enabled are dropped (a kernel
-//!   queued before `disable()` can complete after it), so sessions stay isolated.
+//! * [`RecordDecoder::decode`] drops records that started before the current session was
+//!   enabled; the tracer itself uses [`RecordDecoder::for_each_record`] and assigns kernel and
+//!   copy records to sessions by correlation id first (a kernel queued before `disable()` can
+//!   complete after it), so sessions stay isolated.
 use std::sync::Arc;
 
 use rocprofiler_sdk_sys as sys;
