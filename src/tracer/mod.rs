@@ -453,8 +453,8 @@ impl Tracer {
         self.late_records_of_ended_sessions.load(Ordering::Relaxed)
     }
 
-    /// Records the running session requested (kernel dispatches and copies) and does not have
-    /// yet.
+    /// Records the running (or last ended) session requested (kernel dispatches and copies)
+    /// and did not get (before its `disable()` gave up waiting, for an ended one).
     pub fn records_in_flight(&self) -> u64 {
         self.ledger.missing()
     }

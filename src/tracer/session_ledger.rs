@@ -37,7 +37,7 @@ struct LedgerState {
     arrived: u64,
 }
 
-/// Thread-safe; one lock per request and one per buffer callback.
+/// Thread-safe; one short lock per request and per kernel or copy record.
 #[derive(Default)]
 pub struct SessionLedger {
     state: Mutex<LedgerState>,
@@ -83,31 +83,13 @@ impl SessionLedger {
 
     /// Matches one arrived kernel or copy record.
     pub fn on_record(&self, correlation_id: u64) -> Attribution {
-        let mut state = self.state.lock();
-        self::attribute(&mut state, correlation_id)
+        attribute(&mut self.state.lock(), correlation_id)
     }
 
-    /// Matches several records under one lock, calling `each` with each attribution.
-    pub fn on_records(
-        &self,
-        ids: impl IntoIterator<Item = u64>,
-        mut each: impl FnMut(Attribution),
-    ) {
-        let mut state = self.state.lock();
-        for id in ids {
-            each(attribute(&mut state, id));
-        }
-    }
-
-    /// Records the running session requested that have not arrived yet.
+    /// Records the running (or last ended) session requested that have not arrived (in it).
     pub fn missing(&self) -> u64 {
         let state = self.state.lock();
         state.requested.saturating_sub(state.arrived)
-    }
-
-    /// Requests made by the running (or last ended) session.
-    pub fn requested(&self) -> u64 {
-        self.state.lock().requested
     }
 }
 
