@@ -7,8 +7,9 @@
 //! - `export`: turns a collected session into an XSpace;
 //! - `ffi`: the cxx bridge of the C++ shims (`cpp/`) and the C ABI.
 //!
-//! `event`, `gpu_agent` and `sink` are the shared bottom layer.
+//! `event`, `drop_reason`, `gpu_agent` and `sink` are the shared bottom layer.
 pub mod collector;
+pub mod drop_reason;
 pub mod event;
 pub mod export;
 pub mod ffi;

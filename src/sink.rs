@@ -1,4 +1,5 @@
 //! What the tracer delivers events to: XLA's `RocmTraceCollector` seen from the tracer.
+use crate::drop_reason::DropReason;
 use crate::event::{EventType, RocmTracerEvent};
 
 /// Receives the events of one buffer callback as one batch, so a collector takes its lock once
@@ -8,7 +9,7 @@ pub trait EventSink: Send + Sync {
     /// Takes the events out of `batch` (it is drained, not consumed, so its allocation is reused).
     fn add_events(&self, batch: &mut Vec<RocmTracerEvent>);
     /// Events lost before they reached `add_events`, counted by reason.
-    fn on_events_dropped(&self, reason: &str, count: u64);
+    fn on_events_dropped(&self, reason: DropReason, count: u64);
     /// Called by `disable()` after the SDK buffer has been flushed.
     fn flush(&self);
     /// The copy activity of `correlation_id` was named by its HIP call's direction; the SDK

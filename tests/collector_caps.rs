@@ -206,16 +206,18 @@ fn annotation_cap_keeps_the_event_without_its_annotation() {
 #[test]
 fn tracer_side_drops_are_exported_by_reason() {
     let collector = collector(1);
-    collector.on_events_dropped("record too small", 3);
-    collector.on_events_dropped("record too small", 2);
-    collector.on_events_dropped("SDK buffer drop_count", 7);
-    collector.on_events_dropped("nothing", 0);
+    collector.on_events_dropped(DropReason::Truncated, 3);
+    collector.on_events_dropped(DropReason::Truncated, 2);
+    collector.on_events_dropped(DropReason::SdkDropped, 7);
+    collector.on_events_dropped(DropReason::NoSession, 0);
+    collector.add_reported_drop("lost by the caller", 4);
     let space = export(&collector);
     assert_eq!(
         space.warnings,
         [
-            "Dropped 7 events: lost in the tracer: SDK buffer drop_count",
-            "Dropped 5 events: lost in the tracer: record too small",
+            "Dropped 5 events: lost in the tracer: rocprofiler record smaller than its struct",
+            "Dropped 7 events: lost in the tracer: records dropped by rocprofiler-sdk (buffer full)",
+            "Dropped 4 events: lost by the caller",
         ]
     );
 }

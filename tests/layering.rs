@@ -8,15 +8,20 @@ use std::path::{Path, PathBuf};
 
 /// The top-level modules `lib.rs` declares, with the ones each may use besides itself.
 const RULES: &[(&str, &[&str])] = &[
-    ("event", &["gpu_agent", "sink"]),
-    ("gpu_agent", &["event", "sink"]),
-    ("sink", &["event", "gpu_agent"]),
-    ("tracer", &["event", "gpu_agent", "sink"]),
-    ("collector", &["event", "gpu_agent", "sink"]),
-    ("export", &["collector", "event", "gpu_agent", "sink"]),
+    ("event", &["drop_reason", "gpu_agent", "sink"]),
+    ("drop_reason", &["event", "gpu_agent", "sink"]),
+    ("gpu_agent", &["drop_reason", "event", "sink"]),
+    ("sink", &["drop_reason", "event", "gpu_agent"]),
+    ("tracer", &["drop_reason", "event", "gpu_agent", "sink"]),
+    ("collector", &["drop_reason", "event", "gpu_agent", "sink"]),
+    (
+        "export",
+        &["collector", "drop_reason", "event", "gpu_agent", "sink"],
+    ),
     (
         "ffi",
         &[
+            "drop_reason",
             "event",
             "gpu_agent",
             "sink",

@@ -8,24 +8,25 @@ use proptest::prelude::*;
 // The library leaves the SDK's symbols to the final link: the simulator provides them.
 use rocprofiler_sdk_sim as _;
 use rocprofiler_sdk_sys as sys;
+use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::{EventDetails, EventSource, RocmTracerEvent};
 use xla_rocm_tracer::tracer::agents::{AgentInfo, AgentKind, Agents};
 use xla_rocm_tracer::tracer::annotation::AnnotationMap;
 use xla_rocm_tracer::tracer::hip_api::HipApiNames;
 use xla_rocm_tracer::tracer::kernel_names::KernelNames;
 use xla_rocm_tracer::tracer::record_decoder::crafted::CraftedRecords;
-use xla_rocm_tracer::tracer::record_decoder::{drop_reason, DropCounts, RecordDecoder};
+use xla_rocm_tracer::tracer::record_decoder::{DropCounts, RecordDecoder};
 
 const KNOWN_KERNEL: u64 = 42;
 const SESSION_START_NS: u64 = 1_000;
 
-const REASONS: [&str; 6] = [
-    drop_reason::NULL_RECORD,
-    drop_reason::NOT_VISIBLE_GPU,
-    drop_reason::UNSUPPORTED_CATEGORY,
-    drop_reason::UNSUPPORTED_KIND,
-    drop_reason::TRUNCATED,
-    drop_reason::PREVIOUS_SESSION,
+const REASONS: [DropReason; 6] = [
+    DropReason::NullRecord,
+    DropReason::NotVisibleGpu,
+    DropReason::UnsupportedCategory,
+    DropReason::UnsupportedKind,
+    DropReason::Truncated,
+    DropReason::PreviousSession,
 ];
 
 /// One crafted record: header fields and the payload's bytes (None = null payload).
@@ -259,7 +260,7 @@ fn decode_and_check(context: &Context, records: &[Crafted], null_headers: usize)
     for (reason, _) in drops.iter() {
         assert!(REASONS.contains(&reason), "unexpected drop reason {reason}");
     }
-    assert!(drops.get(drop_reason::NULL_RECORD) >= null_headers as u64);
+    assert!(drops.get(DropReason::NullRecord) >= null_headers as u64);
     for event in &events {
         check_event(context, event);
     }

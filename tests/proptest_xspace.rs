@@ -7,7 +7,9 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use reliability_support::synthetic_pair;
-use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
+use xla_rocm_tracer::collector::{
+    CaptureStart, Collector, CollectorOptions, DropReason, GpuAgentInfo,
+};
 use xla_rocm_tracer::export::{encode_xspace, read_xspace, read_xspace_file, ExportOptions};
 use xla_rocm_tracer::export::{TraceError, XSpace};
 use xla_rocm_tracer::sink::EventSink;
@@ -39,7 +41,7 @@ fn valid_space() -> &'static (XSpace, Vec<u8>) {
             .flat_map(|i| synthetic_pair(i, GPU, 1_000))
             .collect();
         collector.add_events(&mut batch);
-        collector.on_events_dropped("records dropped by rocprofiler-sdk (buffer full)", 3);
+        collector.on_events_dropped(DropReason::SdkDropped, 3);
         let space = collector.export(10_000_000, &ExportOptions::default());
         let bytes = encode_xspace(&space);
         (space, bytes)

@@ -12,9 +12,9 @@ use parking_lot::Mutex;
 use reliability_support::*;
 use rocprofiler_sdk_sim::{driver, faults};
 use rocprofiler_sdk_sys as sys;
+use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::RocmTracerEvent;
 use xla_rocm_tracer::sink::EventSink;
-use xla_rocm_tracer::tracer::record_decoder::drop_reason;
 use xla_rocm_tracer::tracer::sdk;
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
@@ -168,7 +168,7 @@ impl EventSink for PanickingSink {
         }
         self.counted.add_events(batch);
     }
-    fn on_events_dropped(&self, reason: &str, count: u64) {
+    fn on_events_dropped(&self, reason: DropReason, count: u64) {
         if self.panic_on_drops {
             panic!("user collector failure in on_events_dropped (injected)");
         }
@@ -212,7 +212,7 @@ fn a_panicking_sink_does_not_take_the_process_down_and_its_events_are_counted() 
         "a panicking flush left the tracer running"
     );
     assert!(sink.batches.load(Ordering::Relaxed) >= 4);
-    let panicked = sink.counted.drop_count(drop_reason::SINK_PANICKED);
+    let panicked = sink.counted.drop_count(DropReason::SinkPanicked.describe());
     assert!(panicked > 0 && sink.counted.events() > 0);
 
     // A sink that panics everywhere: its lost batches are counted by the tracer itself.
@@ -276,7 +276,7 @@ impl EventSink for SlowExitSink {
             );
         }
     }
-    fn on_events_dropped(&self, reason: &str, count: u64) {
+    fn on_events_dropped(&self, reason: DropReason, count: u64) {
         self.0.on_events_dropped(reason, count);
     }
     fn flush(&self) {

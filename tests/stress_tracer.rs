@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use reliability_support::*;
 use rocprofiler_sdk_sys as sys;
 use xla_rocm_tracer::collector::CollectorOptions;
-use xla_rocm_tracer::tracer::record_decoder::drop_reason;
+use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions, BUFFER_SIZE_BYTES};
 
 /// One stress test at a time: they share the process-wide tracer and the sim's counters.
@@ -289,7 +289,7 @@ fn a_slow_collector_with_the_lossless_buffer_full_blocks_producers_and_loses_not
         longest_call_ns.load(Ordering::Relaxed)
     );
     assert_eq!(
-        slow.drop_count(drop_reason::SDK_DROPPED),
+        slow.drop_count(DropReason::SdkDropped.describe()),
         0,
         "the LOSSLESS buffer dropped records"
     );

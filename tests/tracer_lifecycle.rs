@@ -16,6 +16,7 @@ use rocprofiler_sdk_sys as sys;
 use tracer_common::{
     runs_in_own_child, start_recording, wait_on_simulated_time, RecordingSink, VIRTUAL_CLOCK,
 };
+use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::EventSource;
 use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::tracer::sdk;
@@ -284,7 +285,7 @@ impl xla_rocm_tracer::sink::EventSink for ReentrantSink {
         tracer.disable();
         self.0.add_events(batch);
     }
-    fn on_events_dropped(&self, reason: &str, count: u64) {
+    fn on_events_dropped(&self, reason: DropReason, count: u64) {
         self.0.on_events_dropped(reason, count);
     }
     fn flush(&self) {
@@ -412,7 +413,6 @@ fn disable_without_waiting_counts_the_kernels_in_flight_and_keeps_them_out_of_th
     ) {
         return;
     }
-    use xla_rocm_tracer::tracer::record_decoder::drop_reason;
     let _session = SESSION.lock();
     let tracer = Tracer::get();
     wait_on_simulated_time();
@@ -426,7 +426,9 @@ fn disable_without_waiting_counts_the_kernels_in_flight_and_keeps_them_out_of_th
     tracer.disable();
     let first_drops = first.drops.lock().clone();
     assert_eq!(
-        first_drops.get(drop_reason::IN_FLIGHT_AT_DISABLE).copied(),
+        first_drops
+            .get(DropReason::InFlightAtDisable.describe())
+            .copied(),
         Some(5),
         "{first_drops:?}"
     );

@@ -111,6 +111,12 @@ impl Collector {
         self.state.lock().flush();
     }
 
+    /// Counts a loss that code outside this crate reported in its own words (a C++ caller of
+    /// `RocmTraceCollector::OnEventsDropped`).
+    pub fn add_reported_drop(&self, reason: &str, count: u64) {
+        self.state.lock().trace.drops.add_reported(reason, count);
+    }
+
     pub fn drop_counters(&self) -> DropCounters {
         self.state.lock().trace.drops.clone()
     }
@@ -324,8 +330,8 @@ impl EventSink for Collector {
         }
     }
 
-    fn on_events_dropped(&self, reason: &str, count: u64) {
-        self.state.lock().trace.drops.add_tracer_drop(reason, count);
+    fn on_events_dropped(&self, reason: DropReason, count: u64) {
+        self.state.lock().trace.drops.add(reason, count);
     }
 
     fn flush(&self) {

@@ -20,6 +20,7 @@ use prost::Message;
 use rocprofiler_sdk_sys as sys;
 
 use crate::collector::{CaptureStart, Collector, CollectorOptions};
+use crate::drop_reason::DropReason;
 use crate::event::{KernelDetails, RocmTracerEvent};
 use crate::export::{
     build_xspace, device_capabilities_plane, encode_xspace, merge_plane, plane_names,
@@ -570,7 +571,7 @@ impl SessionCollector {
         guarded(
             "SessionCollector::add_drop",
             || (),
-            || self.current().on_events_dropped(reason, count),
+            || self.current().add_reported_drop(reason, count),
         )
     }
 
@@ -662,7 +663,7 @@ fn drop_counts(drops: &crate::collector::DropCounters) -> Vec<DropCount> {
         count,
     });
     let by_tracer = drops
-        .by_tracer_reason()
+        .by_reported_reason()
         .iter()
         .map(|(reason, &count)| DropCount {
             reason: reason.clone(),
@@ -875,8 +876,8 @@ impl EventSink for CppCollectorSink {
         ffi::deliver_events(&bridged);
     }
 
-    fn on_events_dropped(&self, reason: &str, count: u64) {
-        ffi::deliver_dropped(reason, count);
+    fn on_events_dropped(&self, reason: DropReason, count: u64) {
+        ffi::deliver_dropped(reason.describe(), count);
     }
 
     // RocmTracer::Disable flushes the C++ collector itself once the buffer is drained.

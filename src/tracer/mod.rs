@@ -40,6 +40,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
+use crate::drop_reason::DropReason;
 use crate::event::{EventSource, EventType, RocmTracerEvent};
 use crate::sink::EventSink;
 use crate::tracer::agents::{AgentInfo, Agents};
@@ -50,7 +51,7 @@ use crate::tracer::copy_calls::{CopyCalls, CopyPieces};
 use crate::tracer::correlation::stream_external_correlation_callback;
 use crate::tracer::hip_api::HipApiNames;
 use crate::tracer::kernel_names::KernelNames;
-use crate::tracer::record_decoder::{drop_reason, DropCounts, RecordDecoder};
+use crate::tracer::record_decoder::{DropCounts, RecordDecoder};
 use crate::tracer::sdk::SdkError;
 use crate::tracer::session_ledger::{Attribution, SessionLedger};
 use crate::tracer::stream_stack::hip_stream_callback;
@@ -98,7 +99,7 @@ pub struct TracerOptions {
     /// How long `disable()` flushes and waits for the records of the kernel dispatches and
     /// copies the session requested (kernel records land a lag after the GPU finished, even
     /// after a synchronize). What is still missing then is reported to the sink as
-    /// [`drop_reason::IN_FLIGHT_AT_DISABLE`]. Zero: flush once, don't wait. Defaults to
+    /// [`DropReason::InFlightAtDisable`]. Zero: flush once, don't wait. Defaults to
     /// [`disable_wait_from_env`].
     pub disable_wait: Duration,
 }
@@ -321,7 +322,7 @@ impl Tracer {
     /// Ends the session: stops the main context, drains the buffer into the sink, waits (up to
     /// the session's `disable_wait`, flushing again and again) until every kernel dispatch and
     /// copy the session requested has its record, reports what is still missing as
-    /// [`drop_reason::IN_FLIGHT_AT_DISABLE`], flushes the sink and forgets it. Records that
+    /// [`DropReason::InFlightAtDisable`], flushes the sink and forgets it. Records that
     /// arrive later are recognized by correlation id and never reach another session. Without
     /// a running session it does nothing.
     pub fn disable(&self) {
@@ -355,7 +356,7 @@ impl Tracer {
             if in_flight > 0 {
                 let sink = &session.sink;
                 let reported = catch_unwind(AssertUnwindSafe(|| {
-                    sink.on_events_dropped(drop_reason::IN_FLIGHT_AT_DISABLE, in_flight)
+                    sink.on_events_dropped(DropReason::InFlightAtDisable, in_flight)
                 }));
                 if reported.is_err() {
                     self.drops_lost_to_sink_panics
@@ -482,7 +483,7 @@ impl Tracer {
             session_start_ns: 0,
         };
         // SAFETY: per this function's contract.
-        unsafe { decoder.decode(header) }
+        unsafe { decoder.decode(header) }.map_err(DropReason::describe)
     }
 
     /// Records that arrived while no session was enabled.
@@ -688,7 +689,7 @@ impl Tracer {
             session_start_ns: session.start_ns,
         };
         let mut drops = DropCounts::default();
-        drops.add(drop_reason::SDK_DROPPED, new_sdk_drops);
+        drops.add(DropReason::SdkDropped, new_sdk_drops);
         let mut late = 0u64;
         let batch = &mut session.batch;
         batch.reserve(num_headers);
@@ -708,7 +709,7 @@ impl Tracer {
                         // HIP API records (and any activity no request announced) are
                         // checked against the session start.
                         Attribution::Unrequested if event.start_time_ns < session.start_ns => {
-                            drops.add(drop_reason::PREVIOUS_SESSION, 1)
+                            drops.add(DropReason::PreviousSession, 1)
                         }
                         Attribution::Unrequested => batch.push(event),
                     }
@@ -732,7 +733,7 @@ impl Tracer {
             session.batch.clear();
             if delivered.is_err() {
                 log::error!("the EventSink panicked in add_events; {batch_len} events lost");
-                drops.add(drop_reason::SINK_PANICKED, batch_len);
+                drops.add(DropReason::SinkPanicked, batch_len);
             }
         }
         report_recorded_directions(session);

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use rocprofiler_sdk_sys as sys;
 
+use crate::drop_reason::DropReason;
 use crate::event::{
     EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemcpyDetails,
     RocmTracerEvent,
@@ -30,32 +31,14 @@ use crate::tracer::annotation::AnnotationMap;
 use crate::tracer::hip_api::{self, HipApiNames, UNKNOWN_OP_NAME};
 use crate::tracer::kernel_names::{KernelNames, UNKNOWN_KERNEL_NAME};
 
-/// Why a record did not become an event; the strings reach `EventSink::on_events_dropped`.
-pub mod drop_reason {
-    pub const NULL_RECORD: &str = "rocprofiler record with a null header or payload";
-    pub const UNSUPPORTED_CATEGORY: &str = "rocprofiler record of an unsupported buffer category";
-    pub const UNSUPPORTED_KIND: &str = "rocprofiler record of an unsupported tracing kind";
-    pub const TRUNCATED: &str = "rocprofiler record smaller than its struct";
-    pub const PREVIOUS_SESSION: &str = "rocprofiler record from an earlier profiling session";
-    pub const SDK_DROPPED: &str = "records dropped by rocprofiler-sdk (buffer full)";
-    pub const SINK_PANICKED: &str = "events lost because the EventSink panicked while taking them";
-    pub const NO_SESSION: &str = "rocprofiler records delivered while no session was enabled";
-    pub const NOT_VISIBLE_GPU: &str =
-        "rocprofiler record from an agent that is not a GPU HIP sees (unknown, or hidden by HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES)";
-    /// Kernel dispatches and copies the session requested whose records had not arrived when
-    /// `disable()` gave up waiting (`TracerOptions::disable_wait`).
-    pub const IN_FLIGHT_AT_DISABLE: &str =
-        "kernel dispatches and copies still in flight at Disable (their records had not arrived)";
-}
-
 /// Drop counts of one buffer callback, by reason.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct DropCounts {
-    counts: Vec<(&'static str, u64)>,
+    counts: Vec<(DropReason, u64)>,
 }
 
 impl DropCounts {
-    pub fn add(&mut self, reason: &'static str, count: u64) {
+    pub fn add(&mut self, reason: DropReason, count: u64) {
         if count == 0 {
             return;
         }
@@ -65,14 +48,14 @@ impl DropCounts {
         }
     }
 
-    pub fn get(&self, reason: &str) -> u64 {
+    pub fn get(&self, reason: DropReason) -> u64 {
         self.counts
             .iter()
             .find(|(r, _)| *r == reason)
             .map_or(0, |(_, c)| *c)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (DropReason, u64)> + '_ {
         self.counts.iter().copied()
     }
 
@@ -144,7 +127,7 @@ impl RecordDecoder<'_> {
         &self,
         headers: *const *const sys::rocprofiler_record_header_t,
         num_headers: usize,
-        mut each: impl FnMut(Result<RocmTracerEvent, &'static str>),
+        mut each: impl FnMut(Result<RocmTracerEvent, DropReason>),
     ) {
         if headers.is_null() || num_headers == 0 {
             return;
@@ -162,11 +145,11 @@ impl RecordDecoder<'_> {
     pub unsafe fn decode(
         &self,
         header: *const sys::rocprofiler_record_header_t,
-    ) -> Result<RocmTracerEvent, &'static str> {
+    ) -> Result<RocmTracerEvent, DropReason> {
         // SAFETY: forwarded.
         let event = unsafe { self.decode_record(header) }?;
         if event.start_time_ns < self.session_start_ns {
-            return Err(drop_reason::PREVIOUS_SESSION);
+            return Err(DropReason::PreviousSession);
         }
         Ok(event)
     }
@@ -178,44 +161,44 @@ impl RecordDecoder<'_> {
     pub unsafe fn decode_record(
         &self,
         header: *const sys::rocprofiler_record_header_t,
-    ) -> Result<RocmTracerEvent, &'static str> {
+    ) -> Result<RocmTracerEvent, DropReason> {
         if header.is_null() {
-            return Err(drop_reason::NULL_RECORD);
+            return Err(DropReason::NullRecord);
         }
         // SAFETY: non-null header valid during the callback.
         let header = unsafe { &*header };
         if header.payload.is_null() {
-            return Err(drop_reason::NULL_RECORD);
+            return Err(DropReason::NullRecord);
         }
         if header.category() != sys::ROCPROFILER_BUFFER_CATEGORY_TRACING {
-            return Err(drop_reason::UNSUPPORTED_CATEGORY);
+            return Err(DropReason::UnsupportedCategory);
         }
         let payload = header.payload as *const std::ffi::c_void;
         let event = match header.kind() {
             sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
                 // SAFETY: a non-null HIP API record.
-                let record = unsafe { read_sized(payload) }.ok_or(drop_reason::TRUNCATED)?;
+                let record = unsafe { read_sized(payload) }.ok_or(DropReason::Truncated)?;
                 self.hip_api_event(&record)
             }
             sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
                 // SAFETY: a non-null kernel dispatch record.
                 let record: sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t =
-                    unsafe { read_sized(payload) }.ok_or(drop_reason::TRUNCATED)?;
+                    unsafe { read_sized(payload) }.ok_or(DropReason::Truncated)?;
                 if record.dispatch_info.size < sys::ROCPROFILER_KERNEL_DISPATCH_INFO_SIZE {
-                    return Err(drop_reason::TRUNCATED);
+                    return Err(DropReason::Truncated);
                 }
                 if !self
                     .agents
                     .is_visible_gpu(record.dispatch_info.agent_id.handle)
                 {
-                    return Err(drop_reason::NOT_VISIBLE_GPU);
+                    return Err(DropReason::NotVisibleGpu);
                 }
                 self.kernel_event(&record)
             }
             sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
                 // SAFETY: a non-null memory copy record.
                 let record: sys::rocprofiler_buffer_tracing_memory_copy_record_t =
-                    unsafe { read_sized(payload) }.ok_or(drop_reason::TRUNCATED)?;
+                    unsafe { read_sized(payload) }.ok_or(DropReason::Truncated)?;
                 let event = self.memcpy_event(&record);
                 let on_hidden_gpu =
                     |handle: u64| self.agents.is_gpu(handle) && !self.agents.is_visible_gpu(handle);
@@ -223,11 +206,11 @@ impl RecordDecoder<'_> {
                     && (on_hidden_gpu(record.src_agent_id.handle)
                         || on_hidden_gpu(record.dst_agent_id.handle))
                 {
-                    return Err(drop_reason::NOT_VISIBLE_GPU);
+                    return Err(DropReason::NotVisibleGpu);
                 }
                 event
             }
-            _ => return Err(drop_reason::UNSUPPORTED_KIND),
+            _ => return Err(DropReason::UnsupportedKind),
         };
         Ok(event)
     }
@@ -701,7 +684,7 @@ mod tests {
         unsafe {
             decoder.decode_buffer(pointers.as_ptr(), pointers.len(), &mut events, &mut drops)
         };
-        assert_eq!(drops.get(drop_reason::NOT_VISIBLE_GPU), 3);
+        assert_eq!(drops.get(DropReason::NotVisibleGpu), 3);
         let devices: Vec<(EventType, u32)> =
             events.iter().map(|e| (e.event_type, e.device_id)).collect();
         assert_eq!(
@@ -762,10 +745,10 @@ mod tests {
         };
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].event_type, EventType::MemcpyH2D);
-        assert_eq!(drops.get(drop_reason::PREVIOUS_SESSION), 1);
-        assert_eq!(drops.get(drop_reason::TRUNCATED), 2);
-        assert_eq!(drops.get(drop_reason::NULL_RECORD), 2);
-        assert_eq!(drops.get(drop_reason::UNSUPPORTED_CATEGORY), 1);
-        assert_eq!(drops.get(drop_reason::UNSUPPORTED_KIND), 1);
+        assert_eq!(drops.get(DropReason::PreviousSession), 1);
+        assert_eq!(drops.get(DropReason::Truncated), 2);
+        assert_eq!(drops.get(DropReason::NullRecord), 2);
+        assert_eq!(drops.get(DropReason::UnsupportedCategory), 1);
+        assert_eq!(drops.get(DropReason::UnsupportedKind), 1);
     }
 }

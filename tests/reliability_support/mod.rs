@@ -15,7 +15,6 @@ use xla_rocm_tracer::collector::{
 use xla_rocm_tracer::event::{EventSource, EventType, RocmTracerEvent};
 use xla_rocm_tracer::export::{ExportOptions, XSpace};
 use xla_rocm_tracer::sink::EventSink;
-use xla_rocm_tracer::tracer::record_decoder::drop_reason;
 use xla_rocm_tracer::tracer::sdk;
 use xla_rocm_tracer::tracer::Tracer;
 
@@ -85,8 +84,8 @@ impl CountingSink {
     /// (not delivered then; if they come later they are the tracer's late records).
     pub fn records_accounted(&self) -> u64 {
         self.events() + self.total_drops()
-            - self.drop_count(drop_reason::SDK_DROPPED)
-            - self.drop_count(drop_reason::IN_FLIGHT_AT_DISABLE)
+            - self.drop_count(DropReason::SdkDropped.describe())
+            - self.drop_count(DropReason::InFlightAtDisable.describe())
     }
 }
 
@@ -111,8 +110,12 @@ impl EventSink for CountingSink {
         }
     }
 
-    fn on_events_dropped(&self, reason: &str, count: u64) {
-        *self.drops.lock().entry(reason.to_owned()).or_default() += count;
+    fn on_events_dropped(&self, reason: DropReason, count: u64) {
+        *self
+            .drops
+            .lock()
+            .entry(reason.describe().to_owned())
+            .or_default() += count;
         if let Some(collector) = &self.forward_to {
             collector.on_events_dropped(reason, count);
         }
@@ -201,7 +204,7 @@ pub fn assert_every_record_accounted(delta: &Ledger, sinks: &[&CountingSink]) {
     );
     let sdk_dropped: u64 = sinks
         .iter()
-        .map(|sink| sink.drop_count(drop_reason::SDK_DROPPED))
+        .map(|sink| sink.drop_count(DropReason::SdkDropped.describe()))
         .sum();
     assert_eq!(sdk_dropped, delta.discarded, "SDK discards are reported");
 }

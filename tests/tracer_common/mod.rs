@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use xla_rocm_tracer::drop_reason::DropReason;
 
 use parking_lot::Mutex;
 use xla_rocm_tracer::event::{EventSource, RocmTracerEvent};
@@ -68,8 +69,12 @@ impl EventSink for RecordingSink {
         self.events.lock().append(batch);
     }
 
-    fn on_events_dropped(&self, reason: &str, count: u64) {
-        *self.drops.lock().entry(reason.to_owned()).or_default() += count;
+    fn on_events_dropped(&self, reason: DropReason, count: u64) {
+        *self
+            .drops
+            .lock()
+            .entry(reason.describe().to_owned())
+            .or_default() += count;
     }
 
     fn flush(&self) {

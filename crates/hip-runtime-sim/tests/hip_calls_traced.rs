@@ -14,6 +14,7 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sim::driver::sdk_stream_id;
 use std::ffi::{c_void, CStr};
 use std::sync::Arc;
+use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::{EventDetails, EventType, RocmTracerEvent};
 use xla_rocm_tracer::sink::EventSink;
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
@@ -25,7 +26,7 @@ impl EventSink for RecordingSink {
     fn add_events(&self, batch: &mut Vec<RocmTracerEvent>) {
         self.0.lock().append(batch);
     }
-    fn on_events_dropped(&self, reason: &str, count: u64) {
+    fn on_events_dropped(&self, reason: DropReason, count: u64) {
         panic!("{count} events dropped: {reason}");
     }
     fn flush(&self) {}
