@@ -84,7 +84,7 @@ fn in_hip_call() -> bool {
 /// `external_corr_id_value` is null or points to the SDK's writable `rocprofiler_user_data_t`.
 #[doc(hidden)] // public for tests/hot_path_alloc.rs, which calls it as the SDK does
 pub unsafe extern "C" fn stream_external_correlation_callback(
-    _thread_id: sys::rocprofiler_thread_id_t,
+    thread_id: sys::rocprofiler_thread_id_t,
     _context_id: sys::rocprofiler_context_id_t,
     _kind: sys::rocprofiler_external_correlation_id_request_kind_t,
     _operation: sys::rocprofiler_tracing_operation_t,
@@ -117,6 +117,6 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     // One record to come for the running session (`disable()` waits for it).
     crate::tracer::instance()
         .ledger()
-        .on_request(internal_corr_id_value);
+        .on_request(thread_id, internal_corr_id_value);
     0
 }

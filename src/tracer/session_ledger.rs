@@ -5,108 +5,113 @@
 //! the SDK will record, on the thread that enqueues it, while the main context is active. The
 //! ledger notes each request under its internal correlation id and the session that made it;
 //! every KERNEL_DISPATCH / MEMORY_COPY record that arrives is matched back to that session by
-//! the same id. So `disable()` knows how many records its session still waits for, and a
+//! the same id. Internal correlation ids grow with every HIP call, so sessions own disjoint id
+//! ranges: an id up to the largest one an ended session requested belongs to an ended session,
+//! a larger one to the running session. The request side, on every application thread that
+//! launches work, is two relaxed atomic operations on a cache line picked by the SDK's thread
+//! id (no lock, no allocation); the buffer thread counts arrivals. So `disable()` knows how many records its session still waits for, and a
 //! record that lands after its session ended (kernel records are emplaced by the SDK's signal
 //! handler a lag after the GPU finished, even after a synchronize) is recognized as such
 //! instead of being counted against the next session.
-use std::collections::HashMap;
-
-use parking_lot::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where a kernel or copy record belongs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Attribution {
     /// Requested by the running session.
     Current,
-    /// Requested by a session that has already ended.
+    /// Requested by a session that has ended: a late record.
     EndedSession,
-    /// No request was seen for this id (made before the tracer saw any, or by another tool's
-    /// context): the caller falls back to the record's timestamp.
+    /// No session was running and no ended session requested it.
     Unrequested,
 }
 
+/// Request counters, one cache line each, so that threads launching work concurrently rarely
+/// share one.
+const STRIPES: usize = 16;
+
 #[derive(Default)]
-struct LedgerState {
-    /// The running session's number; `None` between sessions.
-    current: Option<u64>,
-    next_session: u64,
-    /// Internal correlation id -> (session, records still expected under it).
-    expected: HashMap<u64, (u64, u32)>,
-    /// Requests and matched records of the running (or last ended) session.
-    requested: u64,
-    arrived: u64,
+#[repr(align(64))]
+struct Stripe {
+    /// Requests of the running session.
+    requested: AtomicU64,
+    /// The largest correlation id ever requested through this stripe.
+    max_id: AtomicU64,
 }
 
-/// Thread-safe; one short lock per request and per kernel or copy record.
+/// Thread-safe. `begin` and `end` are serialized by the tracer's control lock.
 #[derive(Default)]
 pub struct SessionLedger {
-    state: Mutex<LedgerState>,
+    /// Whether a session runs (requests count only then).
+    running: AtomicU64,
+    /// Correlation ids up to this one were requested by ended sessions. Constant while a
+    /// session runs, so requests and records agree on where an id belongs.
+    ended_max: AtomicU64,
+    stripes: [Stripe; STRIPES],
+    /// Records of the running session that arrived.
+    arrived: AtomicU64,
 }
 
 impl SessionLedger {
-    /// Starts counting for a new session.
+    /// A session starts: nothing requested, nothing arrived.
     pub fn begin(&self) {
-        let mut state = self.state.lock();
-        state.next_session += 1;
-        state.current = Some(state.next_session);
-        state.requested = 0;
-        state.arrived = 0;
-    }
-
-    /// Ends the running session; returns how many of its records never arrived. The ended
-    /// session's ids stay known (so their late records are recognized) until the next one ends.
-    pub fn end(&self) -> u64 {
-        let mut state = self.state.lock();
-        let Some(ended) = state.current.take() else {
-            return 0;
-        };
-        state.expected.retain(|_, (session, _)| *session >= ended);
-        state.requested.saturating_sub(state.arrived)
-    }
-
-    /// One external-correlation request (one record to come) under `correlation_id`. Outside a
-    /// session it is ignored. Allocation-free once the map has grown to the session's
-    /// concurrency (ids are removed again as their records arrive).
-    pub fn on_request(&self, correlation_id: u64) {
-        let mut state = self.state.lock();
-        let Some(session) = state.current else {
-            return;
-        };
-        state.requested += 1;
-        let entry = state.expected.entry(correlation_id).or_insert((session, 0));
-        if entry.0 != session {
-            // An id reused by a later session (never by the SDK's counter): the newer wins.
-            *entry = (session, 0);
+        for stripe in &self.stripes {
+            stripe.requested.store(0, Ordering::Relaxed);
         }
-        entry.1 = entry.1.saturating_add(1);
+        self.arrived.store(0, Ordering::Relaxed);
+        self.running.store(1, Ordering::Release);
     }
 
-    /// Matches one arrived kernel or copy record.
+    /// The session ends; returns how many of its records are still missing. Its ids become
+    /// "ended" for the records that arrive later.
+    pub fn end(&self) -> u64 {
+        if self.running.swap(0, Ordering::AcqRel) == 0 {
+            return 0;
+        }
+        let missing = self.missing();
+        let max_id = self
+            .stripes
+            .iter()
+            .map(|stripe| stripe.max_id.load(Ordering::Relaxed))
+            .max()
+            .unwrap_or(0);
+        self.ended_max.fetch_max(max_id, Ordering::AcqRel);
+        missing
+    }
+
+    /// One kernel dispatch or copy requested by thread `thread_id` under `correlation_id`.
+    pub fn on_request(&self, thread_id: u64, correlation_id: u64) {
+        if self.running.load(Ordering::Acquire) == 0
+            || correlation_id <= self.ended_max.load(Ordering::Relaxed)
+        {
+            return;
+        }
+        let stripe = &self.stripes[thread_id as usize % STRIPES];
+        stripe.requested.fetch_add(1, Ordering::Relaxed);
+        stripe.max_id.fetch_max(correlation_id, Ordering::Relaxed);
+    }
+
+    /// Where the kernel or copy record of `correlation_id` belongs (counted as arrived when it
+    /// is the running session's).
     pub fn on_record(&self, correlation_id: u64) -> Attribution {
-        attribute(&mut self.state.lock(), correlation_id)
+        if correlation_id <= self.ended_max.load(Ordering::Acquire) {
+            Attribution::EndedSession
+        } else if self.running.load(Ordering::Acquire) != 0 {
+            self.arrived.fetch_add(1, Ordering::Relaxed);
+            Attribution::Current
+        } else {
+            Attribution::Unrequested
+        }
     }
 
-    /// Records the running (or last ended) session requested that have not arrived (in it).
+    /// Records the running session requested that have not arrived yet.
     pub fn missing(&self) -> u64 {
-        let state = self.state.lock();
-        state.requested.saturating_sub(state.arrived)
-    }
-}
-
-fn attribute(state: &mut LedgerState, correlation_id: u64) -> Attribution {
-    let Some((session, remaining)) = state.expected.get_mut(&correlation_id) else {
-        return Attribution::Unrequested;
-    };
-    let session = *session;
-    *remaining -= 1;
-    if *remaining == 0 {
-        state.expected.remove(&correlation_id);
-    }
-    if state.current == Some(session) {
-        state.arrived += 1;
-        Attribution::Current
-    } else {
-        Attribution::EndedSession
+        let requested: u64 = self
+            .stripes
+            .iter()
+            .map(|stripe| stripe.requested.load(Ordering::Relaxed))
+            .sum();
+        requested.saturating_sub(self.arrived.load(Ordering::Relaxed))
     }
 }
 
@@ -117,21 +122,20 @@ mod tests {
     #[test]
     fn records_are_matched_to_the_session_that_requested_them() {
         let ledger = SessionLedger::default();
-        ledger.on_request(1); // no session: ignored
+        ledger.on_request(1, 1); // no session: ignored
         ledger.begin();
-        ledger.on_request(10);
-        ledger.on_request(10); // a graph launch: two dispatches, one id
-        ledger.on_request(11);
+        ledger.on_request(1, 10);
+        ledger.on_request(1, 10); // a graph launch: two dispatches, one id
+        ledger.on_request(2, 11);
         assert_eq!(ledger.missing(), 3);
         assert_eq!(ledger.on_record(10), Attribution::Current);
         assert_eq!(ledger.missing(), 2);
         assert_eq!(ledger.end(), 2, "one of id 10 and id 11 never came");
 
         ledger.begin();
-        ledger.on_request(12);
+        ledger.on_request(1, 12);
         assert_eq!(ledger.on_record(11), Attribution::EndedSession);
         assert_eq!(ledger.on_record(10), Attribution::EndedSession);
-        assert_eq!(ledger.on_record(1), Attribution::Unrequested);
         assert_eq!(
             ledger.missing(),
             1,
@@ -139,22 +143,26 @@ mod tests {
         );
         assert_eq!(ledger.on_record(12), Attribution::Current);
         assert_eq!(ledger.end(), 0);
+        assert_eq!(ledger.on_record(12), Attribution::EndedSession);
         assert_eq!(
-            ledger.on_record(12),
+            ledger.on_record(13),
             Attribution::Unrequested,
-            "all arrived"
+            "no session runs"
         );
     }
 
     #[test]
-    fn ids_of_older_sessions_are_forgotten_when_the_next_one_ends() {
+    fn a_request_of_an_ended_session_made_late_counts_for_no_session() {
         let ledger = SessionLedger::default();
         ledger.begin();
-        ledger.on_request(1);
+        ledger.on_request(3, 20);
+        ledger.on_record(20);
         ledger.end();
         ledger.begin();
-        ledger.end();
-        assert_eq!(ledger.on_record(1), Attribution::Unrequested);
-        assert!(ledger.state.lock().expected.is_empty());
+        // A call of the first session whose dispatch is requested only now.
+        ledger.on_request(3, 19);
+        assert_eq!(ledger.missing(), 0);
+        assert_eq!(ledger.on_record(19), Attribution::EndedSession);
+        assert_eq!(ledger.end(), 0);
     }
 }
