@@ -91,15 +91,23 @@ for side in "${sides[@]}" floor; do
     harness "$side" hotpath "$hot_calls" > "$results/$side-hot-$run.txt"
     record "$side" "hot$run" "$results/$side-hot-$run.txt"
   done
-  echo "== $side: hot path under callgrind ($callgrind_calls HIP calls)"
-  valgrind --tool=callgrind --toggle-collect='*hot_path_loop*' \
-    --callgrind-out-file="$results/$side.callgrind" \
-    "$out/bench_harness" "$side" "$(lib_of "$side")" hotpath "$callgrind_calls" \
-    > /dev/null 2> "$results/$side-callgrind.log"
-  ir="$(awk '/^summary:|^totals:/ {print $2; exit}' "$results/$side.callgrind")"
-  echo "hot_path_instructions_per_call=$(python3 -c "print(round($ir / $callgrind_calls, 1))")" \
-    > "$results/$side-ir.txt"
-  record "$side" ir "$results/$side-ir.txt"
+  echo "== $side: hot path without an annotation ($hot_runs x $hot_calls HIP calls)"
+  for run in $(seq "$hot_runs"); do
+    harness "$side" hotpath "$hot_calls" bare > "$results/$side-bare-$run.txt"
+    record "$side" "bare$run" "$results/$side-bare-$run.txt"
+  done
+  for variant in ir bare_ir; do
+    echo "== $side: hot path under callgrind ($callgrind_calls HIP calls, $variant)"
+    valgrind --tool=callgrind --toggle-collect='*hot_path_loop*' \
+      --callgrind-out-file="$results/$side-$variant.callgrind" \
+      "$out/bench_harness" "$side" "$(lib_of "$side")" hotpath "$callgrind_calls" \
+      "$([ "$variant" = bare_ir ] && echo bare || echo annotated)" \
+      > /dev/null 2> "$results/$side-$variant-callgrind.log"
+    ir="$(awk '/^summary:|^totals:/ {print $2; exit}' "$results/$side-$variant.callgrind")"
+    echo "hot_path_instructions_per_call=$(python3 -c "print(round($ir / $callgrind_calls, 1))")" \
+      > "$results/$side-$variant.txt"
+    record "$side" "$variant" "$results/$side-$variant.txt"
+  done
   [ "$side" = floor ] && continue
   echo "== $side: drain $events events (1 producer thread), flush + export"
   harness "$side" drain "$events" 1 "$results/$side.xplane.pb" > "$results/$side-drain1.txt"
@@ -123,8 +131,8 @@ for line in open(sys.argv[1]):
 hot_runs = int(sys.argv[2])
 sides = sorted({side for side, _, _ in values}, key=["xla", "rust", "cpp", "orig", "floor"].index)
 def get(side, bench, key):
-    if bench == "hot":  # median of the runs
-        return statistics.median(values[(side, f"hot{r}", key)] for r in range(1, hot_runs + 1))
+    if bench in ("hot", "bare"):  # median of the runs
+        return statistics.median(values[(side, f"{bench}{r}", key)] for r in range(1, hot_runs + 1))
     return values[(side, bench, key)]
 def ratio(a, b):
     return a / b if b else float("nan")
@@ -133,7 +141,10 @@ print("\n== figures")
 for side in sides:
     line = (f"{side}: hot path {get(side,'hot','hot_path_cpu_ns_per_call'):.2f} ns/call "
             f"(median of {hot_runs}), {get(side,'ir','hot_path_instructions_per_call'):.1f} instr/call, "
-            f"app-thread allocations {int(get(side,'hot','hot_path_allocations'))}")
+            f"app-thread allocations {int(get(side,'hot','hot_path_allocations'))}; "
+            f"without an annotation {get(side,'bare','hot_path_cpu_ns_per_call'):.2f} ns/call, "
+            f"{get(side,'bare_ir','hot_path_instructions_per_call'):.1f} instr/call, "
+            f"allocations {int(get(side,'bare','hot_path_allocations'))}")
     if side != "floor":
         line += (f"; drain {get(side,'drain1','drain_events_per_cpu_s')/1e6:.3f} M events/cpu-s "
                  f"({get(side,'drain1','drain_cpu_ns_per_record'):.0f} ns/record in the buffer callback), "
@@ -159,6 +170,8 @@ def rows(side, prefix):
         (f"{prefix}buffer_callback_time_per_record", "rust/cpp", ratio(get(s,"sdk","sdk_buffer_cpu_ns_per_record"), get(c,"sdk","sdk_buffer_cpu_ns_per_record")), "(none)"),
         (f"{prefix}hot_path_time", "rust/cpp", ratio(get(s,"hot","hot_path_cpu_ns_per_call"), get(c,"hot","hot_path_cpu_ns_per_call")), "<= 1.0"),
         (f"{prefix}hot_path_vs_floor", "rust/floor", ratio(get(s,"hot","hot_path_cpu_ns_per_call"), get("floor","hot","hot_path_cpu_ns_per_call")), "<= 1.5"),
+        (f"{prefix}hot_path_time_no_annotation", "rust/cpp", ratio(get(s,"bare","hot_path_cpu_ns_per_call"), get(c,"bare","hot_path_cpu_ns_per_call")), "<= 1.0"),
+        (f"{prefix}hot_path_vs_floor_no_annotation", "rust/floor", ratio(get(s,"bare","hot_path_cpu_ns_per_call"), get("floor","bare","hot_path_cpu_ns_per_call")), "<= 1.5"),
     ]
 
 def met(value, target):
@@ -175,11 +188,19 @@ ir = get("xla", "ir", "hot_path_instructions_per_call")
 print(f"ratio xla_hot_path_instructions rust {ir:.1f}   (target <= 120) {met(ir, '<= 120')}")
 allocs = int(get("xla", "hot", "hot_path_allocations"))
 print(f"ratio xla_app_thread_allocations_after_warmup rust {allocs}   (target 0) {'met' if allocs == 0 else 'NOT met'}")
+floor_ir = get("floor", "ir", "hot_path_instructions_per_call")
+print(f"ratio xla_hot_path_instructions_above_floor rust {get('xla', 'ir', 'hot_path_instructions_per_call') - floor_ir:.1f}   (the floor's {floor_ir:.1f} taken off)")
+ir = get("xla", "bare_ir", "hot_path_instructions_per_call")
+print(f"ratio xla_hot_path_instructions_no_annotation rust {ir:.1f}   (target <= 120) {met(ir, '<= 120')}")
+print(f"ratio xla_hot_path_instructions_no_annotation_above_floor rust {ir - get('floor', 'bare_ir', 'hot_path_instructions_per_call'):.1f}")
+allocs = int(get("xla", "bare", "hot_path_allocations"))
+print(f"ratio xla_app_thread_allocations_after_warmup_no_annotation rust {allocs}   (target 0) {'met' if allocs == 0 else 'NOT met'}")
 
 print("\n== the C ABI path (second column)")
 for name, direction, value, target in rows("rust", "capi_"):
     print(f"ratio {name} {direction} {value:.3f}   (target {target}) {met(value, target)}")
 print(f"ratio capi_hot_path_instructions rust {get('rust','ir','hot_path_instructions_per_call'):.1f}   (target <= 120)")
+print(f"ratio capi_hot_path_instructions_no_annotation rust {get('rust','bare_ir','hot_path_instructions_per_call'):.1f}   (target <= 120)")
 print(f"ratio capi_app_thread_allocations_after_warmup rust {int(get('rust','hot','hot_path_allocations'))}   (target 0)")
 
 if "orig" in sides:
@@ -187,6 +208,8 @@ if "orig" in sides:
     cal = [
         ("hot_path_time", get("cpp","hot","hot_path_cpu_ns_per_call"), get("orig","hot","hot_path_cpu_ns_per_call")),
         ("hot_path_instructions", get("cpp","ir","hot_path_instructions_per_call"), get("orig","ir","hot_path_instructions_per_call")),
+        ("hot_path_time_no_annotation", get("cpp","bare","hot_path_cpu_ns_per_call"), get("orig","bare","hot_path_cpu_ns_per_call")),
+        ("hot_path_instructions_no_annotation", get("cpp","bare_ir","hot_path_instructions_per_call"), get("orig","bare_ir","hot_path_instructions_per_call")),
         ("drain_1_thread", get("cpp","drain1","drain_events_per_cpu_s"), get("orig","drain1","drain_events_per_cpu_s")),
         ("drain_8_threads", get("cpp","drain8","drain_events_per_s"), get("orig","drain8","drain_events_per_s")),
         ("drain_8_threads_cpu", get("cpp","drain8","drain_events_per_cpu_s"), get("orig","drain8","drain_events_per_cpu_s")),

@@ -2,7 +2,7 @@
 // through one benchmark and prints `key=value` lines; benches/run.sh runs every side and
 // computes the ratios.
 //
-//   bench_harness SIDE LIBRARY hotpath CALLS
+//   bench_harness SIDE LIBRARY hotpath CALLS [bare]     (bare: no annotation active)
 //   bench_harness SIDE LIBRARY drain EVENTS THREADS [XSPACE_PATH]
 //   bench_harness SIDE LIBRARY sdk CALLS XSPACE_PATH
 #include <sys/stat.h>
@@ -148,7 +148,9 @@ __attribute__((noinline)) void warm_up_loop(HotPathState& s, uint64_t calls) {
   for (uint64_t i = 0; i < calls; ++i) one_hip_call(s, i);
 }
 
-int run_hot_path(const TracerSide& tracer, uint64_t calls) {
+// `annotated`: the thread is inside two annotations, so the HIP API callback records one per
+// call (XLA's AnnotationMap::Add); otherwise it finds none and returns.
+int run_hot_path(const TracerSide& tracer, uint64_t calls, bool annotated) {
   if (tracer.enable() != 0) return 3;
   HotPathState s;
   s.record.kind = ROCPROFILER_CALLBACK_TRACING_HIP_STREAM;
@@ -161,8 +163,10 @@ int run_hot_path(const TracerSide& tracer, uint64_t calls) {
   s.tid = os_thread_id();
   s.record.thread_id = s.tid;
   s.api_record.thread_id = s.tid;
-  tracer.push_annotation("jit_step");
-  tracer.push_annotation("fusion.42#hlo_op=fusion.42,hlo_module=jit_step#");
+  if (annotated) {
+    tracer.push_annotation("jit_step");
+    tracer.push_annotation("fusion.42#hlo_op=fusion.42,hlo_module=jit_step#");
+  }
   constexpr uint64_t kWarmUp = 10000;
   warm_up_loop(s, kWarmUp);
   alloc_counter_start();
@@ -170,8 +174,10 @@ int run_hot_path(const TracerSide& tracer, uint64_t calls) {
   hot_path_loop(s, kWarmUp, calls);
   const double elapsed = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
   const uint64_t allocations = alloc_counter_stop();
-  tracer.pop_annotation();
-  tracer.pop_annotation();
+  if (annotated) {
+    tracer.pop_annotation();
+    tracer.pop_annotation();
+  }
   tracer.disable();
   std::printf("hot_path_cpu_ns_per_call=%.3f\n", elapsed * 1e9 / static_cast<double>(calls));
   std::printf("hot_path_allocations=%llu\n", static_cast<unsigned long long>(allocations));
@@ -343,7 +349,7 @@ int run_sdk(const TracerSide& tracer, uint64_t calls, const char* xspace_path) {
 int main(int argc, char** argv) {
   if (argc < 5) {
     std::fprintf(stderr,
-                 "usage: %s SIDE LIBRARY hotpath CALLS\n"
+                 "usage: %s SIDE LIBRARY hotpath CALLS [bare]\n"
                  "       %s SIDE LIBRARY drain EVENTS THREADS [XSPACE_PATH]\n"
                  "       %s SIDE LIBRARY sdk CALLS XSPACE_PATH\n",
                  argv[0], argv[0], argv[0]);
@@ -351,7 +357,10 @@ int main(int argc, char** argv) {
   }
   const TracerSide tracer = load_tracer_side(argv[1], argv[2]);
   const std::string mode = argv[3];
-  if (mode == "hotpath") return run_hot_path(tracer, std::strtoull(argv[4], nullptr, 10));
+  if (mode == "hotpath") {
+    const bool bare = argc >= 6 && std::string(argv[5]) == "bare";
+    return run_hot_path(tracer, std::strtoull(argv[4], nullptr, 10), !bare);
+  }
   if (mode == "drain" && argc >= 6) {
     return run_drain(tracer, std::strtoull(argv[4], nullptr, 10),
                      static_cast<unsigned>(std::strtoul(argv[5], nullptr, 10)),
