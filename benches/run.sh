@@ -20,8 +20,10 @@ out="$target/bench"
 mkdir -p "$out/sdk" "$out/gen" "$out/results" "$out/crate-include"
 
 hot_calls=4000000; hot_runs=3; callgrind_calls=200000; events=1000000; sdk_calls=200000
+callgrind_events=40000
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
   hot_calls=200000; hot_runs=1; callgrind_calls=10000; events=100000; sdk_calls=10000
+  callgrind_events=4000
 fi
 # Two GPUs: the workload spreads calls over every GPU the SDK lists.
 export ROCSIM_GPUS="${ROCSIM_GPUS:-2}"
@@ -112,6 +114,23 @@ for side in "${sides[@]}" floor; do
   echo "== $side: drain $events events (1 producer thread), flush + export"
   harness "$side" drain "$events" 1 "$results/$side.xplane.pb" > "$results/$side-drain1.txt"
   record "$side" drain1 "$results/$side-drain1.txt"
+  echo "== $side: drain, flush + export of $callgrind_events events under callgrind"
+  valgrind --tool=callgrind --callgrind-out-file="$results/$side-drain.callgrind" \
+    "$out/bench_harness" "$side" "$(lib_of "$side")" drain "$callgrind_events" 1 \
+    "$results/$side-cg.xplane.pb" > /dev/null 2> "$results/$side-drain-callgrind.log"
+  callgrind_annotate --inclusive=yes "$results/$side-drain.callgrind" 2>/dev/null |
+    python3 -c "
+import re, sys
+cost = {}
+for line in sys.stdin:
+    m = re.match(r'\s*([\d,]+) .*(drain_callbacks|flush_and_export)\(', line)
+    if m and m.group(2) not in cost:
+        cost[m.group(2)] = int(m.group(1).replace(',', ''))
+n = $callgrind_events
+print(f'drain_instructions_per_event={cost[\"drain_callbacks\"] / n:.1f}')
+print(f'export_instructions_per_event={cost[\"flush_and_export\"] / n:.1f}')
+" > "$results/$side-drain-ir.txt"
+  record "$side" drain_ir "$results/$side-drain-ir.txt"
   echo "== $side: drain $events events (8 producer threads)"
   harness "$side" drain "$events" 8 > "$results/$side-drain8.txt"
   record "$side" drain8 "$results/$side-drain8.txt"
@@ -150,7 +169,9 @@ for side in sides:
                  f"({get(side,'drain1','drain_cpu_ns_per_record'):.0f} ns/record in the buffer callback), "
                  f"8 threads {get(side,'drain8','drain_events_per_s')/1e6:.3f} M events/s "
                  f"{get(side,'drain8','drain_events_per_cpu_s')/1e6:.3f} M events/cpu-s; "
-                 f"flush+export {get(side,'drain1','export_cpu_s'):.3f} cpu-s -> "
+                 f"{get(side,'drain_ir','drain_instructions_per_event'):.0f} instr/event; "
+                 f"flush+export {get(side,'drain1','export_cpu_s'):.3f} cpu-s "
+                 f"({get(side,'drain_ir','export_instructions_per_event'):.0f} instr/event) -> "
                  f"{int(get(side,'drain1','xspace_bytes'))} bytes ({int(get(side,'drain1','xspace_events'))} events); "
                  f"{get(side,'drain1','bytes_per_event'):.0f} bytes/event; "
                  f"SDK-delivered: {get(side,'sdk','sdk_buffer_cpu_ns_per_record'):.0f} ns/record in the buffer callback "
@@ -165,7 +186,9 @@ def rows(side, prefix):
         (f"{prefix}drain_1_thread", f"{'rust' if s != 'orig' else 'orig'}/cpp", ratio(get(s,"drain1","drain_events_per_cpu_s"), get(c,"drain1","drain_events_per_cpu_s")), ">= 5"),
         (f"{prefix}drain_8_threads", "rust/cpp", ratio(get(s,"drain8","drain_events_per_s"), get(c,"drain8","drain_events_per_s")), ">= 5"),
         (f"{prefix}drain_8_threads_cpu", "rust/cpp", ratio(get(s,"drain8","drain_events_per_cpu_s"), get(c,"drain8","drain_events_per_cpu_s")), ">= 5"),
+        (f"{prefix}drain_instructions", "cpp/rust", ratio(get(c,"drain_ir","drain_instructions_per_event"), get(s,"drain_ir","drain_instructions_per_event")), ">= 5"),
         (f"{prefix}export", "rust/cpp", ratio(get(s,"drain1","export_events_per_s"), get(c,"drain1","export_events_per_s")), ">= 2"),
+        (f"{prefix}export_instructions", "cpp/rust", ratio(get(c,"drain_ir","export_instructions_per_event"), get(s,"drain_ir","export_instructions_per_event")), ">= 2"),
         (f"{prefix}bytes_per_event", "rust/cpp", ratio(get(s,"drain1","bytes_per_event"), max(get(c,"drain1","bytes_per_event"), 1e-9)), "<= 0.5"),
         (f"{prefix}buffer_callback_time_per_record", "rust/cpp", ratio(get(s,"sdk","sdk_buffer_cpu_ns_per_record"), get(c,"sdk","sdk_buffer_cpu_ns_per_record")), "(none)"),
         (f"{prefix}hot_path_time", "rust/cpp", ratio(get(s,"hot","hot_path_cpu_ns_per_call"), get(c,"hot","hot_path_cpu_ns_per_call")), "<= 1.0"),
@@ -211,6 +234,8 @@ if "orig" in sides:
         ("hot_path_time_no_annotation", get("cpp","bare","hot_path_cpu_ns_per_call"), get("orig","bare","hot_path_cpu_ns_per_call")),
         ("hot_path_instructions_no_annotation", get("cpp","bare_ir","hot_path_instructions_per_call"), get("orig","bare_ir","hot_path_instructions_per_call")),
         ("drain_1_thread", get("cpp","drain1","drain_events_per_cpu_s"), get("orig","drain1","drain_events_per_cpu_s")),
+        ("drain_instructions_per_event", get("cpp","drain_ir","drain_instructions_per_event"), get("orig","drain_ir","drain_instructions_per_event")),
+        ("export_instructions_per_event", get("cpp","drain_ir","export_instructions_per_event"), get("orig","drain_ir","export_instructions_per_event")),
         ("drain_8_threads", get("cpp","drain8","drain_events_per_s"), get("orig","drain8","drain_events_per_s")),
         ("drain_8_threads_cpu", get("cpp","drain8","drain_events_per_cpu_s"), get("orig","drain8","drain_events_per_cpu_s")),
         ("export_cpu_s", get("cpp","drain1","export_cpu_s"), get("orig","drain1","export_cpu_s")),
