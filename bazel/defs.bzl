@@ -22,10 +22,7 @@ DEFAULT_RUST_LIB = Label("//bazel:xla_rocm_tracer")
 # The C++ shims. They include XLA's own headers, so they are compiled in the consumer's
 # package, next to XLA's rocm_tracer.h / rocm_collector.h / rocm_tracer_utils.h.
 DEFAULT_UTILS_SRCS = [Label("//:cpp/rocm_tracer_utils.cc")]
-DEFAULT_COLLECTOR_SRCS = [
-    Label("//:cpp/rocm_collector.cc"),
-    Label("//:cpp/xspace_merge.cc"),
-]
+DEFAULT_COLLECTOR_SRCS = [Label("//:cpp/rocm_collector.cc")]
 DEFAULT_TRACER_SRCS = [Label("//:cpp/rocm_tracer.cc")]
 DEFAULT_SHIM_SUPPORT = Label("//:shim_support")
 

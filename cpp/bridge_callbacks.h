@@ -12,9 +12,11 @@ namespace xla {
 namespace profiler {
 namespace rust_bridge {
 
+struct AnnotationView;
 struct BridgeEvent;
 enum class LogLevel : uint8_t;
 
+AnnotationView read_annotation_stack();
 void record_hip_api_annotation(uint64_t correlation_id);
 void deliver_events(rust::Slice<const BridgeEvent> events);
 void deliver_dropped(rust::Str reason, uint64_t count);

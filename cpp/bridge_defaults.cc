@@ -11,6 +11,8 @@ namespace xla {
 namespace profiler {
 namespace rust_bridge {
 
+__attribute__((weak)) AnnotationView read_annotation_stack() { return AnnotationView{}; }
+
 __attribute__((weak)) void record_hip_api_annotation(uint64_t) {}
 
 // Reached only if a C++ session was enabled but cpp/rocm_tracer.cc was not linked (e.g. the

@@ -1,29 +1,32 @@
-// XLA's RocmTraceCollectorImpl as a thin shim over the Rust collector and export model.
+// XLA's collectors as thin shims over the Rust collector (src/collector/) and export
+// (src/export/); docs/ARCHITECTURE.md draws the flow. No rule of collecting or exporting lives
+// here: caps, duplicate ids, the join, device numbering, drop counting and the XSpace (names,
+// stats, merging into a plane that already exists) are the Rust core's.
 //
-// AddEvent stores events in the maps XLA's header declares, bounded by the caps (the atomic
-// counters count every offered event, so "offered - cap" is what the caps dropped). Export
-// hands everything to the Rust core in one bridge call, which joins API calls with their
-// activities, numbers devices and streams, writes the stats and returns the encoded XSpace
-// exactly as the Rust writer would; the XSpace is then merged into the caller's.
-// PerDeviceCollector keeps one device's events and writes them, through the same Rust export,
-// into the planes its caller builds.
+//  * CreateRocmCollector returns a RustBackedCollector: it owns a Rust SessionCollector, and a
+//    tracer session enabled with it delivers straight into Rust (cpp/rocm_tracer.cc). Its
+//    Export crosses once.
+//  * A RocmTraceCollectorImpl that C++ code builds itself (XLA's tests do, and subclass it)
+//    forwards each call to a Rust SessionCollector of its own; see ImplSlots for where that
+//    lives, since XLA's header declares the class's members.
+//  * PerDeviceCollector keeps XLA's one-device store and exports it through a Rust
+//    SessionCollector into the planes its caller builds.
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 
-#include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "xla-rocm-tracer/cpp/absl_compat.h"
-#include "xla-rocm-tracer/cpp/drop_tally.h"
+#include "xla-rocm-tracer/cpp/event_bridge.h"
 #include "xla-rocm-tracer/cpp/log.h"
+#include "xla-rocm-tracer/cpp/session_collector.h"
 #include "xla-rocm-tracer/cpp/xplane_copy.h"
-#include "xla-rocm-tracer/cpp/xspace_merge.h"
 #include "xla-rocm-tracer/src/ffi/bridge.rs.h"
 
 namespace xla {
@@ -31,156 +34,239 @@ namespace profiler {
 namespace {
 
 namespace bridge = ::xla::profiler::rust_bridge;
+using tensorflow::profiler::XPlane;
+using tensorflow::profiler::XSpace;
 
-constexpr char kDuplicateCorrelationIdReason[] =
-    "event with duplicate correlation_id was received.";
-// XLA's kGpuPlanePrefix and kRoctracerApiPlaneName (xplane_schema.h).
-constexpr char kGpuPlanePrefix[] = "/device:GPU:";
-constexpr char kHostApiPlaneName[] = "/host:ROCTRACER";
-
-// Counts one offered event; true when it is beyond `cap` (and so must be dropped).
-bool OverCap(std::atomic<int>& offered, uint64_t cap) {
-  int count = offered.load(std::memory_order_relaxed);
-  if (count < INT_MAX) offered.store(++count, std::memory_order_relaxed);
-  return static_cast<uint64_t>(count) > cap;
+bridge::CollectorConfig ConfigOf(const RocmTraceCollectorOptions& options,
+                                 uint64_t start_walltime_ns, uint64_t start_gputime_ns) {
+  bridge::CollectorConfig config;
+  config.max_callback_api_events = options.max_callback_api_events;
+  config.max_activity_api_events = options.max_activity_api_events;
+  config.max_annotation_strings = options.max_annotation_strings;
+  config.num_gpus = options.num_gpus;
+  config.start_walltime_ns = start_walltime_ns;
+  config.start_gputime_ns = start_gputime_ns;
+  return config;
 }
 
-uint64_t BeyondCap(const std::atomic<int>& offered, uint64_t cap) {
-  const uint64_t count = static_cast<uint64_t>(std::max(0, offered.load()));
-  return count > cap ? count - cap : 0;
+rust::Slice<const uint8_t> BytesOf(const std::string& bytes) {
+  return {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
 }
 
-bridge::BridgeEvent ToBridgeEvent(const RocmTracerEvent& event) {
-  bridge::BridgeEvent out;
-  out.event_type = static_cast<uint32_t>(event.type);
-  out.source = static_cast<uint32_t>(event.source);
-  out.domain = static_cast<uint32_t>(event.domain);
-  out.name = rust::String::lossy(event.name);
-  out.annotation = rust::String::lossy(event.annotation.data(), event.annotation.size());
-  out.start_time_ns = event.start_time_ns;
-  out.end_time_ns = event.end_time_ns;
-  out.device_id = event.device_id;
-  out.correlation_id = event.correlation_id;
-  out.thread_id = event.thread_id;
-  out.stream_id = event.stream_id;
-  out.queue_id = event.queue_id;
-  out.scope_range_id = event.scope_range_id;
-  out.kernel = {};
-  out.detail_kind = bridge::DetailKind::None;
-  // The union member XLA's export reads for each type (§6.2, §6.5).
-  switch (event.type) {
-    case RocmTracerEventType::Kernel: {
-      const KernelDetails& k = event.kernel_info;
-      out.detail_kind = bridge::DetailKind::Kernel;
-      out.kernel = {k.private_segment_size, k.group_segment_size, k.workgroup_x, k.workgroup_y,
-                    k.workgroup_z,          k.grid_x,             k.grid_y,      k.grid_z};
-      break;
+void SetAgents(bridge::SessionCollector& rust, const std::vector<rocprofiler_agent_v0_t>& agents) {
+  // SAFETY of the bridge call: the vector holds agents.size() structs of the size passed.
+  rust.set_gpu_agents(reinterpret_cast<const uint8_t*>(agents.data()), agents.size(),
+                      sizeof(rocprofiler_agent_v0_t));
+}
+
+void AddScopeRangeTree(bridge::SessionCollector& rust, const ScopeRangeIdTree& tree) {
+  std::vector<bridge::ScopeRangeEdge> edges;
+  edges.reserve(tree.size());
+  for (const auto& [child, parent] : tree) edges.push_back(bridge::ScopeRangeEdge{child, parent});
+  rust.add_scope_range_edges(rust::Slice<const bridge::ScopeRangeEdge>(edges.data(), edges.size()));
+}
+
+// Adds `from`'s planes to `into`. A plane whose name `into` already has (an export into a
+// space that holds one already) is merged by the Rust export's rule.
+void MergeInto(XSpace&& from, XSpace* into) {
+  for (XPlane& plane : *from.mutable_planes()) {
+    XPlane* existing = nullptr;
+    for (XPlane& candidate : *into->mutable_planes()) {
+      if (candidate.name() == plane.name()) {
+        existing = &candidate;
+        break;
+      }
     }
-    case RocmTracerEventType::MemcpyH2D:
-    case RocmTracerEventType::MemcpyD2H:
-    case RocmTracerEventType::MemcpyD2D:
-    case RocmTracerEventType::MemcpyP2P:
-    case RocmTracerEventType::MemcpyOther:
-      out.detail_kind = bridge::DetailKind::Memcpy;
-      out.num_bytes = event.memcpy_info.num_bytes;
-      out.destination = event.memcpy_info.destination;
-      out.is_async = event.memcpy_info.async;
-      break;
-    case RocmTracerEventType::Memset:
-      out.detail_kind = bridge::DetailKind::Memset;
-      out.num_bytes = event.memset_info.num_bytes;
-      out.is_async = event.memset_info.async;
-      break;
-    case RocmTracerEventType::MemoryAlloc:
-    case RocmTracerEventType::MemoryFree:
-      out.detail_kind = bridge::DetailKind::MemAlloc;
-      out.num_bytes = event.memalloc_info.num_bytes;
-      break;
-    default:
-      break;
-  }
-  return out;
-}
-
-bridge::BridgeAgent ToBridgeAgent(const rocprofiler_agent_v0_t& agent) {
-  bridge::BridgeAgent out;
-  out.handle = agent.id.handle;
-  out.name = rust::String::lossy(agent.name == nullptr ? "" : agent.name);
-  out.cu_count = agent.cu_count;
-  out.max_engine_clock_mhz = agent.max_engine_clk_fcompute;
-  out.gfx_target_version = agent.gfx_target_version;
-  if (agent.mem_banks != nullptr) {
-    for (uint32_t i = 0; i < agent.mem_banks_count; ++i) {
-      const rocprofiler_agent_mem_bank_t& bank = agent.mem_banks[i];
-      out.memory_banks.push_back(bridge::BridgeMemoryBank{
-          static_cast<uint32_t>(bank.heap_type), bank.size_in_bytes, bank.mem_clk_max,
-          bank.width});
+    if (existing == nullptr) {
+      *into->add_planes() = std::move(plane);
+      continue;
+    }
+    const std::string into_bytes = existing->SerializeAsString();
+    const std::string from_bytes = plane.SerializeAsString();
+    bridge::Bytes merged = bridge::merge_xplanes(BytesOf(into_bytes), BytesOf(from_bytes));
+    if (merged.status.code != bridge::StatusCode::Ok ||
+        !existing->ParseFromArray(merged.bytes.data(), static_cast<int>(merged.bytes.size()))) {
+      into->add_errors("ROCm trace: could not merge plane " + plane.name());
     }
   }
-  return out;
+  for (std::string& error : *from.mutable_errors()) into->add_errors(std::move(error));
+  for (std::string& warning : *from.mutable_warnings()) into->add_warnings(std::move(warning));
+  for (std::string& host : *from.mutable_hostnames()) into->add_hostnames(std::move(host));
 }
 
-// Runs the Rust export; false (with the reason in `error`) if it failed.
-bool RunRustExport(bridge::ExportRequest request, tsl::profiler::XSpace* exported,
-                   std::string* error) {
-  bridge::ExportResult result = bridge::export_xspace(std::move(request));
+// Exports what `rust` collected into `space` (and forgets it). Returns the drops, for a
+// collector whose OnEventsDropped C++ code may override.
+rust::Vec<bridge::DropCount> ExportInto(bridge::SessionCollector& rust, XSpace* space) {
+  bridge::ExportResult result = rust.export_xspace(bridge::tracer_timestamp());
   if (result.status.code != bridge::StatusCode::Ok) {
-    *error = std::string(result.status.message);
-    return false;
+    const std::string error(result.status.message);
+    ROCM_SHIM_LOG(ERROR) << "ROCm trace export failed: " << error;
+    space->add_errors(error);
+    return std::move(result.drops);
   }
-  if (!exported->ParseFromArray(result.xspace.data(), static_cast<int>(result.xspace.size()))) {
-    *error = "ROCm trace export produced an unreadable XSpace";
-    return false;
+  XSpace exported;
+  if (!exported.ParseFromArray(result.xspace.data(), static_cast<int>(result.xspace.size()))) {
+    space->add_errors("ROCm trace export produced an unreadable XSpace");
+    return std::move(result.drops);
   }
-  return true;
+  MergeInto(std::move(exported), space);
+  return std::move(result.drops);
 }
 
-bool IsGpuPlane(const tsl::profiler::XPlane& plane) {
-  return plane.name().rfind(kGpuPlanePrefix, 0) == 0;
-}
+// The collector CreateRocmCollector returns: every call goes to its Rust collector, and a
+// tracer session with it never calls AddEvent (the tracer delivers in Rust).
+class RustBackedCollector final : public RocmTraceCollector {
+ public:
+  RustBackedCollector(const RocmTraceCollectorOptions& options, uint64_t start_walltime_ns,
+                      uint64_t start_gputime_ns)
+      : RocmTraceCollector(options),
+        rust_(bridge::new_session_collector(
+            ConfigOf(options, start_walltime_ns, start_gputime_ns))) {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(RegistryMutex()));
+    Registry().insert(this);
+  }
 
-// One device's request: no caps (the owning collector applied them), one GPU.
-bridge::ExportRequest SingleDeviceRequest(uint64_t start_walltime_ns, uint64_t start_gputime_ns,
-                                          uint64_t end_gputime_ns) {
-  bridge::ExportRequest request;
-  request.max_callback_api_events = UINT64_MAX;
-  request.max_activity_api_events = UINT64_MAX;
-  request.max_annotation_strings = UINT64_MAX;
-  request.num_gpus = 1;
-  request.start_walltime_ns = start_walltime_ns;
-  request.start_gputime_ns = start_gputime_ns;
-  request.end_gputime_ns = end_gputime_ns;
-  return request;
-}
+  ~RustBackedCollector() override {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(RegistryMutex()));
+    Registry().erase(this);
+  }
+
+  static bridge::SessionCollector* Find(const RocmTraceCollector* collector) {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(RegistryMutex()));
+    auto it = Registry().find(collector);
+    if (it == Registry().end()) return nullptr;
+    // The registry holds only RustBackedCollectors, and their Rust collector is thread-safe.
+    return &*const_cast<RustBackedCollector*>(static_cast<const RustBackedCollector*>(*it))->rust_;
+  }
+
+  void SetGpuAgents(std::vector<rocprofiler_agent_v0_t> agents) override {
+    SetAgents(*rust_, agents);
+  }
+  void AddEvent(RocmTracerEvent&& event, bool is_auxiliary) override {
+    rust_->add_event(ToBridgeEvent(event), is_auxiliary);
+  }
+  void OnEventsDropped(const std::string& reason, uint64_t num_events) override {
+    rust_->add_drop(reason, num_events);
+  }
+  // The Rust collector joins at export.
+  void Flush() override {}
+  void Export(XSpace* space) override {
+    if (space != nullptr) ExportInto(*rust_, space);
+  }
+  // Adds to the tree the tracer already gave the collector at Disable (XLA passes the C++
+  // annotation map's tree, which sessions delivering into Rust leave empty).
+  void SetScopeRangeIdTree(ScopeRangeIdTree tree) override { AddScopeRangeTree(*rust_, tree); }
+
+ private:
+  static absl::Mutex& RegistryMutex() {
+    static absl::Mutex* const mutex = new absl::Mutex();
+    return *mutex;
+  }
+  static absl::flat_hash_set<const RocmTraceCollector*>& Registry() {
+    static auto* const registry = new absl::flat_hash_set<const RocmTraceCollector*>();
+    return *registry;
+  }
+
+  rust::Box<bridge::SessionCollector> rust_;
+};
+
+// The Rust collectors of RocmTraceCollectorImpl objects. XLA's header gives the class no
+// member to hold one and defines its constructor and destructor inline, so the collector lives
+// here and the object keeps its slot number + 1 in num_callback_events_, which the inline
+// constructor sets to 0 ("no slot yet") and which nothing else uses here (the caps are the Rust
+// collector's). Export empties the Rust collector; one whose object is destroyed without an
+// Export keeps its events until exit (XLA's own code always exports its collectors, and builds
+// them through CreateRocmCollector).
+class ImplSlots {
+ public:
+  static bridge::SessionCollector& Get(std::atomic<int>& slot_plus_one,
+                                       const bridge::CollectorConfig& config) {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(Mutex()));
+    int slot = slot_plus_one.load() - 1;
+    if (slot < 0 || static_cast<size_t>(slot) >= Slots().size()) {
+      Slots().push_back(std::make_unique<rust::Box<bridge::SessionCollector>>(
+          bridge::new_session_collector(config)));
+      slot = static_cast<int>(Slots().size()) - 1;
+      slot_plus_one.store(slot + 1);
+    }
+    return **Slots()[slot];
+  }
+
+ private:
+  static absl::Mutex& Mutex() {
+    static absl::Mutex* const mutex = new absl::Mutex();
+    return *mutex;
+  }
+  static std::vector<std::unique_ptr<rust::Box<bridge::SessionCollector>>>& Slots() {
+    static auto* const slots =
+        new std::vector<std::unique_ptr<rust::Box<bridge::SessionCollector>>>();
+    return *slots;
+  }
+};
 
 }  // namespace
+
+bridge::SessionCollector* RustSessionOf(const RocmTraceCollector* collector) {
+  return RustBackedCollector::Find(collector);
+}
+
+std::unique_ptr<RocmTraceCollector> CreateRocmCollector(const RocmTraceCollectorOptions& options,
+                                                        uint64_t start_walltime_ns,
+                                                        uint64_t start_gputime_ns) {
+  return std::make_unique<RustBackedCollector>(options, start_walltime_ns, start_gputime_ns);
+}
+
+void RocmTraceCollectorImpl::AddEvent(RocmTracerEvent&& event, bool is_auxiliary) {
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
+  ImplSlots::Get(num_callback_events_,
+                 ConfigOf(options_, start_walltime_ns_, start_gputime_ns_))
+      .add_event(ToBridgeEvent(event), is_auxiliary);
+}
+
+// The Rust collector joins at export.
+void RocmTraceCollectorImpl::Flush() {}
+
+void RocmTraceCollectorImpl::Export(tsl::profiler::XSpace* space) {
+  if (space == nullptr) return;
+  rust::Vec<bridge::DropCount> drops;
+  {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
+    bridge::SessionCollector& rust = ImplSlots::Get(
+        num_callback_events_, ConfigOf(options_, start_walltime_ns_, start_gputime_ns_));
+    // SetGpuAgents and SetScopeRangeIdTree are inline in XLA's header: they fill members,
+    // read here. The tree replaces, as XLA's does, since it goes into an emptied collector.
+    SetAgents(rust, gpu_agents_);
+    AddScopeRangeTree(rust, scope_range_id_tree_);
+    drops = ExportInto(rust, space);
+  }
+  // Subclasses (XLA's tests) override OnEventsDropped to see losses; XLA's own only VLOGs.
+  for (const bridge::DropCount& drop : drops) {
+    OnEventsDropped(std::string(drop.reason), drop.count);
+  }
+}
 
 void PerDeviceCollector::AddEvent(RocmTracerEvent&& event) {
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(events_mutex_));
   events_.push_back(std::move(event));
 }
 
-// The capability stats the Rust export writes on a GPU plane for `agent`.
 void PerDeviceCollector::GetDeviceCapabilities(const rocprofiler_agent_v0_t& agent,
                                                tsl::profiler::XPlaneBuilder* device_plane) {
   if (device_plane == nullptr) return;
-  bridge::ExportRequest request = SingleDeviceRequest(0, 0, 0);
-  request.gpu_agents.push_back(ToBridgeAgent(agent));
-  tsl::profiler::XSpace exported;
-  std::string error;
-  if (!RunRustExport(std::move(request), &exported, &error)) {
-    ROCM_SHIM_LOG(ERROR) << "ROCm device capabilities failed: " << error;
+  // SAFETY of the bridge call: `agent` is one struct of the size passed.
+  bridge::Bytes stats = bridge::device_capability_stats(reinterpret_cast<const uint8_t*>(&agent),
+                                                         sizeof(rocprofiler_agent_v0_t));
+  XPlane plane;
+  if (stats.status.code != bridge::StatusCode::Ok ||
+      !plane.ParseFromArray(stats.bytes.data(), static_cast<int>(stats.bytes.size()))) {
+    ROCM_SHIM_LOG(ERROR) << "ROCm device capabilities failed: " << std::string(stats.status.message);
     return;
   }
-  for (const tsl::profiler::XPlane& plane : exported.planes()) {
-    if (!IsGpuPlane(plane)) continue;
-    for (const auto& stat : plane.stats()) {
-      auto name = plane.stat_metadata().find(stat.metadata_id());
-      if (name == plane.stat_metadata().end()) continue;
-      device_plane->AddStat(*device_plane->GetOrCreateStatMetadata(name->second.name()), stat,
-                            plane);
-    }
-    return;
+  for (const auto& stat : plane.stats()) {
+    auto name = plane.stat_metadata().find(stat.metadata_id());
+    if (name == plane.stat_metadata().end()) continue;
+    device_plane->AddStat(*device_plane->GetOrCreateStatMetadata(name->second.name()), stat,
+                          plane);
   }
 }
 
@@ -195,143 +281,29 @@ void PerDeviceCollector::Export(uint64_t start_walltime_ns, uint64_t start_gputi
     absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(events_mutex_));
     events.swap(events_);
   }
-  bridge::ExportRequest request =
-      SingleDeviceRequest(start_walltime_ns, start_gputime_ns, end_gputime_ns);
-  for (const RocmTracerEvent& event : events) {
-    auto& into = event.source == RocmTracerEventSource::ApiCallback ? request.api_events
-                                                                     : request.activity_events;
-    into.push_back(ToBridgeEvent(event));
-  }
-  tsl::profiler::XSpace exported;
-  std::string error;
-  if (!RunRustExport(std::move(request), &exported, &error)) {
-    ROCM_SHIM_LOG(ERROR) << "ROCm device export failed: " << error;
+  // No caps (the owning collector applied them), one GPU.
+  RocmTraceCollectorOptions options;
+  options.max_callback_api_events = UINT64_MAX;
+  options.max_activity_api_events = UINT64_MAX;
+  options.max_annotation_strings = UINT64_MAX;
+  options.num_gpus = 1;
+  rust::Box<bridge::SessionCollector> rust =
+      bridge::new_session_collector(ConfigOf(options, start_walltime_ns, start_gputime_ns));
+  for (const RocmTracerEvent& event : events) rust->add_event(ToBridgeEvent(event), false);
+  bridge::DevicePlanes planes = rust->export_device_planes(end_gputime_ns);
+  if (planes.status.code != bridge::StatusCode::Ok) {
+    ROCM_SHIM_LOG(ERROR) << "ROCm device export failed: " << std::string(planes.status.message);
     return;
   }
-  for (const tsl::profiler::XPlane& plane : exported.planes()) {
-    if (IsGpuPlane(plane)) {
-      CopyXPlaneInto(plane, device_plane);
-    } else if (plane.name() == kHostApiPlaneName) {
-      CopyXPlaneInto(plane, host_plane);
-    }
-  }
-}
-
-std::unique_ptr<RocmTraceCollector> CreateRocmCollector(
-const RocmTraceCollectorOptions& options,
-                                                        uint64_t start_walltime_ns,
-                                                        uint64_t start_gputime_ns) {
-  return std::make_unique<RocmTraceCollectorImpl>(options, start_walltime_ns, start_gputime_ns);
-}
-
-void RocmTraceCollectorImpl::AddEvent(RocmTracerEvent&& event, bool is_auxiliary) {
-  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
-  // XLA's constructor is inline and cannot clear a dead collector's tally at this address;
-  // the first event a fresh collector gets does (drop_tally.h).
-  if (num_callback_events_.load() == 0 && num_activity_events_.load() == 0 &&
-      api_events_map_.empty() && auxiliary_api_events_map_.empty() &&
-      activity_ops_events_map_.empty()) {
-    ForgetDuplicates(this);
-  }
-  switch (event.source) {
-    case RocmTracerEventSource::ApiCallback: {
-      if (!is_auxiliary && OverCap(num_callback_events_, options_.max_callback_api_events)) {
-        if (BeyondCap(num_callback_events_, options_.max_callback_api_events) == 1) {
-          ROCM_SHIM_LOG(WARNING)
-              << "Number of callback events reached the configured limit "
-                 "(xla_gpu_rocm_max_trace_events="
-              << options_.max_callback_api_events
-              << "); further ones are dropped. To collect more GPU events, set "
-                 "XLA_FLAGS=--xla_gpu_rocm_max_trace_events=<larger value>";
-        }
-        return;
-      }
-      auto& map = is_auxiliary ? auxiliary_api_events_map_ : api_events_map_;
-      const uint64_t correlation_id = event.correlation_id;
-      if (!map.emplace(correlation_id, std::move(event)).second) {
-        TallyDuplicateCorrelationId(this);
-        OnEventsDropped(kDuplicateCorrelationIdReason, correlation_id);
-      }
+  auto copy = [](const rust::Vec<uint8_t>& bytes, tsl::profiler::XPlaneBuilder* target) {
+    XPlane plane;
+    if (bytes.empty() || !plane.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
       return;
     }
-    case RocmTracerEventSource::Activity: {
-      // Every activity counts (XLA counts only HIP_API-domain ones, rough edge §7.12), so the
-      // cap bounds memory, as in the Rust collector.
-      if (OverCap(num_activity_events_, options_.max_activity_api_events)) {
-        if (BeyondCap(num_activity_events_, options_.max_activity_api_events) == 1) {
-          ROCM_SHIM_LOG(WARNING)
-              << "Number of activity events reached the configured limit "
-                 "(xla_gpu_rocm_max_trace_events="
-              << options_.max_activity_api_events
-              << "). To collect more GPU events, increase "
-                 "XLA_FLAGS=--xla_gpu_rocm_max_trace_events=<value>.";
-        }
-        return;
-      }
-      activity_ops_events_map_[event.correlation_id].push_back(std::move(event));
-      return;
-    }
-    case RocmTracerEventSource::Invalid:
-      break;
-  }
-  ROCM_SHIM_VLOG(3) << "Dropped an event of source "
-                    << GetRocmTracerEventSourceName(event.source);
-}
-
-// Events stay in the maps until Export, which joins them in the Rust core; a Flush between
-// two AddEvents therefore changes nothing.
-void RocmTraceCollectorImpl::Flush() {}
-
-void RocmTraceCollectorImpl::Export(tsl::profiler::XSpace* space) {
-  if (space == nullptr) return;
-  bridge::ExportRequest request;
-  request.max_callback_api_events = options_.max_callback_api_events;
-  request.max_activity_api_events = options_.max_activity_api_events;
-  request.max_annotation_strings = options_.max_annotation_strings;
-  request.num_gpus = static_cast<uint32_t>(std::max(num_gpus_, 0));
-  request.start_walltime_ns = start_walltime_ns_;
-  request.start_gputime_ns = start_gputime_ns_;
-  request.end_gputime_ns = bridge::tracer_timestamp();  // 0 if the SDK clock failed
-  {
-    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
-    for (const rocprofiler_agent_v0_t& agent : gpu_agents_) {
-      request.gpu_agents.push_back(ToBridgeAgent(agent));
-    }
-    for (const auto& [id, event] : api_events_map_) request.api_events.push_back(ToBridgeEvent(event));
-    for (const auto& [id, event] : auxiliary_api_events_map_) {
-      request.auxiliary_api_events.push_back(ToBridgeEvent(event));
-    }
-    for (const auto& [id, events] : activity_ops_events_map_) {
-      for (const RocmTracerEvent& event : events) {
-        request.activity_events.push_back(ToBridgeEvent(event));
-      }
-    }
-    for (const auto& [child, parent] : scope_range_id_tree_) {
-      request.scope_range_tree.push_back(bridge::ScopeRangeEdge{child, parent});
-    }
-    request.callback_events_over_cap =
-        BeyondCap(num_callback_events_, options_.max_callback_api_events);
-    request.activity_events_over_cap =
-        BeyondCap(num_activity_events_, options_.max_activity_api_events);
-    // Exported once, as XLA's per-device collectors empty themselves on export.
-    api_events_map_.clear();
-    auxiliary_api_events_map_.clear();
-    activity_ops_events_map_.clear();
-  }
-  DropTally tally = TakeDropTally(this);
-  request.duplicate_correlation_ids = tally.duplicate_correlation_ids;
-  for (const auto& [reason, count] : tally.tracer_drops) {
-    request.tracer_drops.push_back(bridge::DropCount{rust::String::lossy(reason), count});
-  }
-
-  tsl::profiler::XSpace exported;
-  std::string error;
-  if (!RunRustExport(std::move(request), &exported, &error)) {
-    ROCM_SHIM_LOG(ERROR) << "ROCm trace export failed: " << error;
-    space->add_errors(error);
-    return;
-  }
-  MergeXSpace(std::move(exported), space);
+    CopyXPlaneInto(plane, target);
+  };
+  copy(planes.device_plane, device_plane);
+  copy(planes.host_plane, host_plane);
 }
 
 }  // namespace profiler

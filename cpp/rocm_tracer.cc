@@ -1,16 +1,17 @@
-// XLA's RocmTracer as a thin shim over the Rust tracer (src/tracer/mod.rs, through src/ffi/bridge.rs).
+// XLA's RocmTracer as a thin shim over the Rust tracer (src/tracer/, through src/ffi/bridge.rs);
+// docs/ARCHITECTURE.md draws the flow.
 //
 // The Rust core owns everything rocprofiler-sdk: it exports `rocprofiler_configure`, creates
 // the contexts and buffer, decodes the records and keeps the stream stacks. This file keeps
 // the members XLA's header declares in step with it (context handles, agents, the collector,
-// the annotation map), and is where the Rust core's C++ callbacks land:
-//  * event batches reach `TracingCallback`, which holds `collector_mutex_` once per batch and
-//    calls `collector_->AddEvent(std::move(event), false)` for any RocmTraceCollector;
-//  * the HIP API ENTER callback records tsl's AnnotationStack into `annotation_map_`;
-//  * Rust log lines go to absl LOG (cpp/log.h).
-// HipApiEvent, KernelEvent and MemcpyEvent decode one SDK record through the Rust decoder
-// (the tracer's own path never calls them: decoding happens once, in Rust); kernel_info_ and
-// name_info_ stay empty, since the Rust core keeps the kernel and API names.
+// the annotation map) and picks where a session's events go:
+//  * a collector from CreateRocmCollector is backed by the Rust collector: the session
+//    delivers straight into it, and no event crosses into C++ (XLA's path);
+//  * any other RocmTraceCollector gets each buffer callback's events in one crossing
+//    (`deliver_events`), which calls its AddEvent; annotations are then recorded at HIP API
+//    ENTER into `annotation_map_`, as XLA does.
+// HipApiEvent, KernelEvent and MemcpyEvent decode one SDK record with the tracer's own decoder;
+// kernel_info_ and name_info_ stay empty, since the Rust core keeps the kernel and API names.
 #include "xla/backends/profiler/gpu/rocm_tracer.h"
 
 #include <algorithm>
@@ -25,8 +26,9 @@
 #include "absl/synchronization/mutex.h"
 #include "xla-rocm-tracer/cpp/absl_compat.h"
 #include "xla-rocm-tracer/cpp/bridge_callbacks.h"
-#include "xla-rocm-tracer/cpp/drop_tally.h"
+#include "xla-rocm-tracer/cpp/event_bridge.h"
 #include "xla-rocm-tracer/cpp/log.h"
+#include "xla-rocm-tracer/cpp/session_collector.h"
 #include "xla-rocm-tracer/src/ffi/bridge.rs.h"
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 #include "xla/tsl/profiler/backends/cpu/annotation_stack.h"
@@ -37,80 +39,10 @@ namespace {
 
 namespace bridge = ::xla::profiler::rust_bridge;
 
-// Header categories of the records the bridge hands to TracingCallback. rocprofiler-sdk's
-// categories are small integers; these cannot collide with them.
-constexpr uint32_t kBridgeEventBatchCategory = 0x78727401;  // payload: const BridgeEvent*
-constexpr uint32_t kBridgeDropCategory = 0x78727402;        // payload: const BridgeDrop*
-
-struct BridgeDrop {
-  rust::Str reason;
-  uint64_t count;
-};
-
 // Set once the singleton is built; the bridge callbacks ignore calls before that.
 std::atomic<RocmTracer*> g_tracer{nullptr};
 
 std::string ToStdString(rust::Str text) { return std::string(text.data(), text.size()); }
-
-template <typename Enum>
-Enum EnumOrDefault(uint32_t value, Enum last, Enum fallback) {
-  return value <= static_cast<uint32_t>(last) ? static_cast<Enum>(value) : fallback;
-}
-
-// One Rust event as XLA's. The annotation and scope range id come from the C++ annotation
-// map, where the HIP API ENTER callback recorded tsl's AnnotationStack under the correlation
-// id; an annotation the Rust core already carries (its own source) is interned there first,
-// because `annotation` must point into storage that outlives the collector's export.
-RocmTracerEvent ToRocmTracerEvent(const bridge::BridgeEvent& from, AnnotationMap& annotations) {
-  RocmTracerEvent event;
-  event.type = EnumOrDefault(from.event_type, RocmTracerEventType::Generic,
-                             RocmTracerEventType::Unsupported);
-  event.source = EnumOrDefault(from.source, RocmTracerEventSource::Activity,
-                               RocmTracerEventSource::Invalid);
-  event.domain = EnumOrDefault(from.domain, RocmTracerEventDomain::HIP_OPS,
-                               RocmTracerEventDomain::InvalidDomain);
-  event.name = std::string(from.name);
-  if (!from.annotation.empty()) {
-    annotations.Add(from.correlation_id, std::string(from.annotation));
-  }
-  event.annotation = annotations.LookUp(from.correlation_id);
-  event.scope_range_id = from.scope_range_id != 0
-                             ? from.scope_range_id
-                             : annotations.LookUpScopeRangeId(from.correlation_id);
-  event.start_time_ns = from.start_time_ns;
-  event.end_time_ns = from.end_time_ns;
-  event.device_id = from.device_id;
-  event.correlation_id = from.correlation_id;
-  event.thread_id = from.thread_id;
-  event.stream_id = from.stream_id;
-  event.queue_id = from.queue_id;
-  // The largest union member first, so every byte of the union is initialized.
-  event.kernel_info = KernelDetails{};
-  switch (from.detail_kind) {
-    case bridge::DetailKind::Kernel:
-      event.kernel_info.private_segment_size = from.kernel[0];
-      event.kernel_info.group_segment_size = from.kernel[1];
-      event.kernel_info.workgroup_x = from.kernel[2];
-      event.kernel_info.workgroup_y = from.kernel[3];
-      event.kernel_info.workgroup_z = from.kernel[4];
-      event.kernel_info.grid_x = from.kernel[5];
-      event.kernel_info.grid_y = from.kernel[6];
-      event.kernel_info.grid_z = from.kernel[7];
-      break;
-    case bridge::DetailKind::Memcpy:
-      event.memcpy_info = MemcpyDetails{from.num_bytes, from.destination, from.is_async};
-      break;
-    case bridge::DetailKind::Memset:
-      event.memset_info = MemsetDetails{from.num_bytes, from.is_async};
-      break;
-    case bridge::DetailKind::MemAlloc:
-      event.memalloc_info = MemAllocDetails{from.num_bytes};
-      break;
-    case bridge::DetailKind::None:
-      break;
-  }
-  return event;
-}
 
 // XLA's *Event functions: `event` becomes the record's event if the record is a buffer
 // tracing record of `expected_kind`; otherwise it is marked invalid (source Invalid), which
@@ -131,7 +63,7 @@ void DecodeRecord(const rocprofiler_record_header_t* header, uint32_t expected_k
     bridge::DecodedRecord decoded =
         bridge::tracer_decode_record(reinterpret_cast<const uint8_t*>(header));
     if (decoded.status.code == bridge::StatusCode::Ok) {
-      *event = ToRocmTracerEvent(decoded.event, annotations);
+      *event = FromBridgeEvent(decoded.event, annotations);
       return;
     }
     ROCM_SHIM_VLOG(2) << "rocprofiler record not decoded: " << ToStdString(decoded.status.message);
@@ -237,11 +169,14 @@ absl::Status RocmTracer::Enable(const RocmTracerOptions& options,
     options_ = options;
     collector_ = collector;
   }
-  ForgetTracerDrops(collector);
   // Before the context starts, so the first calls' annotations are not wiped (XLA clears
   // after starting).
   annotation_map_.Clear();
-  absl::Status status = ToAbslStatus(bridge::tracer_enable(options.max_annotation_strings));
+  bridge::SessionCollector* rust_collector = RustSessionOf(collector);
+  absl::Status status = ToAbslStatus(
+      rust_collector != nullptr
+          ? bridge::tracer_enable_into(options.max_annotation_strings, *rust_collector)
+          : bridge::tracer_enable_for_cpp_collector(options.max_annotation_strings));
   if (!status.ok()) {
     absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
     options_.reset();
@@ -261,9 +196,8 @@ void RocmTracer::Disable() {
     // this shim there is nothing to stop (and a C ABI session is not ours to end).
     if (collector_ == nullptr) return;
   }
-  // Stops the context and drains the buffer: every event of the session has reached
-  // TracingCallback when this returns, and none will after. Not under collector_mutex_:
-  // draining delivers through TracingCallback, which takes it.
+  // Stops the context and drains the buffer: every event of the session has reached the
+  // collector when this returns, and none will after.
   bridge::tracer_disable();
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
   collector_->Flush();
@@ -283,29 +217,12 @@ int RocmTracer::toolInit(rocprofiler_client_finalize_t /*finalize_func*/, void* 
 // The Rust core's finalize (registered with the SDK) stops the contexts.
 void RocmTracer::toolFinalize(void* /*tool_data*/) {}
 
-// Receives the Rust core's decoded batches (see the categories above); SDK records never
-// arrive here, since the Rust core owns the buffer.
+// The Rust core owns the SDK buffer and delivers its events itself (straight into a Rust-backed
+// collector, or through `deliver_events`), so the SDK never calls this.
 void RocmTracer::TracingCallback(rocprofiler_context_id_t /*context*/,
                                  rocprofiler_buffer_id_t /*buffer_id*/,
-                                 rocprofiler_record_header_t** headers, size_t num_headers,
-                                 uint64_t /*drop_count*/) {
-  if (headers == nullptr || num_headers == 0) return;
-  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
-  if (collector_ == nullptr) return;
-  for (size_t i = 0; i < num_headers; ++i) {
-    const rocprofiler_record_header_t* header = headers[i];
-    if (header == nullptr || header->payload == nullptr) continue;
-    if (header->category == kBridgeEventBatchCategory) {
-      const auto* event = static_cast<const bridge::BridgeEvent*>(header->payload);
-      collector_->AddEvent(ToRocmTracerEvent(*event, annotation_map_), /*is_auxiliary=*/false);
-    } else if (header->category == kBridgeDropCategory) {
-      const auto* drop = static_cast<const BridgeDrop*>(header->payload);
-      const std::string reason = ToStdString(drop->reason);
-      TallyTracerDrop(collector_, reason, drop->count);
-      collector_->OnEventsDropped(reason, drop->count);
-    }
-  }
-}
+                                 rocprofiler_record_header_t** /*headers*/,
+                                 size_t /*num_headers*/, uint64_t /*drop_count*/) {}
 
 void RocmTracer::HipApiEvent(const rocprofiler_record_header_t* hdr, RocmTracerEvent* ev) {
   DecodeRecord(hdr, ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, annotation_map_, ev);
@@ -362,34 +279,41 @@ void record_hip_api_annotation(uint64_t correlation_id) {
   });
 }
 
+AnnotationView read_annotation_stack() {
+  AnnotationView view{};
+  const std::string& text = tsl::profiler::AnnotationStack::Get();
+  if (text.empty()) return view;
+  view.text = reinterpret_cast<const uint8_t*>(text.data());
+  view.text_len = text.size();
+  const absl::Span<const int64_t> ids = tsl::profiler::AnnotationStack::GetScopeRangeIds();
+  view.scope_range_ids = ids.data();
+  view.num_scope_range_ids = ids.size();
+  return view;
+}
+
+// Reached only in a session with a C++ collector. The collector pointer is set before the
+// session starts and cleared after Disable has drained it, and the Rust tracer delivers one
+// buffer callback at a time, so neither needs collector_mutex_ here.
 void deliver_events(rust::Slice<const BridgeEvent> events) {
   RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
   if (tracer == nullptr || events.empty()) return;
+  RocmTraceCollector* collector = tracer->collector();
+  if (collector == nullptr) return;
   WithoutEscapingExceptions("delivering events to the collector", [&] {
-    std::vector<rocprofiler_record_header_t> records(events.size());
-    std::vector<rocprofiler_record_header_t*> headers(events.size());
-    for (size_t i = 0; i < events.size(); ++i) {
-      records[i].category = kBridgeEventBatchCategory;
-      records[i].kind = 0;
-      records[i].payload = const_cast<BridgeEvent*>(&events[i]);
-      headers[i] = &records[i];
+    for (const BridgeEvent& event : events) {
+      collector->AddEvent(FromBridgeEvent(event, *tracer->annotation_map()),
+                          /*is_auxiliary=*/false);
     }
-    tracer->TracingCallback(tracer->context_, tracer->buffer_, headers.data(), headers.size(),
-                            0);
   });
 }
 
 void deliver_dropped(rust::Str reason, uint64_t count) {
   RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
   if (tracer == nullptr) return;
-  WithoutEscapingExceptions("reporting dropped events to the collector", [&] {
-    BridgeDrop drop{reason, count};
-    rocprofiler_record_header_t record{};
-    record.category = kBridgeDropCategory;
-    record.payload = &drop;
-    rocprofiler_record_header_t* header = &record;
-    tracer->TracingCallback(tracer->context_, tracer->buffer_, &header, 1, 0);
-  });
+  RocmTraceCollector* collector = tracer->collector();
+  if (collector == nullptr) return;
+  WithoutEscapingExceptions("reporting dropped events to the collector",
+                            [&] { collector->OnEventsDropped(ToStdString(reason), count); });
 }
 
 int32_t shim_vlog_level() {

@@ -1,6 +1,12 @@
 //! `RocmTracerEvent`: one HIP API call or one GPU activity, with every field of XLA's
 //! `rocm_tracer_utils.h` (xla-rocm-tracer.md §3.1, §5.7).
+use std::ffi::CStr;
 use std::sync::Arc;
+
+/// The text of one of the ASCII name literals below.
+fn c_str_text(name: &'static CStr) -> &'static str {
+    name.to_str().unwrap_or("")
+}
 
 /// XLA's `RocmTracerEventType`; the discriminants are XLA's values.
 #[repr(u32)]
@@ -22,21 +28,27 @@ pub enum EventType {
 
 impl EventType {
     /// The enumerator's spelling. Unlike XLA's `GetRocmTracerEventTypeName`, every value has a
-    /// name (XLA returns "" for `Unsupported` and `MemcpyP2P`, rough edge §7.9).
+    /// name (XLA returns "" for `Unsupported` and `MemcpyP2P`, docs/xla-interface.md).
     pub fn name(self) -> &'static str {
+        c_str_text(self.c_name())
+    }
+
+    /// [`EventType::name`] NUL-terminated: the one spelling table, which the C++ shim's
+    /// `GetRocmTracerEventTypeName` returns as well.
+    pub fn c_name(self) -> &'static CStr {
         match self {
-            EventType::Unsupported => "Unsupported",
-            EventType::Kernel => "Kernel",
-            EventType::MemcpyH2D => "MemcpyH2D",
-            EventType::MemcpyD2H => "MemcpyD2H",
-            EventType::MemcpyD2D => "MemcpyD2D",
-            EventType::MemcpyP2P => "MemcpyP2P",
-            EventType::MemcpyOther => "MemcpyOther",
-            EventType::MemoryAlloc => "MemoryAlloc",
-            EventType::MemoryFree => "MemoryFree",
-            EventType::Memset => "Memset",
-            EventType::Synchronization => "Synchronization",
-            EventType::Generic => "Generic",
+            EventType::Unsupported => c"Unsupported",
+            EventType::Kernel => c"Kernel",
+            EventType::MemcpyH2D => c"MemcpyH2D",
+            EventType::MemcpyD2H => c"MemcpyD2H",
+            EventType::MemcpyD2D => c"MemcpyD2D",
+            EventType::MemcpyP2P => c"MemcpyP2P",
+            EventType::MemcpyOther => c"MemcpyOther",
+            EventType::MemoryAlloc => c"MemoryAlloc",
+            EventType::MemoryFree => c"MemoryFree",
+            EventType::Memset => c"Memset",
+            EventType::Synchronization => c"Synchronization",
+            EventType::Generic => c"Generic",
         }
     }
 
@@ -94,11 +106,25 @@ pub enum EventSource {
 }
 
 impl EventSource {
+    pub fn from_u32(value: u32) -> Option<EventSource> {
+        [
+            EventSource::Invalid,
+            EventSource::ApiCallback,
+            EventSource::Activity,
+        ]
+        .get(value as usize)
+        .copied()
+    }
+
     pub fn name(self) -> &'static str {
+        c_str_text(self.c_name())
+    }
+
+    pub fn c_name(self) -> &'static CStr {
         match self {
-            EventSource::Invalid => "Invalid",
-            EventSource::ApiCallback => "ApiCallback",
-            EventSource::Activity => "Activity",
+            EventSource::Invalid => c"Invalid",
+            EventSource::ApiCallback => c"ApiCallback",
+            EventSource::Activity => c"Activity",
         }
     }
 }
@@ -124,10 +150,14 @@ impl EventDomain {
     }
 
     pub fn name(self) -> &'static str {
+        c_str_text(self.c_name())
+    }
+
+    pub fn c_name(self) -> &'static CStr {
         match self {
-            EventDomain::InvalidDomain => "InvalidDomain",
-            EventDomain::HipApi => "HIP_API",
-            EventDomain::HipOps => "HIP_OPS",
+            EventDomain::InvalidDomain => c"InvalidDomain",
+            EventDomain::HipApi => c"HIP_API",
+            EventDomain::HipOps => c"HIP_OPS",
         }
     }
 }
@@ -143,6 +173,38 @@ pub struct KernelDetails {
     pub grid_x: u32,
     pub grid_y: u32,
     pub grid_z: u32,
+}
+
+impl KernelDetails {
+    /// The fields in the order of the C ABI's `XrtEvent::kernel` array: private and group
+    /// segment sizes, workgroup x/y/z, grid x/y/z. The one place that order is written.
+    pub fn to_array(self) -> [u32; 8] {
+        [
+            self.private_segment_size,
+            self.group_segment_size,
+            self.workgroup_x,
+            self.workgroup_y,
+            self.workgroup_z,
+            self.grid_x,
+            self.grid_y,
+            self.grid_z,
+        ]
+    }
+
+    pub fn from_array(fields: [u32; 8]) -> KernelDetails {
+        let [private_segment_size, group_segment_size, workgroup_x, workgroup_y, workgroup_z, grid_x, grid_y, grid_z] =
+            fields;
+        KernelDetails {
+            private_segment_size,
+            group_segment_size,
+            workgroup_x,
+            workgroup_y,
+            workgroup_z,
+            grid_x,
+            grid_y,
+            grid_z,
+        }
+    }
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -7,11 +7,12 @@
 //! - `export`: turns a collected session into an XSpace;
 //! - `ffi`: the cxx bridge of the C++ shims (`cpp/`) and the C ABI.
 //!
-//! `event` and `sink` are the shared bottom layer.
+//! `event`, `gpu_agent` and `sink` are the shared bottom layer.
 pub mod collector;
 pub mod event;
 pub mod export;
 pub mod ffi;
+pub mod gpu_agent;
 pub mod sink;
 pub mod tracer;
 

@@ -70,7 +70,7 @@ fn initialization_facts() {
     assert_eq!(tracer.num_gpus(), 1);
     let gpu = &tracer.gpu_agents()[0];
     assert_eq!(gpu.name, "gfx942");
-    assert!(gpu.cu_count > 0 && gpu.memory_size_bytes > 0);
+    assert!(gpu.cu_count > 0 && gpu.capabilities.memory_size_bytes > 0);
     assert!(gpu.handle >= 255, "agent handles carry the SDK's offset");
     assert!(
         tracer.agents().unwrap().len() >= 2,

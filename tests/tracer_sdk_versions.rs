@@ -74,7 +74,7 @@ fn assert_rocm_7_0_agents(tracer: &Tracer) {
         assert_eq!(gpu.cu_count, 304);
         assert_eq!(gpu.gfx_target_version, 90402);
         assert!(
-            gpu.memory_size_bytes > 0,
+            gpu.capabilities.memory_size_bytes > 0,
             "mem_banks read through the prefix"
         );
         assert_eq!(gpu.raw.0.logical_node_type_id, ordinal as i32);

@@ -2,8 +2,8 @@
 use std::collections::BTreeMap;
 
 use super::drops::{DropCounters, DropReason};
-use super::gpu_agent::GpuAgentInfo;
 use crate::event::RocmTracerEvent;
+use crate::gpu_agent::GpuAgentInfo;
 
 /// Turns event device ids (agent handles truncated to 32 bits) into ordinals `< num_gpus`.
 ///

@@ -4,7 +4,6 @@
 mod arrival_log;
 mod device_numbering;
 mod drops;
-mod gpu_agent;
 mod join;
 mod options;
 mod stored_event;
@@ -14,8 +13,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+pub use crate::gpu_agent::{GpuAgentInfo, MemoryBank};
 pub use drops::{DropCounters, DropReason, MAX_TRACE_EVENTS_FLAG};
-pub use gpu_agent::{GpuAgentInfo, MemoryBank};
 pub use options::{CaptureStart, CollectorOptions};
 
 use crate::event::{EventSource, RocmTracerEvent};

@@ -35,3 +35,11 @@ pub(crate) fn add_device_capabilities(plane: &mut PlaneBuilder, agent: &GpuAgent
     let name = plane.str_stat("gpu_device_name", &agent.name);
     plane.add_plane_stat(name);
 }
+
+/// A plane holding only `agent`'s capability stats, for callers that write them into a plane
+/// of their own (the C++ `PerDeviceCollector::GetDeviceCapabilities`).
+pub fn device_capabilities_plane(agent: &GpuAgentInfo) -> super::XPlane {
+    let mut plane = PlaneBuilder::new(0, "");
+    add_device_capabilities(&mut plane, agent);
+    plane.finish()
+}

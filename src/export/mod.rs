@@ -12,10 +12,11 @@ pub mod xplane_proto;
 mod xspace_builder;
 
 pub use annotation::{parse_annotation, parse_annotation_stack, Annotation};
+pub use device_capabilities::device_capabilities_plane;
 pub use event_stats::{
     kernel_details_string, memalloc_details_string, memcpy_details_string, memset_details_string,
 };
-pub use host_plane_merge::merge_host_api_plane;
+pub use host_plane_merge::{merge_host_api_plane, merge_plane, merge_xspace};
 pub use trace_file::{encode_xspace, read_xspace, read_xspace_file, write_xspace, TraceError};
 pub use xplane_proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata};
 pub use xspace_builder::{build_xspace, ExportOptions};

@@ -1,34 +1,35 @@
 //! The C++ boundary: the one cxx bridge between the Rust core and the XLA-facing C++ shims
-//! (`cpp/rocm_tracer.cc`, `cpp/rocm_collector.cc`).
+//! (`cpp/rocm_tracer.cc`, `cpp/rocm_collector.cc`). docs/ARCHITECTURE.md draws the flow.
 //!
-//! Rust -> C++: the shims drive the [`Tracer`] singleton (registration, enable/disable, clock,
-//! agents and context handles to mirror into XLA's public members) and hand a collector's
-//! stored events to [`export_xspace`], which runs them through the Rust collector and export
-//! model and returns the encoded XSpace.
-//! C++ -> Rust (the `extern "C++"` functions, defined by `cpp/rocm_tracer.cc`): event batches,
-//! drops and flushes for whatever `RocmTraceCollector` the C++ tracer holds, the annotation of
-//! the launching thread (tsl's `AnnotationStack`), and log lines for absl LOG.
+//! The path XLA runs crosses it per session, not per event: `CreateRocmCollector` returns a
+//! collector backed by a [`SessionCollector`] (the Rust collector), `RocmTracer::Enable` with it
+//! makes the tracer deliver straight into that collector ([`tracer_enable_into`]), and `Export`
+//! crosses once for the encoded XSpace. Any other `RocmTraceCollector` (a test's subclass,
+//! `hlo_op_profiler`'s) is served by a narrow adapter: each buffer callback's events are handed
+//! to C++ once ([`ffi::deliver_events`]), which calls that collector's `AddEvent`.
 //!
-//! Only cxx types cross: no absl, no C++ exceptions (fallible calls return [`ffi::BridgeStatus`]),
-//! and no panic escapes: every function here catches unwinding and reports it as an error.
+//! Only cxx types cross: no absl, no C++ exceptions (fallible calls return
+//! [`ffi::BridgeStatus`]), and no panic escapes: every function here catches unwinding and
+//! reports it as an error.
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Once};
 
+use parking_lot::Mutex;
+use prost::Message;
 use rocprofiler_sdk_sys as sys;
 
-use crate::collector::{
-    CaptureStart, Collector, CollectorOptions, DropReason, GpuAgentInfo, MemoryBank,
+use crate::collector::{CaptureStart, Collector, CollectorOptions};
+use crate::event::{KernelDetails, RocmTracerEvent};
+use crate::export::{
+    build_xspace, device_capabilities_plane, encode_xspace, merge_plane, plane_names,
+    ExportOptions, XPlane,
 };
-use crate::event::{
-    EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemAllocDetails,
-    MemcpyDetails, MemsetDetails, RocmTracerEvent,
-};
-use crate::export::{build_xspace, encode_xspace, ExportOptions};
+use crate::ffi::flat_event::{DetailCode, FlatDetails, FlatEvent};
+use crate::gpu_agent::GpuAgentInfo;
 use crate::sink::EventSink;
-use crate::tracer::agents::{AgentInfo, Agents};
-use crate::tracer::annotation::AnnotationSource;
-use crate::tracer::hip_api::HipApiNames;
-use crate::tracer::record_decoder::RecordDecoder;
+use crate::tracer::agents::AgentInfo;
+use crate::tracer::annotation::{AnnotationMap, AnnotationSource};
 use crate::tracer::{Tracer, TracerError, TracerOptions};
 
 #[cxx::bridge(namespace = "xla::profiler::rust_bridge")]
@@ -56,7 +57,8 @@ mod ffi {
         Trace,
     }
 
-    /// Which member of `RocmTracerEvent`'s detail union is meaningful.
+    /// Which member of `RocmTracerEvent`'s detail union is meaningful (the flat form's
+    /// `DetailCode`, in the same order).
     #[derive(Debug)]
     enum DetailKind {
         None,
@@ -64,6 +66,19 @@ mod ffi {
         Memcpy,
         Memset,
         MemAlloc,
+    }
+
+    /// XLA's `KernelDetails` without `func_ptr` (which no record carries).
+    #[derive(Debug, Default)]
+    struct BridgeKernel {
+        private_segment_size: u32,
+        group_segment_size: u32,
+        workgroup_x: u32,
+        workgroup_y: u32,
+        workgroup_z: u32,
+        grid_x: u32,
+        grid_y: u32,
+        grid_z: u32,
     }
 
     /// `xla::profiler::RocmTracerEvent`, flattened (enums as their XLA integer values).
@@ -83,8 +98,7 @@ mod ffi {
         queue_id: u64,
         scope_range_id: i64,
         detail_kind: DetailKind,
-        /// Kernel: private/group segment sizes, workgroup x/y/z, grid x/y/z.
-        kernel: [u32; 8],
+        kernel: BridgeKernel,
         /// Memcpy, memset, memory allocation.
         num_bytes: u64,
         /// Memcpy: destination agent handle truncated to 32 bits.
@@ -104,26 +118,19 @@ mod ffi {
         hip_stream_context: u64,
     }
 
-    struct BridgeMemoryBank {
-        heap_type: u32,
-        size_in_bytes: u64,
-        mem_clk_max_mhz: u32,
-        width_bits: u32,
-    }
-
-    /// One `rocprofiler_agent_v0_t` given to `SetGpuAgents`, read out by the shim.
-    struct BridgeAgent {
-        handle: u64,
-        name: String,
-        cu_count: u32,
-        max_engine_clock_mhz: u32,
-        gfx_target_version: u32,
-        memory_banks: Vec<BridgeMemoryBank>,
-    }
-
     struct ScopeRangeEdge {
         child: i64,
         parent: i64,
+    }
+
+    /// `RocmTraceCollectorOptions` and the capture start of one collector.
+    struct CollectorConfig {
+        max_callback_api_events: u64,
+        max_activity_api_events: u64,
+        max_annotation_strings: u64,
+        num_gpus: u32,
+        start_walltime_ns: u64,
+        start_gputime_ns: u64,
     }
 
     struct DropCount {
@@ -131,26 +138,25 @@ mod ffi {
         count: u64,
     }
 
-    /// Everything a C++ `RocmTraceCollectorImpl` stored, for one export.
-    struct ExportRequest {
-        max_callback_api_events: u64,
-        max_activity_api_events: u64,
-        max_annotation_strings: u64,
-        num_gpus: u32,
-        start_walltime_ns: u64,
-        start_gputime_ns: u64,
-        end_gputime_ns: u64,
-        gpu_agents: Vec<BridgeAgent>,
-        api_events: Vec<BridgeEvent>,
-        auxiliary_api_events: Vec<BridgeEvent>,
-        activity_events: Vec<BridgeEvent>,
-        scope_range_tree: Vec<ScopeRangeEdge>,
-        /// Events the shim refused at its caps (it stores at most the caps).
-        callback_events_over_cap: u64,
-        activity_events_over_cap: u64,
-        duplicate_correlation_ids: u64,
-        /// Reported through `OnEventsDropped`.
-        tracer_drops: Vec<DropCount>,
+    struct ExportResult {
+        status: BridgeStatus,
+        /// A serialized `tensorflow.profiler.XSpace`.
+        xspace: Vec<u8>,
+        /// What the collector dropped, for a C++ collector's `OnEventsDropped`.
+        drops: Vec<DropCount>,
+    }
+
+    /// One device's export, as `PerDeviceCollector::Export` writes it: serialized XPlanes
+    /// (empty when there is nothing for that plane).
+    struct DevicePlanes {
+        status: BridgeStatus,
+        device_plane: Vec<u8>,
+        host_plane: Vec<u8>,
+    }
+
+    struct Bytes {
+        status: BridgeStatus,
+        bytes: Vec<u8>,
     }
 
     /// One rocprofiler-sdk record decoded by the tracer (XLA's `HipApiEvent`, `KernelEvent`,
@@ -161,13 +167,20 @@ mod ffi {
         event: BridgeEvent,
     }
 
-    struct ExportResult {
-        status: BridgeStatus,
-        /// A serialized `tensorflow.profiler.XSpace`.
-        xspace: Vec<u8>,
+    /// tsl's `AnnotationStack` of the calling thread, borrowed: valid until that thread
+    /// changes its annotation stack. `text` is null when there is no annotation.
+    struct AnnotationView {
+        text: *const u8,
+        text_len: usize,
+        scope_range_ids: *const i64,
+        num_scope_range_ids: usize,
     }
 
     extern "Rust" {
+        /// The Rust collector behind `CreateRocmCollector`'s collector (and behind a
+        /// `RocmTraceCollectorImpl` that C++ code builds itself).
+        type SessionCollector;
+
         /// Registers the tool with rocprofiler-sdk if the load-time constructor did not, and
         /// routes Rust log lines and annotations through the C++ side. Idempotent.
         fn ensure_registered();
@@ -180,20 +193,51 @@ mod ffi {
         /// As `tracer_copy_gpu_agents`, for every agent (CPUs too), in no particular order.
         unsafe fn tracer_copy_all_agents(out: *mut u8, capacity: usize, agent_size: usize)
             -> usize;
-        fn tracer_enable(max_annotation_strings: u64) -> BridgeStatus;
+        /// Starts a session that delivers straight into `collector`.
+        fn tracer_enable_into(
+            max_annotation_strings: u64,
+            collector: &SessionCollector,
+        ) -> BridgeStatus;
+        /// Starts a session that delivers through `deliver_events` to the C++ tracer's
+        /// collector.
+        fn tracer_enable_for_cpp_collector(max_annotation_strings: u64) -> BridgeStatus;
+        /// Ends the session: every record it made has been delivered when this returns.
         fn tracer_disable();
         fn tracer_timestamp() -> u64;
-        fn export_xspace(request: ExportRequest) -> ExportResult;
         /// Decodes the record behind `header` (a `const rocprofiler_record_header_t*`) with
-        /// the tracer's agent, HIP API and kernel name tables.
+        /// the tracer's own decoder.
         unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord;
+
+        fn new_session_collector(config: &CollectorConfig) -> Box<SessionCollector>;
+        /// `count` `rocprofiler_agent_v0_t` of `agent_size` bytes each, in device order.
+        unsafe fn set_gpu_agents(
+            self: &SessionCollector,
+            agents: *const u8,
+            count: usize,
+            agent_size: usize,
+        );
+        fn add_event(self: &SessionCollector, event: &BridgeEvent, is_auxiliary: bool);
+        fn add_drop(self: &SessionCollector, reason: &str, count: u64);
+        fn add_scope_range_edges(self: &SessionCollector, edges: &[ScopeRangeEdge]);
+        /// Exports and forgets what was collected; `end_gputime_ns` 0 bounds nothing.
+        fn export_xspace(self: &SessionCollector, end_gputime_ns: u64) -> ExportResult;
+        /// As `export_xspace`, for a one-GPU collector: its device plane and host plane.
+        fn export_device_planes(self: &SessionCollector, end_gputime_ns: u64) -> DevicePlanes;
+
+        /// A serialized XPlane holding only the capability stats of `agent` (a
+        /// `const rocprofiler_agent_v0_t*` of `agent_size` bytes).
+        unsafe fn device_capability_stats(agent: *const u8, agent_size: usize) -> Bytes;
+        /// Merges serialized XPlane `from` into serialized XPlane `into`.
+        fn merge_xplanes(into: &[u8], from: &[u8]) -> Bytes;
     }
 
     unsafe extern "C++" {
         include!("xla-rocm-tracer/cpp/bridge_callbacks.h");
 
-        /// Records tsl's `AnnotationStack` of the calling thread under `correlation_id`
-        /// (HIP API ENTER, on the launching thread).
+        /// tsl's `AnnotationStack` of the calling thread (HIP API ENTER, launching thread).
+        fn read_annotation_stack() -> AnnotationView;
+        /// Records tsl's `AnnotationStack` of the calling thread under `correlation_id` into
+        /// the C++ tracer's `annotation_map_` (sessions with a C++ collector).
         fn record_hip_api_annotation(correlation_id: u64);
         /// One buffer callback's events, for the C++ tracer's collector.
         fn deliver_events(events: &[BridgeEvent]);
@@ -205,8 +249,8 @@ mod ffi {
 }
 
 pub use ffi::{
-    BridgeAgent, BridgeEvent, BridgeMemoryBank, BridgeStatus, DecodedRecord, DetailKind, DropCount,
-    ExportRequest, ExportResult, ScopeRangeEdge, StatusCode, TracerState,
+    AnnotationView, BridgeEvent, BridgeKernel, BridgeStatus, Bytes, CollectorConfig, DecodedRecord,
+    DetailKind, DevicePlanes, DropCount, ExportResult, ScopeRangeEdge, StatusCode, TracerState,
 };
 
 /// Runs `body`, turning a panic into `fallback` so that it never unwinds into C++.
@@ -225,6 +269,10 @@ fn status(code: StatusCode, message: impl Into<String>) -> BridgeStatus {
         code,
         message: message.into(),
     }
+}
+
+fn ok() -> BridgeStatus {
+    status(StatusCode::Ok, "")
 }
 
 // ---------------------------------------------------------------------------------------
@@ -247,14 +295,13 @@ fn ensure_registered() {
                         _ => log::LevelFilter::Info,
                     });
                 }
-                let tracer = Tracer::get();
-                if tracer
+                if Tracer::get()
                     .set_annotation_source(Box::new(CppAnnotationSource))
                     .is_err()
                 {
                     log::warn!(
                         "xla-rocm-tracer: an annotation source was already installed; tsl's \
-                     AnnotationStack will not be recorded"
+                         AnnotationStack will not be recorded"
                     );
                 }
             });
@@ -354,45 +401,94 @@ unsafe fn copy_agents<'a>(
     count
 }
 
-fn tracer_enable(max_annotation_strings: u64) -> BridgeStatus {
+/// Where the running session's events go, as far as the bridge is concerned.
+enum Delivery {
+    /// No session started through the bridge.
+    Idle,
+    /// Straight into this collector (`CreateRocmCollector`'s).
+    Direct(Arc<Collector>),
+    /// To the C++ tracer's collector, through `deliver_events`.
+    Cpp,
+}
+
+static DELIVERY: Mutex<Delivery> = Mutex::new(Delivery::Idle);
+
+/// Read on every HIP API ENTER: whether annotations go to the Rust annotation map (direct
+/// sessions) or to the C++ tracer's `annotation_map_` (sessions with a C++ collector).
+static ANNOTATIONS_IN_RUST: AtomicBool = AtomicBool::new(false);
+
+fn enable_status(result: Result<(), TracerError>) -> BridgeStatus {
+    match result {
+        Ok(()) => ok(),
+        Err(error @ TracerError::AlreadyExists) => {
+            status(StatusCode::AlreadyExists, error.to_string())
+        }
+        // XLA's Enable only ever returns AlreadyExists or Internal.
+        Err(error @ (TracerError::Unavailable(_) | TracerError::Internal(_))) => {
+            status(StatusCode::Internal, error.to_string())
+        }
+    }
+}
+
+fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
+    let sink: Arc<dyn EventSink> = match &delivery {
+        Delivery::Direct(collector) => collector.clone(),
+        _ => Arc::new(CppCollectorSink),
+    };
+    let mut current = DELIVERY.lock();
+    ANNOTATIONS_IN_RUST.store(matches!(delivery, Delivery::Direct(_)), Ordering::Release);
+    let result = Tracer::get().enable(
+        TracerOptions {
+            max_annotation_strings,
+        },
+        sink,
+    );
+    if result.is_ok() {
+        *current = delivery;
+    }
+    enable_status(result)
+}
+
+fn tracer_enable_into(max_annotation_strings: u64, collector: &SessionCollector) -> BridgeStatus {
     guarded(
-        "tracer_enable",
+        "tracer_enable_into",
         || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
         || {
-            let options = TracerOptions {
+            enable(
                 max_annotation_strings,
-            };
-            match Tracer::get().enable(options, Arc::new(CppCollectorSink)) {
-                Ok(()) => status(StatusCode::Ok, ""),
-                Err(error @ TracerError::AlreadyExists) => {
-                    status(StatusCode::AlreadyExists, error.to_string())
-                }
-                // XLA's Enable only ever returns AlreadyExists or Internal.
-                Err(error @ (TracerError::Unavailable(_) | TracerError::Internal(_))) => {
-                    status(StatusCode::Internal, error.to_string())
-                }
-            }
+                Delivery::Direct(collector.current()),
+            )
         },
     )
 }
 
+fn tracer_enable_for_cpp_collector(max_annotation_strings: u64) -> BridgeStatus {
+    guarded(
+        "tracer_enable_for_cpp_collector",
+        || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
+        || enable(max_annotation_strings, Delivery::Cpp),
+    )
+}
+
 fn tracer_disable() {
-    guarded("tracer_disable", || (), || Tracer::get().disable())
+    guarded(
+        "tracer_disable",
+        || (),
+        || {
+            let mut delivery = DELIVERY.lock();
+            match &*delivery {
+                // XLA hands the collector the tree of the C++ annotation map, which direct
+                // sessions leave empty: the tree recorded in Rust goes in here instead.
+                Delivery::Direct(collector) => super::disable_into(collector),
+                Delivery::Idle | Delivery::Cpp => Tracer::get().disable(),
+            }
+            *delivery = Delivery::Idle;
+        },
+    )
 }
 
 fn tracer_timestamp() -> u64 {
     guarded("tracer_timestamp", || 0, Tracer::timestamp)
-}
-
-/// The HIP API names for single-record decoding, queried from the SDK once.
-fn hip_api_names() -> &'static HipApiNames {
-    static NAMES: OnceLock<HipApiNames> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        HipApiNames::query().unwrap_or_else(|error| {
-            log::warn!("xla-rocm-tracer: HIP API names unavailable for decoding: {error}");
-            HipApiNames::from_pairs(std::iter::empty())
-        })
-    })
 }
 
 /// # Safety
@@ -407,20 +503,13 @@ unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
         "tracer_decode_record",
         || failed("panic while decoding a rocprofiler record"),
         || {
-            let tracer = Tracer::get();
-            let no_agents = Agents::default();
-            let decoder = RecordDecoder {
-                agents: tracer.agents().unwrap_or(&no_agents),
-                hip_names: hip_api_names(),
-                kernel_names: tracer.kernel_names(),
-                annotations: tracer.annotation_map(),
-                // One record outside any buffer callback: no session to be older than.
-                session_start_ns: 0,
-            };
             // SAFETY: per this function's contract.
-            match unsafe { decoder.decode(header as *const sys::rocprofiler_record_header_t) } {
+            let decoded = unsafe {
+                Tracer::get().decode_record(header as *const sys::rocprofiler_record_header_t)
+            };
+            match decoded {
                 Ok(event) => DecodedRecord {
-                    status: status(StatusCode::Ok, ""),
+                    status: ok(),
                     event: bridge_event(&event),
                 },
                 Err(reason) => failed(reason),
@@ -430,147 +519,303 @@ unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
 }
 
 // ---------------------------------------------------------------------------------------
-// C++ -> Rust: export
+// C++ -> Rust: the collector
 // ---------------------------------------------------------------------------------------
 
-fn export_xspace(request: ExportRequest) -> ExportResult {
-    guarded(
-        "export_xspace",
-        || ExportResult {
-            status: status(StatusCode::Internal, "panic while exporting the ROCm trace"),
-            xspace: Vec::new(),
+/// The Rust collector of one C++ collector object. Export forgets what was exported (XLA's
+/// collectors empty themselves on export), so the collector is replaced by a fresh one with
+/// the same options, start and agents.
+pub struct SessionCollector {
+    current: Mutex<Arc<Collector>>,
+}
+
+impl SessionCollector {
+    fn current(&self) -> Arc<Collector> {
+        self.current.lock().clone()
+    }
+
+    /// Takes the collector out, leaving an empty one configured alike.
+    fn take(&self) -> Arc<Collector> {
+        let mut current = self.current.lock();
+        let fresh = Arc::new(Collector::new(current.options(), current.start()));
+        fresh.set_gpu_agents(current.with_collected(|trace| trace.gpu_agents.clone()));
+        std::mem::replace(&mut *current, fresh)
+    }
+
+    /// # Safety
+    /// `agents` is null or points to `count` SDK agent structs of `agent_size` bytes, whose
+    /// string and bank pointers are valid for the call.
+    unsafe fn set_gpu_agents(&self, agents: *const u8, count: usize, agent_size: usize) {
+        guarded(
+            "SessionCollector::set_gpu_agents",
+            || (),
+            || {
+                // SAFETY: per this function's contract.
+                let list = unsafe { gpu_agent_infos(agents, count, agent_size) };
+                self.current().set_gpu_agents(list);
+            },
+        )
+    }
+
+    fn add_event(&self, event: &BridgeEvent, is_auxiliary: bool) {
+        guarded(
+            "SessionCollector::add_event",
+            || (),
+            || self.current().add_event(rust_event(event), is_auxiliary),
+        )
+    }
+
+    fn add_drop(&self, reason: &str, count: u64) {
+        guarded(
+            "SessionCollector::add_drop",
+            || (),
+            || self.current().on_events_dropped(reason, count),
+        )
+    }
+
+    fn add_scope_range_edges(&self, edges: &[ScopeRangeEdge]) {
+        guarded(
+            "SessionCollector::add_scope_range_edges",
+            || (),
+            || {
+                self.current()
+                    .set_scope_range_id_tree(edges.iter().map(|edge| (edge.child, edge.parent)))
+            },
+        )
+    }
+
+    fn export_xspace(&self, end_gputime_ns: u64) -> ExportResult {
+        guarded(
+            "SessionCollector::export_xspace",
+            || ExportResult {
+                status: status(StatusCode::Internal, "panic while exporting the ROCm trace"),
+                xspace: Vec::new(),
+                drops: Vec::new(),
+            },
+            || {
+                let collector = self.take();
+                let (space, drops) = collector.with_collected(|trace| {
+                    let space = build_xspace(trace, end_gputime_ns, &ExportOptions::default());
+                    let drops = drop_counts(&trace.drops);
+                    (space, drops)
+                });
+                ExportResult {
+                    status: ok(),
+                    xspace: encode_xspace(&space),
+                    drops,
+                }
+            },
+        )
+    }
+
+    fn export_device_planes(&self, end_gputime_ns: u64) -> DevicePlanes {
+        guarded(
+            "SessionCollector::export_device_planes",
+            || DevicePlanes {
+                status: status(StatusCode::Internal, "panic while exporting a ROCm device"),
+                device_plane: Vec::new(),
+                host_plane: Vec::new(),
+            },
+            || {
+                let collector = self.take();
+                let space = collector.export(end_gputime_ns, &ExportOptions::default());
+                let encoded = |name: &str| {
+                    space
+                        .planes
+                        .iter()
+                        .find(|plane| plane.name == name)
+                        .map_or_else(Vec::new, Message::encode_to_vec)
+                };
+                DevicePlanes {
+                    status: ok(),
+                    device_plane: encoded(&plane_names::gpu_plane_name(0)),
+                    host_plane: encoded(plane_names::HOST_PLANE_NAME),
+                }
+            },
+        )
+    }
+}
+
+fn new_session_collector(config: &CollectorConfig) -> Box<SessionCollector> {
+    let collector = Collector::new(
+        CollectorOptions {
+            max_callback_api_events: config.max_callback_api_events,
+            max_activity_api_events: config.max_activity_api_events,
+            max_annotation_strings: config.max_annotation_strings,
+            num_gpus: config.num_gpus,
         },
-        || ExportResult {
-            status: status(StatusCode::Ok, ""),
-            xspace: encode_xspace(&export_request_to_xspace(request)),
+        CaptureStart {
+            walltime_ns: config.start_walltime_ns,
+            gputime_ns: config.start_gputime_ns,
+        },
+    );
+    Box::new(SessionCollector {
+        current: Mutex::new(Arc::new(collector)),
+    })
+}
+
+/// Every drop of a trace under the text its warning gives.
+fn drop_counts(drops: &crate::collector::DropCounters) -> Vec<DropCount> {
+    let by_reason = drops.by_reason().iter().map(|(reason, &count)| DropCount {
+        reason: reason.describe().to_owned(),
+        count,
+    });
+    let by_tracer = drops
+        .by_tracer_reason()
+        .iter()
+        .map(|(reason, &count)| DropCount {
+            reason: reason.clone(),
+            count,
+        });
+    by_reason.chain(by_tracer).collect()
+}
+
+/// The capability values of C++ `rocprofiler_agent_v0_t`s; none if the struct size differs
+/// from this library's.
+///
+/// # Safety
+/// As [`SessionCollector::set_gpu_agents`].
+unsafe fn gpu_agent_infos(agents: *const u8, count: usize, agent_size: usize) -> Vec<GpuAgentInfo> {
+    if agents.is_null() || count == 0 {
+        return Vec::new();
+    }
+    if agent_size != std::mem::size_of::<sys::rocprofiler_agent_v0_t>() {
+        log::error!(
+            "xla-rocm-tracer: rocprofiler_agent_v0_t is {agent_size} bytes in C++ but {} in \
+             Rust; agents ignored",
+            std::mem::size_of::<sys::rocprofiler_agent_v0_t>()
+        );
+        return Vec::new();
+    }
+    (0..count)
+        .map(|index| {
+            // SAFETY: per this function's contract; unaligned in case the caller's buffer is
+            // only byte-aligned.
+            let agent = unsafe {
+                (agents as *const sys::rocprofiler_agent_v0_t)
+                    .add(index)
+                    .read_unaligned()
+            };
+            // SAFETY: the agent's pointers are valid per this function's contract.
+            unsafe { GpuAgentInfo::from_sdk(&agent) }
+        })
+        .collect()
+}
+
+/// # Safety
+/// `agent` is null or points to an SDK agent struct of `agent_size` bytes whose string and
+/// bank pointers are valid for the call.
+unsafe fn device_capability_stats(agent: *const u8, agent_size: usize) -> Bytes {
+    guarded(
+        "device_capability_stats",
+        || Bytes {
+            status: status(
+                StatusCode::Internal,
+                "panic while reading device capabilities",
+            ),
+            bytes: Vec::new(),
+        },
+        || {
+            // SAFETY: per this function's contract.
+            match unsafe { gpu_agent_infos(agent, 1, agent_size) }.first() {
+                Some(info) => Bytes {
+                    status: ok(),
+                    bytes: device_capabilities_plane(info).encode_to_vec(),
+                },
+                None => Bytes {
+                    status: status(StatusCode::Internal, "no readable agent"),
+                    bytes: Vec::new(),
+                },
+            }
         },
     )
 }
 
-/// The C++ collector's events through the same collector and export model as the Rust path,
-/// so that both produce the same XSpace for the same events.
-fn export_request_to_xspace(request: ExportRequest) -> crate::export::XSpace {
-    let collector = Collector::new(
-        CollectorOptions {
-            max_callback_api_events: request.max_callback_api_events,
-            max_activity_api_events: request.max_activity_api_events,
-            max_annotation_strings: request.max_annotation_strings,
-            num_gpus: request.num_gpus,
+fn merge_xplanes(into: &[u8], from: &[u8]) -> Bytes {
+    guarded(
+        "merge_xplanes",
+        || Bytes {
+            status: status(StatusCode::Internal, "panic while merging planes"),
+            bytes: Vec::new(),
         },
-        CaptureStart {
-            walltime_ns: request.start_walltime_ns,
-            gputime_ns: request.start_gputime_ns,
+        || match (XPlane::decode(into), XPlane::decode(from)) {
+            (Ok(mut into), Ok(from)) => {
+                merge_plane(from, &mut into);
+                Bytes {
+                    status: ok(),
+                    bytes: into.encode_to_vec(),
+                }
+            }
+            _ => Bytes {
+                status: status(StatusCode::Internal, "an XPlane to merge is unreadable"),
+                bytes: Vec::new(),
+            },
         },
-    );
-    collector.set_gpu_agents(request.gpu_agents.iter().map(gpu_agent_info).collect());
-    for event in &request.api_events {
-        collector.add_event(rust_event(event), false);
-    }
-    for event in &request.auxiliary_api_events {
-        collector.add_event(rust_event(event), true);
-    }
-    for event in &request.activity_events {
-        collector.add_event(rust_event(event), false);
-    }
-    collector.set_scope_range_id_tree(
-        request
-            .scope_range_tree
-            .iter()
-            .map(|edge| (edge.child, edge.parent)),
-    );
-    for drop in &request.tracer_drops {
-        collector.on_events_dropped(&drop.reason, drop.count);
-    }
-    collector.with_collected(|trace| {
-        // The shim's own drops join the collector's, so warnings read as on the Rust path.
-        let mut trace = trace.clone();
-        trace.drops.add(
-            DropReason::CallbackCapReached,
-            request.callback_events_over_cap,
-        );
-        trace.drops.add(
-            DropReason::ActivityCapReached,
-            request.activity_events_over_cap,
-        );
-        trace.drops.add(
-            DropReason::DuplicateCorrelationId,
-            request.duplicate_correlation_ids,
-        );
-        build_xspace(&trace, request.end_gputime_ns, &ExportOptions::default())
-    })
-}
-
-fn gpu_agent_info(agent: &BridgeAgent) -> GpuAgentInfo {
-    let banks: Vec<MemoryBank> = agent
-        .memory_banks
-        .iter()
-        .map(|bank| MemoryBank {
-            heap_type: bank.heap_type,
-            size_in_bytes: bank.size_in_bytes,
-            mem_clk_max_mhz: bank.mem_clk_max_mhz,
-            width_bits: bank.width_bits,
-        })
-        .collect();
-    GpuAgentInfo {
-        handle: agent.handle,
-        name: agent.name.clone(),
-        cu_count: agent.cu_count,
-        max_engine_clock_mhz: agent.max_engine_clock_mhz,
-        gfx_target_version: agent.gfx_target_version,
-        memory_size_bytes: GpuAgentInfo::memory_size_from_banks(&banks),
-        memory_bandwidth_bytes_per_second: GpuAgentInfo::memory_bandwidth(&banks),
-    }
+    )
 }
 
 // ---------------------------------------------------------------------------------------
 // Event conversion
 // ---------------------------------------------------------------------------------------
 
-/// A C++ event as the Rust core's. Values outside XLA's enums become `Unsupported` /
-/// `Invalid` / `InvalidDomain`, which the collector drops and counts.
+impl From<KernelDetails> for BridgeKernel {
+    fn from(k: KernelDetails) -> BridgeKernel {
+        BridgeKernel {
+            private_segment_size: k.private_segment_size,
+            group_segment_size: k.group_segment_size,
+            workgroup_x: k.workgroup_x,
+            workgroup_y: k.workgroup_y,
+            workgroup_z: k.workgroup_z,
+            grid_x: k.grid_x,
+            grid_y: k.grid_y,
+            grid_z: k.grid_z,
+        }
+    }
+}
+
+impl From<&BridgeKernel> for KernelDetails {
+    fn from(k: &BridgeKernel) -> KernelDetails {
+        KernelDetails {
+            private_segment_size: k.private_segment_size,
+            group_segment_size: k.group_segment_size,
+            workgroup_x: k.workgroup_x,
+            workgroup_y: k.workgroup_y,
+            workgroup_z: k.workgroup_z,
+            grid_x: k.grid_x,
+            grid_y: k.grid_y,
+            grid_z: k.grid_z,
+        }
+    }
+}
+
+fn detail_code(kind: DetailKind) -> DetailCode {
+    match kind {
+        DetailKind::Kernel => DetailCode::Kernel,
+        DetailKind::Memcpy => DetailCode::Memcpy,
+        DetailKind::Memset => DetailCode::Memset,
+        DetailKind::MemAlloc => DetailCode::MemAlloc,
+        _ => DetailCode::None,
+    }
+}
+
+fn detail_kind(code: DetailCode) -> DetailKind {
+    match code {
+        DetailCode::None => DetailKind::None,
+        DetailCode::Kernel => DetailKind::Kernel,
+        DetailCode::Memcpy => DetailKind::Memcpy,
+        DetailCode::Memset => DetailKind::Memset,
+        DetailCode::MemAlloc => DetailKind::MemAlloc,
+    }
+}
+
+/// A C++ event as the Rust core's (see [`FlatEvent::to_event`]).
 pub fn rust_event(event: &BridgeEvent) -> RocmTracerEvent {
-    let [private_segment_size, group_segment_size, workgroup_x, workgroup_y, workgroup_z, grid_x, grid_y, grid_z] =
-        event.kernel;
-    let details = match event.detail_kind {
-        DetailKind::Kernel => EventDetails::Kernel(KernelDetails {
-            private_segment_size,
-            group_segment_size,
-            workgroup_x,
-            workgroup_y,
-            workgroup_z,
-            grid_x,
-            grid_y,
-            grid_z,
-        }),
-        DetailKind::Memcpy => EventDetails::Memcpy(MemcpyDetails {
-            num_bytes: event.num_bytes,
-            destination: event.destination,
-            is_async: event.is_async,
-        }),
-        DetailKind::Memset => EventDetails::Memset(MemsetDetails {
-            num_bytes: event.num_bytes,
-            is_async: event.is_async,
-        }),
-        DetailKind::MemAlloc => EventDetails::MemAlloc(MemAllocDetails {
-            num_bytes: event.num_bytes,
-        }),
-        _ => EventDetails::None,
-    };
-    RocmTracerEvent {
-        event_type: EventType::from_u32(event.event_type).unwrap_or(EventType::Unsupported),
-        source: match event.source {
-            1 => EventSource::ApiCallback,
-            2 => EventSource::Activity,
-            _ => EventSource::Invalid,
-        },
-        domain: match event.domain {
-            1 => EventDomain::HipApi,
-            2 => EventDomain::HipOps,
-            _ => EventDomain::InvalidDomain,
-        },
-        name: Arc::from(event.name.as_str()),
-        annotation: (!event.annotation.is_empty()).then(|| Arc::from(event.annotation.as_str())),
-        roctx_range: None,
+    FlatEvent {
+        event_type: event.event_type,
+        source: event.source,
+        domain: event.domain,
+        name: &event.name,
+        annotation: &event.annotation,
         start_time_ns: event.start_time_ns,
         end_time_ns: event.end_time_ns,
         device_id: event.device_id,
@@ -579,72 +824,48 @@ pub fn rust_event(event: &BridgeEvent) -> RocmTracerEvent {
         stream_id: event.stream_id,
         queue_id: event.queue_id,
         scope_range_id: event.scope_range_id,
-        details,
+        details: FlatDetails {
+            kind: detail_code(event.detail_kind),
+            kernel: KernelDetails::from(&event.kernel),
+            num_bytes: event.num_bytes,
+            destination: event.destination,
+            is_async: event.is_async,
+        },
     }
+    .to_event()
 }
 
 /// The Rust core's event for C++.
 pub fn bridge_event(event: &RocmTracerEvent) -> BridgeEvent {
-    let mut bridged = BridgeEvent {
-        event_type: event.event_type as u32,
-        source: event.source as u32,
-        domain: event.domain as u32,
-        name: event.name.to_string(),
-        annotation: event.annotation.as_deref().unwrap_or("").to_owned(),
-        start_time_ns: event.start_time_ns,
-        end_time_ns: event.end_time_ns,
-        device_id: event.device_id,
-        correlation_id: event.correlation_id,
-        thread_id: event.thread_id,
-        stream_id: event.stream_id,
-        queue_id: event.queue_id,
-        scope_range_id: event.scope_range_id,
-        detail_kind: DetailKind::None,
-        kernel: [0; 8],
-        num_bytes: 0,
-        destination: 0,
-        is_async: false,
-    };
-    match event.details {
-        EventDetails::None => {}
-        EventDetails::Kernel(k) => {
-            bridged.detail_kind = DetailKind::Kernel;
-            bridged.kernel = [
-                k.private_segment_size,
-                k.group_segment_size,
-                k.workgroup_x,
-                k.workgroup_y,
-                k.workgroup_z,
-                k.grid_x,
-                k.grid_y,
-                k.grid_z,
-            ];
-        }
-        EventDetails::Memcpy(m) => {
-            bridged.detail_kind = DetailKind::Memcpy;
-            bridged.num_bytes = m.num_bytes;
-            bridged.destination = m.destination;
-            bridged.is_async = m.is_async;
-        }
-        EventDetails::Memset(m) => {
-            bridged.detail_kind = DetailKind::Memset;
-            bridged.num_bytes = m.num_bytes;
-            bridged.is_async = m.is_async;
-        }
-        EventDetails::MemAlloc(m) => {
-            bridged.detail_kind = DetailKind::MemAlloc;
-            bridged.num_bytes = m.num_bytes;
-        }
+    let flat = FlatEvent::of(event);
+    BridgeEvent {
+        event_type: flat.event_type,
+        source: flat.source,
+        domain: flat.domain,
+        name: flat.name.to_owned(),
+        annotation: flat.annotation.to_owned(),
+        start_time_ns: flat.start_time_ns,
+        end_time_ns: flat.end_time_ns,
+        device_id: flat.device_id,
+        correlation_id: flat.correlation_id,
+        thread_id: flat.thread_id,
+        stream_id: flat.stream_id,
+        queue_id: flat.queue_id,
+        scope_range_id: flat.scope_range_id,
+        detail_kind: detail_kind(flat.details.kind),
+        kernel: flat.details.kernel.into(),
+        num_bytes: flat.details.num_bytes,
+        destination: flat.details.destination,
+        is_async: flat.details.is_async,
     }
-    bridged
 }
 
 // ---------------------------------------------------------------------------------------
-// Rust -> C++: the C++ tracer's collector, annotations, logging
+// Rust -> C++: a C++ collector, annotations, logging
 // ---------------------------------------------------------------------------------------
 
-/// The sink of a session enabled through the bridge: whatever `RocmTraceCollector` the C++
-/// `RocmTracer` holds (XLA's, a test's, hlo_op_profiler's).
+/// The sink of a session whose collector is C++ code (a test's `RocmTraceCollectorImpl`
+/// subclass, `hlo_op_profiler`'s collector): one crossing per buffer callback.
 struct CppCollectorSink;
 
 impl EventSink for CppCollectorSink {
@@ -661,16 +882,34 @@ impl EventSink for CppCollectorSink {
     fn flush(&self) {}
 }
 
-/// tsl's `AnnotationStack`, read by the C++ side into the C++ tracer's `annotation_map_`.
+/// tsl's `AnnotationStack`, read through the C++ side.
 struct CppAnnotationSource;
 
 impl AnnotationSource for CppAnnotationSource {
-    fn with_current(&self, _f: &mut dyn FnMut(&str, &[i64])) {
-        // Recording happens in `record` below, into the C++ map the XLA callers read.
+    fn with_current(&self, f: &mut dyn FnMut(&str, &[i64])) {
+        let view = ffi::read_annotation_stack();
+        if view.text.is_null() || view.text_len == 0 {
+            f("", &[]);
+            return;
+        }
+        // SAFETY: the C++ side returns views of the calling thread's annotation stack, valid
+        // until this thread changes it, which it cannot do while inside this call.
+        let text = unsafe { std::slice::from_raw_parts(view.text, view.text_len) };
+        let ids = if view.scope_range_ids.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: as above.
+            unsafe { std::slice::from_raw_parts(view.scope_range_ids, view.num_scope_range_ids) }
+        };
+        f(&String::from_utf8_lossy(text), ids);
     }
 
-    fn record(&self, correlation_id: u64, _map: &crate::tracer::annotation::AnnotationMap) {
-        ffi::record_hip_api_annotation(correlation_id);
+    fn record(&self, correlation_id: u64, map: &AnnotationMap) {
+        if ANNOTATIONS_IN_RUST.load(Ordering::Acquire) {
+            self.with_current(&mut |annotation, ids| map.add(correlation_id, annotation, ids));
+        } else {
+            ffi::record_hip_api_annotation(correlation_id);
+        }
     }
 }
 
@@ -702,9 +941,22 @@ impl log::Log for CppLogger {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::{EventDetails, EventDomain, EventSource, EventType};
 
-    fn sample_events() -> Vec<RocmTracerEvent> {
+    fn config() -> CollectorConfig {
+        CollectorConfig {
+            max_callback_api_events: 100,
+            max_activity_api_events: 100,
+            max_annotation_strings: 100,
+            num_gpus: 1,
+            start_walltime_ns: 1000,
+            start_gputime_ns: 5,
+        }
+    }
+
+    fn launch_and_kernel() -> Vec<RocmTracerEvent> {
         let base = RocmTracerEvent {
+            event_type: EventType::Kernel,
             name: Arc::from("k"),
             correlation_id: 7,
             start_time_ns: 10,
@@ -713,49 +965,21 @@ mod tests {
         };
         vec![
             RocmTracerEvent {
-                event_type: EventType::Kernel,
+                source: EventSource::ApiCallback,
+                domain: EventDomain::HipApi,
+                name: Arc::from("hipLaunchKernel"),
+                thread_id: 42,
+                ..base.clone()
+            },
+            RocmTracerEvent {
                 source: EventSource::Activity,
                 domain: EventDomain::HipOps,
                 stream_id: 3,
                 queue_id: 99,
-                device_id: 300,
+                device_id: 0,
                 annotation: Some(Arc::from("step")),
                 scope_range_id: 5,
-                details: EventDetails::Kernel(KernelDetails {
-                    private_segment_size: 1,
-                    group_segment_size: 2,
-                    workgroup_x: 3,
-                    workgroup_y: 4,
-                    workgroup_z: 5,
-                    grid_x: 6,
-                    grid_y: 7,
-                    grid_z: 8,
-                }),
-                ..base.clone()
-            },
-            RocmTracerEvent {
-                event_type: EventType::MemcpyD2H,
-                source: EventSource::ApiCallback,
-                domain: EventDomain::HipApi,
-                thread_id: 42,
-                details: EventDetails::Memcpy(MemcpyDetails {
-                    num_bytes: 4096,
-                    destination: 17,
-                    is_async: true,
-                }),
-                ..base.clone()
-            },
-            RocmTracerEvent {
-                event_type: EventType::Memset,
-                details: EventDetails::Memset(MemsetDetails {
-                    num_bytes: 9,
-                    is_async: false,
-                }),
-                ..base.clone()
-            },
-            RocmTracerEvent {
-                event_type: EventType::MemoryAlloc,
-                details: EventDetails::MemAlloc(MemAllocDetails { num_bytes: 11 }),
+                details: EventDetails::Kernel(KernelDetails::from_array([1, 2, 3, 4, 5, 6, 7, 8])),
                 ..base
             },
         ]
@@ -763,63 +987,22 @@ mod tests {
 
     #[test]
     fn events_survive_the_round_trip_through_the_bridge_struct() {
-        for event in sample_events() {
+        for event in launch_and_kernel() {
             assert_eq!(rust_event(&bridge_event(&event)), event);
         }
     }
 
     #[test]
-    fn out_of_range_enum_values_become_invalid_not_ub() {
-        let mut bridged = bridge_event(&sample_events()[0]);
-        bridged.event_type = 1000;
-        bridged.source = 77;
-        bridged.domain = 9;
-        let event = rust_event(&bridged);
-        assert_eq!(event.event_type, EventType::Unsupported);
-        assert_eq!(event.source, EventSource::Invalid);
-        assert_eq!(event.domain, EventDomain::InvalidDomain);
-    }
-
-    fn request_with(events: Vec<RocmTracerEvent>) -> ExportRequest {
-        let (api, activities): (Vec<_>, Vec<_>) = events
-            .iter()
-            .partition(|e| e.source == EventSource::ApiCallback);
-        ExportRequest {
-            max_callback_api_events: 100,
-            max_activity_api_events: 100,
-            max_annotation_strings: 100,
-            num_gpus: 1,
-            start_walltime_ns: 1000,
-            start_gputime_ns: 5,
-            end_gputime_ns: 1_000_000,
-            gpu_agents: Vec::new(),
-            api_events: api.into_iter().map(bridge_event).collect(),
-            auxiliary_api_events: Vec::new(),
-            activity_events: activities.into_iter().map(bridge_event).collect(),
-            scope_range_tree: vec![ScopeRangeEdge {
-                child: 5,
-                parent: 4,
-            }],
-            callback_events_over_cap: 0,
-            activity_events_over_cap: 0,
-            duplicate_correlation_ids: 0,
-            tracer_drops: Vec::new(),
+    fn a_session_collector_exports_what_the_rust_collector_exports_then_forgets_it() {
+        let events = launch_and_kernel();
+        let session = new_session_collector(&config());
+        for event in &events {
+            session.add_event(&bridge_event(event), false);
         }
-    }
-
-    #[test]
-    fn export_request_equals_the_rust_collector_path() {
-        let events = vec![
-            RocmTracerEvent {
-                event_type: EventType::Kernel,
-                source: EventSource::ApiCallback,
-                domain: EventDomain::HipApi,
-                name: Arc::from("hipLaunchKernel"),
-                thread_id: 42,
-                ..sample_events()[0].clone()
-            },
-            sample_events()[0].clone(),
-        ];
+        session.add_scope_range_edges(&[ScopeRangeEdge {
+            child: 5,
+            parent: 4,
+        }]);
         let collector = Collector::new(
             CollectorOptions {
                 max_callback_api_events: 100,
@@ -834,29 +1017,61 @@ mod tests {
         );
         collector.add_events(&mut events.clone());
         collector.set_scope_range_id_tree([(5, 4)]);
-        let rust_path = collector.export(1_000_000, &ExportOptions::default());
-        let bridge_path = export_request_to_xspace(request_with(events));
-        assert_eq!(encode_xspace(&bridge_path), encode_xspace(&rust_path));
-        assert!(!bridge_path.planes.is_empty());
+        let expected = encode_xspace(&collector.export(1_000_000, &ExportOptions::default()));
+
+        let exported = session.export_xspace(1_000_000);
+        assert_eq!(exported.status.code, StatusCode::Ok);
+        assert_eq!(exported.xspace, expected);
+        let again = session.export_xspace(1_000_000);
+        let empty = Collector::new(collector.options(), collector.start());
+        assert_eq!(
+            again.xspace,
+            encode_xspace(&empty.export(1_000_000, &ExportOptions::default()))
+        );
     }
 
     #[test]
-    fn shim_drops_become_warnings() {
-        let mut request = request_with(Vec::new());
-        request.callback_events_over_cap = 3;
-        request.duplicate_correlation_ids = 2;
-        request.tracer_drops.push(DropCount {
-            reason: "record too small".to_owned(),
-            count: 4,
-        });
-        let space = export_request_to_xspace(request);
-        let warnings = space.warnings.join("\n");
-        assert!(warnings.contains("Dropped 3 events"), "{warnings}");
-        assert!(
-            warnings.contains("--xla_gpu_rocm_max_trace_events"),
-            "{warnings}"
+    fn drops_reported_to_a_session_collector_come_back_with_the_export() {
+        let session = new_session_collector(&config());
+        session.add_drop("lost in a test", 4);
+        let exported = session.export_xspace(0);
+        assert!(exported
+            .drops
+            .iter()
+            .any(|drop| drop.reason == "lost in a test" && drop.count == 4));
+    }
+
+    #[test]
+    fn merging_planes_matches_metadata_by_name() {
+        let plane = |event_name: &str| {
+            let mut builder = crate::export::XPlane {
+                id: 1,
+                name: "/device:GPU:0".to_owned(),
+                ..Default::default()
+            };
+            builder.event_metadata.insert(
+                1,
+                crate::export::XEventMetadata {
+                    id: 1,
+                    name: event_name.to_owned(),
+                    ..Default::default()
+                },
+            );
+            builder.encode_to_vec()
+        };
+        let merged = merge_xplanes(&plane("a"), &plane("b"));
+        assert_eq!(merged.status.code, StatusCode::Ok);
+        let merged = XPlane::decode(merged.bytes.as_slice()).unwrap();
+        let mut names: Vec<_> = merged
+            .event_metadata
+            .values()
+            .map(|m| m.name.clone())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(
+            merge_xplanes(b"\xff", &plane("a")).status.code,
+            StatusCode::Internal
         );
-        assert!(warnings.contains("Dropped 2 events"), "{warnings}");
-        assert!(warnings.contains("record too small"), "{warnings}");
     }
 }

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
-use crate::event::RocmTracerEvent;
+use crate::event::{KernelDetails, RocmTracerEvent};
 use crate::export::{encode_xspace, write_xspace, ExportOptions};
-use crate::ffi::bridge::{BridgeEvent, DetailKind};
+use crate::ffi::flat_event::{DetailCode, FlatDetails, FlatEvent};
 use crate::tracer::sdk;
 use crate::tracer::stream_stack;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
@@ -256,7 +256,7 @@ pub extern "C" fn xrt_disable() -> XrtStatus {
         let mut capture = CAPTURE.lock();
         match capture.as_mut() {
             Some(c) if c.running => {
-                Tracer::get().disable();
+                super::disable_into(&c.collector);
                 c.running = false;
                 XrtStatus::Ok
             }
@@ -383,24 +383,14 @@ pub unsafe extern "C" fn xrt_free_bytes(bytes: XrtBytes) {
 /// # Safety
 /// The event's string pointers are null or NUL-terminated.
 unsafe fn rust_event(event: &XrtEvent) -> Option<RocmTracerEvent> {
-    // SAFETY: per this function's contract.
-    let text = |ptr: *const c_char| -> Option<String> {
+    let text = |ptr: *const c_char| -> Option<&str> {
         if ptr.is_null() {
-            return Some(String::new());
+            return Some("");
         }
-        unsafe { CStr::from_ptr(ptr) }
-            .to_str()
-            .ok()
-            .map(str::to_owned)
+        // SAFETY: non-null and NUL-terminated per this function's contract.
+        unsafe { CStr::from_ptr(ptr) }.to_str().ok()
     };
-    let detail_kind = match event.detail_kind {
-        1 => DetailKind::Kernel,
-        2 => DetailKind::Memcpy,
-        3 => DetailKind::Memset,
-        4 => DetailKind::MemAlloc,
-        _ => DetailKind::None,
-    };
-    let bridged = BridgeEvent {
+    let flat = FlatEvent {
         event_type: event.event_type,
         source: event.source,
         domain: event.domain,
@@ -414,13 +404,15 @@ unsafe fn rust_event(event: &XrtEvent) -> Option<RocmTracerEvent> {
         stream_id: event.stream_id,
         queue_id: event.queue_id,
         scope_range_id: event.scope_range_id,
-        detail_kind,
-        kernel: event.kernel,
-        num_bytes: event.num_bytes,
-        destination: event.destination,
-        is_async: event.is_async,
+        details: FlatDetails {
+            kind: DetailCode::from_u32(event.detail_kind),
+            kernel: KernelDetails::from_array(event.kernel),
+            num_bytes: event.num_bytes,
+            destination: event.destination,
+            is_async: event.is_async,
+        },
     };
-    Some(crate::ffi::bridge::rust_event(&bridged))
+    Some(flat.to_event())
 }
 
 /// The calling thread's stream-stack statistics.

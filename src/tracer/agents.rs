@@ -16,6 +16,7 @@ use std::fmt;
 
 use rocprofiler_sdk_sys as sys;
 
+use crate::gpu_agent::GpuAgentInfo;
 use crate::tracer::sdk::{self, SdkError};
 
 /// A copy of the SDK's agent struct.
@@ -58,12 +59,8 @@ pub struct AgentInfo {
     /// MHz.
     pub max_engine_clk_fcompute: u32,
     pub gfx_target_version: u32,
-    /// Sum of the frame-buffer banks (heap types FRAME_BUFFER_PUBLIC / PRIVATE).
-    pub memory_size_bytes: u64,
-    /// Of the first frame-buffer bank, MHz.
-    pub mem_clk_max_mhz: u32,
-    /// Of the first frame-buffer bank, bits.
-    pub mem_width_bits: u32,
+    /// What the export writes as the device's capability stats.
+    pub capabilities: GpuAgentInfo,
     /// The SDK struct itself, for the C++ shim's `GpuAgents()`.
     pub raw: RawAgent,
 }
@@ -87,9 +84,10 @@ impl AgentInfo {
             cu_count: 0,
             max_engine_clk_fcompute: 0,
             gfx_target_version: 0,
-            memory_size_bytes: 0,
-            mem_clk_max_mhz: 0,
-            mem_width_bits: 0,
+            capabilities: GpuAgentInfo {
+                handle,
+                ..GpuAgentInfo::default()
+            },
             raw: RawAgent(raw),
         }
     }
@@ -108,18 +106,6 @@ impl AgentInfo {
                     .into_owned()
             }
         };
-        let banks: &[sys::rocprofiler_agent_mem_bank_t] =
-            if raw.mem_banks.is_null() || raw.mem_banks_count == 0 {
-                &[]
-            } else {
-                // SAFETY: per this function's contract.
-                unsafe { std::slice::from_raw_parts(raw.mem_banks, raw.mem_banks_count as usize) }
-            };
-        let frame_buffers = banks.iter().filter(|bank| {
-            bank.heap_type == sys::HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC
-                || bank.heap_type == sys::HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE
-        });
-        let first_frame_buffer = frame_buffers.clone().next();
         AgentInfo {
             handle: raw.id.handle,
             kind: match raw.type_ {
@@ -133,12 +119,16 @@ impl AgentInfo {
             cu_count: raw.cu_count,
             max_engine_clk_fcompute: raw.max_engine_clk_fcompute,
             gfx_target_version: raw.gfx_target_version,
-            memory_size_bytes: frame_buffers
-                .fold(0u64, |sum, bank| sum.saturating_add(bank.size_in_bytes)),
-            mem_clk_max_mhz: first_frame_buffer.map_or(0, |bank| bank.mem_clk_max),
-            mem_width_bits: first_frame_buffer.map_or(0, |bank| bank.width),
+            // SAFETY: per this function's contract.
+            capabilities: unsafe { GpuAgentInfo::from_sdk(raw) },
             raw: RawAgent(*raw),
         }
+    }
+}
+
+impl From<&AgentInfo> for GpuAgentInfo {
+    fn from(agent: &AgentInfo) -> GpuAgentInfo {
+        agent.capabilities.clone()
     }
 }
 

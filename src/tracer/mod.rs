@@ -343,6 +343,30 @@ impl Tracer {
         self.ready_setup().ok().map(|setup| setup.buffer)
     }
 
+    /// Decodes one record outside any buffer callback (XLA's `HipApiEvent`, `KernelEvent`,
+    /// `MemcpyEvent`) with the decoder the buffer callback uses.
+    ///
+    /// # Safety
+    /// As [`RecordDecoder::decode`].
+    pub unsafe fn decode_record(
+        &self,
+        header: *const sys::rocprofiler_record_header_t,
+    ) -> Result<RocmTracerEvent, &'static str> {
+        let setup = self
+            .ready_setup()
+            .map_err(|_| "the tracer is not initialized")?;
+        let decoder = RecordDecoder {
+            agents: &setup.agents,
+            hip_names: &setup.hip_names,
+            kernel_names: &self.kernel_names,
+            annotations: &self.annotations,
+            // One record outside any buffer callback: no session to be older than.
+            session_start_ns: 0,
+        };
+        // SAFETY: per this function's contract.
+        unsafe { decoder.decode(header) }
+    }
+
     /// Records that arrived while no session was enabled.
     pub fn records_without_session(&self) -> u64 {
         self.records_without_session.load(Ordering::Relaxed)

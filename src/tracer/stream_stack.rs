@@ -7,27 +7,27 @@
 //! so `pushed` holds only the entries above it and "pop while len > 1" becomes "pop if
 //! non-empty".
 //!
-//! This runs around every HIP call of the profiled program: no locks, no allocation for the
-//! first eight nested entries (the SDK never nests deeper than one in practice), no logging.
-//! Nothing here can panic: the stack is reached with `try_with`/`try_borrow_mut`, which fail
-//! quietly during thread teardown or (impossible) re-entrance.
-use std::cell::RefCell;
+//! This runs around every HIP call of the profiled program: no locks, no allocation, no
+//! logging, one thread-local access per callback. The stack is a fixed array of `Cell`s with a
+//! constant initializer and no destructor, so reaching it is a plain TLS address computation
+//! (no lazy initialization, no destructor registration, no borrow flag) and can never fail or
+//! panic, even during thread teardown. Nesting deeper than [`MAX_DEPTH`] entries (the SDK
+//! never nests deeper than one) is counted, not stored: the deepest stored stream stays the
+//! top until the extra entries are popped.
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
-use smallvec::SmallVec;
 
 /// The stream id used before any SET: the null stream.
 pub const NULL_STREAM_ID: u64 = 0;
 
-const INLINE_DEPTH: usize = 8;
+/// Entries stored above the base null-stream entry.
+pub const MAX_DEPTH: usize = 32;
 
 thread_local! {
-    // One thread-local for the stack and its statistics: one TLS lookup per SET callback.
-    static STACK: RefCell<ThreadStack> = const { RefCell::new(ThreadStack {
-        pushed: SmallVec::new_const(),
-        stats: ThreadStreamStats::ZERO,
-    }) };
+    // One thread-local for the stack and its statistics: one TLS access per SET callback.
+    static STACK: ThreadStack = const { ThreadStack::EMPTY };
 }
 
 /// SET EXITs that found only the base entry, over all threads. Rare by construction (it means
@@ -57,37 +57,63 @@ impl ThreadStreamStats {
 }
 
 struct ThreadStack {
-    pushed: SmallVec<[u64; INLINE_DEPTH]>,
-    stats: ThreadStreamStats,
+    /// Logical entries above the base, including any beyond `MAX_DEPTH` that are not stored.
+    depth: Cell<u64>,
+    entries: [Cell<u64>; MAX_DEPTH],
+    pushes: Cell<u64>,
+    unmatched_exits: Cell<u64>,
+    max_depth: Cell<u64>,
 }
 
-/// Runs `f` on the calling thread's stack; `None` during thread teardown or (impossible)
-/// re-entrance, where the SET callbacks then do nothing rather than panic.
-fn with_stack<R>(f: impl FnOnce(&mut ThreadStack) -> R) -> Option<R> {
-    STACK
-        .try_with(|stack| stack.try_borrow_mut().ok().map(|mut stack| f(&mut stack)))
-        .ok()
-        .flatten()
+impl ThreadStack {
+    #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
+    const EMPTY: ThreadStack = ThreadStack {
+        depth: Cell::new(0),
+        entries: [const { Cell::new(NULL_STREAM_ID) }; MAX_DEPTH],
+        pushes: Cell::new(0),
+        unmatched_exits: Cell::new(0),
+        max_depth: Cell::new(1),
+    };
+
+    /// The innermost stored entry, `None` at the base.
+    fn top(&self) -> Option<u64> {
+        let depth = self.depth.get() as usize;
+        if depth == 0 {
+            return None;
+        }
+        Some(self.entries[depth.min(MAX_DEPTH) - 1].get())
+    }
+}
+
+/// Runs `f` on the calling thread's stack. The stack has a constant initializer and no
+/// destructor, so this never fails; `None` is kept for the (impossible) failure.
+fn with_stack<R>(f: impl FnOnce(&ThreadStack) -> R) -> Option<R> {
+    STACK.try_with(f).ok()
 }
 
 /// SET ENTER: `stream_id` becomes the current stream of this thread.
 pub fn push(stream_id: u64) {
     with_stack(|stack| {
-        stack.pushed.push(stream_id);
-        stack.stats.pushes += 1;
-        let depth = stack.pushed.len() as u64 + 1;
-        stack.stats.max_depth = stack.stats.max_depth.max(depth);
+        let depth = stack.depth.get();
+        if let Some(entry) = stack.entries.get(depth as usize) {
+            entry.set(stream_id);
+        }
+        stack.depth.set(depth + 1);
+        stack.pushes.set(stack.pushes.get() + 1);
+        // Counting the base entry.
+        stack.max_depth.set(stack.max_depth.get().max(depth + 2));
     });
 }
 
 /// SET EXIT: drops the innermost stream, never the base null-stream entry.
 pub fn pop() {
     let unmatched = with_stack(|stack| {
-        if stack.pushed.pop().is_some() {
-            stack.stats.pops += 1;
+        let depth = stack.depth.get();
+        if depth > 0 {
+            stack.depth.set(depth - 1);
             false
         } else {
-            stack.stats.unmatched_exits += 1;
+            stack.unmatched_exits.set(stack.unmatched_exits.get() + 1);
             true
         }
     });
@@ -103,12 +129,12 @@ pub fn top() -> u64 {
 
 /// The stream of the innermost open SET window of the calling thread, `None` outside any.
 pub fn innermost_set() -> Option<u64> {
-    with_stack(|stack| stack.pushed.last().copied()).flatten()
+    with_stack(ThreadStack::top).flatten()
 }
 
 /// The logical depth of the calling thread's stack, counting the base entry.
 pub fn depth() -> usize {
-    with_stack(|stack| stack.pushed.len()).unwrap_or(0) + 1
+    with_stack(|stack| stack.depth.get() as usize).unwrap_or(0) + 1
 }
 
 /// The HIP_STREAM callback of the process-lifetime stream context: SET ENTER pushes
@@ -158,7 +184,17 @@ const STREAM_ID_END: u64 = (std::mem::offset_of!(
 ) + std::mem::size_of::<sys::rocprofiler_stream_id_t>()) as u64;
 
 pub fn current_thread_stats() -> ThreadStreamStats {
-    with_stack(|stack| stack.stats).unwrap_or(ThreadStreamStats::ZERO)
+    with_stack(|stack| {
+        let pushes = stack.pushes.get();
+        ThreadStreamStats {
+            pushes,
+            // Every push is popped once its SET EXIT comes; what is still open is not.
+            pops: pushes - stack.depth.get(),
+            unmatched_exits: stack.unmatched_exits.get(),
+            max_depth: stack.max_depth.get(),
+        }
+    })
+    .unwrap_or(ThreadStreamStats::ZERO)
 }
 
 pub fn unmatched_exits_total() -> u64 {
@@ -198,7 +234,32 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_spills_but_stays_correct() {
+    fn nesting_beyond_the_stored_depth_is_counted_and_unwinds_correctly() {
+        std::thread::spawn(|| {
+            let deepest = MAX_DEPTH as u64;
+            for id in 1..=deepest + 3 {
+                push(id);
+            }
+            assert_eq!(depth(), MAX_DEPTH + 4);
+            // The extra entries are not stored: the deepest stored one stays on top.
+            assert_eq!(top(), deepest);
+            for _ in 0..3 {
+                pop();
+                assert_eq!(top(), deepest);
+            }
+            for id in (1..=deepest).rev() {
+                assert_eq!(top(), id);
+                pop();
+            }
+            assert_eq!(top(), 0);
+            assert_eq!(current_thread_stats().unmatched_exits, 0);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn twenty_nested_streams_unwind_in_order() {
         std::thread::spawn(|| {
             for id in 1..=20u64 {
                 push(id);

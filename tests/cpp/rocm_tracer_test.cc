@@ -11,7 +11,6 @@
 
 #include <gtest/gtest.h>
 #include "absl/status/status.h"
-#include "xla-rocm-tracer/cpp/drop_tally.h"
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 
 // The simulated SDK's fault injection (crates/rocprofiler-sdk-sim, C ABI): `function`
@@ -220,6 +219,8 @@ TEST(RocmTracerTest, RustWarningsReachTheShimLog) {
   options.max_annotation_strings = 1;
   options.num_gpus = 1;
   RocmTraceCollectorImpl collector(options, 0, 1000);
+  // The Rust collector applies the cap as events arrive.
+  ::testing::internal::CaptureStderr();
   static const std::string kAnnotations[] = {"first", "second"};
   for (uint64_t id = 1; id <= 2; ++id) {
     RocmTracerEvent activity;
@@ -236,7 +237,6 @@ TEST(RocmTracerTest, RustWarningsReachTheShimLog) {
     activity.kernel_info = KernelDetails{};
     collector.AddEvent(std::move(activity), false);
   }
-  ::testing::internal::CaptureStderr();
   XSpace space;
   collector.Export(&space);
   const std::string log = ::testing::internal::GetCapturedStderr();
@@ -401,7 +401,7 @@ TEST(RocmTracerTest, EventDecodersRejectNullTruncatedAndMismatchedRecords) {
   expect_invalid(no_payload);
 }
 
-std::string ExportWarnings(RocmTraceCollectorImpl& collector) {
+std::string ExportWarnings(RocmTraceCollector& collector) {
   XSpace space;
   collector.Export(&space);
   std::string warnings;
@@ -409,21 +409,24 @@ std::string ExportWarnings(RocmTraceCollectorImpl& collector) {
   return warnings;
 }
 
-// Tracer drops are kept beside the collector (keyed by address) until its Export; a session
-// that starts for a collector at that address must not inherit an earlier one's.
-TEST(RocmTracerTest, EnableForgetsStaleTracerDropsOfTheCollector) {
-  RocmTraceCollectorOptions options{1024, 1024, 1024, 1};
-  RocmTraceCollectorImpl control(options, 0, 0);
-  TallyTracerDrop(&control, "stale drop reason", 5);
-  EXPECT_NE(ExportWarnings(control).find("stale drop reason"), std::string::npos);
-
+// XLA's path: a collector from CreateRocmCollector is backed by the Rust collector, which the
+// session delivers into; what is reported to it reaches its trace's warnings.
+TEST(RocmTracerTest, SessionWithACreatedCollectorRunsAndExportsThroughRust) {
   RocmTracer& tracer = RocmTracer::GetRocmTracerSingleton();
-  RocmTraceCollectorImpl collector(options, RocmTracer::GetTimestamp(),
-                                   RocmTracer::GetTimestamp());
-  TallyTracerDrop(&collector, "stale drop reason", 5);
-  ASSERT_TRUE(tracer.Enable(RocmTracerOptions{128}, &collector).ok());
+  RocmTraceCollectorOptions options{1024, 1024, 1024, tracer.NumGpus()};
+  std::unique_ptr<RocmTraceCollector> collector = CreateRocmCollector(
+      options, RocmTracer::GetTimestamp(), RocmTracer::GetTimestamp());
+  collector->SetGpuAgents(tracer.GpuAgents());
+  ASSERT_TRUE(tracer.Enable(RocmTracerOptions{128}, collector.get()).ok());
+  EXPECT_EQ(tracer.collector(), collector.get());
   tracer.Disable();
-  EXPECT_EQ(ExportWarnings(collector).find("stale drop reason"), std::string::npos);
+  EXPECT_EQ(tracer.collector(), nullptr);
+  collector->OnEventsDropped("lost in a test", 3);
+  const std::string warnings = ExportWarnings(*collector);
+  EXPECT_NE(warnings.find("Dropped 3 events"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("lost in a test"), std::string::npos) << warnings;
+  // Export forgot what it exported.
+  EXPECT_EQ(ExportWarnings(*collector), "");
 }
 
 }  // namespace

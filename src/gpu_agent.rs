@@ -1,9 +1,10 @@
-//! What the collector needs to know about one GPU agent: enough to map event device ids to
-//! plane numbers and to write the device capability stats (xla-rocm-tracer.md §6.6).
+//! One GPU agent reduced to what the collector and the export need: its handle (to number
+//! devices) and the device capability stats, computed here and nowhere else from the SDK's
+//! agent fields (docs/sdk-facts.md, "Agents").
 
-/// One GPU agent as reported by rocprofiler-sdk, reduced to plain values. The tracer fills it
-/// from `rocprofiler_agent_v0_t`; the position in the list given to
-/// [`super::Collector::set_gpu_agents`] is the device ordinal (`/device:GPU:<ordinal>`).
+/// One GPU agent as reported by rocprofiler-sdk, reduced to plain values
+/// ([`GpuAgentInfo::from_sdk`]); the position in the list given to
+/// [`crate::collector::Collector::set_gpu_agents`] is the device ordinal (`/device:GPU:<ordinal>`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GpuAgentInfo {
     /// `agent.id.handle`; events carry it (truncated to 32 bits) as `device_id`.
@@ -39,6 +40,45 @@ pub struct MemoryBank {
 }
 
 impl GpuAgentInfo {
+    /// The capability values of an SDK agent.
+    ///
+    /// # Safety
+    /// `agent.name` is null or NUL-terminated, and `agent.mem_banks` is null or points to
+    /// `agent.mem_banks_count` banks, all valid for the call.
+    pub unsafe fn from_sdk(agent: &sys::rocprofiler_agent_v0_t) -> GpuAgentInfo {
+        let banks: Vec<MemoryBank> = if agent.mem_banks.is_null() || agent.mem_banks_count == 0 {
+            Vec::new()
+        } else {
+            // SAFETY: per this function's contract.
+            unsafe { std::slice::from_raw_parts(agent.mem_banks, agent.mem_banks_count as usize) }
+                .iter()
+                .map(|bank| MemoryBank {
+                    heap_type: bank.heap_type,
+                    size_in_bytes: bank.size_in_bytes,
+                    mem_clk_max_mhz: bank.mem_clk_max,
+                    width_bits: bank.width,
+                })
+                .collect()
+        };
+        let name = if agent.name.is_null() {
+            String::new()
+        } else {
+            // SAFETY: per this function's contract.
+            unsafe { std::ffi::CStr::from_ptr(agent.name) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        GpuAgentInfo {
+            handle: agent.id.handle,
+            name,
+            cu_count: agent.cu_count,
+            max_engine_clock_mhz: agent.max_engine_clk_fcompute,
+            gfx_target_version: agent.gfx_target_version,
+            memory_size_bytes: GpuAgentInfo::memory_size_from_banks(&banks),
+            memory_bandwidth_bytes_per_second: GpuAgentInfo::memory_bandwidth(&banks),
+        }
+    }
+
     /// XLA's `memory_size`: the frame-buffer banks' sizes summed.
     pub fn memory_size_from_banks(banks: &[MemoryBank]) -> u64 {
         banks
@@ -63,24 +103,6 @@ impl GpuAgentInfo {
 pub fn bandwidth(mem_clk_max_mhz: u32, width_bits: u32) -> u64 {
     let bytes = 2 * u128::from(mem_clk_max_mhz) * 1_000_000 * u128::from(width_bits) / 8;
     u64::try_from(bytes).unwrap_or(u64::MAX)
-}
-
-impl From<&crate::tracer::agents::AgentInfo> for GpuAgentInfo {
-    fn from(agent: &crate::tracer::agents::AgentInfo) -> GpuAgentInfo {
-        GpuAgentInfo {
-            handle: agent.handle,
-            name: agent.name.clone(),
-            cu_count: agent.cu_count,
-            max_engine_clock_mhz: agent.max_engine_clk_fcompute,
-            gfx_target_version: agent.gfx_target_version,
-            memory_size_bytes: agent.memory_size_bytes,
-            // `AgentInfo` already reduced the banks to the first frame-buffer bank's clock and width.
-            memory_bandwidth_bytes_per_second: bandwidth(
-                agent.mem_clk_max_mhz,
-                agent.mem_width_bits,
-            ),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,145 @@
+// XLA's RocmTracerEvent <-> the bridge's flat BridgeEvent (src/ffi/bridge.rs), for the C++
+// collectors the Rust tracer delivers to and for events C++ code adds to a Rust-backed
+// collector. The flat form's rules (enum ranges, which union member a detail kind means) are
+// the Rust core's (src/ffi/flat_event.rs); this file only copies fields.
+// Header-only, so the build files of the shims need no new source.
+#ifndef XLA_ROCM_TRACER_CPP_EVENT_BRIDGE_H_
+#define XLA_ROCM_TRACER_CPP_EVENT_BRIDGE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "xla-rocm-tracer/src/ffi/bridge.rs.h"
+#include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
+
+namespace xla {
+namespace profiler {
+
+inline rust_bridge::BridgeKernel ToBridgeKernel(const KernelDetails& k) {
+  rust_bridge::BridgeKernel out;
+  out.private_segment_size = k.private_segment_size;
+  out.group_segment_size = k.group_segment_size;
+  out.workgroup_x = k.workgroup_x;
+  out.workgroup_y = k.workgroup_y;
+  out.workgroup_z = k.workgroup_z;
+  out.grid_x = k.grid_x;
+  out.grid_y = k.grid_y;
+  out.grid_z = k.grid_z;
+  return out;
+}
+
+inline KernelDetails FromBridgeKernel(const rust_bridge::BridgeKernel& k) {
+  KernelDetails out{};
+  out.private_segment_size = k.private_segment_size;
+  out.group_segment_size = k.group_segment_size;
+  out.workgroup_x = k.workgroup_x;
+  out.workgroup_y = k.workgroup_y;
+  out.workgroup_z = k.workgroup_z;
+  out.grid_x = k.grid_x;
+  out.grid_y = k.grid_y;
+  out.grid_z = k.grid_z;
+  return out;
+}
+
+inline rust_bridge::BridgeEvent ToBridgeEvent(const RocmTracerEvent& event) {
+  rust_bridge::BridgeEvent out;
+  out.event_type = static_cast<uint32_t>(event.type);
+  out.source = static_cast<uint32_t>(event.source);
+  out.domain = static_cast<uint32_t>(event.domain);
+  out.name = rust::String::lossy(event.name);
+  out.annotation = rust::String::lossy(event.annotation.data(), event.annotation.size());
+  out.start_time_ns = event.start_time_ns;
+  out.end_time_ns = event.end_time_ns;
+  out.device_id = event.device_id;
+  out.correlation_id = event.correlation_id;
+  out.thread_id = event.thread_id;
+  out.stream_id = event.stream_id;
+  out.queue_id = event.queue_id;
+  out.scope_range_id = event.scope_range_id;
+  out.kernel = rust_bridge::BridgeKernel{};
+  out.detail_kind = rust_bridge::DetailKind::None;
+  out.num_bytes = 0;
+  out.destination = 0;
+  out.is_async = false;
+  // The union member XLA's export reads for each type.
+  switch (event.type) {
+    case RocmTracerEventType::Kernel:
+      out.detail_kind = rust_bridge::DetailKind::Kernel;
+      out.kernel = ToBridgeKernel(event.kernel_info);
+      break;
+    case RocmTracerEventType::MemcpyH2D:
+    case RocmTracerEventType::MemcpyD2H:
+    case RocmTracerEventType::MemcpyD2D:
+    case RocmTracerEventType::MemcpyP2P:
+    case RocmTracerEventType::MemcpyOther:
+      out.detail_kind = rust_bridge::DetailKind::Memcpy;
+      out.num_bytes = event.memcpy_info.num_bytes;
+      out.destination = event.memcpy_info.destination;
+      out.is_async = event.memcpy_info.async;
+      break;
+    case RocmTracerEventType::Memset:
+      out.detail_kind = rust_bridge::DetailKind::Memset;
+      out.num_bytes = event.memset_info.num_bytes;
+      out.is_async = event.memset_info.async;
+      break;
+    case RocmTracerEventType::MemoryAlloc:
+    case RocmTracerEventType::MemoryFree:
+      out.detail_kind = rust_bridge::DetailKind::MemAlloc;
+      out.num_bytes = event.memalloc_info.num_bytes;
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+// The Rust tracer's event as XLA's, for a C++ collector. The annotation must outlive the
+// collector's export, so it is interned in `annotations` (the tracer's map, cleared only at the
+// next Enable); an event without one takes what the HIP API ENTER callback recorded there.
+// The Rust core only produces enum values in XLA's ranges.
+inline RocmTracerEvent FromBridgeEvent(const rust_bridge::BridgeEvent& from,
+                                       AnnotationMap& annotations) {
+  RocmTracerEvent event;
+  event.type = static_cast<RocmTracerEventType>(from.event_type);
+  event.source = static_cast<RocmTracerEventSource>(from.source);
+  event.domain = static_cast<RocmTracerEventDomain>(from.domain);
+  event.name = std::string(from.name);
+  if (!from.annotation.empty()) {
+    annotations.Add(from.correlation_id, std::string(from.annotation));
+  }
+  event.annotation = annotations.LookUp(from.correlation_id);
+  event.scope_range_id = from.scope_range_id != 0
+                             ? from.scope_range_id
+                             : annotations.LookUpScopeRangeId(from.correlation_id);
+  event.start_time_ns = from.start_time_ns;
+  event.end_time_ns = from.end_time_ns;
+  event.device_id = from.device_id;
+  event.correlation_id = from.correlation_id;
+  event.thread_id = from.thread_id;
+  event.stream_id = from.stream_id;
+  event.queue_id = from.queue_id;
+  // The largest union member first, so every byte of the union is initialized.
+  event.kernel_info = KernelDetails{};
+  switch (from.detail_kind) {
+    case rust_bridge::DetailKind::Kernel:
+      event.kernel_info = FromBridgeKernel(from.kernel);
+      break;
+    case rust_bridge::DetailKind::Memcpy:
+      event.memcpy_info = MemcpyDetails{from.num_bytes, from.destination, from.is_async};
+      break;
+    case rust_bridge::DetailKind::Memset:
+      event.memset_info = MemsetDetails{from.num_bytes, from.is_async};
+      break;
+    case rust_bridge::DetailKind::MemAlloc:
+      event.memalloc_info = MemAllocDetails{from.num_bytes};
+      break;
+    default:
+      break;
+  }
+  return event;
+}
+
+}  // namespace profiler
+}  // namespace xla
+
+#endif  // XLA_ROCM_TRACER_CPP_EVENT_BRIDGE_H_
