@@ -22,8 +22,8 @@ mkdir -p "$out/sdk" "$out/gen" "$out/results" "$out/crate-include"
 hot_calls=4000000; hot_runs=3; callgrind_calls=200000; events=1000000; sdk_calls=200000
 callgrind_events=40000
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-  hot_calls=200000; hot_runs=1; callgrind_calls=10000; events=100000; sdk_calls=10000
-  callgrind_events=4000
+  hot_calls=100000; hot_runs=1; callgrind_calls=5000; events=40000; sdk_calls=4000
+  callgrind_events=2000
 fi
 # Two GPUs: the workload spreads calls over every GPU the SDK lists.
 export ROCSIM_GPUS="${ROCSIM_GPUS:-2}"
@@ -55,7 +55,7 @@ xla_so="$out/libxla_rocm_tracer_xla_path.so"
 # shellcheck disable=SC2086
 "${cxx[@]}" -fPIC -shared -Wl,--no-undefined -o "$xla_so" -I include -I "$target/cxxbridge" \
   -I "$out/crate-include" benches/xla-path/xla_path.cc cpp/rocm_tracer.cc cpp/rocm_collector.cc \
-  cpp/rocm_tracer_utils.cc cpp/xspace_merge.cc "$xplane_pb" \
+  cpp/rocm_tracer_utils.cc "$xplane_pb" \
   "$target/release/libxla_rocm_tracer.a" \
   -L "$out/sdk" -lrocprofiler-sdk $absl_libs -lprotobuf -lpthread -ldl -lm \
   -Wl,-rpath,"$out/sdk"
