@@ -75,9 +75,9 @@ void DecodeRecord(const rocprofiler_record_header_t* header, uint32_t expected_k
   event->domain = RocmTracerEventDomain::InvalidDomain;
 }
 
-// Serializes Enable and Disable of the singleton (XLA holds collector_mutex_ across
-// start_context; here the Rust calls drain through TracingCallback, which takes
-// collector_mutex_, so a separate lock no callback takes). Leaked: used until exit.
+// Serializes Enable and Disable of the singleton. XLA holds collector_mutex_ across
+// start_context; here Disable drains the session into the collector while it runs, so the
+// lifecycle takes a lock of its own that no delivery takes. Leaked: used until exit.
 absl::Mutex& LifecycleMutex() {
   static absl::Mutex* const mutex = new absl::Mutex();
   return *mutex;

@@ -266,6 +266,10 @@ impl RocmTracerEvent {
     pub const INVALID_THREAD_ID: u64 = u64::MAX;
     pub const INVALID_CORRELATION_ID: u64 = u64::MAX;
     pub const INVALID_STREAM_ID: u64 = u64::MAX;
+    /// The `stream_id` of a kernel or copy that no HIP API call submitted (HIP's worker thread
+    /// under `AMD_DIRECT_DISPATCH=0`): its stream is unknown, and the collector places it on an
+    /// "unattributed" lane of its queue instead of dropping it.
+    pub const UNATTRIBUTED_STREAM_ID: u64 = u64::MAX - 1;
 }
 
 impl Default for RocmTracerEvent {

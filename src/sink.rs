@@ -1,5 +1,5 @@
 //! What the tracer delivers events to: XLA's `RocmTraceCollector` seen from the tracer.
-use crate::event::RocmTracerEvent;
+use crate::event::{EventType, RocmTracerEvent};
 
 /// Receives the events of one buffer callback as one batch, so a collector takes its lock once
 /// per batch rather than once per event. Implemented by the Rust collector and, through the
@@ -11,4 +11,16 @@ pub trait EventSink: Send + Sync {
     fn on_events_dropped(&self, reason: &str, count: u64);
     /// Called by `disable()` after the SDK buffer has been flushed.
     fn flush(&self);
+    /// The copy activity of `correlation_id` was named by its HIP call's direction; the SDK
+    /// recorded it as `recorded_as` (a small host-to-device copy done by a GPU blit is recorded
+    /// as device-to-device). Sinks that export stats keep it; the default ignores it.
+    fn on_copy_recorded_as(&self, correlation_id: u64, recorded_as: EventType) {
+        let _ = (correlation_id, recorded_as);
+    }
+    /// Something the trace should warn about that is not a lost event (e.g. how many GPU
+    /// submissions had no HIP stream). Sent at most once per kind per session, before
+    /// `flush()`; the default ignores it.
+    fn on_trace_warning(&self, warning: &str) {
+        let _ = warning;
+    }
 }

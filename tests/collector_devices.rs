@@ -111,3 +111,54 @@ fn without_agents_xla_subtracts_the_smallest_handle() {
         2
     );
 }
+
+/// Without agents a handle's ordinal must not depend on which flush its events came in: the
+/// smallest handle of the whole capture is GPU 0, also when it arrives after a flush.
+#[test]
+fn without_agents_the_numbering_does_not_depend_on_flush_timing() {
+    let one_flush = Collector::new(
+        CollectorOptions {
+            num_gpus: 2,
+            ..CollectorOptions::default()
+        },
+        start(),
+    );
+    let two_flushes = Collector::new(one_flush.options(), start());
+    let first = || {
+        vec![
+            api(1, 7, 2_000_000, "hipLaunchKernel"),
+            kernel(1, 302, 0, 2_010_000, "on_302"),
+            api(2, 7, 2_000_000, "hipLaunchKernel"),
+            kernel(2, 303, 0, 2_020_000, "on_303"),
+        ]
+    };
+    let second = || {
+        vec![
+            api(3, 7, 2_100_000, "hipLaunchKernel"),
+            kernel(3, 301, 0, 2_110_000, "on_301"),
+        ]
+    };
+    let mut all = first();
+    all.extend(second());
+    one_flush.add_events(&mut all);
+    two_flushes.add_events(&mut first());
+    two_flushes.flush();
+    two_flushes.add_events(&mut second());
+    let (a, b) = (export(&one_flush), export(&two_flushes));
+    for space in [&a, &b] {
+        let gpu0 = plane(space, "/device:GPU:0");
+        let gpu1 = plane(space, "/device:GPU:1");
+        assert_eq!(event_names(gpu0, &gpu0.lines[0]), ["on_301"]);
+        assert_eq!(event_names(gpu1, &gpu1.lines[0]), ["on_302"]);
+    }
+    assert_eq!(a.warnings, b.warnings);
+    assert_eq!(
+        one_flush.drop_counters().count(DropReason::InvalidDevice),
+        two_flushes.drop_counters().count(DropReason::InvalidDevice)
+    );
+    assert_eq!(
+        two_flushes.drop_counters().count(DropReason::InvalidDevice),
+        2,
+        "handle 303 is beyond two GPUs: its kernel and API event"
+    );
+}

@@ -3,7 +3,7 @@ mod collector_support;
 
 use collector_support::*;
 use xla_rocm_tracer::collector::DropReason;
-use xla_rocm_tracer::event::{EventDetails, EventType};
+use xla_rocm_tracer::event::{EventDetails, EventType, RocmTracerEvent};
 use xla_rocm_tracer::export::kernel_details_string;
 use xla_rocm_tracer::sink::EventSink;
 
@@ -193,4 +193,95 @@ fn events_sent_after_a_flush_are_joined_by_the_next_one() {
     let space = export(&collector);
     let gpu = plane(&space, "/device:GPU:0");
     assert_eq!(event_names(gpu, &gpu.lines[0]), ["a", "b"]);
+}
+
+/// Work HIP's worker thread submitted (indirect dispatch) has correlation ids no API call
+/// made and the tracer's `UNATTRIBUTED_STREAM_ID`: it is kept on an "Unattributed" lane of
+/// its queue, with one warning; other activities without an API event are still dropped.
+#[test]
+fn unattributed_activities_get_a_lane_of_their_queue_and_one_warning() {
+    let collector = collector(1);
+    let unattributed = |id, queue, start| RocmTracerEvent {
+        stream_id: RocmTracerEvent::UNATTRIBUTED_STREAM_ID,
+        queue_id: queue,
+        ..kernel(id, AGENT0, 0, start, "worker_kernel")
+    };
+    collector.add_events(&mut vec![
+        api(1, 5, 2_000_000, "hipLaunchKernel"),
+        kernel(1, AGENT0, 3, 2_010_000, "attributed"),
+        unattributed(40, 0xbeef_0000, 2_300_000),
+        unattributed(41, 0xbeef_0000, 2_600_000),
+        unattributed(42, 0xcafe_0000, 2_400_000),
+        RocmTracerEvent {
+            stream_id: RocmTracerEvent::UNATTRIBUTED_STREAM_ID,
+            ..memcpy(43, EventType::MemcpyH2D, AGENT0, 0, 2_500_000, 64)
+        },
+        kernel(44, AGENT0, 3, 2_700_000, "orphan"),
+    ]);
+    let space = export(&collector);
+    let gpu = plane(&space, "/device:GPU:0");
+    assert_eq!(
+        line_names(gpu),
+        [
+            "Stream #0",
+            "Unattributed (copies)",
+            "Unattributed (queue #0)",
+            "Unattributed (queue #1)"
+        ]
+    );
+    assert_eq!(event_names(gpu, line(gpu, "Stream #0")), ["attributed"]);
+    assert_eq!(
+        event_names(gpu, line(gpu, "Unattributed (queue #0)")),
+        ["worker_kernel", "worker_kernel"]
+    );
+    assert_eq!(
+        event_names(gpu, line(gpu, "Unattributed (copies)")),
+        ["MemcpyH2D"]
+    );
+    let ids: Vec<i64> = gpu.lines.iter().map(|line| line.id).collect();
+    assert_eq!(ids, [0, 1, 2, 3], "unique line ids after the stream lanes");
+    let attribution: Vec<_> = space
+        .warnings
+        .iter()
+        .filter(|w| w.contains("stream attribution needs direct dispatch"))
+        .collect();
+    assert_eq!(attribution.len(), 1, "{:?}", space.warnings);
+    assert!(attribution[0].starts_with("4 GPU activities"));
+    assert_eq!(
+        collector
+            .drop_counters()
+            .count(DropReason::NoApiCounterpart),
+        1,
+        "an attributed activity without its API event is still a loss"
+    );
+}
+
+/// A HIP copy call without a device record (the CPU copied) stays on its host thread with a
+/// `copy_done_by` stat and no device, counted under its own reason, not as a loss.
+#[test]
+fn copy_calls_without_a_record_stay_on_the_host_as_cpu_copies() {
+    let collector = collector(1);
+    collector.add_events(&mut vec![
+        copy_api(1, 5, 2_000_000),
+        api(2, 5, 2_100_000, "hipLaunchKernel"),
+    ]);
+    let space = export(&collector);
+    let host = plane(&space, "/host:ROCTRACER");
+    assert_eq!(event_names(host, &host.lines[0]), ["hipMemcpyAsync"]);
+    let event = &host.lines[0].events[0];
+    assert_eq!(
+        stat(host, &event.stats, "copy_done_by").as_deref(),
+        Some("ref:CPU")
+    );
+    assert_eq!(stat(host, &event.stats, "device_id"), None);
+    assert_eq!(
+        space.warnings,
+        [
+            "1 HIP copy calls have no device record: copy done by the CPU (the HIP runtime copied \
+          without a device record); they are shown on their host threads only"
+        ]
+    );
+    let drops = collector.drop_counters();
+    assert_eq!(drops.count(DropReason::ApiWithoutActivity), 1, "the launch");
+    assert_eq!(drops.count(DropReason::NoApiCounterpart), 0);
 }

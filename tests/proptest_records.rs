@@ -19,8 +19,9 @@ use xla_rocm_tracer::tracer::record_decoder::{drop_reason, DropCounts, RecordDec
 const KNOWN_KERNEL: u64 = 42;
 const SESSION_START_NS: u64 = 1_000;
 
-const REASONS: [&str; 5] = [
+const REASONS: [&str; 6] = [
     drop_reason::NULL_RECORD,
+    drop_reason::NOT_VISIBLE_GPU,
     drop_reason::UNSUPPORTED_CATEGORY,
     drop_reason::UNSUPPORTED_KIND,
     drop_reason::TRUNCATED,

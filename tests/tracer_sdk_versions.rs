@@ -80,9 +80,9 @@ fn assert_rocm_7_0_agents(tracer: &Tracer) {
         assert_eq!(gpu.raw.0.logical_node_type_id, ordinal as i32);
         assert_eq!(gpu.raw.0.size, 304, "the SDK's own struct size");
         // Only the common prefix was copied: what lies past it in a 7.0 struct (and past the
-        // struct itself) is never read.
+        // struct itself) is never read. `runtime_visibility` ends the prefix: HIP sees the GPU.
         assert_eq!(gpu.raw.0.uuid.bytes, [0; 16]);
-        assert_eq!(gpu.raw.0.runtime_visibility, 0);
+        assert_eq!(gpu.raw.0.runtime_visibility, 0xF);
     }
     assert_eq!(gpus[1].handle, gpus[0].handle + 1);
 }

@@ -2,7 +2,6 @@
 //! multi-process JAX jobs does. The SDK lists every GPU as an agent (hidden ones too, only
 //! their `runtime_visibility` differs) while HIP numbers only the visible ones, so HIP device 0
 //! is the third GPU agent here. The machine is fixed per process: the case runs in a child.
-mod known_failures;
 mod tracer_common;
 
 use std::sync::Arc;
@@ -70,34 +69,27 @@ fn child_hip_device_0_is_gpu_0() {
     tracer.disable();
     let space = collector.export(Tracer::timestamp(), &ExportOptions::default());
 
-    known_failures::known_failure(
-        13,
-        "device numbering counts every GPU agent, hidden ones too: HIP device 0's kernel is \
-         exported on the plane of its agent's position (GPU:2), and num_gpus is 4 instead of 1",
-        || {
-            assert_eq!(tracer.num_gpus(), 1, "XLA's device count is HIP's");
-            let gpu_planes: Vec<&str> = space
-                .planes
-                .iter()
-                .map(|plane| plane.name.as_str())
-                .filter(|name| name.starts_with("/device:GPU:"))
-                .collect();
-            assert_eq!(gpu_planes, ["/device:GPU:0"]);
-            let gpu0 = space
-                .planes
-                .iter()
-                .find(|plane| plane.name == "/device:GPU:0")
-                .unwrap();
-            assert_eq!(
-                gpu0.lines.iter().map(|l| l.events.len()).sum::<usize>(),
-                1,
-                "the kernel is on HIP device 0's plane"
-            );
-            assert!(
-                !space.warnings.iter().any(|w| w.contains("device")),
-                "{:?}",
-                space.warnings
-            );
-        },
+    assert_eq!(tracer.num_gpus(), 1, "XLA's device count is HIP's");
+    let gpu_planes: Vec<&str> = space
+        .planes
+        .iter()
+        .map(|plane| plane.name.as_str())
+        .filter(|name| name.starts_with("/device:GPU:"))
+        .collect();
+    assert_eq!(gpu_planes, ["/device:GPU:0"]);
+    let gpu0 = space
+        .planes
+        .iter()
+        .find(|plane| plane.name == "/device:GPU:0")
+        .unwrap();
+    assert_eq!(
+        gpu0.lines.iter().map(|l| l.events.len()).sum::<usize>(),
+        1,
+        "the kernel is on HIP device 0's plane"
+    );
+    assert!(
+        !space.warnings.iter().any(|w| w.contains("device")),
+        "{:?}",
+        space.warnings
     );
 }

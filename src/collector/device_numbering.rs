@@ -2,7 +2,7 @@
 use std::collections::BTreeMap;
 
 use super::drops::{DropCounters, DropReason};
-use crate::event::RocmTracerEvent;
+use crate::event::{EventSource, RocmTracerEvent};
 use crate::gpu_agent::GpuAgentInfo;
 
 /// Turns event device ids (agent handles truncated to 32 bits) into ordinals `< num_gpus`.
@@ -46,10 +46,12 @@ impl DeviceNumbering {
 }
 
 /// Moves events one by one to the list of their device, counting those without a valid one.
+/// HIP copy calls the CPU did (API events of a copy without a device) go to the host-only list.
 pub(super) struct DevicePlacement<'a> {
     numbering: &'a DeviceNumbering,
     num_gpus: u32,
     per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
+    host_only: &'a mut Vec<RocmTracerEvent>,
     invalid_device: u64,
 }
 
@@ -58,16 +60,25 @@ impl<'a> DevicePlacement<'a> {
         numbering: &'a DeviceNumbering,
         num_gpus: u32,
         per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
+        host_only: &'a mut Vec<RocmTracerEvent>,
     ) -> DevicePlacement<'a> {
         DevicePlacement {
             numbering,
             num_gpus,
             per_device,
+            host_only,
             invalid_device: 0,
         }
     }
 
     pub fn place(&mut self, event: RocmTracerEvent) {
+        if event.source == EventSource::ApiCallback
+            && event.device_id == RocmTracerEvent::INVALID_DEVICE_ID
+            && event.event_type.is_memcpy()
+        {
+            self.host_only.push(event);
+            return;
+        }
         match self.numbering.ordinal(event.device_id, self.num_gpus) {
             Some(ordinal) => self.per_device.entry(ordinal).or_default().push(event),
             None => self.invalid_device += 1,

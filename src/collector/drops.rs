@@ -29,12 +29,18 @@ pub enum DropReason {
     /// A HIP API call that launched no GPU work. XLA keeps only API calls with an activity
     /// (rough edge §7.2); this is expected, not data loss, so it is not exported as a warning.
     ApiWithoutActivity,
+    /// A HIP copy call without a device record: the HIP runtime copied with the CPU. The call
+    /// is kept on its host thread; counted so the trace can say why it has no device event.
+    CopyDoneByCpu,
 }
 
 impl DropReason {
     /// Whether losing such events is a problem the trace should warn about.
     pub fn is_data_loss(self) -> bool {
-        !matches!(self, DropReason::ApiWithoutActivity)
+        !matches!(
+            self,
+            DropReason::ApiWithoutActivity | DropReason::CopyDoneByCpu
+        )
     }
 
     /// What the warning says after "Dropped N events: ".
@@ -52,6 +58,7 @@ impl DropReason {
             DropReason::NoLane => "no stream (GPU activity) or thread (HIP API event) to place it on",
             DropReason::InvalidSource => "event source is neither API callback nor activity",
             DropReason::ApiWithoutActivity => "HIP API call without GPU activity (or of a type XLA does not export)",
+            DropReason::CopyDoneByCpu => "copy done by the CPU (the HIP runtime copied without a device record)",
         }
     }
 

@@ -108,8 +108,14 @@ pub(super) fn join_api_and_activities(
 
     for (&has_activity, &api_index) in api_has_activity.iter().zip(&api_order) {
         let api_event = pending.api.get(api_index);
+        let roctx_range = || pending.api.roctx_range(api_index);
         if has_activity && is_kept_api_type(api_event.event_type()) {
-            emit(api_event.to_event(EventSource::ApiCallback, pending.api.roctx_range(api_index)));
+            emit(api_event.to_event(EventSource::ApiCallback, roctx_range()));
+        } else if api_event.event_type().is_memcpy() {
+            // A copy the HIP runtime did with the CPU (host-to-host, small pageable copies on
+            // a large-BAR GPU) has no device record: the call stays on its host thread, with
+            // no device (`INVALID_DEVICE_ID`); export counts it (DropReason::CopyDoneByCpu).
+            emit(api_event.to_event(EventSource::ApiCallback, roctx_range()));
         } else {
             drops.add(DropReason::ApiWithoutActivity, 1);
         }
@@ -134,7 +140,20 @@ pub(super) fn join_api_and_activities(
                 .map(|index| auxiliary.get(index))
             });
         let Some(api_event) = api_event else {
-            drops.add(DropReason::NoApiCounterpart, group.len() as u64);
+            // Work HIP's worker thread submitted (no direct dispatch) carries a correlation id
+            // no API call has, and the tracer marked its stream unknown: it is kept for an
+            // "unattributed" lane of its queue. Any other activity lost its API event.
+            for &index in group {
+                let activity = pending.activities.get(index);
+                if activity.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID {
+                    emit(
+                        activity
+                            .to_event(EventSource::Activity, pending.activities.roctx_range(index)),
+                    );
+                } else {
+                    drops.add(DropReason::NoApiCounterpart, 1);
+                }
+            }
             continue;
         };
         for &index in group {

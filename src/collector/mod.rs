@@ -17,7 +17,7 @@ pub use crate::gpu_agent::{GpuAgentInfo, MemoryBank};
 pub use drops::{DropCounters, DropReason, MAX_TRACE_EVENTS_FLAG};
 pub use options::{CaptureStart, CollectorOptions};
 
-use crate::event::{EventSource, RocmTracerEvent};
+use crate::event::{EventSource, EventType, RocmTracerEvent};
 use crate::sink::EventSink;
 use device_numbering::{DeviceNumbering, DevicePlacement};
 use join::{join_api_and_activities, PendingEvents};
@@ -34,6 +34,14 @@ pub struct CollectedTrace {
     /// Scope-range-id tree, `child -> parent`.
     pub scope_range_tree: BTreeMap<i64, i64>,
     pub drops: DropCounters,
+    /// HIP copy calls without a device record (the CPU copied): exported on their host thread
+    /// only, and counted by export as [`DropReason::CopyDoneByCpu`].
+    pub host_only: Vec<RocmTracerEvent>,
+    /// Copies named by their HIP call's direction: the type the SDK record had, by correlation
+    /// id (exported as the `recorded_direction` stat).
+    pub copy_recorded_as: BTreeMap<u64, EventType>,
+    /// Warnings the tracer sent (`EventSink::on_trace_warning`), each once, in arrival order.
+    pub warnings: Vec<String>,
 }
 
 /// Collects one capture. Thread-safe; each [`EventSink::add_events`] batch takes the lock once.
@@ -50,6 +58,9 @@ struct CollectorState {
     annotations: HashSet<Arc<str>>,
     trace: CollectedTrace,
     caps_warned: BTreeSet<DropReason>,
+    /// Without GPU agents: the smallest device id of every flush so far, so that a handle's
+    /// ordinal does not depend on which flush its events came in.
+    minimum_device_id: Option<u32>,
 }
 
 impl Collector {
@@ -75,7 +86,7 @@ impl Collector {
         self.state.lock().trace.start
     }
 
-    /// The GPU agents in SDK query order; position `i` is `/device:GPU:<i>`.
+    /// The GPUs HIP sees, in SDK query order; position `i` is `/device:GPU:<i>`.
     pub fn set_gpu_agents(&self, agents: Vec<GpuAgentInfo>) {
         self.state.lock().trace.gpu_agents = agents;
     }
@@ -186,14 +197,36 @@ impl CollectorState {
         }
         let trace = &mut self.trace;
         if trace.gpu_agents.is_empty() {
-            // The fallback numbering needs the smallest device id of all joined events first.
+            // The fallback numbering needs the smallest device id of all joined events first,
+            // of this flush and of every earlier one.
             let mut joined = Vec::new();
             join_api_and_activities(&mut self.pending, &mut trace.drops, |event| {
                 joined.push(event)
             });
-            let numbering = DeviceNumbering::by_minimum_handle(&joined);
-            let mut placement =
-                DevicePlacement::new(&numbering, trace.options.num_gpus, &mut trace.devices);
+            let numbering = match (
+                DeviceNumbering::by_minimum_handle(&joined),
+                self.minimum_device_id,
+            ) {
+                (DeviceNumbering::ByMinimumHandle(Some(new)), Some(old)) if new < old => {
+                    // Events placed earlier move up by the difference; those pushed past the
+                    // last GPU are dropped now, as they would have been in one flush.
+                    renumber_devices(trace, old - new);
+                    DeviceNumbering::ByMinimumHandle(Some(new))
+                }
+                (DeviceNumbering::ByMinimumHandle(None), old) | (_, old @ Some(_)) => {
+                    DeviceNumbering::ByMinimumHandle(old)
+                }
+                (numbering, None) => numbering,
+            };
+            if let DeviceNumbering::ByMinimumHandle(minimum @ Some(_)) = numbering {
+                self.minimum_device_id = minimum;
+            }
+            let mut placement = DevicePlacement::new(
+                &numbering,
+                trace.options.num_gpus,
+                &mut trace.devices,
+                &mut trace.host_only,
+            );
             for event in joined {
                 placement.place(event);
             }
@@ -202,12 +235,33 @@ impl CollectorState {
             // Known agents number devices without looking at events: place each joined event
             // as it comes, so the joined events are never held twice.
             let numbering = DeviceNumbering::by_agents(&trace.gpu_agents);
-            let mut placement =
-                DevicePlacement::new(&numbering, trace.options.num_gpus, &mut trace.devices);
+            let mut placement = DevicePlacement::new(
+                &numbering,
+                trace.options.num_gpus,
+                &mut trace.devices,
+                &mut trace.host_only,
+            );
             join_api_and_activities(&mut self.pending, &mut trace.drops, |event| {
                 placement.place(event)
             });
             placement.finish(&mut trace.drops);
+        }
+    }
+}
+
+/// Moves every device list `shift` ordinals up, dropping (and counting) the lists that leave
+/// the capture's GPUs.
+fn renumber_devices(trace: &mut CollectedTrace, shift: u32) {
+    let num_gpus = trace.options.num_gpus;
+    let devices = std::mem::take(&mut trace.devices);
+    for (ordinal, events) in devices {
+        match ordinal.checked_add(shift).filter(|&moved| moved < num_gpus) {
+            Some(moved) => {
+                trace.devices.insert(moved, events);
+            }
+            None => trace
+                .drops
+                .add(DropReason::InvalidDevice, events.len() as u64),
         }
     }
 }
@@ -226,5 +280,20 @@ impl EventSink for Collector {
 
     fn flush(&self) {
         self.flush_pending();
+    }
+
+    fn on_copy_recorded_as(&self, correlation_id: u64, recorded_as: EventType) {
+        self.state
+            .lock()
+            .trace
+            .copy_recorded_as
+            .insert(correlation_id, recorded_as);
+    }
+
+    fn on_trace_warning(&self, warning: &str) {
+        let warnings = &mut self.state.lock().trace.warnings;
+        if !warnings.iter().any(|known| known == warning) {
+            warnings.push(warning.to_owned());
+        }
     }
 }

@@ -93,7 +93,10 @@ pub(crate) fn event_stats(
     device_ordinal: u32,
 ) -> Vec<XStat> {
     let mut stats = Vec::new();
-    if event.source == EventSource::ApiCallback {
+    // A copy the CPU did has no device to point at.
+    if event.source == EventSource::ApiCallback
+        && event.device_id != RocmTracerEvent::INVALID_DEVICE_ID
+    {
         stats.push(plane.uint64_stat("device_id", u64::from(device_ordinal)));
     }
     if event.correlation_id != RocmTracerEvent::INVALID_CORRELATION_ID {

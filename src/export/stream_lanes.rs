@@ -12,7 +12,9 @@ pub(crate) fn dense_stream_numbers<'a>(
 ) -> BTreeMap<u64, u32> {
     let mut first_start: BTreeMap<u64, u64> = BTreeMap::new();
     for event in events {
-        if event.stream_id == RocmTracerEvent::INVALID_STREAM_ID {
+        if event.stream_id == RocmTracerEvent::INVALID_STREAM_ID
+            || event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID
+        {
             continue;
         }
         let start = first_start
@@ -30,6 +32,39 @@ pub(crate) fn dense_stream_numbers<'a>(
         .enumerate()
         .map(|(lane, (_, stream))| (stream, lane as u32))
         .collect()
+}
+
+/// Lane numbers of the HSA queues of one device's unattributed work (see
+/// `RocmTracerEvent::UNATTRIBUTED_STREAM_ID`), in the same order as [`dense_stream_numbers`].
+pub(crate) fn dense_queue_numbers<'a>(
+    events: impl IntoIterator<Item = &'a RocmTracerEvent>,
+) -> BTreeMap<u64, u32> {
+    let mut first_start: BTreeMap<u64, u64> = BTreeMap::new();
+    for event in events {
+        let start = first_start
+            .entry(event.queue_id)
+            .or_insert(event.start_time_ns);
+        *start = (*start).min(event.start_time_ns);
+    }
+    let mut order: Vec<(u64, u64)> = first_start
+        .into_iter()
+        .map(|(queue, start)| (start, queue))
+        .collect();
+    order.sort_unstable();
+    order
+        .into_iter()
+        .enumerate()
+        .map(|(lane, (_, queue))| (queue, lane as u32))
+        .collect()
+}
+
+/// `"Unattributed (queue #<n>)"`: work of one HSA queue whose stream is unknown;
+/// `"Unattributed (copies)"` for copies, which have no queue.
+pub(crate) fn unattributed_line_name(queue: Option<u32>) -> String {
+    match queue {
+        Some(queue) => format!("Unattributed (queue #{queue})"),
+        None => "Unattributed (copies)".to_owned(),
+    }
 }
 
 /// `"Stream #<n>"`, or with `cuda_style` CUPTI's `"Stream #<n>(Kernel,MemcpyH2D)"`: the types

@@ -8,7 +8,9 @@ use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
     gpu_plane_name, host_line_name, HOST_PLANE_NAME, SCOPE_RANGE_TREE_PLANE_NAME,
 };
-use super::stream_lanes::{dense_stream_numbers, stream_line_name};
+use super::stream_lanes::{
+    dense_queue_numbers, dense_stream_numbers, stream_line_name, unattributed_line_name,
+};
 use super::timeline::{Placement, Timeline};
 use super::xplane_proto::{x_event, x_stat, XEvent, XLine, XSpace, XStat};
 use crate::collector::{CollectedTrace, Collector, DropCounters, DropReason};
@@ -36,6 +38,34 @@ struct Placed<'a> {
     event: &'a RocmTracerEvent,
     device_ordinal: u32,
     placement: Placement,
+    /// For a copy named by its HIP call's direction: the type of the SDK record.
+    recorded_as: Option<EventType>,
+    /// For a HIP copy call without a device record: "CPU", or "unknown" under indirect
+    /// dispatch (the `copy_done_by` stat).
+    copy_done_by: Option<&'static str>,
+}
+
+/// The `recorded_direction` stat of a copy whose SDK record said otherwise than its call.
+const RECORDED_DIRECTION_STAT: &str = "recorded_direction";
+/// The `copy_done_by` stat of a HIP copy call without a device record.
+const COPY_DONE_BY_STAT: &str = "copy_done_by";
+
+/// The trace note for HIP copy calls the CPU did (not a loss: nothing was recorded).
+fn cpu_copies_note(count: u64) -> String {
+    format!(
+        "{count} HIP copy calls have no device record: {}; they are shown on their host \
+         threads only",
+        DropReason::CopyDoneByCpu.describe()
+    )
+}
+
+/// The trace warning for activities no HIP API call submitted.
+fn unattributed_warning(count: u64) -> String {
+    format!(
+        "{count} GPU activities carry a correlation id no HIP API call made (HIP submitted them \
+         from its worker thread: indirect dispatch, AMD_DIRECT_DISPATCH=0): they are shown on \
+         \"Unattributed\" lanes of their queue; stream attribution needs direct dispatch"
+    )
 }
 
 /// Sorting events by start (then end) keeps lines ordered whatever the arrival order was; the
@@ -63,6 +93,14 @@ pub fn build_xspace(
     let mut export_drops = DropCounters::default();
     let mut host_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
     let mut device_planes = Vec::new();
+    let mut unattributed = 0u64;
+    let recorded_as = |event: &RocmTracerEvent| {
+        if event.source == EventSource::Activity && event.event_type.is_memcpy() {
+            trace.copy_recorded_as.get(&event.correlation_id).copied()
+        } else {
+            None
+        }
+    };
 
     for ordinal in 0..trace.options.num_gpus {
         let mut device_events: Vec<Placed<'_>> = Vec::new();
@@ -75,6 +113,8 @@ pub fn build_xspace(
                 event,
                 device_ordinal: ordinal,
                 placement,
+                recorded_as: recorded_as(event),
+                copy_done_by: None,
             };
             if event.source == EventSource::ApiCallback {
                 if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
@@ -85,6 +125,9 @@ pub fn build_xspace(
             } else if event.stream_id == RocmTracerEvent::INVALID_STREAM_ID {
                 export_drops.add(DropReason::NoLane, 1);
             } else {
+                if event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID {
+                    unattributed += 1;
+                }
                 device_events.push(placed);
             }
         }
@@ -94,6 +137,37 @@ pub fn build_xspace(
         }
         add_stream_lines(&mut plane, device_events, &timeline, options);
         device_planes.push(plane.finish());
+    }
+
+    // Copies the CPU did: their HIP calls, on their threads, with no device. Under indirect
+    // dispatch a copy's record carries an id no call has, so a call without a record may have
+    // had one: then nothing is claimed about who copied.
+    let indirect_copies = trace.devices.values().flatten().any(|event| {
+        event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID && event.event_type.is_memcpy()
+    });
+    let copy_done_by = if indirect_copies { "unknown" } else { "CPU" };
+    for event in &trace.host_only {
+        let Some(placement) = timeline.place(event) else {
+            export_drops.add(DropReason::OutOfTimeWindow, 1);
+            continue;
+        };
+        if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
+            export_drops.add(DropReason::NoLane, 1);
+            continue;
+        }
+        if !indirect_copies {
+            export_drops.add(DropReason::CopyDoneByCpu, 1);
+        }
+        host_events
+            .entry(event.thread_id)
+            .or_default()
+            .push(Placed {
+                event,
+                device_ordinal: u32::MAX,
+                placement,
+                recorded_as: None,
+                copy_done_by: Some(copy_done_by),
+            });
     }
 
     let mut host_plane = PlaneBuilder::new(0, HOST_PLANE_NAME);
@@ -119,10 +193,19 @@ pub fn build_xspace(
 
     let mut drops = trace.drops.clone();
     drops.merge(&export_drops);
+    let mut warnings = drops.warnings();
+    let cpu_copies = drops.count(DropReason::CopyDoneByCpu);
+    if cpu_copies > 0 {
+        warnings.push(cpu_copies_note(cpu_copies));
+    }
+    if unattributed > 0 {
+        warnings.push(unattributed_warning(unattributed));
+    }
+    warnings.extend(trace.warnings.iter().cloned());
     XSpace {
         planes,
         errors: Vec::new(),
-        warnings: drops.warnings(),
+        warnings,
         hostnames: Vec::new(),
     }
 }
@@ -133,6 +216,10 @@ fn add_stream_lines(
     timeline: &Timeline,
     options: &ExportOptions,
 ) {
+    let is_unattributed =
+        |placed: &Placed<'_>| placed.event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID;
+    let (unattributed, events): (Vec<Placed<'_>>, Vec<Placed<'_>>) =
+        events.into_iter().partition(is_unattributed);
     let lanes = dense_stream_numbers(events.iter().map(|placed| placed.event));
     let mut by_lane: BTreeMap<u32, Vec<Placed<'_>>> = BTreeMap::new();
     for placed in events {
@@ -141,6 +228,7 @@ fn add_stream_lines(
             by_lane.entry(lane).or_default().push(placed);
         }
     }
+    let stream_lanes = lanes.len() as u32;
     for (lane, mut events) in by_lane {
         sort_by_time(&mut events);
         let types: BTreeSet<EventType> = events
@@ -149,6 +237,28 @@ fn add_stream_lines(
             .collect();
         let name = stream_line_name(lane, &types, options.cuda_style_line_names);
         let line = build_line(plane, i64::from(lane), name, &events, timeline);
+        plane.plane_mut().lines.push(line);
+    }
+
+    // Work no HIP call submitted has no known stream: one lane per HSA queue, and one for
+    // the copies (which have no queue), after the stream lanes so line ids stay unique.
+    let queues = dense_queue_numbers(
+        unattributed
+            .iter()
+            .map(|placed| placed.event)
+            .filter(|event| event.queue_id != 0),
+    );
+    let mut by_queue: BTreeMap<Option<u32>, Vec<Placed<'_>>> = BTreeMap::new();
+    for placed in unattributed {
+        let queue = queues.get(&placed.event.queue_id).copied();
+        by_queue.entry(queue).or_default().push(placed);
+    }
+    // `None` (copies) sorts first; the queues follow in their dense order.
+    for (index, (queue, mut events)) in by_queue.into_iter().enumerate() {
+        sort_by_time(&mut events);
+        let name = unattributed_line_name(queue);
+        let id = i64::from(stream_lanes) + index as i64;
+        let line = build_line(plane, id, name, &events, timeline);
         plane.plane_mut().lines.push(line);
     }
 }
@@ -175,7 +285,13 @@ fn build_line(
             &placed.event.name
         };
         let metadata_id = plane.event_metadata_id(metadata_name);
-        let stats = event_stats(plane, placed.event, placed.device_ordinal);
+        let mut stats = event_stats(plane, placed.event, placed.device_ordinal);
+        if let Some(recorded_as) = placed.recorded_as {
+            stats.push(plane.ref_stat(RECORDED_DIRECTION_STAT, recorded_as.name()));
+        }
+        if let Some(copy_done_by) = placed.copy_done_by {
+            stats.push(plane.ref_stat(COPY_DONE_BY_STAT, copy_done_by));
+        }
         line.events.push(XEvent {
             metadata_id,
             duration_ps: placement.duration_ps,

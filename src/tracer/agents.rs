@@ -8,8 +8,14 @@
 //! The bindings have the 312-byte ROCm 7.1 agent struct. A ROCm 7.0 SDK has a 304-byte one
 //! (8-byte UUID) and answers a query for 312 bytes with `ERROR_INCOMPATIBLE_ABI`
 //! (rocprofiler-sdk.md §9.1, §15). The query then asks again for
-//! [`COMMON_AGENT_PREFIX_SIZE`] bytes, the fields every supported SDK lays out identically,
-//! and copies only those; the rest of the struct (`runtime_visibility`, `uuid`) reads zero.
+//! [`COMMON_AGENT_PREFIX_SIZE`] bytes, the fields every supported SDK lays out identically
+//! (up to `runtime_visibility`), and copies only those; the rest (`uuid`) reads zero.
+//!
+//! GPU ordinals are HIP's: the SDK lists every GPU of the node, also those that
+//! `HIP_VISIBLE_DEVICES` (or `CUDA_VISIBLE_DEVICES`, `GPU_DEVICE_ORDINAL`,
+//! `ROCR_VISIBLE_DEVICES`) hides from the process, and only the agent's `runtime_visibility`
+//! bits tell them apart. [`Agents::gpus`] keeps the HIP-visible ones, in the SDK's order, so
+//! position `i` is HIP device `i` and XLA's device ordinal.
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
 use std::fmt;
@@ -65,9 +71,23 @@ pub struct AgentInfo {
     pub raw: RawAgent,
 }
 
+/// `rocprofiler_agent_runtime_visiblity_t` is a bitfield of `hsa`, `hip`, `rccl`, `rocdecode`
+/// (bits 0..3); HIP numbers the GPUs whose `hip` bit is set.
+const HIP_VISIBILITY_BIT: u32 = 1 << 1;
+
 impl AgentInfo {
     pub fn is_gpu(&self) -> bool {
         self.kind == AgentKind::Gpu
+    }
+
+    /// The agent's `runtime_visibility` bits (0 when the SDK did not report them).
+    pub fn runtime_visibility(&self) -> u32 {
+        self.raw.0.runtime_visibility
+    }
+
+    /// Whether the HIP runtime of this process sees the agent (its `hip` visibility bit).
+    pub fn is_hip_visible(&self) -> bool {
+        self.runtime_visibility() & HIP_VISIBILITY_BIT != 0
     }
 
     /// An agent known by handle and kind only: the other fields are what an all-zero SDK
@@ -133,10 +153,10 @@ impl From<&AgentInfo> for GpuAgentInfo {
 }
 
 /// Bytes of `rocprofiler_agent_v0_t` that ROCm 7.0 and 7.1 lay out identically: up to and
-/// including `logical_node_type_id`.
+/// including `runtime_visibility` (present since SDK 0.6.0; only the UUID after it differs).
 pub const COMMON_AGENT_PREFIX_SIZE: usize =
-    std::mem::offset_of!(sys::rocprofiler_agent_v0_t, logical_node_type_id)
-        + std::mem::size_of::<i32>();
+    std::mem::offset_of!(sys::rocprofiler_agent_v0_t, runtime_visibility)
+        + std::mem::size_of::<u32>();
 
 /// What the query callback gets as `user_data`.
 struct AgentQuery {
@@ -145,18 +165,33 @@ struct AgentQuery {
     copy_size: usize,
 }
 
-/// All agents by handle, and the GPUs in the SDK's query order.
+/// All agents by handle, and the HIP-visible GPUs in the SDK's query order.
 #[derive(Clone, Debug, Default)]
 pub struct Agents {
     by_handle: HashMap<u64, AgentInfo>,
     gpus: Vec<AgentInfo>,
+    hidden_gpus: usize,
 }
 
 impl Agents {
+    /// `list` in the SDK's order. When no agent reports any visibility bit (an SDK before
+    /// 0.6.0, or hand-made agents), visibility is unknown and every GPU counts as visible;
+    /// the real SDK always sets all four bits of a CPU agent.
     pub fn from_list(list: Vec<AgentInfo>) -> Agents {
-        let gpus = list.iter().filter(|a| a.is_gpu()).cloned().collect();
+        let visibility_known = list.iter().any(|a| a.runtime_visibility() != 0);
+        let all_gpus = list.iter().filter(|a| a.is_gpu()).count();
+        let gpus: Vec<AgentInfo> = list
+            .iter()
+            .filter(|a| a.is_gpu() && (!visibility_known || a.is_hip_visible()))
+            .cloned()
+            .collect();
+        let hidden_gpus = all_gpus - gpus.len();
         let by_handle = list.into_iter().map(|a| (a.handle, a)).collect();
-        Agents { by_handle, gpus }
+        Agents {
+            by_handle,
+            gpus,
+            hidden_gpus,
+        }
     }
 
     /// Queries with the full 7.1 struct size, and on `ERROR_INCOMPATIBLE_ABI` (a 7.0 SDK) with
@@ -197,8 +232,19 @@ impl Agents {
         self.get(handle).is_some_and(AgentInfo::is_gpu)
     }
 
+    /// Whether `handle` is one of [`Agents::gpus`]: a GPU this process's HIP runtime sees.
+    pub fn is_visible_gpu(&self, handle: u64) -> bool {
+        self.gpus.iter().any(|gpu| gpu.handle == handle)
+    }
+
+    /// The GPUs HIP sees, in the SDK's order: position `i` is HIP device `i`.
     pub fn gpus(&self) -> &[AgentInfo] {
         &self.gpus
+    }
+
+    /// GPU agents the SDK lists but the visibility variables hide from HIP.
+    pub fn hidden_gpus(&self) -> usize {
+        self.hidden_gpus
     }
 
     /// Every agent, CPUs included, in no particular order.
@@ -275,8 +321,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_common_prefix_ends_after_logical_node_type_id() {
-        // rocprofiler-sdk.md §9.2: logical_node_type_id at 288, 4 bytes.
-        assert_eq!(COMMON_AGENT_PREFIX_SIZE, 292);
+    fn the_common_prefix_ends_after_runtime_visibility() {
+        // rocprofiler-sdk.md §9.2: runtime_visibility at 292, 4 bytes; the UUID after it is
+        // 8 bytes in 7.0 and 16 in 7.1.
+        assert_eq!(COMMON_AGENT_PREFIX_SIZE, 296);
+    }
+
+    fn agent(handle: u64, kind: AgentKind, visibility: u32) -> AgentInfo {
+        let mut agent = AgentInfo::bare(handle, kind);
+        agent.raw.0.runtime_visibility = visibility;
+        agent
+    }
+
+    #[test]
+    fn gpus_are_the_hip_visible_ones_in_sdk_order() {
+        let agents = Agents::from_list(vec![
+            agent(1, AgentKind::Cpu, 0xF),
+            agent(2, AgentKind::Cpu, 0xF),
+            agent(10, AgentKind::Gpu, 0x1),
+            agent(11, AgentKind::Gpu, 0xF),
+            agent(12, AgentKind::Gpu, 0x0),
+            agent(13, AgentKind::Gpu, 0xF),
+        ]);
+        let handles: Vec<u64> = agents.gpus().iter().map(|gpu| gpu.handle).collect();
+        assert_eq!(handles, [11, 13]);
+        assert_eq!(agents.hidden_gpus(), 2);
+        assert!(agents.is_gpu(10) && !agents.is_visible_gpu(10));
+        assert!(agents.is_visible_gpu(13) && !agents.is_visible_gpu(1));
+    }
+
+    #[test]
+    fn without_visibility_bits_every_gpu_is_visible() {
+        let agents = Agents::from_list(vec![
+            AgentInfo::bare(1, AgentKind::Cpu),
+            AgentInfo::bare(10, AgentKind::Gpu),
+            AgentInfo::bare(11, AgentKind::Gpu),
+        ]);
+        assert_eq!(agents.gpus().len(), 2);
+        assert_eq!(agents.hidden_gpus(), 0);
     }
 }

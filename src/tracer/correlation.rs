@@ -5,11 +5,13 @@
 //! thread that enqueues the work, inside the HIP_STREAM SET window of the issuing HIP call. The
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
 //! where `records.rs` reads it back as `stream_id`.
+use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
 
+use crate::event::RocmTracerEvent;
 use crate::tracer::stream_stack;
 
 /// Requests made outside any HIP_STREAM SET window of the calling thread. HIP calls without a
@@ -21,6 +23,59 @@ static REQUESTS_OUTSIDE_SET_WINDOW: AtomicU64 = AtomicU64::new(0);
 
 pub fn requests_outside_set_window() -> u64 {
     REQUESTS_OUTSIDE_SET_WINDOW.load(Ordering::Relaxed)
+}
+
+/// Requests made on a thread that was in no HIP API call of the session: HIP's worker thread
+/// under indirect dispatch, whose records carry correlation ids no API call has. Their
+/// records are stamped [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`].
+static UNATTRIBUTED_REQUESTS: AtomicU64 = AtomicU64::new(0);
+
+pub fn unattributed_requests() -> u64 {
+    UNATTRIBUTED_REQUESTS.load(Ordering::Relaxed)
+}
+
+/// Bumped by every `enable()`: a HIP call entered in an earlier session (whose EXIT the
+/// stopped context never reported) does not count as open in this one.
+static SESSION_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// (session generation, HIP API calls of that session open on this thread).
+    static OPEN_HIP_CALLS: Cell<(u64, u32)> = const { Cell::new((0, 0)) };
+}
+
+pub(crate) fn start_session_generation() {
+    SESSION_GENERATION.fetch_add(1, Ordering::AcqRel);
+}
+
+/// The main context's HIP API ENTER on this thread.
+pub(crate) fn enter_hip_call() {
+    let generation = SESSION_GENERATION.load(Ordering::Acquire);
+    let _ = OPEN_HIP_CALLS.try_with(|open| {
+        let (seen, depth) = open.get();
+        let depth = if seen == generation { depth } else { 0 };
+        open.set((generation, depth.saturating_add(1)));
+    });
+}
+
+/// The main context's HIP API EXIT on this thread.
+pub(crate) fn exit_hip_call() {
+    let generation = SESSION_GENERATION.load(Ordering::Acquire);
+    let _ = OPEN_HIP_CALLS.try_with(|open| {
+        let (seen, depth) = open.get();
+        let depth = if seen == generation { depth } else { 0 };
+        open.set((generation, depth.saturating_sub(1)));
+    });
+}
+
+fn in_hip_call() -> bool {
+    let generation = SESSION_GENERATION.load(Ordering::Acquire);
+    OPEN_HIP_CALLS
+        .try_with(|open| {
+            let (seen, depth) = open.get();
+            seen == generation && depth > 0
+        })
+        // Without the thread-local (thread teardown) nothing is known: keep XLA's behaviour.
+        .unwrap_or(true)
 }
 
 /// Returns 0 ("use the value I wrote") with the top of the calling thread's stream stack.
@@ -44,7 +99,15 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     }
     let stream_id = stream_stack::innermost_set().unwrap_or_else(|| {
         REQUESTS_OUTSIDE_SET_WINDOW.fetch_add(1, Ordering::Relaxed);
-        stream_stack::NULL_STREAM_ID
+        // A call without a stream argument (hipMemcpy, hipMemset) runs on the null stream.
+        // Outside any HIP call, the work was submitted for a call on another thread, which
+        // no stream stack here can name.
+        if in_hip_call() {
+            stream_stack::NULL_STREAM_ID
+        } else {
+            UNATTRIBUTED_REQUESTS.fetch_add(1, Ordering::Relaxed);
+            RocmTracerEvent::UNATTRIBUTED_STREAM_ID
+        }
     });
     // SAFETY: non-null and writable per the SDK contract.
     unsafe {

@@ -15,6 +15,7 @@
 //! the session are dropped and counted; a failed initialization makes `is_available()` false.
 pub mod agents;
 pub mod annotation;
+pub mod copy_calls;
 pub mod correlation;
 pub mod hip_api;
 pub mod kernel_names;
@@ -34,12 +35,13 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
-use crate::event::RocmTracerEvent;
+use crate::event::{EventType, RocmTracerEvent};
 use crate::sink::EventSink;
 use crate::tracer::agents::{AgentInfo, Agents};
 use crate::tracer::annotation::{
     AnnotationMap, AnnotationSource, ThreadAnnotationStack, DEFAULT_MAX_ANNOTATION_STRINGS,
 };
+use crate::tracer::copy_calls::{CopyCalls, CopyPieces};
 use crate::tracer::correlation::stream_external_correlation_callback;
 use crate::tracer::hip_api::HipApiNames;
 use crate::tracer::kernel_names::KernelNames;
@@ -112,12 +114,20 @@ struct Session {
     start_ns: u64,
     /// Reused between callbacks; `add_events` drains it.
     batch: Vec<RocmTracerEvent>,
+    /// Pieces of chunked copies waiting for the rest of their call.
+    copy_pieces: CopyPieces,
+    /// Renamed copies of one callback, reported after the batch; reused.
+    recorded_as: Vec<(u64, EventType)>,
+    /// `correlation::requests_outside_set_window()` at enable.
+    outside_set_window_at_start: u64,
 }
 
 pub struct Tracer {
     setup: OnceLock<Result<SdkSetup, TracerError>>,
     kernel_names: KernelNames,
     annotations: AnnotationMap,
+    /// What each copy call of the session asked for, noted at its HIP API ENTER.
+    copy_calls: CopyCalls,
     annotation_source: OnceLock<Box<dyn AnnotationSource>>,
     /// Serializes `enable()` / `disable()`.
     control: Mutex<()>,
@@ -135,6 +145,7 @@ static TRACER: LazyLock<Tracer> = LazyLock::new(|| Tracer {
     setup: OnceLock::new(),
     kernel_names: KernelNames::default(),
     annotations: AnnotationMap::new(DEFAULT_MAX_ANNOTATION_STRINGS),
+    copy_calls: CopyCalls::default(),
     annotation_source: OnceLock::new(),
     control: Mutex::new(()),
     running: AtomicBool::new(false),
@@ -230,11 +241,16 @@ impl Tracer {
         self.annotations.clear();
         self.annotations
             .set_max_strings(options.max_annotation_strings);
+        self.copy_calls.clear();
+        correlation::start_session_generation();
         let start_ns = sdk::timestamp().unwrap_or(0);
         *self.session.lock() = Some(Session {
             sink,
             start_ns,
             batch: Vec::new(),
+            copy_pieces: CopyPieces::default(),
+            recorded_as: Vec::new(),
+            outside_set_window_at_start: correlation::requests_outside_set_window(),
         });
         if let Err(error) = sdk::start_context(setup.main_context) {
             *self.session.lock() = None;
@@ -267,7 +283,8 @@ impl Tracer {
             }
         }
         let mut session = self.session.lock();
-        if let Some(session) = session.as_ref() {
+        if let Some(session) = session.as_mut() {
+            deliver_session_tail(session);
             // A panicking sink must not leave the tracer "running" forever.
             if catch_unwind(AssertUnwindSafe(|| session.sink.flush())).is_err() {
                 log::error!("the EventSink panicked in flush(); the session ends anyway");
@@ -283,7 +300,9 @@ impl Tracer {
         sdk::timestamp().unwrap_or(0)
     }
 
-    /// The GPU agents in the SDK's query order (empty if unavailable).
+    /// The GPUs HIP sees, in the SDK's query order: position `i` is HIP device `i` and XLA's
+    /// device ordinal `i`; GPUs hidden by `HIP_VISIBLE_DEVICES` and the like are left out
+    /// (empty if unavailable).
     pub fn gpu_agents(&self) -> &[AgentInfo] {
         self.ready_setup().map_or(&[], |setup| setup.agents.gpus())
     }
@@ -539,6 +558,11 @@ impl Tracer {
         drops.add(drop_reason::SDK_DROPPED, drop_count);
         // SAFETY: forwarded from the buffer callback.
         unsafe { decoder.decode_buffer(headers, num_headers, &mut session.batch, &mut drops) };
+        session.copy_pieces.apply(
+            &self.copy_calls,
+            &mut session.batch,
+            &mut session.recorded_as,
+        );
         if !session.batch.is_empty() {
             let batch_len = session.batch.len() as u64;
             let sink = &session.sink;
@@ -552,6 +576,7 @@ impl Tracer {
                 drops.add(drop_reason::SINK_PANICKED, batch_len);
             }
         }
+        report_recorded_directions(session);
         for (reason, count) in drops.iter() {
             let sink = &session.sink;
             if catch_unwind(AssertUnwindSafe(|| sink.on_events_dropped(reason, count))).is_err() {
@@ -602,16 +627,71 @@ unsafe extern "C" fn hip_api_callback(
     _user_data: *mut sys::rocprofiler_user_data_t,
     _callback_data: *mut c_void,
 ) {
-    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
-        || record.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER
-    {
+    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API {
         return;
     }
+    // Panic-free: a thread-local update. Work submitted while no call is open on the thread
+    // came from HIP's worker thread (see `correlation`).
+    if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
+        correlation::exit_hip_call();
+        return;
+    }
+    if record.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
+        return;
+    }
+    correlation::enter_hip_call();
     let correlation_id = record.correlation_id.internal;
     let _ = std::panic::catch_unwind(|| {
         let tracer = instance();
         tracer
             .annotation_source()
             .record(correlation_id, &tracer.annotations);
+        if hip_api::is_copy_api(record.operation) {
+            // SAFETY: the SDK's HIP API payload, valid during this callback.
+            let args = unsafe { copy_calls::hip_api_args(record.payload as *const c_void) };
+            if let Some(call) = copy_calls::copy_call(record.operation, args.as_ref()) {
+                tracer.copy_calls.note(correlation_id, call);
+            }
+        }
     });
+}
+
+/// What `disable()` hands the sink after the last buffer and before `flush()`: copies whose
+/// pieces never added up to their call, and the session's warnings about stream attribution.
+fn deliver_session_tail(session: &mut Session) {
+    let mut partial = session.copy_pieces.take_partial();
+    if !partial.is_empty() {
+        let sink = &session.sink;
+        if catch_unwind(AssertUnwindSafe(|| sink.add_events(&mut partial))).is_err() {
+            log::error!("the EventSink panicked in add_events at disable()");
+        }
+    }
+    let outside = correlation::requests_outside_set_window()
+        .saturating_sub(session.outside_set_window_at_start);
+    // The collector warns about the unattributed work itself, from the events it holds.
+    if outside > 0 {
+        let warning = format!(
+            "{outside} kernel or copy submissions were made outside any HIP call with a stream \
+             argument (HIP_STREAM SET window): those of calls without one (hipMemcpy, \
+             hipMemset) are shown on the null stream, the others on \"Unattributed\" lanes"
+        );
+        let sink = &session.sink;
+        if catch_unwind(AssertUnwindSafe(|| sink.on_trace_warning(&warning))).is_err() {
+            log::error!("the EventSink panicked in on_trace_warning");
+        }
+    }
+}
+
+/// Tells the sink the record direction of each copy renamed by its call in this callback.
+fn report_recorded_directions(session: &mut Session) {
+    for (correlation_id, recorded_as) in session.recorded_as.drain(..) {
+        let sink = &session.sink;
+        if catch_unwind(AssertUnwindSafe(|| {
+            sink.on_copy_recorded_as(correlation_id, recorded_as)
+        }))
+        .is_err()
+        {
+            log::error!("the EventSink panicked in on_copy_recorded_as");
+        }
+    }
 }

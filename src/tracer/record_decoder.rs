@@ -10,7 +10,9 @@
 //!   `INVALID_DEVICE_ID` instead of 0 (§7.8: a 0 lowers the collector's minimum device id and
 //!   makes every other event's device number exceed `num_gpus`); the collector then drops
 //!   only that event, counted as an invalid device;
-//! * a kernel whose agent is unknown likewise gets `INVALID_DEVICE_ID`, not 0;
+//! * a kernel whose agent is not a GPU HIP sees (unknown, or hidden by `HIP_VISIBLE_DEVICES`
+//!   and the like) is a counted drop of its own reason, and so is a copy whose only GPU side
+//!   is hidden: such a GPU has no device ordinal in this process;
 //! * records that started before the current session was enabled are dropped (a kernel
 //!   queued before `disable()` can complete after it), so sessions stay isolated.
 use std::sync::Arc;
@@ -36,6 +38,8 @@ pub mod drop_reason {
     pub const SDK_DROPPED: &str = "records dropped by rocprofiler-sdk (buffer full)";
     pub const SINK_PANICKED: &str = "events lost because the EventSink panicked while taking them";
     pub const NO_SESSION: &str = "rocprofiler records delivered while no session was enabled";
+    pub const NOT_VISIBLE_GPU: &str =
+        "rocprofiler record from an agent that is not a GPU HIP sees (unknown, or hidden by HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES)";
 }
 
 /// Drop counts of one buffer callback, by reason.
@@ -156,12 +160,28 @@ impl RecordDecoder<'_> {
                 if record.dispatch_info.size < sys::ROCPROFILER_KERNEL_DISPATCH_INFO_SIZE {
                     return Err(drop_reason::TRUNCATED);
                 }
+                if !self
+                    .agents
+                    .is_visible_gpu(record.dispatch_info.agent_id.handle)
+                {
+                    return Err(drop_reason::NOT_VISIBLE_GPU);
+                }
                 self.kernel_event(&record)
             }
             sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
                 // SAFETY: a non-null memory copy record.
-                let record = unsafe { read_sized(payload) }.ok_or(drop_reason::TRUNCATED)?;
-                self.memcpy_event(&record)
+                let record: sys::rocprofiler_buffer_tracing_memory_copy_record_t =
+                    unsafe { read_sized(payload) }.ok_or(drop_reason::TRUNCATED)?;
+                let event = self.memcpy_event(&record);
+                let on_hidden_gpu =
+                    |handle: u64| self.agents.is_gpu(handle) && !self.agents.is_visible_gpu(handle);
+                if event.device_id == RocmTracerEvent::INVALID_DEVICE_ID
+                    && (on_hidden_gpu(record.src_agent_id.handle)
+                        || on_hidden_gpu(record.dst_agent_id.handle))
+                {
+                    return Err(drop_reason::NOT_VISIBLE_GPU);
+                }
+                event
             }
             _ => return Err(drop_reason::UNSUPPORTED_KIND),
         };
@@ -262,14 +282,19 @@ impl RecordDecoder<'_> {
         event
     }
 
-    /// The device a copy is shown on: XLA's direction rules (§5.7), first match wins.
+    /// The device a copy is shown on: XLA's direction rules (§5.7), first match wins; only
+    /// GPUs HIP sees count as GPUs.
     pub fn memcpy_device_id(&self, event_type: EventType, src: u64, dst: u64) -> u32 {
-        let dst_is_gpu = self.agents.is_gpu(dst);
-        let src_is_gpu = self.agents.is_gpu(src);
+        let dst_is_gpu = self.agents.is_visible_gpu(dst);
+        let src_is_gpu = self.agents.is_visible_gpu(src);
         let chosen = match event_type {
             EventType::MemcpyH2D if dst_is_gpu => Some(dst),
             EventType::MemcpyD2H if src_is_gpu => Some(src),
-            EventType::MemcpyD2D if self.agents.get(dst).is_some() => Some(dst),
+            EventType::MemcpyD2D
+                if self.agents.get(dst).is_some() && (dst_is_gpu || !self.agents.is_gpu(dst)) =>
+            {
+                Some(dst)
+            }
             _ if dst_is_gpu => Some(dst),
             _ if src_is_gpu => Some(src),
             _ => None,
@@ -588,6 +613,63 @@ mod tests {
         let h2h = event(sys::ROCPROFILER_MEMORY_COPY_HOST_TO_HOST, CPU, CPU);
         assert_eq!(h2h.event_type, EventType::MemcpyOther);
         assert_eq!(h2h.device_id, RocmTracerEvent::INVALID_DEVICE_ID);
+    }
+
+    #[test]
+    fn records_of_gpus_hip_does_not_see_are_dropped_under_their_own_reason() {
+        const HIDDEN: u64 = 303;
+        let with_bits = |handle, kind, bits| {
+            let mut agent = AgentInfo::bare(handle, kind);
+            agent.raw.0.runtime_visibility = bits;
+            agent
+        };
+        let mut fixture = Fixture::new();
+        // GPU0 is hidden (hsa bit only), GPU1 is HIP device 0, HIDDEN has no bit at all.
+        fixture.agents = Agents::from_list(vec![
+            with_bits(CPU, AgentKind::Cpu, 0xF),
+            with_bits(GPU0, AgentKind::Gpu, 0x1),
+            with_bits(GPU1, AgentKind::Gpu, 0xF),
+            with_bits(HIDDEN, AgentKind::Gpu, 0x0),
+        ]);
+        assert_eq!(fixture.agents.gpus().len(), 1);
+        let decoder = fixture.decoder(0);
+        let tracing = sys::ROCPROFILER_BUFFER_CATEGORY_TRACING;
+        let kernel_kind = sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+        let copy_kind = sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY;
+        let visible = kernel_record();
+        let mut on_hidden = kernel_record();
+        on_hidden.dispatch_info.agent_id.handle = GPU0;
+        let mut on_unknown = kernel_record();
+        on_unknown.dispatch_info.agent_id.handle = 9_999;
+        let to_hidden = copy_record(sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE, CPU, HIDDEN);
+        let hidden_to_visible =
+            copy_record(sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE, GPU0, GPU1);
+        let ptr = |r: *const u8| r as *const std::ffi::c_void;
+        let headers = [
+            crafted::header(tracing, kernel_kind, ptr(&visible as *const _ as _)),
+            crafted::header(tracing, kernel_kind, ptr(&on_hidden as *const _ as _)),
+            crafted::header(tracing, kernel_kind, ptr(&on_unknown as *const _ as _)),
+            crafted::header(tracing, copy_kind, ptr(&to_hidden as *const _ as _)),
+            crafted::header(tracing, copy_kind, ptr(&hidden_to_visible as *const _ as _)),
+        ];
+        let pointers: Vec<*const sys::rocprofiler_record_header_t> =
+            headers.iter().map(|h| h as *const _).collect();
+        let mut events = Vec::new();
+        let mut drops = DropCounts::default();
+        // SAFETY: every header and payload above lives until the end of the test.
+        unsafe {
+            decoder.decode_buffer(pointers.as_ptr(), pointers.len(), &mut events, &mut drops)
+        };
+        assert_eq!(drops.get(drop_reason::NOT_VISIBLE_GPU), 3);
+        let devices: Vec<(EventType, u32)> =
+            events.iter().map(|e| (e.event_type, e.device_id)).collect();
+        assert_eq!(
+            devices,
+            [
+                (EventType::Kernel, GPU1 as u32),
+                (EventType::MemcpyD2D, GPU1 as u32)
+            ]
+        );
     }
 
     #[test]

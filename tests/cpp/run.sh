@@ -48,3 +48,14 @@ if [ "$sanitize" = ON ]; then
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 fi
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+
+echo "== the C example (examples/c/capture.c) on the simulated SDK"
+# Built as its header comment says, against the same staticlib and simulated SDK as the tests
+# above; the trace it writes must hold the scenario's kernels on a GPU lane.
+cc -std=c11 -Wall -Wextra -Werror -I include examples/c/capture.c \
+  "$target/debug/libxla_rocm_tracer.a" -L "$build/lib" -lrocprofiler-sdk \
+  -lstdc++ -lpthread -ldl -lm -o "$build/capture_c_example"
+"$build/capture_c_example" "$build/capture_c_example.xplane.pb" scenarios/jax_matmul.toml
+cargo build --locked -q -p xla-rocm-tracer-cli
+"$target/debug/xla-rocm-tracer" inspect "$build/capture_c_example.xplane.pb" \
+  | grep -E '^  Stream #[0-9]+: [0-9]+ events \(Kernel 13\)$'

@@ -65,15 +65,11 @@ def main():
             lane_of[e["name"]].add(lane)
             counts[e["name"]] += 1
 
-    # Known failure until issue 13 ("A tracer that is right on real hardware"): the scenario's
-    # 128-byte read-back is a GPU blit that the SDK records as DEVICE_TO_DEVICE with the GPU on
-    # both sides, and the tracer names it MemcpyD2D instead of by its HIP call (a device-to-host
-    # hipMemcpyAsync). Until then the read-back is checked under that name; once the tracer
-    # names it MemcpyD2H this fails, so the marker goes with the fix.
-    read_back = "MemcpyD2D"
-    if counts["MemcpyD2H"]:
-        fail("known failure (issue 13) now passes: the read-back is MemcpyD2H; remove the marker")
-    print("KNOWN FAILURE (issue 13): the 128-byte device-to-host read-back is named MemcpyD2D")
+    # The scenario's 128-byte read-back is a GPU blit that the SDK records as DEVICE_TO_DEVICE
+    # with the GPU on both sides; the tracer names it by its HIP call, a device-to-host copy.
+    read_back = "MemcpyD2H"
+    if counts["MemcpyD2D"]:
+        fail(f"the read-back is named MemcpyD2D, not by its HIP call; events: {dict(counts)}")
     for copy in ("MemcpyH2D", read_back):
         if counts[copy] < 1:
             fail(f"no {copy} event on /device:GPU:0; events: {dict(counts)}")

@@ -60,19 +60,19 @@ mod tests {
         let names = unsafe { kernel_names(image.as_ptr()) }.unwrap();
         assert_eq!(names, ["_Z3addPfi", "_Z5scalePff"]);
         let elf = b"\x7fELF\x02\x01\x01\0\0\0";
-        // SAFETY: 10 readable bytes.
         assert_eq!(
+            // SAFETY: 10 readable bytes.
             unsafe { kernel_names(elf.as_ptr()) },
             Err(HipError(HIP_ERROR_INVALID_IMAGE))
         );
         let empty = b"ROCSIMCO\0";
-        // SAFETY: a complete image.
         assert_eq!(
+            // SAFETY: a complete image.
             unsafe { kernel_names(empty.as_ptr()) },
             Err(HipError(HIP_ERROR_INVALID_IMAGE))
         );
-        // SAFETY: null is allowed.
         assert_eq!(
+            // SAFETY: null is allowed.
             unsafe { kernel_names(std::ptr::null()) },
             Err(HipError(HIP_ERROR_INVALID_VALUE))
         );

@@ -47,9 +47,13 @@ unsafe extern "C" fn on_callback(
         return;
     }
     if record.kind == sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY {
-        let p = &*record
-            .payload
-            .cast::<sys::rocprofiler_callback_tracing_memory_copy_data_t>();
+        // SAFETY: a MEMORY_COPY record's payload is the SDK's memory_copy_data struct, live for
+        // the callback.
+        let p = unsafe {
+            &*record
+                .payload
+                .cast::<sys::rocprofiler_callback_tracing_memory_copy_data_t>()
+        };
         seen()
             .copies
             .entry(record.correlation_id.internal)
@@ -61,7 +65,8 @@ unsafe extern "C" fn on_callback(
                 dst_agent: p.dst_agent_id.handle,
             });
     } else {
-        let args = sim_test_kit::arg_texts(record);
+        // SAFETY: the callback record the SDK passed, read during the callback.
+        let args = unsafe { sim_test_kit::arg_texts(record) };
         seen()
             .calls
             .push((record.operation, record.correlation_id.internal, args));
@@ -106,6 +111,7 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
     const BIG: usize = 40 << 20;
     let mut device: *mut c_void = std::ptr::null_mut();
     let mut pinned: *mut c_void = std::ptr::null_mut();
+    // SAFETY: live locals for HIP to write the allocations' addresses to.
     unsafe {
         assert_eq!(hipMalloc(&mut device, BIG), HIP_SUCCESS);
         assert_eq!(hipHostMalloc(&mut pinned, 1 << 20, 0), HIP_SUCCESS);
@@ -115,6 +121,7 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
 
     // 4 KiB from pageable memory: a CPU copy into the large BAR, no record.
     assert_eq!(
+        // SAFETY: `device` holds BIG bytes and `pageable` BIG bytes; 4096 fit in both.
         unsafe { hipMemcpy(device, pageable.as_ptr().cast(), 4096, 1) },
         HIP_SUCCESS
     );
@@ -134,6 +141,7 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
     );
 
     // 4 KiB from pinned memory: a GPU blit, recorded as device-to-device on the GPU.
+    // SAFETY: `device` (BIG bytes) and `pinned` (1 MiB) both hold 4096 bytes.
     assert_eq!(unsafe { hipMemcpy(device, pinned, 4096, 4) }, HIP_SUCCESS);
     let (copies, args) = last_memcpy();
     assert_eq!(copies.len(), 1);
@@ -146,6 +154,7 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
 
     // 1 MiB back into pinned memory: one SDMA device-to-host copy.
     assert_eq!(
+        // SAFETY: `pinned` and `device` both hold 1 MiB.
         unsafe { hipMemcpy(pinned, device, 1 << 20, 2) },
         HIP_SUCCESS
     );
@@ -159,6 +168,7 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
 
     // 40 MiB from pageable memory: pinned in 32 MiB pieces, two records for one call.
     assert_eq!(
+        // SAFETY: `device` and `pageable` both hold BIG bytes.
         unsafe { hipMemcpy(device, pageable.as_ptr().cast(), BIG, 1) },
         HIP_SUCCESS
     );
@@ -173,8 +183,10 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
 
     // Host to host: the CPU copies, no record; the data still moves.
     let mut other = vec![0u8; 4096];
+    // SAFETY: `pinned` holds 1 MiB, so 4096 bytes are writable.
     unsafe { std::ptr::write_bytes(pinned.cast::<u8>(), 9, 4096) };
     assert_eq!(
+        // SAFETY: `other` and `pinned` both hold 4096 bytes.
         unsafe { hipMemcpy(other.as_mut_ptr().cast(), pinned, 4096, 0) },
         HIP_SUCCESS
     );
@@ -184,6 +196,7 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
 
     // hipMemcpyAsync shows its stream too.
     let mut stream = 0u64;
+    // SAFETY: `stream` is a live local for HIP to write; `pageable` and `device` hold 1 MiB.
     unsafe {
         assert_eq!(hipStreamCreate(&mut stream), HIP_SUCCESS);
         assert_eq!(

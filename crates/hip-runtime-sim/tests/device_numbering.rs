@@ -12,6 +12,7 @@ use rocprofiler_sdk_sim as _;
 
 fn device_count() -> c_int {
     let mut count = -1;
+    // SAFETY: `count` is a live local for HIP to write.
     assert_eq!(unsafe { hipGetDeviceCount(&mut count) }, HIP_SUCCESS);
     count
 }
@@ -27,6 +28,7 @@ fn rocm_7_0_programs_see_every_gpu() {
     assert_eq!(device_count(), 2);
     assert_eq!(hipSetDevice(1), HIP_SUCCESS);
     let mut device = -1;
+    // SAFETY: `device` is a live local for HIP to write.
     assert_eq!(unsafe { hipGetDevice(&mut device) }, HIP_SUCCESS);
     assert_eq!(device, 1);
 }
@@ -48,9 +50,11 @@ fn hip_visible_devices_sets_count_and_order() {
     // as the agents' location_id).
     let mut prop = std::mem::MaybeUninit::<amdhip64::abi::HipDevicePropR0600>::zeroed();
     assert_eq!(
+        // SAFETY: `prop` has room for one HipDevicePropR0600.
         unsafe { hipGetDevicePropertiesR0600(prop.as_mut_ptr(), 0) },
         HIP_SUCCESS
     );
+    // SAFETY: `prop` was zeroed (a valid value of this plain-data struct) and then filled.
     assert_eq!(unsafe { prop.assume_init() }.pciBusID, 0x0c + 0x10 * 3);
     assert_eq!(rocprofiler_sdk_sim::driver::device_gpu_ordinal(1), Some(1));
     assert_eq!(rocprofiler_sdk_sim::driver::device_gpu_ordinal(2), None);

@@ -49,6 +49,8 @@ extern "C" fn unregistered_stub() {
 
 /// out[i] = a * x[i] + out[i], for the host body of `axpy`.
 unsafe extern "C" fn axpy_body(grid: Dim3, block: Dim3, _shared: usize, args: *mut *mut c_void) {
+    // SAFETY: the runtime calls a host body with the launch's argument array: four pointers to
+    // the `a`, `x`, `out` and `n` the launch passed, with `x` and `out` holding `n` floats.
     unsafe {
         let a = *(*args.add(0)).cast::<f32>();
         let x = *(*args.add(1)).cast::<*const f32>();
@@ -67,6 +69,8 @@ fn launch(stub: extern "C" fn(), blocks: u32, args: &mut [*mut c_void], stream: 
         z: 1,
     };
     let block = Dim3 { x: 64, y: 1, z: 1 };
+    // SAFETY: `stub` is a host stub; `args` holds the kernel's argument pointers, live for the
+    // call.
     unsafe {
         hipLaunchKernel(
             stub as *const c_void,
@@ -116,12 +120,15 @@ fn hip_program_through_the_tracer() {
         binary: std::ptr::null(),
         unused: std::ptr::null_mut(),
     };
+    // SAFETY: `wrapper` is a fat-binary wrapper with HIP's layout, live for the program.
     let handle = unsafe { __hipRegisterFatBinary((&wrapper as *const HipFatbinWrapper).cast()) };
     assert!(!handle.is_null());
     for (stub, name) in [
         (axpy_stub as extern "C" fn(), c"_Z4axpyfPKfPfj"),
         (fill_stub, c"_ZN4demo4fillIfEEvPT_S1_i"),
     ] {
+        // SAFETY: a handle from __hipRegisterFatBinary, a stub address and static NUL-terminated
+        // names; the optional pointers are null as hipcc passes them.
         unsafe {
             __hipRegisterFunction(
                 handle,
@@ -143,14 +150,17 @@ fn hip_program_through_the_tracer() {
     );
 
     let mut count = 0;
+    // SAFETY: `count` is a live local for HIP to write.
     assert_eq!(unsafe { hipGetDeviceCount(&mut count) }, HIP_SUCCESS);
     assert_eq!(count, 1);
     let mut props = HipDevicePropR0600::zeroed();
     assert_eq!(
+        // SAFETY: `props` is a live HipDevicePropR0600 for HIP to fill.
         unsafe { hipGetDevicePropertiesR0600(&mut props, 0) },
         HIP_SUCCESS
     );
     assert_eq!(
+        // SAFETY: HIP wrote the architecture name as a NUL-terminated string in `props`.
         unsafe { CStr::from_ptr(props.gcnArchName.as_ptr()) }
             .to_str()
             .unwrap(),
@@ -164,7 +174,9 @@ fn hip_program_through_the_tracer() {
         .expect("enable");
 
     let (mut s1, mut s2) = (0u64, 0u64);
+    // SAFETY: `s1` is a live local for HIP to write.
     assert_eq!(unsafe { hipStreamCreate(&mut s1) }, HIP_SUCCESS);
+    // SAFETY: `s2` is a live local for HIP to write.
     assert_eq!(unsafe { hipStreamCreateWithFlags(&mut s2, 1) }, HIP_SUCCESS);
     let (id1, id2) = (sdk_stream_id(s1).unwrap(), sdk_stream_id(s2).unwrap());
     assert_ne!(id1, id2);
@@ -174,6 +186,7 @@ fn hip_program_through_the_tracer() {
     let mut result = vec![0f32; N];
     let (mut d_x, mut d_out) = (std::ptr::null_mut(), std::ptr::null_mut());
     let bytes = N * 4;
+    // SAFETY: live locals for the allocations; `x` and the allocations hold `bytes` bytes.
     unsafe {
         assert_eq!(hipMalloc(&mut d_x, bytes), HIP_SUCCESS);
         assert_eq!(hipMalloc(&mut d_out, bytes), HIP_SUCCESS);
@@ -199,6 +212,8 @@ fn hip_program_through_the_tracer() {
     // A graph of three axpy nodes on s2: out += 3 * 2x.
     let mut graph = 0u64;
     let mut exec = 0u64;
+    // SAFETY: live locals for HIP's handles; the kernel parameters are `args`, live until the
+    // graph ran.
     unsafe {
         assert_eq!(hipGraphCreate(&mut graph, 0), HIP_SUCCESS);
         let params = HipKernelNodeParams {
@@ -268,6 +283,9 @@ fn hip_program_through_the_tracer() {
     }
 
     // Bad use: HIP's errors, sticky last error, no device work.
+    // SAFETY: HIP rejects each bad call before touching memory (sizes beyond the allocation,
+    // bad directions, null out-pointers); the good ones get live locals, the error strings are
+    // static.
     unsafe {
         assert_eq!(hipSetDevice(1), HIP_ERROR_INVALID_DEVICE);
         assert_eq!(hipMalloc(std::ptr::null_mut(), 4), HIP_ERROR_INVALID_VALUE);

@@ -38,6 +38,7 @@ fn a_call_on_a_destroyed_stream_fails_without_aborting() {
     }
     assert!(Tracer::get().is_available());
     let mut stream = 0u64;
+    // SAFETY: `stream` is a live local for HIP to write.
     assert_eq!(unsafe { hipStreamCreate(&mut stream) }, HIP_SUCCESS);
     assert_eq!(hipStreamDestroy(stream), HIP_SUCCESS);
     // DESTROY kept the map entry: the SET finds it, HIP rejects the handle.
@@ -56,6 +57,7 @@ fn a_failed_create_moves_the_null_stream_to_a_new_id() {
     // wrapper adds that value to its map anyway, under a new id.
     let mut stream = 0u64;
     assert_eq!(
+        // SAFETY: `stream` is a live local for HIP to write.
         unsafe { hipStreamCreateWithFlags(&mut stream, 0x80) },
         HIP_ERROR_INVALID_VALUE
     );

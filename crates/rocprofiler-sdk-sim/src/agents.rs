@@ -28,6 +28,7 @@ pub(crate) struct Agents {
 // SAFETY: the pointed-to agent structs are leaked, never mutated after construction, and only
 // read; sharing the pointers between threads is sound.
 unsafe impl Send for Agents {}
+// SAFETY: as for Send: the agent structs are immutable once built, so shared reads are sound.
 unsafe impl Sync for Agents {}
 
 static AGENTS: LazyLock<Agents> = LazyLock::new(build);

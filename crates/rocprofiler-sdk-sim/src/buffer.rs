@@ -477,6 +477,7 @@ impl Buffer {
         let address = callback as usize;
         // SAFETY: dladdr only reads the loader's tables; `info` is a valid out-pointer.
         let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+        // SAFETY: dladdr only reads the loader's tables and writes `info`, a live local.
         let found = unsafe { libc::dladdr(address as *const libc::c_void, &mut info) } != 0;
         if found && !info.dli_sname.is_null() {
             // SAFETY: dladdr returned a NUL-terminated symbol name.

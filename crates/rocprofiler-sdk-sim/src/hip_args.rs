@@ -140,7 +140,7 @@ pub(crate) fn describe(
 ) -> Vec<ArgText> {
     let _ = max_deref;
     let mut b = Builder { args: Vec::new() };
-    // SAFETY (every union read below): the sim writes the member named after the operation
+    // SAFETY: (every union read below) the sim writes the member named after the operation
     // before any callback sees the payload, and all members are plain integers/pointers.
     unsafe {
         match operation {

@@ -97,21 +97,28 @@ unsafe extern "C" fn on_buffer(
     p.tids.lock().unwrap().push(tid());
     p.entered.fetch_add(1, Ordering::SeqCst);
     for i in 0..num_headers {
-        let h = &**headers.add(i);
+        // SAFETY: the SDK hands over `num_headers` valid header pointers, live for the callback.
+        let h = unsafe { &**headers.add(i) };
         if h.kind() == ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API {
-            let r = &*(h.payload as *const rocprofiler_buffer_tracing_hip_api_record_t);
+            // SAFETY: a HIP_RUNTIME_API record's payload is the SDK's hip_api record, live for the
+            // callback.
+            let r = unsafe { &*(h.payload as *const rocprofiler_buffer_tracing_hip_api_record_t) };
             assert_eq!(r.size as usize, RECORD);
         } else {
             assert_eq!(h.kind(), ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH);
         }
     }
     if num_headers > 0 {
+        // SAFETY: there is at least one header (checked above), valid for the callback.
         p.first_payload
-            .store((**headers).payload as usize, Ordering::SeqCst);
+            .store(unsafe { (**headers).payload } as usize, Ordering::SeqCst);
     }
     if data as usize == B::SelfFlush as usize {
-        p.self_flush_status
-            .store(rocprofiler_flush_buffer(buffer), Ordering::SeqCst);
+        // SAFETY: a plain handle, no pointers; the SDK validates it.
+        p.self_flush_status.store(
+            unsafe { rocprofiler_flush_buffer(buffer) },
+            Ordering::SeqCst,
+        );
     }
     if data as usize == B::Nested as usize && p.nested_calls.load(Ordering::SeqCst) == 0 {
         // A sink that makes traced HIP calls while it handles a batch: the first lands in the
@@ -150,15 +157,19 @@ unsafe extern "C" fn tool_init(_f: rocprofiler_client_finalize_t, _d: *mut c_voi
         };
         let ctx = sim_test_kit::context();
         let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
-        check(rocprofiler_create_buffer(
-            ctx,
-            size,
-            watermark,
-            policy,
-            Some(on_buffer),
-            b as usize as *mut c_void,
-            &mut buffer,
-        ));
+        // SAFETY: `buffer` is a live local for the SDK to write; on_buffer has the SDK's buffer
+        // callback type and its data is a probe index, never dereferenced.
+        check(unsafe {
+            rocprofiler_create_buffer(
+                ctx,
+                size,
+                watermark,
+                policy,
+                Some(on_buffer),
+                b as usize as *mut c_void,
+                &mut buffer,
+            )
+        });
         assert!(
             (255..=65535 + 64).contains(&buffer.handle),
             "buffer handles start at a random offset in [255, 65535]"
@@ -169,8 +180,10 @@ unsafe extern "C" fn tool_init(_f: rocprofiler_client_finalize_t, _d: *mut c_voi
         }
         if let B::Assigned = b {
             let mut thread = rocprofiler_callback_thread_t { handle: 0 };
-            check(rocprofiler_create_callback_thread(&mut thread));
-            check(rocprofiler_assign_callback_thread(buffer, thread));
+            // SAFETY: `thread` is a live local for the SDK to write.
+            check(unsafe { rocprofiler_create_callback_thread(&mut thread) });
+            // SAFETY: a plain handle, no pointers; the SDK validates it.
+            check(unsafe { rocprofiler_assign_callback_thread(buffer, thread) });
         }
         ids.push((ctx, buffer));
     }
@@ -183,11 +196,13 @@ struct Active(#[allow(dead_code)] std::sync::MutexGuard<'static, ()>, B);
 fn activate(b: B) -> Active {
     sim_test_kit::register_tool(c"buffers-test-tool", tool_init, None);
     let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_start_context(ids(b).0) });
     Active(guard, b)
 }
 impl Drop for Active {
     fn drop(&mut self) {
+        // SAFETY: a plain handle, no pointers; the SDK validates it.
         unsafe { rocprofiler_stop_context(ids(self.1).0) };
     }
 }
@@ -216,6 +231,7 @@ fn counts(b: B) -> sim::BufferRecordCounts {
 fn watermark_queues_a_flush_and_flush_blocks_until_the_callback_ran() {
     let _a = activate(B::Watermark);
     let p = probe(B::Watermark);
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Watermark).1) });
     let (calls0, records0) = (
         p.calls.load(Ordering::SeqCst),
@@ -239,11 +255,13 @@ fn watermark_queues_a_flush_and_flush_blocks_until_the_callback_ran() {
     assert_eq!(records(), 4);
     call();
     call();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Watermark).1) });
     // No waiting: flush returned only after the callback ran.
     assert_eq!(calls(), 2);
     assert_eq!(records(), 6);
     // Flushing an empty buffer succeeds without a callback.
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Watermark).1) });
     assert_eq!(calls(), 2);
     let me = tid();
@@ -259,10 +277,11 @@ fn record_memory_is_poisoned_after_the_callback() {
     let _a = activate(B::Watermark);
     let p = probe(B::Watermark);
     call();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Watermark).1) });
     let stale = p.first_payload.load(Ordering::SeqCst) as *const u64;
-    // The arena is still owned by the sim (it is reused), so reading it is sound; a tool that
-    // kept the pointer would read this pattern instead of its record.
+    // A tool that kept the pointer would read this pattern instead of its record.
+    // SAFETY: the arena is still owned by the sim (it is reused), so reading it is sound.
     assert_eq!(unsafe { stale.read_volatile() }, 0xDBDB_DBDB_DBDB_DBDB);
 }
 
@@ -308,7 +327,9 @@ fn producers_wait_while_the_callback_delivers_their_half() {
     p.open_gate();
     producer.join().unwrap();
     sim::driver::wait_idle();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(buffer) });
+    // SAFETY: as above.
     check(unsafe { rocprofiler_flush_buffer(buffer) });
     let after = counts(B::Lossless);
     assert_eq!(after.total_written() - before.total_written(), 4);
@@ -349,6 +370,7 @@ fn a_traced_call_inside_the_buffer_callback_is_reported_as_a_deadlock() {
     }
     let _a = activate(B::Nested);
     call();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Nested).1) });
     unreachable!("the nested call aborts the process");
 }
@@ -365,9 +387,12 @@ fn a_self_deadlock_can_be_counted_instead() {
     let _a = activate(B::Nested);
     let p = probe(B::Nested);
     call();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Nested).1) });
     sim::driver::wait_idle();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Nested).1) });
+    // SAFETY: as above.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Nested).1) });
     assert_eq!(p.nested_calls.load(Ordering::SeqCst), 2);
     let c = counts(B::Nested);
@@ -401,6 +426,7 @@ fn discard_has_one_half_loses_records_silently_and_counts_drops_cumulatively() {
         0,
         "above capacity, below the watermark"
     );
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(buffer) });
     assert_eq!(p.calls.load(Ordering::SeqCst), 1);
     assert_eq!(p.records.load(Ordering::SeqCst), per_half);
@@ -410,6 +436,7 @@ fn discard_has_one_half_loses_records_silently_and_counts_drops_cumulatively() {
     let c = counts(B::Discard);
     assert_eq!(c.total_lost(), 5, "written into the unallocated half");
     assert_eq!(c.total_discarded(), 6, "no drop counted for them");
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(buffer) });
     assert_eq!(
         p.calls.load(Ordering::SeqCst),
@@ -419,6 +446,7 @@ fn discard_has_one_half_loses_records_silently_and_counts_drops_cumulatively() {
     for _ in 0..per_half + 2 {
         call();
     }
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(buffer) });
     assert_eq!(p.calls.load(Ordering::SeqCst), 2);
     assert_eq!(
@@ -440,6 +468,7 @@ fn flush_from_the_buffers_own_callback_is_busy_not_success() {
     let p = probe(B::SelfFlush);
     p.self_flush_status.store(u32::MAX, Ordering::SeqCst);
     call();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::SelfFlush).1) });
     assert_eq!(
         p.self_flush_status.load(Ordering::SeqCst),
@@ -453,6 +482,7 @@ fn flush_during_another_flush_waits_and_succeeds() {
     let _a = activate(B::Busy);
     let p = probe(B::Busy);
     let buffer = ids(B::Busy).1;
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(buffer) });
     let (calls0, records0, entered0) = (
         p.calls.load(Ordering::SeqCst),
@@ -462,8 +492,10 @@ fn flush_during_another_flush_waits_and_succeeds() {
     let waits0 = counts(B::Busy).flush_waits;
     p.close_gate();
     call();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     let first = std::thread::spawn(move || unsafe { rocprofiler_flush_buffer(buffer) });
     assert!(wait_for(|| p.entered.load(Ordering::SeqCst) > entered0));
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     let second = std::thread::spawn(move || unsafe { rocprofiler_flush_buffer(buffer) });
     assert!(
         wait_for(|| counts(B::Busy).flush_waits > waits0),
@@ -480,10 +512,12 @@ fn flush_during_another_flush_waits_and_succeeds() {
 fn assigned_callback_thread_differs_from_the_default_one() {
     let guard = activate(B::Assigned);
     call();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Assigned).1) });
     drop(guard);
     let guard = activate(B::Busy);
     call();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Busy).1) });
     drop(guard);
     let assigned = probe(B::Assigned).tids.lock().unwrap().clone();
@@ -502,6 +536,7 @@ fn destroyed_buffers_are_gone_and_leave_their_context_valid() {
     {
         let _a = a;
         call();
+        // SAFETY: a plain handle, no pointers; the SDK validates it.
         check(unsafe { rocprofiler_destroy_buffer(buffer) });
         call(); // pushes to a destroyed buffer are ignored
     }
@@ -511,18 +546,23 @@ fn destroyed_buffers_are_gone_and_leave_their_context_valid() {
         "unflushed records were dropped"
     );
     assert_eq!(
+        // SAFETY: a plain handle, no pointers; the SDK validates it.
         unsafe { rocprofiler_flush_buffer(buffer) },
         ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND
     );
     assert_eq!(
+        // SAFETY: a plain handle, no pointers; the SDK validates it.
         unsafe { rocprofiler_destroy_buffer(buffer) },
         ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND
     );
     let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_start_context(ctx) });
     let mut valid = -1;
+    // SAFETY: `valid` is a live local for the SDK to write.
     check(unsafe { rocprofiler_context_is_valid(ctx, &mut valid) });
     assert_eq!(valid, 1);
     call(); // traced into a buffer that is gone: ignored
+            // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_stop_context(ctx) });
 }

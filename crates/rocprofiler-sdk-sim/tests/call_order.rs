@@ -110,6 +110,7 @@ fn kernel_launch_fires_set_api_request_enqueue_in_order_and_completes_elsewhere(
     assert_eq!(k.operation, ROCPROFILER_KERNEL_DISPATCH_COMPLETE);
     assert_eq!(k.dispatch_info.size, 72);
     assert_eq!(k.thread_id, me);
+    // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
     assert_eq!(unsafe { k.correlation_id.external.value }, sdk_id);
     assert_eq!(k.dispatch_info.kernel_id, launch.kernel.0);
     assert_eq!(k.dispatch_info.grid_size.x, 1024);
@@ -169,6 +170,7 @@ fn module_launch_has_the_same_shape() {
     );
     drain();
     assert!(records_for(corr).iter().any(
+        // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
         |r| matches!(r, Record::Kernel(k) if unsafe { k.correlation_id.external.value } == 0)
     ));
 }
@@ -224,6 +226,7 @@ fn memcpy_async_fires_memory_copy_enter_and_pushes_a_copy_record() {
         (96, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, h2d, 4 << 20)
     );
     assert_eq!((c.src_agent_id.handle, c.dst_agent_id.handle), (cpu, gpu));
+    // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
     assert_eq!(unsafe { c.correlation_id.external.value }, sdk_id);
     assert_eq!(c.thread_id, me);
     assert_eq!(c.end_timestamp - c.start_timestamp, 30_000);
@@ -239,12 +242,14 @@ fn memcpy_sync_has_no_set_and_blocks_until_the_copy_completed() {
     let me = tid();
     let from = event_count();
     let copy = sim_test_kit::copy(CopyKind::DeviceToHost, 1 << 17, 50_000);
+    // SAFETY: `t` is a live local for the SDK to write.
     let before = unsafe {
         let mut t = 0;
         rocprofiler_get_timestamp(&mut t);
         t
     };
     let corr = driver::memcpy_sync(&copy).unwrap();
+    // SAFETY: as above.
     let after = unsafe {
         let mut t = 0;
         rocprofiler_get_timestamp(&mut t);
@@ -274,6 +279,7 @@ fn memcpy_sync_has_no_set_and_blocks_until_the_copy_completed() {
     drain();
     assert!(records_for(corr)
         .iter()
+        // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
         .any(|r| matches!(r, Record::Copy(c) if unsafe { c.correlation_id.external.value } == 0)));
 }
 
@@ -364,6 +370,7 @@ fn graph_launch_gives_many_kernel_records_under_one_correlation_id() {
     assert_eq!(dispatch_ids.len(), 3);
     assert!(kernels
         .iter()
+        // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
         .all(|k| unsafe { k.correlation_id.external.value } == sdk_id));
     // One stream, one queue: the kernels ran back to back, never overlapping.
     let mut spans: Vec<_> = kernels
@@ -517,12 +524,15 @@ fn request_return_zero_uses_the_value_nonzero_uses_the_pushed_value() {
     let corr_value = driver::launch_kernel(stream, &launch).unwrap();
     REQUEST_RETURN.set(1);
     let ctx = rocprofiler_context_id_t { handle: ids.main };
+    // SAFETY: plain handles and values; the SDK validates the context.
     check(unsafe {
         rocprofiler_push_external_correlation_id(ctx, me, rocprofiler_user_data_t { value: 777 })
     });
     let corr_pushed = driver::launch_kernel(stream, &launch).unwrap();
     let mut popped = rocprofiler_user_data_t { value: 0 };
+    // SAFETY: `popped` is a live local for the SDK to write.
     check(unsafe { rocprofiler_pop_external_correlation_id(ctx, me, &mut popped) });
+    // SAFETY: the popped value is a user-data union of plain 64-bit values.
     assert_eq!(unsafe { popped.value }, 777);
     REQUEST_RETURN.set(0);
     drain();
@@ -531,6 +541,7 @@ fn request_return_zero_uses_the_value_nonzero_uses_the_pushed_value() {
             .iter()
             .find_map(|r| {
                 if let Record::Kernel(k) = r {
+                    // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
                     Some(unsafe { k.correlation_id.external.value })
                 } else {
                     None
@@ -673,6 +684,7 @@ fn memset_sync_has_no_set_dispatches_the_fill_kernel_and_blocks() {
     setup();
     let me = tid();
     let from = event_count();
+    // SAFETY: `t` is a live local for the SDK to write.
     let now = || unsafe {
         let mut t = 0;
         rocprofiler_get_timestamp(&mut t);
@@ -722,6 +734,7 @@ fn memset_sync_has_no_set_dispatches_the_fill_kernel_and_blocks() {
         "__amd_rocclr_fillBufferAligned"
     );
     // No SET, so the tool's stream stack still holds only the null stream.
+    // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
     assert_eq!(unsafe { kernel.correlation_id.external.value }, 0);
     assert_eq!(kernel.end_timestamp - kernel.start_timestamp, 40_000);
 }

@@ -139,6 +139,7 @@ fn large_pageable_copies_give_one_record_per_pinned_piece() {
         && r.operation == sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE
         && (r.src_agent_id.handle, r.dst_agent_id.handle) == (cpu, gpu)));
     // The pieces follow each other through the buffer.
+    // SAFETY: every member of the address union is a plain 64-bit value.
     let (src0, src1) = unsafe { (records[0].src_address.value, records[1].src_address.value) };
     assert_eq!(
         (src0, src1),

@@ -40,19 +40,22 @@ pub unsafe extern "C" fn rocprofiler_configure(
     _: u32,
     id: *mut rocprofiler_client_id_t,
 ) -> *mut rocprofiler_tool_configure_result_t {
-    (*id).name = c"discovered-tool".as_ptr();
+    // SAFETY: the SDK passes this tool's client id, valid during configure; the name is static.
+    unsafe { (*id).name = c"discovered-tool".as_ptr() };
     RESULT.get()
 }
 
 #[test]
 fn the_first_hip_call_discovers_and_initializes_the_tool() {
     let mut status = 7;
+    // SAFETY: `status` is a live local for the SDK to write.
     unsafe { rocprofiler_is_initialized(&mut status) };
     assert_eq!(
         status, 0,
         "nothing initializes before the runtime registers"
     );
     sim::driver::stream_create().unwrap();
+    // SAFETY: as above.
     unsafe { rocprofiler_is_initialized(&mut status) };
     assert_eq!(status, 1);
     assert_eq!(
@@ -65,6 +68,7 @@ fn the_first_hip_call_discovers_and_initializes_the_tool() {
         .iter()
         .any(|(_, n)| n.as_deref() == Some("discovered-tool")));
     assert_eq!(
+        // SAFETY: this file's configure function, with the SDK's configure signature.
         unsafe { rocprofiler_force_configure(Some(rocprofiler_configure)) },
         ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
     );

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 #[test]
 fn injected_statuses_are_returned_always_or_on_the_nth_call() {
     let mut t = 0;
+    // SAFETY: `t` is a live local the SDK calls below write to; the strings are static.
     unsafe {
         assert_eq!(rocprofiler_get_timestamp(&mut t), 0);
         sim::faults::inject(
@@ -49,19 +50,25 @@ unsafe extern "C" fn noop_buffer(
 unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void) -> c_int {
     let mut ctx = rocprofiler_context_id_t { handle: 0 };
     let mut seen = SEEN.lock().unwrap();
-    seen.push(rocprofiler_create_context(&mut ctx));
+    // SAFETY: `ctx` is a live local for the SDK to write.
+    seen.push(unsafe { rocprofiler_create_context(&mut ctx) });
     let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
-    seen.push(rocprofiler_create_buffer(
-        ctx,
-        4096,
-        0,
-        ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-        Some(noop_buffer),
-        std::ptr::null_mut(),
-        &mut buffer,
-    ));
-    seen.push(rocprofiler_start_context(ctx));
-    seen.push(rocprofiler_start_context(ctx));
+    // SAFETY: `buffer` is a live local for the SDK to write; no callback data.
+    seen.push(unsafe {
+        rocprofiler_create_buffer(
+            ctx,
+            4096,
+            0,
+            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+            Some(noop_buffer),
+            std::ptr::null_mut(),
+            &mut buffer,
+        )
+    });
+    // SAFETY: plain calls with a context handle (the SDK validates it).
+    seen.push(unsafe { rocprofiler_start_context(ctx) });
+    // SAFETY: as above.
+    seen.push(unsafe { rocprofiler_start_context(ctx) });
     0
 }
 
@@ -95,5 +102,6 @@ fn a_malformed_rocsim_faults_is_ignored() {
         return;
     }
     let mut t = 0;
+    // SAFETY: `t` is a live local for the SDK to write.
     assert_eq!(unsafe { rocprofiler_get_timestamp(&mut t) }, 0);
 }

@@ -28,7 +28,8 @@ unsafe extern "C" fn on_dispatch(
 ) {
     if record.operation == ROCPROFILER_KERNEL_DISPATCH_COMPLETE {
         let mut fini = 0;
-        rocprofiler_is_finalized(&mut fini);
+        // SAFETY: `fini` is a live local for the SDK to write.
+        unsafe { rocprofiler_is_finalized(&mut fini) };
         FINI_STATUS_AT_COMPLETE.store(fini, Ordering::SeqCst);
     }
 }
@@ -55,7 +56,8 @@ unsafe extern "C" fn tool_init(fini: rocprofiler_client_finalize_t, _: *mut c_vo
     sim_test_kit::trace_buffer(ctx, &kinds, buffer);
     let dispatch = [ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH];
     sim_test_kit::trace_callbacks(ctx, &dispatch, Some(on_dispatch));
-    rocprofiler_start_context(ctx);
+    // SAFETY: a context handle the SDK created (it validates handles).
+    unsafe { rocprofiler_start_context(ctx) };
     CONTEXT.store(ctx.handle, Ordering::SeqCst);
     BUFFER.store(buffer.handle, Ordering::SeqCst);
     *FINALIZE.lock().unwrap() = Some((fini, sim_test_kit::client_handle()));
@@ -64,27 +66,37 @@ unsafe extern "C" fn tool_init(fini: rocprofiler_client_finalize_t, _: *mut c_vo
 
 unsafe extern "C" fn tool_fini(_: *mut c_void) {
     let (mut fini, mut active) = (0, 0);
-    rocprofiler_is_finalized(&mut fini);
+    // SAFETY: `fini` is a live local for the SDK to write.
+    unsafe { rocprofiler_is_finalized(&mut fini) };
     FINI_STATUS_IN_FINALIZE.store(fini, Ordering::SeqCst);
-    rocprofiler_context_is_active(
-        rocprofiler_context_id_t {
-            handle: CONTEXT.load(Ordering::SeqCst),
-        },
-        &mut active,
-    );
+    // SAFETY: `active` is a live local for the SDK to write; the handle is validated.
+    unsafe {
+        rocprofiler_context_is_active(
+            rocprofiler_context_id_t {
+                handle: CONTEXT.load(Ordering::SeqCst),
+            },
+            &mut active,
+        )
+    };
     ACTIVE_IN_FINALIZE.store(active, Ordering::SeqCst);
     RECORDS_AT_FINALIZE.store(RECORDS.load(Ordering::SeqCst), Ordering::SeqCst);
     STOP_IN_FINALIZE.store(
-        rocprofiler_stop_context(rocprofiler_context_id_t {
-            handle: CONTEXT.load(Ordering::SeqCst),
-        }),
+        // SAFETY: a plain context handle (the SDK validates handles).
+        unsafe {
+            rocprofiler_stop_context(rocprofiler_context_id_t {
+                handle: CONTEXT.load(Ordering::SeqCst),
+            })
+        },
         Ordering::SeqCst,
     );
     if std::env::var("ROCSIM_TEST_FLUSH_IN_FINALIZE").is_ok() {
         FLUSH_IN_FINALIZE.store(
-            rocprofiler_flush_buffer(rocprofiler_buffer_id_t {
-                handle: BUFFER.load(Ordering::SeqCst),
-            }),
+            // SAFETY: a plain buffer handle (the SDK validates handles).
+            unsafe {
+                rocprofiler_flush_buffer(rocprofiler_buffer_id_t {
+                    handle: BUFFER.load(Ordering::SeqCst),
+                })
+            },
             Ordering::SeqCst,
         );
     }
@@ -113,6 +125,7 @@ fn finalize_now() -> (rocprofiler_client_finalize_t, rocprofiler_client_id_t) {
         name: std::ptr::null(),
         handle,
     };
+    // SAFETY: the finalize function the SDK handed the tool, called with the tool's client id.
     unsafe { fini.unwrap()(id) };
     (fini, id)
 }
@@ -149,6 +162,7 @@ fn client_finalize_stops_drains_and_locks() {
         "the SDK flushes nothing before the tool's finalize"
     );
     let mut s = 0;
+    // SAFETY: the SDK calls below get live locals to write and plain handles it validates.
     unsafe {
         rocprofiler_is_finalized(&mut s);
         assert_eq!(s, 1);

@@ -37,6 +37,7 @@ fn seen() -> std::sync::MutexGuard<'static, Seen> {
 }
 
 fn text(p: *const c_char) -> String {
+    // SAFETY: callers pass the SDK's NUL-terminated argument strings, live during the callback.
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
 
@@ -53,7 +54,9 @@ unsafe extern "C" fn on_arg(
     data: *mut c_void,
 ) -> c_int {
     assert_eq!(kind, sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API);
-    let out = &mut *data.cast::<(Vec<Arg>, usize)>();
+    // SAFETY: `data` is the `(Vec<Arg>, usize)` the iterating caller passed, alive and unshared
+    // for the duration of the iteration.
+    let out = unsafe { &mut *data.cast::<(Vec<Arg>, usize)>() };
     let type_name = text(arg_type);
     let raw_size = match type_name.as_str() {
         "i" | "j" | "13hipMemcpyKind" => 4,
@@ -61,11 +64,15 @@ unsafe extern "C" fn on_arg(
         _ => 8,
     };
     let mut raw = 0u64;
-    std::ptr::copy_nonoverlapping(
-        arg_value_addr.cast::<u8>(),
-        (&mut raw as *mut u64).cast::<u8>(),
-        raw_size,
-    );
+    // SAFETY: the SDK's argument address holds a value of `type_name`, at least `raw_size`
+    // bytes; `raw` has room for 8.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            arg_value_addr.cast::<u8>(),
+            (&mut raw as *mut u64).cast::<u8>(),
+            raw_size,
+        )
+    };
     out.0.push(Arg {
         number: arg_number,
         name: text(arg_name),
@@ -89,25 +96,35 @@ unsafe extern "C" fn on_callback(
         if record.phase != sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
             return;
         }
-        let size = (*record
-            .payload
-            .cast::<sys::rocprofiler_callback_tracing_hip_api_data_t>())
-        .size;
+        // SAFETY: a HIP_RUNTIME_API record's payload is the SDK's hip_api_data struct, live for
+        // the callback.
+        let size = unsafe {
+            (*record
+                .payload
+                .cast::<sys::rocprofiler_callback_tracing_hip_api_data_t>())
+            .size
+        };
         let mut out: (Vec<Arg>, usize) = (Vec::new(), 0);
-        let status = sys::rocprofiler_iterate_callback_tracing_kind_operation_args(
-            record,
-            Some(on_arg),
-            1,
-            (&mut out as *mut (Vec<Arg>, usize)).cast(),
-        );
+        // SAFETY: on_arg matches the SDK's argument callback and `out` outlives the call.
+        let status = unsafe {
+            sys::rocprofiler_iterate_callback_tracing_kind_operation_args(
+                record,
+                Some(on_arg),
+                1,
+                (&mut out as *mut (Vec<Arg>, usize)).cast(),
+            )
+        };
         assert_eq!(status, sys::ROCPROFILER_STATUS_SUCCESS);
         let mut first: (Vec<Arg>, usize) = (Vec::new(), 1);
-        sys::rocprofiler_iterate_callback_tracing_kind_operation_args(
-            record,
-            Some(on_arg),
-            1,
-            (&mut first as *mut (Vec<Arg>, usize)).cast(),
-        );
+        // SAFETY: as above, with `first`.
+        unsafe {
+            sys::rocprofiler_iterate_callback_tracing_kind_operation_args(
+                record,
+                Some(on_arg),
+                1,
+                (&mut first as *mut (Vec<Arg>, usize)).cast(),
+            )
+        };
         assert!(first.0.len() <= 1, "a non-zero return stops the iteration");
         seen()
             .calls
@@ -115,12 +132,15 @@ unsafe extern "C" fn on_callback(
     } else {
         // Kernel-dispatch and memory-copy records have no arguments to describe.
         let mut out: (Vec<Arg>, usize) = (Vec::new(), 0);
-        let status = sys::rocprofiler_iterate_callback_tracing_kind_operation_args(
-            record,
-            Some(on_arg),
-            1,
-            (&mut out as *mut (Vec<Arg>, usize)).cast(),
-        );
+        // SAFETY: on_arg matches the SDK's argument callback and `out` outlives the call.
+        let status = unsafe {
+            sys::rocprofiler_iterate_callback_tracing_kind_operation_args(
+                record,
+                Some(on_arg),
+                1,
+                (&mut out as *mut (Vec<Arg>, usize)).cast(),
+            )
+        };
         assert!(out.0.is_empty());
         seen().statuses.push((record.kind, status));
     }
@@ -358,6 +378,7 @@ fn other_calls_and_bad_records() {
         phase: 0,
         payload: std::ptr::null_mut(),
     };
+    // SAFETY: the test passes a record value and a matching callback (or none); no data.
     let iterate = |record, callback: sys::rocprofiler_callback_tracing_operation_args_cb_t| unsafe {
         sys::rocprofiler_iterate_callback_tracing_kind_operation_args(
             record,

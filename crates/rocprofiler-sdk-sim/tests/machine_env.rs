@@ -141,9 +141,11 @@ unsafe extern "C" fn keep_agents(
     num_agents: usize,
     user_data: *mut std::ffi::c_void,
 ) -> sys::rocprofiler_status_t {
-    let out = &mut *user_data.cast::<Vec<*const sys::rocprofiler_agent_v0_t>>();
+    // SAFETY: `user_data` is the Vec query_agents passed, alive and unshared during the query.
+    let out = unsafe { &mut *user_data.cast::<Vec<*const sys::rocprofiler_agent_v0_t>>() };
     for i in 0..num_agents {
-        out.push((*agents.add(i)).cast());
+        // SAFETY: the SDK passes `num_agents` agent pointers.
+        out.push(unsafe { *agents.add(i) }.cast());
     }
     sys::ROCPROFILER_STATUS_SUCCESS
 }
@@ -152,6 +154,8 @@ fn query_agents(
     agent_size: usize,
 ) -> (sys::rocprofiler_status_t, Vec<sys::rocprofiler_agent_v0_t>) {
     let mut pointers: Vec<*const sys::rocprofiler_agent_v0_t> = Vec::new();
+    // SAFETY: keep_agents has the SDK's agent callback type and gets `pointers`, which outlives
+    // the call.
     let status = unsafe {
         sys::rocprofiler_query_available_agents(
             sys::ROCPROFILER_AGENT_INFO_VERSION_0,
@@ -160,7 +164,8 @@ fn query_agents(
             (&mut pointers as *mut Vec<_>).cast(),
         )
     };
-    // The sim's agents occupy a full 312-byte struct in both modes, so reading one is sound.
+    // SAFETY: the sim's agents occupy a full 312-byte struct in both modes and live for the
+    // process, so reading one is sound.
     let agents = pointers.iter().map(|p| unsafe { **p }).collect();
     (status, agents)
 }
@@ -206,12 +211,14 @@ fn rocm_7_0_has_304_byte_agents_an_8_byte_uuid_and_context_none_max() {
     // CONTEXT_NONE is UINT64_MAX in 7.0: a failed create leaves it in the id.
     let mut context = sys::rocprofiler_context_id_t { handle: 0 };
     assert_eq!(
+        // SAFETY: `context` is a live local for the SDK to write.
         unsafe { sys::rocprofiler_create_context(&mut context) },
         sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
     );
     assert_eq!(context.handle, u64::MAX);
     let mut active = 1;
     assert_eq!(
+        // SAFETY: `active` is a live local for the SDK to write.
         unsafe { sys::rocprofiler_context_is_active(context, &mut active) },
         sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND
     );
@@ -226,6 +233,7 @@ fn rocm_7_1_is_the_default_layout() {
     assert_eq!(status, sys::ROCPROFILER_STATUS_SUCCESS);
     assert!(agents.iter().all(|a| a.size == 312));
     assert_eq!(
+        // SAFETY: keep_agents with null data is never called: the size check fails first.
         unsafe {
             sys::rocprofiler_query_available_agents(
                 sys::ROCPROFILER_AGENT_INFO_VERSION_0,
@@ -238,6 +246,7 @@ fn rocm_7_1_is_the_default_layout() {
     );
     let mut context = sys::rocprofiler_context_id_t { handle: 0 };
     assert_eq!(
+        // SAFETY: `context` is a live local for the SDK to write.
         unsafe { sys::rocprofiler_create_context(&mut context) },
         sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
     );
@@ -254,6 +263,7 @@ fn rocsim_version_sets_the_reported_sdk_version() {
     }
     let (mut major, mut minor, mut patch) = (9, 9, 9);
     assert_eq!(
+        // SAFETY: live locals for the SDK to write.
         unsafe { sys::rocprofiler_get_version(&mut major, &mut minor, &mut patch) },
         sys::ROCPROFILER_STATUS_SUCCESS
     );
@@ -263,6 +273,7 @@ fn rocsim_version_sets_the_reported_sdk_version() {
         minor: 9,
         patch: 9,
     };
+    // SAFETY: `triplet` is a live local for the SDK to write.
     unsafe { sys::rocprofiler_get_version_triplet(&mut triplet) };
     assert_eq!((triplet.major, triplet.minor, triplet.patch), (0, 6, 0));
 }

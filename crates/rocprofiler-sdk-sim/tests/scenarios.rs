@@ -238,9 +238,11 @@ fn jax_matmul_parses_and_replays_with_xla_shaped_records() {
     assert_eq!(matmuls.len(), 10);
     // The three lanes: compute (id 1 of this replay's streams), h2d, d2h, attributed through the
     // external correlation id the recording tool set from its HIP_STREAM stack.
+    // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
     let compute = unsafe { matmuls[0].correlation_id.external.value };
     assert!(matmuls
         .iter()
+        // SAFETY: as above.
         .all(|k| unsafe { k.correlation_id.external.value } == compute));
     assert!(matmuls.iter().all(
         |k| k.dispatch_info.grid_size.x == 65536 && k.dispatch_info.group_segment_size == 32768
@@ -271,7 +273,9 @@ fn jax_matmul_parses_and_replays_with_xla_shaped_records() {
     assert_eq!((h2d.bytes, d2h.bytes), (4194304, 128));
     let lanes = [
         compute,
+        // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
         unsafe { h2d.correlation_id.external.value },
+        // SAFETY: as above.
         unsafe { d2h.correlation_id.external.value },
     ];
     assert!(
@@ -335,12 +339,14 @@ fn multi_thread_scenario_shares_and_moves_queues() {
     let by_stream = |ext: u64| -> std::collections::BTreeSet<u64> {
         kernels
             .iter()
+            // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
             .filter(|k| unsafe { k.correlation_id.external.value } == ext)
             .map(|k| k.dispatch_info.queue_id.handle)
             .collect()
     };
     let ids: Vec<u64> = kernels
         .iter()
+        // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
         .map(|k| unsafe { k.correlation_id.external.value })
         .collect();
     let first = *ids.iter().filter(|i| **i != 0).min().unwrap();
@@ -356,6 +362,7 @@ fn multi_thread_scenario_shares_and_moves_queues() {
     assert_eq!(d.len(), 2, "d ran on two queues");
     assert!(d.is_superset(&a), "d moved onto q0");
     // The synchronous hipMemcpy has no SET, so its copy is attributed to stream 0.
+    // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
     assert!(records.iter().any(|r| matches!(r, Record::Copy(c) if c.bytes == 4096 && unsafe { c.correlation_id.external.value } == 0)));
 }
 

@@ -54,7 +54,8 @@ unsafe extern "C" fn on_stream(
         SETS.lock().unwrap().push((
             record.context_id.handle,
             record.phase,
-            record.correlation_id.external.value,
+            // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
+            unsafe { record.correlation_id.external.value },
             api_records_written(),
         ));
     }
@@ -74,13 +75,19 @@ unsafe extern "C" fn on_dispatch(
         handle: ids().main_ctx,
     };
     if record.phase == ROCPROFILER_CALLBACK_PHASE_ENTER {
-        rocprofiler_push_external_correlation_id(
-            ctx,
-            record.thread_id,
-            rocprofiler_user_data_t { value: 99 },
-        );
+        // SAFETY: plain handles and values; the SDK validates the context.
+        unsafe {
+            rocprofiler_push_external_correlation_id(
+                ctx,
+                record.thread_id,
+                rocprofiler_user_data_t { value: 99 },
+            )
+        };
     } else {
-        rocprofiler_pop_external_correlation_id(ctx, record.thread_id, std::ptr::null_mut());
+        // SAFETY: a null out-pointer is allowed (the popped value is not wanted).
+        unsafe {
+            rocprofiler_pop_external_correlation_id(ctx, record.thread_id, std::ptr::null_mut())
+        };
     }
 }
 
@@ -93,7 +100,8 @@ unsafe extern "C" fn on_request(
     external: *mut rocprofiler_user_data_t,
     _: *mut c_void,
 ) -> c_int {
-    (*external).value = 5;
+    // SAFETY: the SDK passes a valid out-slot for the external correlation id.
+    unsafe { (*external).value = 5 };
     0
 }
 
@@ -108,7 +116,8 @@ unsafe extern "C" fn on_buffer(
     let mut out = RECORDS.lock().unwrap();
     for i in 0..n {
         // The buffer traces HIP API and kernel dispatch records only.
-        out.extend(sim_test_kit::correlation(&**headers.add(i)));
+        // SAFETY: the SDK hands over `n` valid header pointers, live for the callback.
+        out.extend(unsafe { sim_test_kit::correlation(&**headers.add(i)) });
     }
 }
 
@@ -124,13 +133,17 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
     }
     let hip = [ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API];
     check(
-        rocprofiler_configure_external_correlation_id_request_service(
-            requesting_ctx,
-            hip.as_ptr(),
-            1,
-            Some(on_request),
-            std::ptr::null_mut(),
-        ),
+        // SAFETY: `hip` outlives the call (the SDK copies the list); on_request has the SDK's
+        // request callback type and needs no data.
+        unsafe {
+            rocprofiler_configure_external_correlation_id_request_service(
+                requesting_ctx,
+                hip.as_ptr(),
+                1,
+                Some(on_request),
+                std::ptr::null_mut(),
+            )
+        },
     );
     let dispatch = [ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH];
     trace_callbacks(main_ctx, &dispatch, Some(on_dispatch));

@@ -64,29 +64,34 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
     let mut out = IN_INIT.lock().unwrap();
     let mut t = |what, got, expected| out.push((what, got, expected));
     let mut s = 0;
-    rocprofiler_is_initialized(&mut s);
+    // SAFETY: `s` is a live local for the SDK to write.
+    unsafe { rocprofiler_is_initialized(&mut s) };
     *INIT_STATUS_DURING_INIT.lock().unwrap() = s;
     *DRIVER_DURING_INIT.lock().unwrap() = sim::driver::stream_create().err();
     t(
         "force_configure in init",
-        rocprofiler_force_configure(Some(configure)),
+        // SAFETY: this file's configure function, with the SDK's configure signature.
+        unsafe { rocprofiler_force_configure(Some(configure)) },
         ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED,
     );
     t(
         "create_context(null)",
-        rocprofiler_create_context(std::ptr::null_mut()),
+        // SAFETY: null is the bad argument under test; the SDK rejects it without writing.
+        unsafe { rocprofiler_create_context(std::ptr::null_mut()) },
         ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
     );
     let mut ctx = rocprofiler_context_id_t { handle: 5 };
     t(
         "create_context(handle != 0)",
-        rocprofiler_create_context(&mut ctx),
+        // SAFETY: `ctx` is a live local for the SDK to write.
+        unsafe { rocprofiler_create_context(&mut ctx) },
         ROCPROFILER_STATUS_ERROR_CONTEXT_ID_NOT_ZERO,
     );
     ctx.handle = 0;
     t(
         "create_context",
-        rocprofiler_create_context(&mut ctx),
+        // SAFETY: `ctx` is a live local for the SDK to write.
+        unsafe { rocprofiler_create_context(&mut ctx) },
         ROCPROFILER_STATUS_SUCCESS,
     );
     let bogus = rocprofiler_context_id_t { handle: 1 };
@@ -94,92 +99,124 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
     let null = std::ptr::null_mut();
     t(
         "callback svc unknown ctx",
-        rocprofiler_configure_callback_tracing_service(
-            bogus,
-            ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-            std::ptr::null(),
-            0,
-            cb,
-            null,
-        ),
+        // SAFETY: the operations are null or a live array (null with a count is rejected);
+        // noop_callback has the SDK's callback type and gets no data.
+        unsafe {
+            rocprofiler_configure_callback_tracing_service(
+                bogus,
+                ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                std::ptr::null(),
+                0,
+                cb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
     );
     t(
         "callback svc kind NONE",
-        rocprofiler_configure_callback_tracing_service(ctx, 0, std::ptr::null(), 0, cb, null),
+        // SAFETY: the operations are null or a live array (null with a count is rejected);
+        // noop_callback has the SDK's callback type and gets no data.
+        unsafe {
+            rocprofiler_configure_callback_tracing_service(ctx, 0, std::ptr::null(), 0, cb, null)
+        },
         ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND,
     );
     t(
         "callback svc kind LAST",
-        rocprofiler_configure_callback_tracing_service(
-            ctx,
-            ROCPROFILER_CALLBACK_TRACING_LAST,
-            std::ptr::null(),
-            0,
-            cb,
-            null,
-        ),
+        // SAFETY: the operations are null or a live array (null with a count is rejected);
+        // noop_callback has the SDK's callback type and gets no data.
+        unsafe {
+            rocprofiler_configure_callback_tracing_service(
+                ctx,
+                ROCPROFILER_CALLBACK_TRACING_LAST,
+                std::ptr::null(),
+                0,
+                cb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND,
     );
     t(
         "callback svc null callback",
-        rocprofiler_configure_callback_tracing_service(
-            ctx,
-            ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-            std::ptr::null(),
-            0,
-            None,
-            null,
-        ),
+        // SAFETY: the operations are null or a live array (null with a count is rejected);
+        // noop_callback has the SDK's callback type and gets no data.
+        unsafe {
+            rocprofiler_configure_callback_tracing_service(
+                ctx,
+                ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                std::ptr::null(),
+                0,
+                None,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
     );
     let bad_ops = [999];
     t(
         "callback svc bad op",
-        rocprofiler_configure_callback_tracing_service(
-            ctx,
-            ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
-            bad_ops.as_ptr(),
-            1,
-            cb,
-            null,
-        ),
+        // SAFETY: the operations are null or a live array (null with a count is rejected);
+        // noop_callback has the SDK's callback type and gets no data.
+        unsafe {
+            rocprofiler_configure_callback_tracing_service(
+                ctx,
+                ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+                bad_ops.as_ptr(),
+                1,
+                cb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND,
     );
     t(
         "callback svc null ops with count",
-        rocprofiler_configure_callback_tracing_service(
-            ctx,
-            ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
-            std::ptr::null(),
-            3,
-            cb,
-            null,
-        ),
+        // SAFETY: the operations are null or a live array (null with a count is rejected);
+        // noop_callback has the SDK's callback type and gets no data.
+        unsafe {
+            rocprofiler_configure_callback_tracing_service(
+                ctx,
+                ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+                std::ptr::null(),
+                3,
+                cb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
     );
     t(
         "callback svc",
-        rocprofiler_configure_callback_tracing_service(
-            ctx,
-            ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-            std::ptr::null(),
-            0,
-            cb,
-            null,
-        ),
+        // SAFETY: the operations are null or a live array (null with a count is rejected);
+        // noop_callback has the SDK's callback type and gets no data.
+        unsafe {
+            rocprofiler_configure_callback_tracing_service(
+                ctx,
+                ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                std::ptr::null(),
+                0,
+                cb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_SUCCESS,
     );
     t(
         "callback svc twice",
-        rocprofiler_configure_callback_tracing_service(
-            ctx,
-            ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-            std::ptr::null(),
-            0,
-            cb,
-            null,
-        ),
+        // SAFETY: the operations are null or a live array (null with a count is rejected);
+        // noop_callback has the SDK's callback type and gets no data.
+        unsafe {
+            rocprofiler_configure_callback_tracing_service(
+                ctx,
+                ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                std::ptr::null(),
+                0,
+                cb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
     );
     let bcb = Some(noop_buffer as unsafe extern "C" fn(_, _, _, _, _, _));
@@ -190,152 +227,195 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
     let mut odd = fresh();
     t(
         "create_buffer null callback is accepted",
-        rocprofiler_create_buffer(
-            ctx,
-            4096,
-            1024,
-            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            None,
-            null,
-            &mut odd,
-        ),
+        // SAFETY: the id points to a live local (or is null, rejected); noop_buffer has the SDK's
+        // buffer callback type and gets no data.
+        unsafe {
+            rocprofiler_create_buffer(
+                ctx,
+                4096,
+                1024,
+                ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                None,
+                null,
+                &mut odd,
+            )
+        },
         ROCPROFILER_STATUS_SUCCESS,
     );
     t(
         "create_buffer null id",
-        rocprofiler_create_buffer(
-            ctx,
-            4096,
-            1024,
-            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            bcb,
-            null,
-            std::ptr::null_mut(),
-        ),
+        // SAFETY: the id points to a live local (or is null, rejected); noop_buffer has the SDK's
+        // buffer callback type and gets no data.
+        unsafe {
+            rocprofiler_create_buffer(
+                ctx,
+                4096,
+                1024,
+                ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                bcb,
+                null,
+                std::ptr::null_mut(),
+            )
+        },
         ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
     );
     let mut odd = fresh();
     t(
         "create_buffer policy NONE is accepted",
-        rocprofiler_create_buffer(
-            ctx,
-            4096,
-            1024,
-            ROCPROFILER_BUFFER_POLICY_NONE,
-            bcb,
-            null,
-            &mut odd,
-        ),
+        // SAFETY: the id points to a live local (or is null, rejected); noop_buffer has the SDK's
+        // buffer callback type and gets no data.
+        unsafe {
+            rocprofiler_create_buffer(
+                ctx,
+                4096,
+                1024,
+                ROCPROFILER_BUFFER_POLICY_NONE,
+                bcb,
+                null,
+                &mut odd,
+            )
+        },
         ROCPROFILER_STATUS_SUCCESS,
     );
     let mut odd = fresh();
     t(
         "create_buffer size 0 is accepted",
-        rocprofiler_create_buffer(
-            ctx,
-            0,
-            0,
-            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            bcb,
-            null,
-            &mut odd,
-        ),
+        // SAFETY: the id points to a live local (or is null, rejected); noop_buffer has the SDK's
+        // buffer callback type and gets no data.
+        unsafe {
+            rocprofiler_create_buffer(
+                ctx,
+                0,
+                0,
+                ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                bcb,
+                null,
+                &mut odd,
+            )
+        },
         ROCPROFILER_STATUS_SUCCESS,
     );
     let mut odd = fresh();
     t(
         "create_buffer unknown ctx is accepted",
-        rocprofiler_create_buffer(
-            bogus,
-            4096,
-            1024,
-            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            bcb,
-            null,
-            &mut odd,
-        ),
+        // SAFETY: the id points to a live local (or is null, rejected); noop_buffer has the SDK's
+        // buffer callback type and gets no data.
+        unsafe {
+            rocprofiler_create_buffer(
+                bogus,
+                4096,
+                1024,
+                ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                bcb,
+                null,
+                &mut odd,
+            )
+        },
         ROCPROFILER_STATUS_SUCCESS,
     );
     t(
         "create_buffer",
-        rocprofiler_create_buffer(
-            ctx,
-            4096,
-            1024,
-            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            bcb,
-            null,
-            &mut buf,
-        ),
+        // SAFETY: the id points to a live local (or is null, rejected); noop_buffer has the SDK's
+        // buffer callback type and gets no data.
+        unsafe {
+            rocprofiler_create_buffer(
+                ctx,
+                4096,
+                1024,
+                ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                bcb,
+                null,
+                &mut buf,
+            )
+        },
         ROCPROFILER_STATUS_SUCCESS,
     );
     let mut again = buf;
     t(
         "create_buffer over a live id",
-        rocprofiler_create_buffer(
-            ctx,
-            4096,
-            1024,
-            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            bcb,
-            null,
-            &mut again,
-        ),
+        // SAFETY: the id points to a live local (or is null, rejected); noop_buffer has the SDK's
+        // buffer callback type and gets no data.
+        unsafe {
+            rocprofiler_create_buffer(
+                ctx,
+                4096,
+                1024,
+                ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                bcb,
+                null,
+                &mut again,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
     );
     t(
         "buffer svc kind LAST",
-        rocprofiler_configure_buffer_tracing_service(
-            ctx,
-            ROCPROFILER_BUFFER_TRACING_LAST,
-            std::ptr::null(),
-            0,
-            buf,
-        ),
+        // SAFETY: no operations list (null, 0); plain handles the SDK validates.
+        unsafe {
+            rocprofiler_configure_buffer_tracing_service(
+                ctx,
+                ROCPROFILER_BUFFER_TRACING_LAST,
+                std::ptr::null(),
+                0,
+                buf,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND,
     );
     t(
         "buffer svc unknown buffer",
-        rocprofiler_configure_buffer_tracing_service(
-            ctx,
-            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-            std::ptr::null(),
-            0,
-            rocprofiler_buffer_id_t { handle: 1 },
-        ),
+        // SAFETY: no operations list (null, 0); plain handles the SDK validates.
+        unsafe {
+            rocprofiler_configure_buffer_tracing_service(
+                ctx,
+                ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+                std::ptr::null(),
+                0,
+                rocprofiler_buffer_id_t { handle: 1 },
+            )
+        },
         ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND,
     );
     t(
         "buffer svc unknown ctx",
-        rocprofiler_configure_buffer_tracing_service(
-            bogus,
-            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-            std::ptr::null(),
-            0,
-            buf,
-        ),
+        // SAFETY: no operations list (null, 0); plain handles the SDK validates.
+        unsafe {
+            rocprofiler_configure_buffer_tracing_service(
+                bogus,
+                ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+                std::ptr::null(),
+                0,
+                buf,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
     );
     t(
         "buffer svc",
-        rocprofiler_configure_buffer_tracing_service(
-            ctx,
-            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-            std::ptr::null(),
-            0,
-            buf,
-        ),
+        // SAFETY: no operations list (null, 0); plain handles the SDK validates.
+        unsafe {
+            rocprofiler_configure_buffer_tracing_service(
+                ctx,
+                ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+                std::ptr::null(),
+                0,
+                buf,
+            )
+        },
         ROCPROFILER_STATUS_SUCCESS,
     );
     t(
         "buffer svc twice",
-        rocprofiler_configure_buffer_tracing_service(
-            ctx,
-            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-            std::ptr::null(),
-            0,
-            buf,
-        ),
+        // SAFETY: no operations list (null, 0); plain handles the SDK validates.
+        unsafe {
+            rocprofiler_configure_buffer_tracing_service(
+                ctx,
+                ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+                std::ptr::null(),
+                0,
+                buf,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
     );
     let rcb = Some(noop_request as unsafe extern "C" fn(_, _, _, _, _, _, _) -> _);
@@ -344,141 +424,191 @@ unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void)
     let kd = [ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH];
     t(
         "request null callback",
-        rocprofiler_configure_external_correlation_id_request_service(
-            ctx,
-            kd.as_ptr(),
-            1,
-            None,
-            null,
-        ),
+        // SAFETY: the kinds are a live one-element array; noop_request has the SDK's request
+        // callback type (or is None, rejected) and gets no data.
+        unsafe {
+            rocprofiler_configure_external_correlation_id_request_service(
+                ctx,
+                kd.as_ptr(),
+                1,
+                None,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
     );
     t(
         "request kind NONE",
-        rocprofiler_configure_external_correlation_id_request_service(
-            ctx,
-            none.as_ptr(),
-            1,
-            rcb,
-            null,
-        ),
+        // SAFETY: the kinds are a live one-element array; noop_request has the SDK's request
+        // callback type (or is None, rejected) and gets no data.
+        unsafe {
+            rocprofiler_configure_external_correlation_id_request_service(
+                ctx,
+                none.as_ptr(),
+                1,
+                rcb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND,
     );
     t(
         "request kind LAST",
-        rocprofiler_configure_external_correlation_id_request_service(
-            ctx,
-            last.as_ptr(),
-            1,
-            rcb,
-            null,
-        ),
+        // SAFETY: the kinds are a live one-element array; noop_request has the SDK's request
+        // callback type (or is None, rejected) and gets no data.
+        unsafe {
+            rocprofiler_configure_external_correlation_id_request_service(
+                ctx,
+                last.as_ptr(),
+                1,
+                rcb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND,
     );
     t(
         "request kinds with count 0",
-        rocprofiler_configure_external_correlation_id_request_service(
-            ctx,
-            kd.as_ptr(),
-            0,
-            rcb,
-            null,
-        ),
+        // SAFETY: the kinds are a live one-element array; noop_request has the SDK's request
+        // callback type (or is None, rejected) and gets no data.
+        unsafe {
+            rocprofiler_configure_external_correlation_id_request_service(
+                ctx,
+                kd.as_ptr(),
+                0,
+                rcb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
     );
     t(
         "request",
-        rocprofiler_configure_external_correlation_id_request_service(
-            ctx,
-            kd.as_ptr(),
-            1,
-            rcb,
-            null,
-        ),
+        // SAFETY: the kinds are a live one-element array; noop_request has the SDK's request
+        // callback type (or is None, rejected) and gets no data.
+        unsafe {
+            rocprofiler_configure_external_correlation_id_request_service(
+                ctx,
+                kd.as_ptr(),
+                1,
+                rcb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_SUCCESS,
     );
     t(
         "request twice",
-        rocprofiler_configure_external_correlation_id_request_service(
-            ctx,
-            kd.as_ptr(),
-            1,
-            rcb,
-            null,
-        ),
+        // SAFETY: the kinds are a live one-element array; noop_request has the SDK's request
+        // callback type (or is None, rejected) and gets no data.
+        unsafe {
+            rocprofiler_configure_external_correlation_id_request_service(
+                ctx,
+                kd.as_ptr(),
+                1,
+                rcb,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED,
     );
     let mut thread = rocprofiler_callback_thread_t { handle: 0 };
     t(
         "create_callback_thread(null)",
-        rocprofiler_create_callback_thread(std::ptr::null_mut()),
+        // SAFETY: null is the bad argument under test; the SDK rejects it without writing.
+        unsafe { rocprofiler_create_callback_thread(std::ptr::null_mut()) },
         ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
     );
     t(
         "create_callback_thread",
-        rocprofiler_create_callback_thread(&mut thread),
+        // SAFETY: `thread` is a live local for the SDK to write.
+        unsafe { rocprofiler_create_callback_thread(&mut thread) },
         ROCPROFILER_STATUS_SUCCESS,
     );
     t(
         "assign unknown buffer",
-        rocprofiler_assign_callback_thread(rocprofiler_buffer_id_t { handle: 1 }, thread),
+        // SAFETY: plain handles, no pointers; the SDK validates them.
+        unsafe {
+            rocprofiler_assign_callback_thread(rocprofiler_buffer_id_t { handle: 1 }, thread)
+        },
         ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND,
     );
     t(
         "assign unknown thread",
-        rocprofiler_assign_callback_thread(buf, rocprofiler_callback_thread_t { handle: 1 }),
+        // SAFETY: plain handles, no pointers; the SDK validates them.
+        unsafe {
+            rocprofiler_assign_callback_thread(buf, rocprofiler_callback_thread_t { handle: 1 })
+        },
         ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND,
     );
     t(
         "assign",
-        rocprofiler_assign_callback_thread(buf, thread),
+        // SAFETY: plain handles, no pointers; the SDK validates them.
+        unsafe { rocprofiler_assign_callback_thread(buf, thread) },
         ROCPROFILER_STATUS_SUCCESS,
     );
     let agent_size = std::mem::size_of::<rocprofiler_agent_v0_t>();
     t(
         "agents larger struct",
-        rocprofiler_query_available_agents(
-            ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(agents_ok),
-            agent_size + 8,
-            null,
-        ),
+        // SAFETY: the agent callbacks have the SDK's type and ignore their (null) data; a struct
+        // size the SDK does not accept fails before any callback.
+        unsafe {
+            rocprofiler_query_available_agents(
+                ROCPROFILER_AGENT_INFO_VERSION_0,
+                Some(agents_ok),
+                agent_size + 8,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI,
     );
     t(
         "agents prefix struct",
-        rocprofiler_query_available_agents(
-            ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(agents_ok),
-            292,
-            null,
-        ),
+        // SAFETY: the agent callbacks have the SDK's type and ignore their (null) data; a struct
+        // size the SDK does not accept fails before any callback.
+        unsafe {
+            rocprofiler_query_available_agents(
+                ROCPROFILER_AGENT_INFO_VERSION_0,
+                Some(agents_ok),
+                292,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_SUCCESS,
     );
     t(
         "agents null callback",
-        rocprofiler_query_available_agents(
-            ROCPROFILER_AGENT_INFO_VERSION_0,
-            None,
-            agent_size,
-            null,
-        ),
+        // SAFETY: the agent callbacks have the SDK's type and ignore their (null) data; a struct
+        // size the SDK does not accept fails before any callback.
+        unsafe {
+            rocprofiler_query_available_agents(
+                ROCPROFILER_AGENT_INFO_VERSION_0,
+                None,
+                agent_size,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT,
     );
     t(
         "agents callback status",
-        rocprofiler_query_available_agents(
-            ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(agents_fail),
-            agent_size,
-            null,
-        ),
+        // SAFETY: the agent callbacks have the SDK's type and ignore their (null) data; a struct
+        // size the SDK does not accept fails before any callback.
+        unsafe {
+            rocprofiler_query_available_agents(
+                ROCPROFILER_AGENT_INFO_VERSION_0,
+                Some(agents_fail),
+                agent_size,
+                null,
+            )
+        },
         ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND,
     );
     let mut bare = rocprofiler_context_id_t { handle: 0 };
     t(
         "create_context (bare)",
-        rocprofiler_create_context(&mut bare),
+        // SAFETY: `bare` is a live local for the SDK to write.
+        unsafe { rocprofiler_create_context(&mut bare) },
         ROCPROFILER_STATUS_SUCCESS,
     );
     BARE_CONTEXT.set(bare.handle).unwrap();
@@ -496,10 +626,16 @@ unsafe extern "C" fn configure(
     id: *mut rocprofiler_client_id_t,
 ) -> *mut rocprofiler_tool_configure_result_t {
     assert_eq!(version, 10000);
-    assert_eq!(CStr::from_ptr(runtime).to_str().unwrap(), "1.0.0");
+    assert_eq!(
+        // SAFETY: the SDK passes its runtime version as a static NUL-terminated string.
+        unsafe { CStr::from_ptr(runtime) }.to_str().unwrap(),
+        "1.0.0"
+    );
     assert_eq!(priority, 0);
-    assert_eq!((*id).size, 24);
-    (*id).name = c"status-test-tool".as_ptr();
+    // SAFETY: the SDK passes this tool's client id, valid and unshared during configure.
+    let id = unsafe { &mut *id };
+    assert_eq!(id.size, 24);
+    id.name = c"status-test-tool".as_ptr();
     RESULT.get()
 }
 
@@ -507,15 +643,19 @@ fn setup() -> (rocprofiler_context_id_t, rocprofiler_buffer_id_t) {
     static ONCE: OnceLock<()> = OnceLock::new();
     ONCE.get_or_init(|| {
         let mut s = 7;
+        // SAFETY: `s` is a live local for the SDK to write.
         unsafe { rocprofiler_is_initialized(&mut s) };
         assert_eq!(s, 0);
         // L10: the SDK locks callback threads only once initialization finished.
         let mut thread = rocprofiler_callback_thread_t { handle: 0 };
+        // SAFETY: `thread` is a live local for the SDK to write.
         let created = unsafe { rocprofiler_create_callback_thread(&mut thread) };
+        // SAFETY: plain handles, no pointers; the SDK validates them.
         let assigned = unsafe {
             rocprofiler_assign_callback_thread(rocprofiler_buffer_id_t { handle: 1 }, thread)
         };
         BEFORE_INIT.set((created, assigned)).unwrap();
+        // SAFETY: this file's configure function, with the SDK's configure signature.
         assert_eq!(unsafe { rocprofiler_force_configure(Some(configure)) }, 0);
     });
     let (c, b) = *HANDLES.get().unwrap();
@@ -558,6 +698,8 @@ fn sim_statuses_option_restores_the_earlier_codes() {
     let bare = rocprofiler_context_id_t {
         handle: *BARE_CONTEXT.get().unwrap(),
     };
+    // SAFETY: plain handles; the request service gets no kinds (null, 0) and noop_request has
+    // the SDK's request callback type.
     unsafe {
         assert_eq!(rocprofiler_stop_context(bare), ROCPROFILER_STATUS_SUCCESS);
         assert_eq!(
@@ -601,6 +743,9 @@ fn configuration_is_locked_after_initialize() {
     let mut new_ctx = rocprofiler_context_id_t { handle: 0 };
     let mut new_buf = rocprofiler_buffer_id_t { handle: 0 };
     let mut thread = rocprofiler_callback_thread_t { handle: 0 };
+    // SAFETY: out-pointers are live locals (or null where the SDK rejects or allows it), lists
+    // are null with count 0, the callbacks have the SDK's types, a zeroed context id is a plain
+    // value; this file's configure has the SDK's signature.
     unsafe {
         assert_eq!(rocprofiler_create_context(&mut new_ctx), locked);
         assert_eq!(
@@ -691,6 +836,7 @@ fn contexts_start_stop_and_report_state() {
     let (ctx, _) = setup();
     let bogus = rocprofiler_context_id_t { handle: 3 };
     let mut s = -1;
+    // SAFETY: plain handles the SDK validates; `s` is a live local to write (null is rejected).
     unsafe {
         assert_eq!(
             rocprofiler_start_context(bogus),
@@ -747,6 +893,8 @@ fn external_correlation_push_pop() {
     let (ctx, _) = setup();
     let mut me = 0;
     let mut out = rocprofiler_user_data_t { value: 9 };
+    // SAFETY: `me` and `out` are live locals for the SDK to write (pop also takes null); plain
+    // handles and values otherwise.
     unsafe {
         rocprofiler_get_thread_id(&mut me);
         assert_eq!(
@@ -802,6 +950,7 @@ fn external_correlation_push_pop() {
 fn flush_and_destroy_of_unknown_buffers() {
     setup();
     let bogus = rocprofiler_buffer_id_t { handle: 1 };
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
     unsafe {
         assert_eq!(
             rocprofiler_flush_buffer(bogus),
@@ -816,31 +965,41 @@ fn flush_and_destroy_of_unknown_buffers() {
 
 fn cstr(p: *const c_char) -> &'static str {
     assert!(!p.is_null());
+    // SAFETY: callers pass the SDK's static NUL-terminated names (non-null, checked above).
     unsafe { CStr::from_ptr(p) }.to_str().unwrap()
 }
 
 #[test]
 fn status_names_strings_version_time() {
     for status in 0..ROCPROFILER_STATUS_LAST {
+        // SAFETY: takes a status number, no pointers.
         let name = cstr(unsafe { rocprofiler_get_status_name(status) });
         assert!(name.starts_with("ROCPROFILER_STATUS_"), "{name}");
+        // SAFETY: takes a status number, no pointers.
         assert!(!cstr(unsafe { rocprofiler_get_status_string(status) }).is_empty());
     }
     assert_eq!(
+        // SAFETY: takes a status number, no pointers.
         cstr(unsafe { rocprofiler_get_status_name(16) }),
         "ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED"
     );
     assert_eq!(
+        // SAFETY: takes a status number, no pointers.
         cstr(unsafe { rocprofiler_get_status_name(13) }),
         "ROCPROFILER_STATUS_ERROR_CONTEXT_ID_NOT_ZERO"
     );
     assert_eq!(
+        // SAFETY: takes a status number, no pointers.
         cstr(unsafe { rocprofiler_get_status_name(40) }),
         "ROCPROFILER_STATUS_ERROR_PERMISSION_DENIED"
     );
+    // SAFETY: takes a status number, no pointers.
     assert!(unsafe { rocprofiler_get_status_name(ROCPROFILER_STATUS_LAST) }.is_null());
+    // SAFETY: takes a status number, no pointers.
     assert!(unsafe { rocprofiler_get_status_string(1000) }.is_null());
     let (mut major, mut minor, mut patch) = (9, 9, 9);
+    // SAFETY: live locals for the SDK and libc to write; null out-pointers only where the SDK
+    // skips or rejects them.
     unsafe {
         assert_eq!(
             rocprofiler_get_version(&mut major, &mut minor, &mut patch),
@@ -877,16 +1036,19 @@ fn status_names_strings_version_time() {
 }
 
 unsafe extern "C" fn collect_kind(kind: u32, data: *mut c_void) -> c_int {
-    let v = &mut *(data as *mut Vec<u32>);
+    // SAFETY: `data` is the Vec<u32> the iterating test passed, alive and unshared meanwhile.
+    let v = unsafe { &mut *(data as *mut Vec<u32>) };
     v.push(kind);
     (kind == 7 && v.len() > 100) as c_int
 }
 unsafe extern "C" fn collect_op(_kind: u32, op: i32, data: *mut c_void) -> c_int {
-    (*(data as *mut Vec<i32>)).push(op);
+    // SAFETY: `data` is the Vec<i32> the iterating test passed, alive and unshared meanwhile.
+    unsafe { (*(data as *mut Vec<i32>)).push(op) };
     0
 }
 unsafe extern "C" fn stop_at_three(_kind: u32, data: *mut c_void) -> c_int {
-    let n = &mut *(data as *mut u32);
+    // SAFETY: `data` is the u32 counter the iterating test passed, alive and unshared meanwhile.
+    let n = unsafe { &mut *(data as *mut u32) };
     *n += 1;
     (*n == 3) as c_int
 }
@@ -894,6 +1056,7 @@ unsafe extern "C" fn stop_at_three(_kind: u32, data: *mut c_void) -> c_int {
 fn callback_op_name(kind: u32, op: i32) -> Option<String> {
     let mut name: *const c_char = std::ptr::null();
     let mut len = 0u64;
+    // SAFETY: `name` and `len` are live locals for the SDK to write.
     let s = unsafe {
         rocprofiler_query_callback_tracing_kind_operation_name(kind, op, &mut name, &mut len)
     };
@@ -907,6 +1070,7 @@ fn callback_op_name(kind: u32, op: i32) -> Option<String> {
 #[test]
 fn names_api_callback_and_buffer_domains() {
     let mut kinds: Vec<u32> = Vec::new();
+    // SAFETY: collect_kind has the SDK's callback type and gets `kinds`, which outlives the call.
     unsafe {
         assert_eq!(
             rocprofiler_iterate_callback_tracing_kinds(
@@ -921,6 +1085,7 @@ fn names_api_callback_and_buffer_domains() {
         (0..ROCPROFILER_CALLBACK_TRACING_LAST).collect::<Vec<_>>()
     );
     let mut count = 0u32;
+    // SAFETY: stop_at_three has the SDK's callback type and gets `count`, which outlives the call.
     unsafe {
         rocprofiler_iterate_callback_tracing_kinds(
             Some(stop_at_three),
@@ -932,6 +1097,8 @@ fn names_api_callback_and_buffer_domains() {
         "iteration stops when the callback returns non-zero"
     );
     let mut ops: Vec<i32> = Vec::new();
+    // SAFETY: collect_op gets `ops` (alive during the call) or, for the kinds the SDK rejects
+    // before calling it, null; a null callback is rejected.
     unsafe {
         assert_eq!(
             rocprofiler_iterate_callback_tracing_kind_operations(
@@ -1004,6 +1171,8 @@ fn names_api_callback_and_buffer_domains() {
         None
     );
     let mut name: *const c_char = std::ptr::null();
+    // SAFETY: `name` is a live local for the SDK to write (no length asked for); the iterate
+    // callbacks have the SDK's types and get `kinds` and `ops`, alive during the calls.
     unsafe {
         assert_eq!(
             rocprofiler_query_callback_tracing_kind_name(
@@ -1102,9 +1271,11 @@ unsafe extern "C" fn capture_agents(
     n: usize,
     data: *mut c_void,
 ) -> rocprofiler_status_t {
-    let out = &mut *(data as *mut Vec<*const rocprofiler_agent_v0_t>);
+    // SAFETY: `data` is the Vec the querying test passed, alive and unshared meanwhile.
+    let out = unsafe { &mut *(data as *mut Vec<*const rocprofiler_agent_v0_t>) };
     for i in 0..n {
-        out.push(*agents.add(i) as *const rocprofiler_agent_v0_t);
+        // SAFETY: the SDK passes `n` agent pointers.
+        out.push(unsafe { *agents.add(i) } as *const rocprofiler_agent_v0_t);
     }
     0
 }
@@ -1114,6 +1285,8 @@ fn agents_are_one_cpu_and_mi300x_gpus() {
     setup();
     let mut agents: Vec<*const rocprofiler_agent_v0_t> = Vec::new();
     let size = std::mem::size_of::<rocprofiler_agent_v0_t>();
+    // SAFETY: capture_agents has the SDK's agent callback type and gets `agents`, which outlives
+    // the call.
     unsafe {
         assert_eq!(
             rocprofiler_query_available_agents(
@@ -1128,6 +1301,7 @@ fn agents_are_one_cpu_and_mi300x_gpus() {
     // One CPU agent per socket (ROCSIM_CPUS, default 2), then the GPUs.
     let cpus = sim::machine::machine().cpus as usize;
     assert_eq!(agents.len(), cpus + sim::machine::machine().gpus as usize);
+    // SAFETY: the SDK's agent structs live for the process, full-size (checked via `size`).
     let agents: Vec<&rocprofiler_agent_v0_t> = agents.iter().map(|p| unsafe { &**p }).collect();
     let cpu = agents[0];
     assert_eq!(cpu.type_, ROCPROFILER_AGENT_TYPE_CPU);
@@ -1154,6 +1328,8 @@ fn agents_are_one_cpu_and_mi300x_gpus() {
         );
         assert_eq!(cstr(gpu.name), "gfx942");
         assert_eq!(gpu.mem_banks_count, 1);
+        // SAFETY: a GPU agent's mem_banks points to its `mem_banks_count` (1, checked) banks, which
+        // live as long as the agent.
         let bank = unsafe { &*gpu.mem_banks };
         assert_eq!(bank.heap_type, HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE);
         assert_eq!(

@@ -22,6 +22,7 @@ fn stream_context_active(active: bool) {
     let context = sys::rocprofiler_context_id_t {
         handle: setup().utility,
     };
+    // SAFETY: plain calls on a context handle the SDK created (it validates handles).
     let status = unsafe {
         if active {
             sys::rocprofiler_start_context(context)

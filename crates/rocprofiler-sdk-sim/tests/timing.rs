@@ -10,6 +10,7 @@ use sim::machine::{machine, ClockMode};
 
 fn now() -> u64 {
     let mut t = 0;
+    // SAFETY: `t` is a live local for the SDK to write.
     check(unsafe { sys::rocprofiler_get_timestamp(&mut t) });
     t
 }

@@ -151,10 +151,14 @@ unsafe extern "C" fn on_callback(
     let mut seen_user_data = 0;
     match record.kind {
         sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM => {
-            let p =
-                &*(record.payload as *const sys::rocprofiler_callback_tracing_hip_stream_data_t);
+            // SAFETY: a HIP_STREAM record's payload is the SDK's hip_stream_data struct, live
+            // for the duration of the callback.
+            let p = unsafe {
+                &*(record.payload as *const sys::rocprofiler_callback_tracing_hip_stream_data_t)
+            };
             assert_eq!(p.size, 24);
-            stream = Some((p.stream_id.handle, p.stream_value.value));
+            // SAFETY: every member of the address union is a plain 64-bit value.
+            stream = Some((p.stream_id.handle, unsafe { p.stream_value.value }));
             if record.operation == sys::ROCPROFILER_HIP_STREAM_SET {
                 STREAM_STACK.with_borrow_mut(|s| {
                     if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
@@ -169,14 +173,26 @@ unsafe extern "C" fn on_callback(
             if record.operation == sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER
                 && record.phase == sys::ROCPROFILER_CALLBACK_PHASE_LOAD =>
         {
-            let p = &*(record.payload
-                as *const sys::rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t);
-            let name = CStr::from_ptr(p.kernel_name).to_string_lossy().into_owned();
+            // SAFETY: a kernel-symbol-register record's payload is the SDK's
+            // kernel_symbol_register_data struct, live for the duration of the callback.
+            let p = unsafe {
+                &*(record.payload
+                    as *const sys::rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t)
+            };
+            // SAFETY: the SDK hands over the kernel name as a NUL-terminated string that lives
+            // as long as the code object.
+            let name = unsafe { CStr::from_ptr(p.kernel_name) }
+                .to_string_lossy()
+                .into_owned();
             REC.kernel_names.lock().unwrap().insert(p.kernel_id, name);
         }
         sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH => {
-            let p = &*(record.payload
-                as *const sys::rocprofiler_callback_tracing_kernel_dispatch_data_t);
+            // SAFETY: a KERNEL_DISPATCH record's payload is the SDK's kernel_dispatch_data
+            // struct, live for the duration of the callback.
+            let p = unsafe {
+                &*(record.payload
+                    as *const sys::rocprofiler_callback_tracing_kernel_dispatch_data_t)
+            };
             assert_eq!(p.dispatch_info.size, 72);
             dispatch = Some((
                 p.dispatch_info.kernel_id,
@@ -188,10 +204,14 @@ unsafe extern "C" fn on_callback(
         _ => {}
     }
     // ENTER writes a marker derived from the correlation id; later phases read it back.
+    // SAFETY: the SDK passes a valid per-operation user-data slot for every phase of a callback
+    // (the same slot for ENTER and EXIT), and its union members are plain 64-bit values.
+    let user_data = unsafe { &mut *user_data };
     if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
-        (*user_data).value = 0xABC0_0000 + record.correlation_id.internal;
+        user_data.value = 0xABC0_0000 + record.correlation_id.internal;
     }
-    seen_user_data = seen_user_data.max((*user_data).value);
+    // SAFETY: as above: the union's members are all plain 64-bit values.
+    seen_user_data = seen_user_data.max(unsafe { user_data.value });
     REC.events.lock().unwrap().push(Event::Callback {
         tid: tid(),
         record_tid: record.thread_id,
@@ -200,7 +220,8 @@ unsafe extern "C" fn on_callback(
         op: record.operation,
         phase: record.phase,
         internal: record.correlation_id.internal,
-        external: record.correlation_id.external.value,
+        // SAFETY: the external correlation id is a user-data union of plain 64-bit values.
+        external: unsafe { record.correlation_id.external.value },
         stream,
         dispatch,
         user_data: seen_user_data,
@@ -216,17 +237,21 @@ unsafe extern "C" fn on_request(
     external: *mut sys::rocprofiler_user_data_t,
     _data: *mut c_void,
 ) -> c_int {
+    // SAFETY: the SDK passes a valid out-slot for the external correlation id, preset to the
+    // thread's pushed id; its union members are plain 64-bit values.
+    let external = unsafe { &mut *external };
     REC.events.lock().unwrap().push(Event::Request {
         tid: thread_id,
         context: context_id.handle,
         kind,
         op: operation,
         internal,
-        preset: (*external).value,
+        // SAFETY: as above.
+        preset: unsafe { external.value },
     });
     let answer = REQUEST_RETURN.get();
     if answer == 0 {
-        (*external).value = STREAM_STACK.with_borrow(|s| *s.last().unwrap());
+        external.value = STREAM_STACK.with_borrow(|s| *s.last().unwrap());
     }
     answer
 }
@@ -241,25 +266,41 @@ unsafe extern "C" fn on_buffer(
 ) {
     let mut out = Vec::with_capacity(num_headers);
     for i in 0..num_headers {
-        let header = &**headers.add(i);
+        // SAFETY: the SDK hands over `num_headers` valid header pointers, live for the callback.
+        let header = unsafe { &**headers.add(i) };
         assert_eq!(header.category(), sys::ROCPROFILER_BUFFER_CATEGORY_TRACING);
+        // Each payload is the SDK's record struct for the header's kind, live for the callback;
+        // the records are plain data, copied out.
         match header.kind() {
-            sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => out.push(Record::Api(
-                *(header.payload as *const sys::rocprofiler_buffer_tracing_hip_api_record_t),
-            )),
-            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => out.push(Record::Kernel(
-                *(header.payload
-                    as *const sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t),
-            )),
-            sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => out.push(Record::Copy(
-                *(header.payload as *const sys::rocprofiler_buffer_tracing_memory_copy_record_t),
-            )),
+            sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
+                // SAFETY: a HIP_RUNTIME_API record (see above).
+                let record = unsafe {
+                    *(header.payload as *const sys::rocprofiler_buffer_tracing_hip_api_record_t)
+                };
+                out.push(Record::Api(record))
+            }
+            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
+                // SAFETY: a KERNEL_DISPATCH record (see above).
+                let record = unsafe {
+                    *(header.payload
+                        as *const sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t)
+                };
+                out.push(Record::Kernel(record))
+            }
+            sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
+                // SAFETY: a MEMORY_COPY record (see above).
+                let record = unsafe {
+                    *(header.payload as *const sys::rocprofiler_buffer_tracing_memory_copy_record_t)
+                };
+                out.push(Record::Copy(record))
+            }
             other => panic!("unexpected buffer kind {other}"),
         }
     }
     let mut t = 0;
     // Unchecked: a test may inject faults into the SDK's calls while records are delivered.
-    sys::rocprofiler_get_thread_id(&mut t);
+    // SAFETY: `t` is a live local for the SDK to write.
+    unsafe { sys::rocprofiler_get_thread_id(&mut t) };
     REC.buffer_calls.lock().unwrap().push(BufferCall {
         tid: t,
         records: num_headers,
@@ -296,23 +337,31 @@ unsafe extern "C" fn tool_init(
         sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
         sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
     ];
-    check(
+    // SAFETY: `kinds` outlives the call (the SDK copies the list); on_request matches the
+    // SDK's request callback type and needs no user data.
+    check(unsafe {
         sys::rocprofiler_configure_external_correlation_id_request_service(
             main,
             kinds.as_ptr(),
             kinds.len(),
             Some(on_request),
             std::ptr::null_mut(),
-        ),
-    );
+        )
+    });
     let mut thread = sys::rocprofiler_callback_thread_t { handle: 0 };
-    check(sys::rocprofiler_create_callback_thread(&mut thread));
-    check(sys::rocprofiler_assign_callback_thread(buffer, thread));
+    // SAFETY: `thread` is a live local for the SDK to write.
+    check(unsafe { sys::rocprofiler_create_callback_thread(&mut thread) });
+    // SAFETY: plain handles the SDK just created; it validates them.
+    check(unsafe { sys::rocprofiler_assign_callback_thread(buffer, thread) });
     REC.agents
         .lock()
         .unwrap()
         .extend(crate::agents().iter().map(|agent| {
-            let name = CStr::from_ptr(agent.name).to_string_lossy().into_owned();
+            // SAFETY: the SDK's agent names are NUL-terminated strings it keeps for the
+            // process's lifetime.
+            let name = unsafe { CStr::from_ptr(agent.name) }
+                .to_string_lossy()
+                .into_owned();
             (agent.id.handle, agent.type_, name)
         }));
     crate::start(utility);

@@ -73,62 +73,56 @@ fn count(names: &[String], pattern: impl Fn(&str) -> bool) -> usize {
 
 #[test]
 fn jax_matmul_has_separate_compute_h2d_and_d2h_lanes() {
-    known_failures::known_failure(
-        13,
-        "a 128-byte read-back is a HIP blit (DEVICE_TO_DEVICE record): labelled MemcpyD2D",
-        || {
-            let (space, stdout) = replay("scenarios/jax_matmul.toml", &[]);
-            let device_planes: Vec<_> = space
-                .planes
-                .iter()
-                .filter(|p| p.name.starts_with("/device:"))
-                .collect();
-            assert_eq!(device_planes.len(), 1);
-            let gpu = lanes(plane(&space, "/device:GPU:0"));
-            let lane_names: Vec<_> = gpu.iter().map(|(name, _)| name.as_str()).collect();
-            assert_eq!(
-                lane_names,
-                ["Stream #0", "Stream #1", "Stream #2"],
-                "dense names, no raw handles"
-            );
+    let (space, stdout) = replay("scenarios/jax_matmul.toml", &[]);
+    let device_planes: Vec<_> = space
+        .planes
+        .iter()
+        .filter(|p| p.name.starts_with("/device:"))
+        .collect();
+    assert_eq!(device_planes.len(), 1);
+    let gpu = lanes(plane(&space, "/device:GPU:0"));
+    let lane_names: Vec<_> = gpu.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        lane_names,
+        ["Stream #0", "Stream #1", "Stream #2"],
+        "dense names, no raw handles"
+    );
 
-            let lane_with = |name: &str| {
-                gpu.iter()
-                    .find(|(_, events)| events.iter().any(|e| e == name))
-                    .unwrap()
-            };
-            let (h2d_lane, h2d) = lane_with("MemcpyH2D");
-            let (d2h_lane, d2h) = lane_with("MemcpyD2H");
-            let (compute_lane, compute) = gpu
-                .iter()
-                .find(|(_, events)| events.iter().any(|e| e.starts_with("Cijk_")))
-                .unwrap();
-            assert_eq!(
-                count(compute, |e| e.starts_with("Cijk_")),
-                10,
-                "ten matmul kernels"
-            );
-            assert!(h2d_lane != compute_lane && d2h_lane != compute_lane && h2d_lane != d2h_lane);
-            assert_eq!((h2d.len(), d2h.len()), (1, 1));
-            // Demangled by the tracer (cpp_demangle), as XLA's MaybeAbiDemangle does.
-            assert!(
-                compute
-                    .iter()
-                    .any(|e| e.starts_with("stream_executor::gpu::")),
-                "{compute:?}"
-            );
+    let lane_with = |name: &str| {
+        gpu.iter()
+            .find(|(_, events)| events.iter().any(|e| e == name))
+            .unwrap()
+    };
+    let (h2d_lane, h2d) = lane_with("MemcpyH2D");
+    let (d2h_lane, d2h) = lane_with("MemcpyD2H");
+    let (compute_lane, compute) = gpu
+        .iter()
+        .find(|(_, events)| events.iter().any(|e| e.starts_with("Cijk_")))
+        .unwrap();
+    assert_eq!(
+        count(compute, |e| e.starts_with("Cijk_")),
+        10,
+        "ten matmul kernels"
+    );
+    assert!(h2d_lane != compute_lane && d2h_lane != compute_lane && h2d_lane != d2h_lane);
+    assert_eq!((h2d.len(), d2h.len()), (1, 1));
+    // Demangled by the tracer (cpp_demangle), as XLA's MaybeAbiDemangle does.
+    assert!(
+        compute
+            .iter()
+            .any(|e| e.starts_with("stream_executor::gpu::")),
+        "{compute:?}"
+    );
 
-            let host = plane(&space, "/host:CPU");
-            assert!(host
-                .lines
-                .iter()
-                .all(|line| line.name.starts_with("Host Threads/")));
-            assert!(space.warnings.is_empty(), "{:?}", space.warnings);
-            assert!(
-                stdout.contains("memcpy bytes: MemcpyH2D 4194304, MemcpyD2H 128"),
-                "{stdout}"
-            );
-        },
+    let host = plane(&space, "/host:CPU");
+    assert!(host
+        .lines
+        .iter()
+        .all(|line| line.name.starts_with("Host Threads/")));
+    assert!(space.warnings.is_empty(), "{:?}", space.warnings);
+    assert!(
+        stdout.contains("memcpy bytes: MemcpyH2D 4194304, MemcpyD2H 128"),
+        "{stdout}"
     );
 }
 
@@ -144,55 +138,43 @@ fn jax_matmul_lanes_and_events_are_the_same_in_every_run() {
 
 #[test]
 fn cuda_style_lanes_name_their_event_types() {
-    known_failures::known_failure(
-        13,
-        "a 128-byte read-back is a HIP blit (DEVICE_TO_DEVICE record): lane MemcpyD2D",
-        || {
-            let (space, _) = replay("scenarios/jax_matmul.toml", &["--cuda-style-lanes"]);
-            let gpu = plane(&space, "/device:GPU:0");
-            let mut names: Vec<_> = gpu.lines.iter().map(|line| line.name.as_str()).collect();
-            names.sort();
-            assert_eq!(
-                names,
-                [
-                    "Stream #0(MemcpyH2D)",
-                    "Stream #1(Kernel)",
-                    "Stream #2(MemcpyD2H)"
-                ]
-            );
-        },
+    let (space, _) = replay("scenarios/jax_matmul.toml", &["--cuda-style-lanes"]);
+    let gpu = plane(&space, "/device:GPU:0");
+    let mut names: Vec<_> = gpu.lines.iter().map(|line| line.name.as_str()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "Stream #0(MemcpyH2D)",
+            "Stream #1(Kernel)",
+            "Stream #2(MemcpyD2H)"
+        ]
     );
 }
 
 #[test]
 fn two_gpus_give_two_planes_and_the_peer_copy_lands_on_its_destination() {
-    known_failures::known_failure(
-        13,
-        "a 4 KiB read-back is a HIP blit (DEVICE_TO_DEVICE record): a 2nd MemcpyD2D",
-        || {
-            let (space, _) = replay("scenarios/two_gpu.toml", &[]);
-            let gpu0 = lanes(plane(&space, "/device:GPU:0"));
-            let gpu1 = lanes(plane(&space, "/device:GPU:1"));
-            for lanes in [&gpu0, &gpu1] {
-                let names: Vec<_> = lanes.iter().map(|(name, _)| name.clone()).collect();
-                let dense: Vec<_> = (0..names.len()).map(|n| format!("Stream #{n}")).collect();
-                assert_eq!(names, dense, "each plane numbers its own lanes from 0");
-            }
-            let all = |lanes: &Vec<(String, Vec<String>)>| {
-                lanes
-                    .iter()
-                    .flat_map(|(_, e)| e.clone())
-                    .collect::<Vec<_>>()
-            };
-            // XLA's rule 3 (xla-rocm-tracer.md §5.7): a D2D copy belongs to its destination device.
-            assert_eq!(count(&all(&gpu1), |e| e == "MemcpyD2D"), 1);
-            assert_eq!(count(&all(&gpu0), |e| e == "MemcpyD2D"), 0);
-            assert_eq!(count(&all(&gpu0), |e| e.starts_with("Cijk_")), 3);
-            assert_eq!(count(&all(&gpu1), |e| e.starts_with("Cijk_")), 3);
-            let gpu1_plane = plane(&space, "/device:GPU:1");
-            assert_eq!(gpu1_plane.id, 1);
-        },
-    );
+    let (space, _) = replay("scenarios/two_gpu.toml", &[]);
+    let gpu0 = lanes(plane(&space, "/device:GPU:0"));
+    let gpu1 = lanes(plane(&space, "/device:GPU:1"));
+    for lanes in [&gpu0, &gpu1] {
+        let names: Vec<_> = lanes.iter().map(|(name, _)| name.clone()).collect();
+        let dense: Vec<_> = (0..names.len()).map(|n| format!("Stream #{n}")).collect();
+        assert_eq!(names, dense, "each plane numbers its own lanes from 0");
+    }
+    let all = |lanes: &Vec<(String, Vec<String>)>| {
+        lanes
+            .iter()
+            .flat_map(|(_, e)| e.clone())
+            .collect::<Vec<_>>()
+    };
+    // XLA's rule 3 (xla-rocm-tracer.md §5.7): a D2D copy belongs to its destination device.
+    assert_eq!(count(&all(&gpu1), |e| e == "MemcpyD2D"), 1);
+    assert_eq!(count(&all(&gpu0), |e| e == "MemcpyD2D"), 0);
+    assert_eq!(count(&all(&gpu0), |e| e.starts_with("Cijk_")), 3);
+    assert_eq!(count(&all(&gpu1), |e| e.starts_with("Cijk_")), 3);
+    let gpu1_plane = plane(&space, "/device:GPU:1");
+    assert_eq!(gpu1_plane.id, 1);
 }
 
 #[test]
@@ -287,4 +269,178 @@ fn the_real_clock_stays_available() {
     // threads' 4001.., the real ones the host's.
     assert!(virtual_lanes.iter().any(|name| name.ends_with("/4001")));
     assert_ne!(real, virtual_lanes);
+}
+
+/// A stat of `event` by name, its value as text (ref values resolved to their string).
+fn event_stat(
+    plane: &XPlane,
+    event: &xla_rocm_tracer::export::XEvent,
+    name: &str,
+) -> Option<String> {
+    use xla_rocm_tracer::export::xplane_proto::x_stat::Value;
+    let stat = event
+        .stats
+        .iter()
+        .find(|stat| plane.stat_metadata[&stat.metadata_id].name == name)?;
+    Some(match stat.value.as_ref()? {
+        Value::Uint64Value(v) => v.to_string(),
+        Value::Int64Value(v) => v.to_string(),
+        Value::StrValue(v) => v.clone(),
+        Value::RefValue(id) => plane.stat_metadata[&(*id as i64)].name.clone(),
+        other => format!("{other:?}"),
+    })
+}
+
+/// (event name, event) of every event of `plane`, line by line.
+fn named_events(plane: &XPlane) -> Vec<(String, &xla_rocm_tracer::export::XEvent)> {
+    plane
+        .lines
+        .iter()
+        .flat_map(|line| line.events.iter())
+        .map(|event| (plane.event_metadata[&event.metadata_id].name.clone(), event))
+        .collect()
+}
+
+#[test]
+fn hidden_gpus_put_every_event_on_gpu_0_without_drops() {
+    let (space, stdout) = replay("scenarios/hidden_gpus.toml", &[]);
+    let device_planes: Vec<&str> = space
+        .planes
+        .iter()
+        .map(|p| p.name.as_str())
+        .filter(|name| name.starts_with("/device:"))
+        .collect();
+    assert_eq!(
+        device_planes,
+        ["/device:GPU:0"],
+        "HIP sees one GPU: device 0"
+    );
+    let gpu = plane(&space, "/device:GPU:0");
+    let events = named_events(gpu);
+    assert_eq!(events.len(), 8, "6 kernels and 2 copies: {stdout}");
+    assert_eq!(
+        count(
+            &events.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
+            |n| n.starts_with("Cijk_")
+        ),
+        3
+    );
+    assert!(space.warnings.is_empty(), "{:?}", space.warnings);
+    assert!(stdout.contains("drops: none reported"), "{stdout}");
+    let host = plane(&space, "/host:CPU");
+    let host_events = named_events(host);
+    assert_eq!(host_events.len(), 8);
+    for (name, event) in host_events {
+        assert_eq!(
+            event_stat(host, event, "device_id").as_deref(),
+            Some("0"),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn copy_paths_are_named_by_the_direction_the_program_asked_for() {
+    let (space, stdout) = replay("scenarios/copy_paths.toml", &[]);
+    let gpu = plane(&space, "/device:GPU:0");
+    assert_eq!(gpu.lines.len(), 1, "every copy stays on its call's stream");
+    let copies: Vec<(String, String, Option<String>)> = named_events(gpu)
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("Memcpy"))
+        .map(|(name, event)| {
+            let details = event_stat(gpu, event, "memcpy_details").unwrap();
+            let size = details
+                .split_whitespace()
+                .find(|f| f.starts_with("size:"))
+                .unwrap()
+                .to_owned();
+            (name, size, event_stat(gpu, event, "recorded_direction"))
+        })
+        .collect();
+    let d2d = Some("MemcpyD2D".to_owned());
+    assert_eq!(
+        copies,
+        [
+            ("MemcpyH2D".to_owned(), "size:4096".to_owned(), d2d.clone()),
+            ("MemcpyD2H".to_owned(), "size:4096".to_owned(), d2d),
+            ("MemcpyH2D".to_owned(), "size:67108864".to_owned(), None),
+        ],
+        "blits named by their call, the two pinned pieces joined into the call's size"
+    );
+    assert!(
+        stdout.contains("memcpy bytes: MemcpyH2D 67112960, MemcpyD2H 4096"),
+        "{stdout}"
+    );
+
+    let host = plane(&space, "/host:CPU");
+    let cpu_copies: Vec<_> = named_events(host)
+        .into_iter()
+        .filter(|(_, event)| event_stat(host, event, "copy_done_by").is_some())
+        .collect();
+    assert_eq!(
+        cpu_copies.len(),
+        2,
+        "the pageable 4 KiB and the host-to-host copy"
+    );
+    for (name, event) in cpu_copies {
+        assert_eq!(name, "hipMemcpyAsync");
+        assert_eq!(
+            event_stat(host, event, "copy_done_by").as_deref(),
+            Some("CPU")
+        );
+        assert_eq!(
+            event_stat(host, event, "device_id"),
+            None,
+            "no device did it"
+        );
+    }
+    assert_eq!(
+        named_events(host).len(),
+        6,
+        "every copy call and the launch"
+    );
+    assert_eq!(space.warnings.len(), 1, "{:?}", space.warnings);
+    assert!(
+        space.warnings[0]
+            .starts_with("2 HIP copy calls have no device record: copy done by the CPU"),
+        "{:?}",
+        space.warnings
+    );
+    assert!(!space.warnings.iter().any(|w| w.starts_with("Dropped")));
+}
+
+#[test]
+fn indirect_dispatch_keeps_work_on_unattributed_lanes_and_warns_once() {
+    let (space, _) = replay("scenarios/indirect_dispatch.toml", &[]);
+    let gpu = lanes(plane(&space, "/device:GPU:0"));
+    let lane_names: Vec<&str> = gpu.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        lane_names,
+        ["Unattributed (copies)", "Unattributed (queue #0)"]
+    );
+    assert_eq!(gpu[0].1, ["MemcpyH2D"]);
+    assert_eq!(count(&gpu[1].1, |e| e.starts_with("Cijk_")), 2);
+    assert_eq!(count(&gpu[1].1, |e| e == "loop_add_fusion"), 2);
+    let attribution: Vec<_> = space
+        .warnings
+        .iter()
+        .filter(|w| w.contains("stream attribution needs direct dispatch"))
+        .collect();
+    assert_eq!(attribution.len(), 1, "{:?}", space.warnings);
+    assert!(
+        attribution[0].starts_with("5 GPU activities"),
+        "{attribution:?}"
+    );
+    assert!(
+        space.warnings.iter().any(|w| w.starts_with(
+            "5 kernel or copy submissions were made outside any HIP call with a stream argument"
+        )),
+        "{:?}",
+        space.warnings
+    );
+    assert!(
+        !space.warnings.iter().any(|w| w.starts_with("Dropped")),
+        "nothing is lost: {:?}",
+        space.warnings
+    );
 }

@@ -28,6 +28,8 @@ pub struct CopyModelSpec {
     pub large_bar_d2h_max: Option<u64>,
     pub pageable_chunk: Option<u64>,
     pub h2h_record: Option<bool>,
+    /// `direct_dispatch = false`: HIP's worker thread submits (`ROCSIM_DIRECT_DISPATCH=0`).
+    pub direct_dispatch: Option<bool>,
 }
 
 impl Scenario {
@@ -60,6 +62,9 @@ impl Scenario {
         }
         if let Some(record) = self.copies.h2h_record {
             env.push(("ROCSIM_H2H_RECORD", u32::from(record).to_string()));
+        }
+        if let Some(direct) = self.copies.direct_dispatch {
+            env.push(("ROCSIM_DIRECT_DISPATCH", u32::from(direct).to_string()));
         }
         env
     }

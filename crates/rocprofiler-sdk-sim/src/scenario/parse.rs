@@ -35,6 +35,7 @@ struct RawMachine {
     large_bar_d2h_max: Option<Spanned<i64>>,
     pageable_chunk: Option<Spanned<i64>>,
     h2h_record: Option<bool>,
+    direct_dispatch: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -454,6 +455,7 @@ impl<'a> Validator<'a> {
             large_bar_d2h_max: bytes("large_bar_d2h_max", &m.large_bar_d2h_max)?,
             pageable_chunk: bytes("pageable_chunk", &m.pageable_chunk)?,
             h2h_record: m.h2h_record,
+            direct_dispatch: m.direct_dispatch,
         })
     }
 

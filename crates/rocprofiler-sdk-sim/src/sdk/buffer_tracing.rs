@@ -56,6 +56,8 @@ pub unsafe extern "C" fn rocprofiler_query_buffer_tracing_kind_name(
     name: *mut *const c_char,
     name_len: *mut u64,
 ) -> sys::rocprofiler_status_t {
+    // SAFETY: the out-pointers are the caller's, passed on unchanged under the same contract
+    // (null ones are skipped).
     guard("rocprofiler_query_buffer_tracing_kind_name", || unsafe {
         query_kind_name(Domain::Buffer, kind, name, name_len)
     })
@@ -70,6 +72,8 @@ pub unsafe extern "C" fn rocprofiler_query_buffer_tracing_kind_operation_name(
 ) -> sys::rocprofiler_status_t {
     guard(
         "rocprofiler_query_buffer_tracing_kind_operation_name",
+        // SAFETY: the out-pointers are the caller's, passed on unchanged under the same contract
+        // (null ones are skipped).
         || unsafe { query_operation_name(Domain::Buffer, kind, operation, name, name_len) },
     )
 }

@@ -9,6 +9,7 @@ use std::ffi::c_char;
 pub unsafe extern "C" fn rocprofiler_get_timestamp(
     ts: *mut sys::rocprofiler_timestamp_t,
 ) -> sys::rocprofiler_status_t {
+    // SAFETY: write_out rejects a null `ts`; a non-null one is writable per the SDK contract.
     guard("rocprofiler_get_timestamp", || unsafe {
         write_out(ts, clock::now_ns())
     })
@@ -18,6 +19,7 @@ pub unsafe extern "C" fn rocprofiler_get_timestamp(
 pub unsafe extern "C" fn rocprofiler_get_thread_id(
     tid: *mut sys::rocprofiler_thread_id_t,
 ) -> sys::rocprofiler_status_t {
+    // SAFETY: write_out rejects a null `tid`; a non-null one is writable per the SDK contract.
     guard("rocprofiler_get_thread_id", || unsafe {
         write_out(tid, clock::gettid())
     })

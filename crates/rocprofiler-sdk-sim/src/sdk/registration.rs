@@ -18,6 +18,7 @@ pub unsafe extern "C" fn rocprofiler_force_configure(
 pub unsafe extern "C" fn rocprofiler_is_initialized(
     status: *mut c_int,
 ) -> sys::rocprofiler_status_t {
+    // SAFETY: write_out rejects a null `status`; a non-null one is writable per the SDK contract.
     guard("rocprofiler_is_initialized", || unsafe {
         write_out(status, registration::init_status())
     })
@@ -25,6 +26,7 @@ pub unsafe extern "C" fn rocprofiler_is_initialized(
 
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_is_finalized(status: *mut c_int) -> sys::rocprofiler_status_t {
+    // SAFETY: write_out rejects a null `status`; a non-null one is writable per the SDK contract.
     guard("rocprofiler_is_finalized", || unsafe {
         write_out(status, registration::fini_status())
     })
