@@ -57,6 +57,12 @@ fn caps_drop_count_export_and_warn_once_per_cap() {
     assert_eq!(drops.count(DropReason::CallbackCapReached), 8);
     // Every activity counts against the cap, HIP_OPS ones included (XLA counts none, §7.12).
     assert_eq!(drops.count(DropReason::ActivityCapReached), 7);
+    // Joined at export: activity 2, whose API event the callback cap took, is lost to that
+    // cap too (not "without a matching HIP API event").
+    collector.flush();
+    let drops = collector.drop_counters();
+    assert_eq!(drops.count(DropReason::CallbackCapReached), 9);
+    assert_eq!(drops.count(DropReason::NoApiCounterpart), 0);
     // One warning per cap for the whole capture, not one per dropped event.
     assert_eq!(FLAG_WARNINGS.with(Cell::get), 2);
 
@@ -72,17 +78,73 @@ fn caps_drop_count_export_and_warn_once_per_cap() {
         .collect();
     assert_eq!(cap_warnings.len(), 2, "{:?}", space.warnings);
     assert!(space.warnings.contains(&format!(
-        "Dropped 8 events: the HIP API event cap (max_callback_api_events) was reached. \
+        "Dropped 9 events: the HIP API event cap (max_callback_api_events) was reached. \
          To collect more GPU events, set XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>"
     )));
     assert!(space
         .warnings
         .iter()
         .any(|w| w.starts_with("Dropped 7 events: the GPU activity cap")));
+    assert!(!space
+        .warnings
+        .iter()
+        .any(|w| w.contains("GPU activity without a matching HIP API event")));
+}
+
+#[test]
+fn an_api_event_whose_kernel_the_activity_cap_dropped_is_counted_under_that_cap() {
+    let collector = capped(u64::MAX, 3, 100);
+    let mut batch = Vec::new();
+    for id in 0..10u64 {
+        batch.push(api(id, 1, 2_000_000 + id * 10_000, "hipLaunchKernel"));
+        batch.push(kernel(id, AGENT0, 0, 2_000_000 + id * 10_000, "k"));
+    }
+    collector.add_events(&mut batch);
+    let space = export(&collector);
+    let gpu = plane(&space, "/device:GPU:0");
+    assert_eq!(all_events(gpu).count(), 3);
+    assert_eq!(all_events(plane(&space, "/host:ROCTRACER")).count(), 3);
+    // 7 kernels and their 7 launches are missing from the trace: 14, all under the cap.
+    let drops = collector.drop_counters();
+    assert_eq!(drops.count(DropReason::ActivityCapReached), 14);
+    assert_eq!(drops.count(DropReason::ApiWithoutActivity), 0);
     assert!(space
         .warnings
         .iter()
-        .any(|w| w.starts_with("Dropped 1 events: GPU activity without a matching HIP API event")));
+        .any(|w| w.starts_with("Dropped 14 events: the GPU activity cap")));
+}
+
+#[test]
+fn annotation_cap_keeps_the_first_strings_in_launch_order_not_arrival_order() {
+    let collector = capped(100, 100, 3);
+    // Batches arrive out of launch order (two threads' buffers, say): ids 7, 3, 0..10.
+    let annotated = |id: u64| {
+        let mut call = api(id, 1, 2_000_000 + id * 100_000, "hipLaunchKernel");
+        call.annotation = Some(Arc::from(format!("ann_{id}")));
+        let mut dispatch = kernel(id, AGENT0, 0, 2_000_000 + id * 100_000, "k");
+        dispatch.annotation = call.annotation.clone();
+        vec![call, dispatch]
+    };
+    collector.add_events(&mut annotated(7));
+    collector.add_events(&mut annotated(3));
+    for id in (0..10).filter(|id| ![3, 7].contains(id)) {
+        collector.add_events(&mut annotated(id));
+    }
+    let space = export(&collector);
+    let gpu = plane(&space, "/device:GPU:0");
+    let mut kept: Vec<_> = all_events(gpu)
+        .filter_map(|event| stat(gpu, &event.stats, "tf_op"))
+        .collect();
+    kept.sort();
+    kept.dedup();
+    assert_eq!(kept, ["ref:ann_0", "ref:ann_1", "ref:ann_2"]);
+    assert_eq!(
+        collector
+            .drop_counters()
+            .count(DropReason::AnnotationCapReached),
+        14,
+        "7 launches and their 7 kernels lost their annotation"
+    );
 }
 
 #[test]

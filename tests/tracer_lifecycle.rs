@@ -13,7 +13,9 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sim::driver::{self, CopyKind, KernelId, KernelLaunch};
 use rocprofiler_sdk_sim::faults;
 use rocprofiler_sdk_sys as sys;
-use tracer_common::{runs_in_own_child, start_recording, RecordingSink, VIRTUAL_CLOCK};
+use tracer_common::{
+    runs_in_own_child, start_recording, wait_on_simulated_time, RecordingSink, VIRTUAL_CLOCK,
+};
 use xla_rocm_tracer::event::EventSource;
 use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::tracer::sdk;
@@ -106,61 +108,51 @@ fn enable_twice_is_already_exists_and_the_main_context_runs_only_in_a_session() 
 
 #[test]
 fn sessions_are_isolated() {
-    // Racy, not a strict known failure under ROCSIM_CLOCK=virtual: there it passes on every
-    // run, for the wrong reason (in_first's late record is the one previous-session drop while
-    // the straddling kernel's record lands after the second disable()).
-    known_failures::known_failure_racy(
-        13,
-        "H2: kernel records land a lag after the synchronize that waited for them: the \
-         straddling kernel's record can land after the second disable() instead of in the second \
-         session (where it must be dropped as a previous-session record), and in_first's record \
-         (or a late record another test of this process left) can land in the second session as \
-         a previous-session drop, so the drop count depends on timing",
-        || {
-            let _session = SESSION.lock();
-            let tracer = Tracer::get();
-            let stream = driver::stream_create().unwrap();
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    let stream = driver::stream_create().unwrap();
 
-            let first = start_recording(tracer);
-            let in_first = driver::launch_kernel(stream, &launch(1_000)).unwrap();
-            driver::stream_synchronize(stream).unwrap();
-            // Still running on the device when the session ends: completes during the next one.
-            let long_stream = driver::stream_create().unwrap();
-            let straddling = driver::launch_kernel(long_stream, &launch(80_000_000)).unwrap();
-            tracer.disable();
+    let first = start_recording(tracer);
+    let in_first = driver::launch_kernel(stream, &launch(1_000)).unwrap();
+    driver::stream_synchronize(stream).unwrap();
+    // Still running on the device when the session ends.
+    let long_stream = driver::stream_create().unwrap();
+    let straddling = driver::launch_kernel(long_stream, &launch(80_000_000)).unwrap();
+    tracer.disable();
 
-            let between = driver::launch_kernel(stream, &launch(1_000)).unwrap();
+    let between = driver::launch_kernel(stream, &launch(1_000)).unwrap();
 
-            let second = start_recording(tracer);
-            let in_second = driver::launch_kernel(stream, &launch(1_000)).unwrap();
-            driver::device_synchronize().unwrap();
-            tracer.disable();
+    let second = start_recording(tracer);
+    let in_second = driver::launch_kernel(stream, &launch(1_000)).unwrap();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
 
-            let first_ids = correlations(&first);
-            let second_ids = correlations(&second);
-            assert!(first_ids.contains(&in_first));
-            assert!(!first_ids.contains(&between) && !first_ids.contains(&in_second));
-            assert!(second_ids.contains(&in_second));
-            assert!(!second_ids.contains(&in_first) && !second_ids.contains(&between));
-            assert!(
-                !second
-                    .activities()
-                    .iter()
-                    .any(|e| e.correlation_id == straddling),
-                "a kernel of the first session leaked into the second"
-            );
-            // One lock for value and message: locking again while the first guard lives (as
-            // this assertion used to) deadlocks exactly when the assertion fails.
-            let second_drops = second.drops.lock().clone();
-            assert_eq!(
-                second_drops
-                    .get(xla_rocm_tracer::tracer::record_decoder::drop_reason::PREVIOUS_SESSION)
-                    .copied(),
-                Some(1),
-                "{second_drops:?}"
-            );
-        },
+    let first_ids = correlations(&first);
+    let second_ids = correlations(&second);
+    assert!(first_ids.contains(&in_first));
+    assert!(!first_ids.contains(&between) && !first_ids.contains(&in_second));
+    assert!(second_ids.contains(&in_second));
+    assert!(!second_ids.contains(&in_first) && !second_ids.contains(&between));
+    assert!(
+        !second
+            .activities()
+            .iter()
+            .any(|e| e.correlation_id == straddling),
+        "a kernel of the first session leaked into the second"
     );
+    // The straddling kernel was in flight at the first disable(), which waited for it:
+    // it belongs to the first session (assigned by correlation id), and nothing of the
+    // first session shows up among the second's drops.
+    assert!(
+        first_ids.contains(&straddling),
+        "disable() waited for the in-flight kernel"
+    );
+    // One lock for value and message: locking again while the first guard lives (as
+    // this assertion used to) deadlocks exactly when the assertion fails.
+    let first_drops = first.drops.lock().clone();
+    assert!(first_drops.is_empty(), "{first_drops:?}");
+    let second_drops = second.drops.lock().clone();
+    assert!(second_drops.is_empty(), "{second_drops:?}");
 }
 
 #[test]
@@ -171,45 +163,37 @@ fn start_context_failure_is_internal_with_the_sdk_message_and_recoverable() {
     ) {
         return;
     }
-    known_failures::known_failure(
-        13,
-        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
-         and disable() right after the synchronize misses them: the recovery session \
-         (assert_a_session_traces_a_kernel) gets the kernel's API event but not its activity",
-        || {
-            let _session = SESSION.lock();
-            let tracer = Tracer::get();
-            faults::inject(
-                "rocprofiler_start_context",
-                sys::ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES,
-                None,
-            );
-            let sink = RecordingSink::new();
-            let error = tracer.enable(TracerOptions::default(), sink.clone());
-            faults::clear();
-            let Err(TracerError::Internal(error)) = error else {
-                panic!("expected an internal error, got {error:?}");
-            };
-            assert_eq!(error.call, "rocprofiler_start_context");
-            assert_eq!(error.status, sys::ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES);
-            let message = TracerError::Internal(error.clone()).to_string();
-            assert!(
-                message.starts_with("rocprofiler_start_context failed: "),
-                "{message}"
-            );
-            assert!(
-                message.contains(&sdk::status_string(
-                    sys::ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES
-                )),
-                "{message}"
-            );
-            assert!(tracer.is_available(), "state was reset");
-            tracer.disable(); // nothing to disable
-            assert_eq!(*sink.flushes.lock(), 0);
-
-            assert_a_session_traces_a_kernel(tracer);
-        },
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    faults::inject(
+        "rocprofiler_start_context",
+        sys::ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES,
+        None,
     );
+    let sink = RecordingSink::new();
+    let error = tracer.enable(TracerOptions::default(), sink.clone());
+    faults::clear();
+    let Err(TracerError::Internal(error)) = error else {
+        panic!("expected an internal error, got {error:?}");
+    };
+    assert_eq!(error.call, "rocprofiler_start_context");
+    assert_eq!(error.status, sys::ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES);
+    let message = TracerError::Internal(error.clone()).to_string();
+    assert!(
+        message.starts_with("rocprofiler_start_context failed: "),
+        "{message}"
+    );
+    assert!(
+        message.contains(&sdk::status_string(
+            sys::ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES
+        )),
+        "{message}"
+    );
+    assert!(tracer.is_available(), "state was reset");
+    tracer.disable(); // nothing to disable
+    assert_eq!(*sink.flushes.lock(), 0);
+
+    assert_a_session_traces_a_kernel(tracer);
 }
 
 #[test]
@@ -220,27 +204,18 @@ fn stop_and_flush_failures_still_end_the_session() {
     ) {
         return;
     }
-    known_failures::known_failure(
-        13,
-        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
-         and disable() right after the synchronize misses them: the normal session after the \
-         failed stop and flush (assert_a_session_traces_a_kernel) gets the kernel's API event but \
-         not its activity",
-        || {
-            let _session = SESSION.lock();
-            let tracer = Tracer::get();
-            for failing in ["rocprofiler_stop_context", "rocprofiler_flush_buffer"] {
-                let sink = start_recording(tracer);
-                faults::inject(failing, sys::ROCPROFILER_STATUS_ERROR, None);
-                tracer.disable();
-                faults::clear();
-                assert!(tracer.is_available(), "{failing}");
-                assert_eq!(*sink.flushes.lock(), 1, "{failing}");
-            }
-            // And the next session works normally.
-            assert_a_session_traces_a_kernel(tracer);
-        },
-    );
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    for failing in ["rocprofiler_stop_context", "rocprofiler_flush_buffer"] {
+        let sink = start_recording(tracer);
+        faults::inject(failing, sys::ROCPROFILER_STATUS_ERROR, None);
+        tracer.disable();
+        faults::clear();
+        assert!(tracer.is_available(), "{failing}");
+        assert_eq!(*sink.flushes.lock(), 1, "{failing}");
+    }
+    // And the next session works normally.
+    assert_a_session_traces_a_kernel(tracer);
 }
 
 #[test]
@@ -248,57 +223,51 @@ fn max_annotation_strings_is_honoured() {
     if !runs_in_own_child("max_annotation_strings_is_honoured", &[VIRTUAL_CLOCK]) {
         return;
     }
-    known_failures::known_failure(
-        13,
-        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
-         and disable() right after the synchronize misses them: the first session's annotated \
-         kernels have no activity, so annotation_of() finds none to read the annotation from",
-        || {
-            let _session = SESSION.lock();
-            let tracer = Tracer::get();
-            let sink = RecordingSink::new();
-            tracer
-                .enable(
-                    TracerOptions {
-                        max_annotation_strings: 2,
-                    },
-                    sink.clone(),
-                )
-                .unwrap();
-            let mut ids = Vec::new();
-            for name in ["a", "b", "c", "a"] {
-                push_annotation(name);
-                ids.push(driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap());
-                pop_annotation();
-            }
-            driver::device_synchronize().unwrap();
-            tracer.disable();
-            let annotation_of = |id| {
-                sink.by_correlation(id)
-                    .into_iter()
-                    .find(|e| e.source == EventSource::Activity)
-                    .unwrap()
-                    .annotation
-            };
-            assert_eq!(annotation_of(ids[0]).as_deref(), Some("a"));
-            assert_eq!(annotation_of(ids[1]).as_deref(), Some("b"));
-            assert_eq!(annotation_of(ids[2]), None, "the map was full");
-            assert_eq!(tracer.annotation_map().max_strings(), 2);
-            assert!(tracer.annotation_map().dropped() >= 1);
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    wait_on_simulated_time();
+    let sink = RecordingSink::new();
+    tracer
+        .enable(
+            TracerOptions {
+                max_annotation_strings: 2,
+                ..TracerOptions::default()
+            },
+            sink.clone(),
+        )
+        .unwrap();
+    let mut ids = Vec::new();
+    for name in ["a", "b", "c", "a"] {
+        push_annotation(name);
+        ids.push(driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap());
+        pop_annotation();
+    }
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    let annotation_of = |id| {
+        sink.by_correlation(id)
+            .into_iter()
+            .find(|e| e.source == EventSource::Activity)
+            .unwrap()
+            .annotation
+    };
+    assert_eq!(annotation_of(ids[0]).as_deref(), Some("a"));
+    assert_eq!(annotation_of(ids[1]).as_deref(), Some("b"));
+    assert_eq!(annotation_of(ids[2]), None, "the map was full");
+    assert_eq!(tracer.annotation_map().max_strings(), 2);
+    assert!(tracer.annotation_map().dropped() >= 1);
 
-            // The next session gets a fresh, larger map.
-            let sink = start_recording(tracer);
-            push_annotation("c");
-            let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
-            pop_annotation();
-            driver::device_synchronize().unwrap();
-            tracer.disable();
-            assert!(sink
-                .by_correlation(id)
-                .iter()
-                .all(|e| e.annotation.as_deref() == Some("c")));
-        },
-    );
+    // The next session gets a fresh, larger map.
+    let sink = start_recording(tracer);
+    push_annotation("c");
+    let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
+    pop_annotation();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    assert!(sink
+        .by_correlation(id)
+        .iter()
+        .all(|e| e.annotation.as_deref() == Some("c")));
 }
 
 /// A sink that tries to end the session from inside its own callback.
@@ -331,25 +300,18 @@ fn disable_from_inside_the_sink_does_not_deadlock() {
     ) {
         return;
     }
-    known_failures::known_failure(
-        13,
-        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
-         and disable() right after the synchronize misses them: the reentrant sink gets the \
-         kernel's API event but not its activity",
-        || {
-            let _session = SESSION.lock();
-            let tracer = Tracer::get();
-            let sink = Arc::new(ReentrantSink(RecordingSink::default()));
-            tracer
-                .enable(TracerOptions::default(), sink.clone())
-                .unwrap();
-            let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
-            driver::device_synchronize().unwrap();
-            tracer.disable();
-            assert_eq!(sink.0.by_correlation(id).len(), 2);
-            assert!(tracer.is_available());
-        },
-    );
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    wait_on_simulated_time();
+    let sink = Arc::new(ReentrantSink(RecordingSink::default()));
+    tracer
+        .enable(TracerOptions::default(), sink.clone())
+        .unwrap();
+    let id = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    assert_eq!(sink.0.by_correlation(id).len(), 2);
+    assert!(tracer.is_available());
 }
 
 #[test]
@@ -413,4 +375,95 @@ fn concurrent_hip_traffic_across_many_enable_disable_cycles() {
     }
     assert!(total > 0, "the sessions saw traffic");
     assert!(tracer.is_available());
+}
+
+/// Launches `n` kernels of 1 ms on a fresh stream and returns their correlation ids.
+fn launch_in_flight(n: usize) -> Vec<u64> {
+    let stream = driver::stream_create().unwrap();
+    (0..n)
+        .map(|_| driver::launch_kernel(stream, &launch(1_000_000)).unwrap())
+        .collect()
+}
+
+#[test]
+fn disable_waits_for_kernels_in_flight() {
+    if !runs_in_own_child("disable_waits_for_kernels_in_flight", &[VIRTUAL_CLOCK]) {
+        return;
+    }
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    let sink = start_recording(tracer);
+    let ids = launch_in_flight(5);
+    // No synchronize: the session ends while the five kernels still run (and their records
+    // come a lag after they end, as on the real SDK).
+    tracer.disable();
+    for id in &ids {
+        assert_eq!(sink.by_correlation(*id).len(), 2, "kernel {id} is complete");
+    }
+    assert_eq!(sink.total_drops(), 0, "{:?}", sink.drops.lock());
+    assert_eq!(tracer.records_in_flight(), 0);
+}
+
+#[test]
+fn disable_without_waiting_counts_the_kernels_in_flight_and_keeps_them_out_of_the_next_session() {
+    if !runs_in_own_child(
+        "disable_without_waiting_counts_the_kernels_in_flight_and_keeps_them_out_of_the_next_session",
+        &[VIRTUAL_CLOCK],
+    ) {
+        return;
+    }
+    use xla_rocm_tracer::tracer::record_decoder::drop_reason;
+    let _session = SESSION.lock();
+    let tracer = Tracer::get();
+    wait_on_simulated_time();
+    let first = RecordingSink::new();
+    let no_wait = TracerOptions {
+        disable_wait: Duration::ZERO,
+        ..TracerOptions::default()
+    };
+    tracer.enable(no_wait, first.clone()).unwrap();
+    let ids = launch_in_flight(5);
+    tracer.disable();
+    let first_drops = first.drops.lock().clone();
+    assert_eq!(
+        first_drops.get(drop_reason::IN_FLIGHT_AT_DISABLE).copied(),
+        Some(5),
+        "{first_drops:?}"
+    );
+    assert!(first.activities().is_empty());
+    for id in &ids {
+        let events = first.by_correlation(*id);
+        assert_eq!(events.len(), 1, "the launch itself was traced: {events:?}");
+        assert_eq!(events[0].source, EventSource::ApiCallback);
+    }
+
+    let second = start_recording(tracer);
+    let own = driver::launch_kernel(driver::NULL_STREAM, &launch(1_000)).unwrap();
+    driver::wait_idle(); // the first session's kernels land now, in the second session
+    tracer.disable();
+    let second_ids = correlations(&second);
+    assert!(second_ids.contains(&own));
+    assert!(
+        ids.iter().all(|id| !second_ids.contains(id)),
+        "{second_ids:?}"
+    );
+    assert_eq!(second.total_drops(), 0, "{:?}", second.drops.lock());
+    assert_eq!(tracer.late_records_of_ended_sessions(), 5);
+}
+
+#[test]
+fn disable_wait_comes_from_the_environment() {
+    use xla_rocm_tracer::tracer::{disable_wait_from_env, DEFAULT_DISABLE_WAIT, DISABLE_WAIT_ENV};
+    if !runs_in_own_child(
+        "disable_wait_comes_from_the_environment",
+        &[(DISABLE_WAIT_ENV, "250")],
+    ) {
+        return;
+    }
+    assert_eq!(disable_wait_from_env(), Duration::from_millis(250));
+    assert_eq!(
+        TracerOptions::default().disable_wait,
+        Duration::from_millis(250)
+    );
+    assert_eq!(DEFAULT_DISABLE_WAIT, Duration::from_secs(1));
 }

@@ -93,58 +93,51 @@ fn child_traces_on_rocm_7_0() {
     if !is_child() {
         return;
     }
-    known_failures::known_failure(
-        13,
-        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
-         and disable() right after the synchronize misses them: the kernel on GPU 1 has no \
-         activity, so its name, device and stream are never checked",
-        || {
-            let tracer = Tracer::get();
-            assert_rocm_7_0_agents(tracer);
-            let gpus = tracer.gpu_agents();
+    let tracer = Tracer::get();
+    tracer_common::wait_on_simulated_time();
+    assert_rocm_7_0_agents(tracer);
+    let gpus = tracer.gpu_agents();
 
-            let sink = RecordingSink::new();
-            tracer
-                .enable(TracerOptions::default(), sink.clone())
-                .expect("enable on ROCm 7.0");
-            driver::set_device(1).unwrap();
-            let (_, kernels) = driver::load_code_object(1, &["_Z7on_gpu1v"]).unwrap();
-            let stream = driver::stream_create().unwrap();
-            let stream_id = driver::sdk_stream_id(stream).unwrap();
-            let correlation = driver::launch_kernel(
-                stream,
-                &KernelLaunch {
-                    kernel: kernels[0],
-                    grid: [256, 1, 1],
-                    block: [64, 1, 1],
-                    private_segment_size: 0,
-                    group_segment_size: 0,
-                    duration_ns: 5_000,
-                },
-            )
-            .unwrap();
-            driver::stream_synchronize(stream).unwrap();
-            tracer.disable();
-
-            let kernel_events: Vec<_> = sink
-                .activities()
-                .into_iter()
-                .filter(|e| e.event_type == EventType::Kernel && e.correlation_id == correlation)
-                .collect();
-            assert_eq!(kernel_events.len(), 1, "{:#?}", sink.events());
-            let kernel = &kernel_events[0];
-            assert_eq!(&*kernel.name, "on_gpu1()");
-            assert_eq!(kernel.device_id as u64, gpus[1].handle);
-            assert_eq!(kernel.stream_id, stream_id);
-            assert!(sink
-                .events()
-                .iter()
-                .any(|e| e.source == EventSource::ApiCallback
-                    && e.correlation_id == correlation
-                    && &*e.name == "hipLaunchKernel"));
-            assert_eq!(sink.total_drops(), 0);
+    let sink = RecordingSink::new();
+    tracer
+        .enable(TracerOptions::default(), sink.clone())
+        .expect("enable on ROCm 7.0");
+    driver::set_device(1).unwrap();
+    let (_, kernels) = driver::load_code_object(1, &["_Z7on_gpu1v"]).unwrap();
+    let stream = driver::stream_create().unwrap();
+    let stream_id = driver::sdk_stream_id(stream).unwrap();
+    let correlation = driver::launch_kernel(
+        stream,
+        &KernelLaunch {
+            kernel: kernels[0],
+            grid: [256, 1, 1],
+            block: [64, 1, 1],
+            private_segment_size: 0,
+            group_segment_size: 0,
+            duration_ns: 5_000,
         },
-    );
+    )
+    .unwrap();
+    driver::stream_synchronize(stream).unwrap();
+    tracer.disable();
+
+    let kernel_events: Vec<_> = sink
+        .activities()
+        .into_iter()
+        .filter(|e| e.event_type == EventType::Kernel && e.correlation_id == correlation)
+        .collect();
+    assert_eq!(kernel_events.len(), 1, "{:#?}", sink.events());
+    let kernel = &kernel_events[0];
+    assert_eq!(&*kernel.name, "on_gpu1()");
+    assert_eq!(kernel.device_id as u64, gpus[1].handle);
+    assert_eq!(kernel.stream_id, stream_id);
+    assert!(sink
+        .events()
+        .iter()
+        .any(|e| e.source == EventSource::ApiCallback
+            && e.correlation_id == correlation
+            && &*e.name == "hipLaunchKernel"));
+    assert_eq!(sink.total_drops(), 0);
 }
 
 #[test]

@@ -395,51 +395,43 @@ fn first_dispatch_after_enable_on_a_busy_thread() {
     ) {
         return;
     }
-    known_failures::known_failure(
-        13,
-        "H2: kernel records land a lag (20..200 us) after the synchronize that waited for them, \
-         and disable() right after the synchronize misses them: the first dispatch after enable() \
-         (the target stream's kernel) has no activity",
-        || {
-            let _session = SESSION.lock();
-            let k = kernels();
-            let tracer = Tracer::get();
-            let before = Arc::new(Barrier::new(2));
-            let enabled = Arc::new(Barrier::new(2));
-            let worker = {
-                let (before, enabled) = (before.clone(), enabled.clone());
-                std::thread::spawn(move || {
-                    let warm = driver::stream_create().unwrap();
-                    let target = driver::stream_create().unwrap();
-                    for _ in 0..5 {
-                        driver::launch_kernel(warm, &launch(k.fusion, 64)).unwrap();
-                        driver::memcpy_async(warm, &copy(CopyKind::HostToDevice)).unwrap();
-                    }
-                    driver::stream_synchronize(warm).unwrap();
-                    before.wait();
-                    enabled.wait();
-                    let first = driver::launch_kernel(target, &launch(k.matmul, 128)).unwrap();
-                    driver::stream_synchronize(target).unwrap();
-                    (first, driver::sdk_stream_id(target).unwrap())
-                })
-            };
+    let _session = SESSION.lock();
+    let k = kernels();
+    let tracer = Tracer::get();
+    let before = Arc::new(Barrier::new(2));
+    let enabled = Arc::new(Barrier::new(2));
+    let worker = {
+        let (before, enabled) = (before.clone(), enabled.clone());
+        std::thread::spawn(move || {
+            let warm = driver::stream_create().unwrap();
+            let target = driver::stream_create().unwrap();
+            for _ in 0..5 {
+                driver::launch_kernel(warm, &launch(k.fusion, 64)).unwrap();
+                driver::memcpy_async(warm, &copy(CopyKind::HostToDevice)).unwrap();
+            }
+            driver::stream_synchronize(warm).unwrap();
             before.wait();
-            let sink = start_recording(tracer);
             enabled.wait();
-            let (first, target_id) = worker.join().unwrap();
-            driver::device_synchronize().unwrap();
-            tracer.disable();
-            let activities = sink.activities();
-            assert_eq!(
-                activities.len(),
-                1,
-                "nothing from before enable(): {activities:?}"
-            );
-            assert_eq!(activities[0].correlation_id, first);
-            assert_eq!(activities[0].stream_id, target_id);
-            assert_eq!(&*activities[0].name, "matmul(float*, float*, int)");
-        },
+            let first = driver::launch_kernel(target, &launch(k.matmul, 128)).unwrap();
+            driver::stream_synchronize(target).unwrap();
+            (first, driver::sdk_stream_id(target).unwrap())
+        })
+    };
+    before.wait();
+    let sink = start_recording(tracer);
+    enabled.wait();
+    let (first, target_id) = worker.join().unwrap();
+    driver::device_synchronize().unwrap();
+    tracer.disable();
+    let activities = sink.activities();
+    assert_eq!(
+        activities.len(),
+        1,
+        "nothing from before enable(): {activities:?}"
     );
+    assert_eq!(activities[0].correlation_id, first);
+    assert_eq!(activities[0].stream_id, target_id);
+    assert_eq!(&*activities[0].name, "matmul(float*, float*, int)");
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! XLA's `ApiActivityInfoExchange` (xla-rocm-tracer.md §6.2 step 1): HIP API events and GPU
 //! activities meet by correlation id and lend each other what the other lacks.
+use std::collections::HashSet;
+
 use super::arrival_log::ArrivalLog;
 use super::drops::{DropCounters, DropReason};
 use super::stored_event::StoredEvent;
@@ -20,6 +22,13 @@ impl PendingEvents {
     pub fn is_empty(&self) -> bool {
         self.api.is_empty() && self.auxiliary_api.is_empty() && self.activities.is_empty()
     }
+}
+
+/// Correlation ids whose API event or activities a cap dropped.
+#[derive(Default)]
+pub(super) struct CappedIds {
+    pub api: HashSet<u64>,
+    pub activities: HashSet<u64>,
 }
 
 fn is_kept_api_type(event_type: EventType) -> bool {
@@ -74,6 +83,7 @@ fn seek(
 pub(super) fn join_api_and_activities(
     pending: &mut PendingEvents,
     drops: &mut DropCounters,
+    capped: &CappedIds,
     mut emit: impl FnMut(RocmTracerEvent),
 ) {
     let api_order = first_of_each_id(&pending.api, drops);
@@ -111,6 +121,9 @@ pub(super) fn join_api_and_activities(
         let roctx_range = || pending.api.roctx_range(api_index);
         if has_activity && is_kept_api_type(api_event.event_type()) {
             emit(api_event.to_event(EventSource::ApiCallback, roctx_range()));
+        } else if !has_activity && capped.activities.contains(&api_event.correlation_id) {
+            // Its activity was dropped at the cap: this event is lost to the cap too.
+            drops.add(DropReason::ActivityCapReached, 1);
         } else if api_event.event_type().is_memcpy() {
             // A copy the HIP runtime did with the CPU (host-to-host, small pageable copies on
             // a large-BAR GPU) has no device record: the call stays on its host thread, with
@@ -142,7 +155,13 @@ pub(super) fn join_api_and_activities(
         let Some(api_event) = api_event else {
             // Work HIP's worker thread submitted (no direct dispatch) carries a correlation id
             // no API call has, and the tracer marked its stream unknown: it is kept for an
-            // "unattributed" lane of its queue. Any other activity lost its API event.
+            // "unattributed" lane of its queue. Any other activity lost its API event, to the
+            // callback cap if that dropped it.
+            let reason = if capped.api.contains(&correlation_id) {
+                DropReason::CallbackCapReached
+            } else {
+                DropReason::NoApiCounterpart
+            };
             for &index in group {
                 let activity = pending.activities.get(index);
                 if activity.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID {
@@ -151,7 +170,7 @@ pub(super) fn join_api_and_activities(
                             .to_event(EventSource::Activity, pending.activities.roctx_range(index)),
                     );
                 } else {
-                    drops.add(DropReason::NoApiCounterpart, 1);
+                    drops.add(reason, 1);
                 }
             }
             continue;

@@ -8,7 +8,7 @@ mod join;
 mod options;
 mod stored_event;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -20,7 +20,7 @@ pub use options::{CaptureStart, CollectorOptions};
 use crate::event::{EventSource, EventType, RocmTracerEvent};
 use crate::sink::EventSink;
 use device_numbering::{DeviceNumbering, DevicePlacement};
-use join::{join_api_and_activities, PendingEvents};
+use join::{join_api_and_activities, CappedIds, PendingEvents};
 
 /// Everything a capture collected, ready for export.
 #[derive(Clone, Debug, Default)]
@@ -61,6 +61,9 @@ struct CollectorState {
     /// Without GPU agents: the smallest device id of every flush so far, so that a handle's
     /// ordinal does not depend on which flush its events came in.
     minimum_device_id: Option<u32>,
+    /// Correlation ids of events a cap dropped, so that their counterparts, left alone, are
+    /// counted under the same cap instead of as unexplained or expected.
+    capped: CappedIds,
 }
 
 impl Collector {
@@ -121,7 +124,7 @@ impl Collector {
 }
 
 impl CollectorState {
-    fn add(&mut self, mut event: RocmTracerEvent, is_auxiliary: bool) {
+    fn add(&mut self, event: RocmTracerEvent, is_auxiliary: bool) {
         let max_callback_api_events = self.trace.options.max_callback_api_events;
         let max_activity_api_events = self.trace.options.max_activity_api_events;
         match event.source {
@@ -134,11 +137,13 @@ impl CollectorState {
                     &mut self.num_callback_events
                 };
                 if *count >= max_callback_api_events {
+                    if !is_auxiliary {
+                        self.capped.api.insert(event.correlation_id);
+                    }
                     self.drop_at_cap(DropReason::CallbackCapReached, max_callback_api_events);
                     return;
                 }
                 *count += 1;
-                self.limit_annotation(&mut event);
                 // A duplicate correlation id is found and counted by the join.
                 if is_auxiliary {
                     self.pending.auxiliary_api.push(event);
@@ -149,31 +154,74 @@ impl CollectorState {
             EventSource::Activity => {
                 // Every activity counts, so the cap bounds memory (unlike XLA, rough edge §7.12).
                 if self.num_activity_events >= max_activity_api_events {
+                    self.capped.activities.insert(event.correlation_id);
                     self.drop_at_cap(DropReason::ActivityCapReached, max_activity_api_events);
                     return;
                 }
                 self.num_activity_events += 1;
-                self.limit_annotation(&mut event);
                 self.pending.activities.push(event);
             }
             EventSource::Invalid => self.trace.drops.add(DropReason::InvalidSource, 1),
         }
     }
 
-    /// Keeps at most `max_annotation_strings` distinct annotations; later new ones are removed
-    /// from their events, which stay.
-    fn limit_annotation(&mut self, event: &mut RocmTracerEvent) {
+    /// Keeps at most `max_annotation_strings` distinct annotations, admitting new ones in
+    /// launch order (the smallest correlation id each first appears under), not in the order
+    /// batches reached the collector; later new ones are removed from their events, which stay.
+    fn limit_annotations(&mut self) {
         let max_annotation_strings = self.trace.options.max_annotation_strings;
-        let Some(annotation) = &event.annotation else {
-            return;
-        };
-        if self.annotations.contains(annotation) {
+        let logs = [
+            &self.pending.api,
+            &self.pending.auxiliary_api,
+            &self.pending.activities,
+        ];
+        let mut first_id: HashMap<Arc<str>, u64> = HashMap::new();
+        for log in logs {
+            for index in 0..log.len() {
+                let event = log.get(index);
+                if let Some(annotation) = &event.annotation {
+                    if !self.annotations.contains(annotation) {
+                        let id = first_id.entry(annotation.clone()).or_insert(u64::MAX);
+                        *id = (*id).min(event.correlation_id);
+                    }
+                }
+            }
+        }
+        if first_id.is_empty() {
             return;
         }
-        if (self.annotations.len() as u64) < max_annotation_strings {
-            self.annotations.insert(annotation.clone());
-        } else {
-            event.annotation = None;
+        let mut new: Vec<(u64, Arc<str>)> = first_id.into_iter().map(|(a, id)| (id, a)).collect();
+        new.sort();
+        let mut rejected = HashSet::new();
+        for (_, annotation) in new {
+            if (self.annotations.len() as u64) < max_annotation_strings {
+                self.annotations.insert(annotation);
+            } else {
+                rejected.insert(annotation);
+            }
+        }
+        if rejected.is_empty() {
+            return;
+        }
+        let mut removed = 0;
+        for log in [
+            &mut self.pending.api,
+            &mut self.pending.auxiliary_api,
+            &mut self.pending.activities,
+        ] {
+            for index in 0..log.len() {
+                let event = log.get_mut(index);
+                if event
+                    .annotation
+                    .as_ref()
+                    .is_some_and(|annotation| rejected.contains(annotation))
+                {
+                    event.annotation = None;
+                    removed += 1;
+                }
+            }
+        }
+        for _ in 0..removed {
             self.drop_at_cap(DropReason::AnnotationCapReached, max_annotation_strings);
         }
     }
@@ -195,12 +243,14 @@ impl CollectorState {
         if self.pending.is_empty() {
             return;
         }
+        self.limit_annotations();
         let trace = &mut self.trace;
+        let capped = &self.capped;
         if trace.gpu_agents.is_empty() {
             // The fallback numbering needs the smallest device id of all joined events first,
             // of this flush and of every earlier one.
             let mut joined = Vec::new();
-            join_api_and_activities(&mut self.pending, &mut trace.drops, |event| {
+            join_api_and_activities(&mut self.pending, &mut trace.drops, capped, |event| {
                 joined.push(event)
             });
             let numbering = match (
@@ -241,7 +291,7 @@ impl CollectorState {
                 &mut trace.devices,
                 &mut trace.host_only,
             );
-            join_api_and_activities(&mut self.pending, &mut trace.drops, |event| {
+            join_api_and_activities(&mut self.pending, &mut trace.drops, capped, |event| {
                 placement.place(event)
             });
             placement.finish(&mut trace.drops);

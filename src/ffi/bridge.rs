@@ -440,6 +440,7 @@ fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
     let result = Tracer::get().enable(
         TracerOptions {
             max_annotation_strings,
+            ..TracerOptions::default()
         },
         sink,
     );

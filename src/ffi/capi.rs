@@ -217,6 +217,7 @@ pub unsafe extern "C" fn xrt_enable(options: *const XrtCaptureOptions) -> XrtSta
         collector.set_gpu_agents(tracer.gpu_agents().iter().map(GpuAgentInfo::from).collect());
         let tracer_options = TracerOptions {
             max_annotation_strings: collector_options.max_annotation_strings,
+            ..TracerOptions::default()
         };
         match tracer.enable(tracer_options, collector.clone()) {
             Ok(()) => {

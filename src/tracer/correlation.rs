@@ -88,11 +88,12 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     _context_id: sys::rocprofiler_context_id_t,
     _kind: sys::rocprofiler_external_correlation_id_request_kind_t,
     _operation: sys::rocprofiler_tracing_operation_t,
-    _internal_corr_id_value: u64,
+    internal_corr_id_value: u64,
     external_corr_id_value: *mut sys::rocprofiler_user_data_t,
     _data: *mut c_void,
 ) -> c_int {
-    // Panic-free: a thread-local read, a relaxed atomic and a checked pointer write.
+    // Panic-free: a thread-local read, a relaxed atomic, a checked pointer write and the
+    // ledger's lock (a map insert that cannot panic short of allocation failure).
     if external_corr_id_value.is_null() {
         // Non-zero: the SDK falls back to the pushed external id (§8.4); nothing else is safe.
         return 1;
@@ -113,5 +114,9 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     unsafe {
         (*external_corr_id_value).value = stream_id;
     }
+    // One record to come for the running session (`disable()` waits for it).
+    crate::tracer::instance()
+        .ledger()
+        .on_request(internal_corr_id_value);
     0
 }

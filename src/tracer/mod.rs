@@ -11,8 +11,11 @@
 //! Deliberate differences from XLA: `max_annotation_strings` is honoured (§7.1); `disable()`
 //! without `enable()` is a no-op (§7.4); the annotation map is cleared *before* the main
 //! context starts, so annotations of the first calls of a session are not wiped by a late
-//! clear; events go to the sink in one batch per buffer callback; records that started before
-//! the session are dropped and counted; a failed initialization makes `is_available()` false.
+//! clear; events go to the sink in one batch per buffer callback; kernel and copy records are
+//! assigned to sessions by correlation id (`session_ledger`), and `disable()` waits, bounded,
+//! for the ones its session still expects; other records that started before the session are
+//! dropped and counted; finalize flushes the buffer first; a failed initialization makes
+//! `is_available()` false.
 pub mod agents;
 pub mod annotation;
 pub mod copy_calls;
@@ -22,6 +25,7 @@ pub mod kernel_names;
 pub mod record_decoder;
 pub mod registration;
 pub mod sdk;
+pub mod session_ledger;
 pub mod stream_stack;
 pub mod version;
 
@@ -31,11 +35,12 @@ use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock};
+use std::time::Duration;
 
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
-use crate::event::{EventType, RocmTracerEvent};
+use crate::event::{EventSource, EventType, RocmTracerEvent};
 use crate::sink::EventSink;
 use crate::tracer::agents::{AgentInfo, Agents};
 use crate::tracer::annotation::{
@@ -47,6 +52,7 @@ use crate::tracer::hip_api::HipApiNames;
 use crate::tracer::kernel_names::KernelNames;
 use crate::tracer::record_decoder::{drop_reason, DropCounts, RecordDecoder};
 use crate::tracer::sdk::SdkError;
+use crate::tracer::session_ledger::{Attribution, SessionLedger};
 use crate::tracer::stream_stack::hip_stream_callback;
 use crate::tracer::version::SdkVersion;
 
@@ -59,19 +65,62 @@ extern crate rocprofiler_sdk_sim;
 pub const BUFFER_SIZE_BYTES: usize = 100 * 4096;
 pub const BUFFER_WATERMARK_BYTES: usize = 40 * 4096;
 
+/// The environment variable that sets [`TracerOptions::disable_wait`]'s default, in
+/// milliseconds (0 = don't wait): XLA's `RocmTracerOptions` has no field for it.
+pub const DISABLE_WAIT_ENV: &str = "XLA_ROCM_TRACER_DISABLE_WAIT_MS";
+
+/// How long `disable()` waits by default for the records of work its session requested.
+pub const DEFAULT_DISABLE_WAIT: Duration = Duration::from_secs(1);
+
+/// [`DEFAULT_DISABLE_WAIT`], or what [`DISABLE_WAIT_ENV`] says (read at every call, so a
+/// process can change it between sessions). A value that is not a number is ignored, logged.
+pub fn disable_wait_from_env() -> Duration {
+    let Ok(text) = std::env::var(DISABLE_WAIT_ENV) else {
+        return DEFAULT_DISABLE_WAIT;
+    };
+    match text.trim().parse::<u64>() {
+        Ok(ms) => Duration::from_millis(ms),
+        Err(_) => {
+            log::warn!(
+                "{DISABLE_WAIT_ENV}={text:?} is not a number of milliseconds; using {} ms",
+                DEFAULT_DISABLE_WAIT.as_millis()
+            );
+            DEFAULT_DISABLE_WAIT
+        }
+    }
+}
+
 /// XLA's `RocmTracerOptions`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct TracerOptions {
     /// Distinct annotation strings kept per session (XLA's map ignores this; we do not).
     pub max_annotation_strings: u64,
+    /// How long `disable()` flushes and waits for the records of the kernel dispatches and
+    /// copies the session requested (kernel records land a lag after the GPU finished, even
+    /// after a synchronize). What is still missing then is reported to the sink as
+    /// [`drop_reason::IN_FLIGHT_AT_DISABLE`]. Zero: flush once, don't wait. Defaults to
+    /// [`disable_wait_from_env`].
+    pub disable_wait: Duration,
 }
 
 impl Default for TracerOptions {
     fn default() -> Self {
         TracerOptions {
             max_annotation_strings: DEFAULT_MAX_ANNOTATION_STRINGS,
+            disable_wait: disable_wait_from_env(),
         }
     }
+}
+
+/// How `disable()` lets time pass while it waits; see [`set_wait_sleeper`].
+static WAIT_SLEEPER: Mutex<fn(Duration)> = Mutex::new(std::thread::sleep);
+
+/// Replaces how `disable()` sleeps between flushes while it waits (default
+/// `std::thread::sleep`). The wait's bound counts the durations passed to it, so a sleeper
+/// that moves a simulated clock instead of the host's keeps the wait deterministic there
+/// (the simulator's virtual clock only moves with HIP calls and its own sleeps).
+pub fn set_wait_sleeper(sleeper: fn(Duration)) {
+    *WAIT_SLEEPER.lock() = sleeper;
 }
 
 /// Errors of the tracer's lifecycle, one variant per absl status code the C++ shim returns.
@@ -112,6 +161,7 @@ struct SdkSetup {
 struct Session {
     sink: Arc<dyn EventSink>,
     start_ns: u64,
+    disable_wait: Duration,
     /// Reused between callbacks; `add_events` drains it.
     batch: Vec<RocmTracerEvent>,
     /// Pieces of chunked copies waiting for the rest of their call.
@@ -137,8 +187,14 @@ pub struct Tracer {
     session: Mutex<Option<Session>>,
     finalized: AtomicBool,
     records_without_session: AtomicU64,
+    /// Kernel and copy records that arrived after the session that requested them ended.
+    late_records_of_ended_sessions: AtomicU64,
+    /// The SDK's cumulative drop count as last passed to the buffer callback.
+    sdk_drops_seen: AtomicU64,
     /// Drop counts a panicking `on_events_dropped` could not take.
     drops_lost_to_sink_panics: AtomicU64,
+    /// Requests and records of each session, by correlation id.
+    ledger: SessionLedger,
 }
 
 static TRACER: LazyLock<Tracer> = LazyLock::new(|| Tracer {
@@ -152,7 +208,10 @@ static TRACER: LazyLock<Tracer> = LazyLock::new(|| Tracer {
     session: Mutex::new(None),
     finalized: AtomicBool::new(false),
     records_without_session: AtomicU64::new(0),
+    late_records_of_ended_sessions: AtomicU64::new(0),
+    sdk_drops_seen: AtomicU64::new(0),
     drops_lost_to_sink_panics: AtomicU64::new(0),
+    ledger: SessionLedger::default(),
 });
 
 thread_local! {
@@ -184,12 +243,8 @@ impl Drop for StartedContexts {
 }
 
 impl Tracer {
-    /// XLA's `GetRocmTracerSingleton()`: registers with the SDK first if the load-time
-    /// constructor did not (or was dropped by the linker).
-    pub fn get() -> &'static Tracer {
-        crate::tracer::registration::ensure_registered();
-        instance()
-    }
+    // `Tracer::get()` lives in `registration`, which depends on this module and not the other
+    // way round.
 
     /// Exactly when a session could be started now: initialized, not finalized, not running.
     pub fn is_available(&self) -> bool {
@@ -247,12 +302,15 @@ impl Tracer {
         *self.session.lock() = Some(Session {
             sink,
             start_ns,
+            disable_wait: options.disable_wait,
             batch: Vec::new(),
             copy_pieces: CopyPieces::default(),
             recorded_as: Vec::new(),
             outside_set_window_at_start: correlation::requests_outside_set_window(),
         });
+        self.ledger.begin();
         if let Err(error) = sdk::start_context(setup.main_context) {
+            self.ledger.end();
             *self.session.lock() = None;
             return Err(TracerError::Internal(error));
         }
@@ -260,8 +318,12 @@ impl Tracer {
         Ok(())
     }
 
-    /// Ends the session: stops the main context, drains the buffer into the sink, flushes the
-    /// sink and forgets it. Without a running session it does nothing.
+    /// Ends the session: stops the main context, drains the buffer into the sink, waits (up to
+    /// the session's `disable_wait`, flushing again and again) until every kernel dispatch and
+    /// copy the session requested has its record, reports what is still missing as
+    /// [`drop_reason::IN_FLIGHT_AT_DISABLE`], flushes the sink and forgets it. Records that
+    /// arrive later are recognized by correlation id and never reach another session. Without
+    /// a running session it does nothing.
     pub fn disable(&self) {
         if IN_BUFFER_CALLBACK.try_with(Cell::get).unwrap_or(false) {
             log::error!(
@@ -274,17 +336,32 @@ impl Tracer {
         if !self.running.load(Ordering::Acquire) {
             return;
         }
+        let disable_wait = self
+            .session
+            .lock()
+            .as_ref()
+            .map_or(Duration::ZERO, |session| session.disable_wait);
         if let Ok(setup) = self.ready_setup() {
             if let Err(error) = sdk::stop_context(setup.main_context) {
                 log::warn!("{error}");
             }
-            if let Err(error) = sdk::flush_buffer(setup.buffer) {
-                log::warn!("{error}");
-            }
+            self.flush_until_complete(setup.buffer, disable_wait);
         }
+        // From here on, records of this session count as late, never as the next one's.
+        let in_flight = self.ledger.end();
         let mut session = self.session.lock();
         if let Some(session) = session.as_mut() {
             deliver_session_tail(session);
+            if in_flight > 0 {
+                let sink = &session.sink;
+                let reported = catch_unwind(AssertUnwindSafe(|| {
+                    sink.on_events_dropped(drop_reason::IN_FLIGHT_AT_DISABLE, in_flight)
+                }));
+                if reported.is_err() {
+                    self.drops_lost_to_sink_panics
+                        .fetch_add(in_flight, Ordering::Relaxed);
+                }
+            }
             // A panicking sink must not leave the tracer "running" forever.
             if catch_unwind(AssertUnwindSafe(|| session.sink.flush())).is_err() {
                 log::error!("the EventSink panicked in flush(); the session ends anyway");
@@ -292,6 +369,28 @@ impl Tracer {
         }
         *session = None;
         self.running.store(false, Ordering::Release);
+    }
+
+    /// Flushes `buffer` until the running session's requested records all arrived or `bound`
+    /// (counted in the sleeper's durations) is used up. Always flushes at least once.
+    fn flush_until_complete(&self, buffer: sys::rocprofiler_buffer_id_t, bound: Duration) {
+        let sleeper = *WAIT_SLEEPER.lock();
+        let mut waited = Duration::ZERO;
+        // Short first naps: a record's lag is usually tens of microseconds.
+        let mut nap = Duration::from_micros(50);
+        loop {
+            if let Err(error) = sdk::flush_buffer(buffer) {
+                log::warn!("{error}");
+                return;
+            }
+            if self.ledger.missing() == 0 || waited >= bound {
+                return;
+            }
+            let step = nap.min(bound - waited);
+            sleeper(step);
+            waited += step;
+            nap = (nap * 2).min(Duration::from_millis(10));
+        }
     }
 
     /// XLA's `GetTimestamp()`: the SDK clock (CLOCK_BOOTTIME ns) of the record timestamps;
@@ -389,6 +488,22 @@ impl Tracer {
     /// Records that arrived while no session was enabled.
     pub fn records_without_session(&self) -> u64 {
         self.records_without_session.load(Ordering::Relaxed)
+    }
+
+    /// Kernel and copy records that arrived after the session that requested them had ended
+    /// (more than its `disable_wait` late); they were counted as in flight in that session.
+    pub fn late_records_of_ended_sessions(&self) -> u64 {
+        self.late_records_of_ended_sessions.load(Ordering::Relaxed)
+    }
+
+    /// Records the running (or last ended) session requested (kernel dispatches and copies)
+    /// and did not get (before its `disable()` gave up waiting, for an ended one).
+    pub fn records_in_flight(&self) -> u64 {
+        self.ledger.missing()
+    }
+
+    pub(crate) fn ledger(&self) -> &SessionLedger {
+        &self.ledger
     }
 
     /// Dropped events whose count could not be reported because the sink's
@@ -514,17 +629,32 @@ impl Tracer {
         })
     }
 
-    /// The tool's `finalize`: stops all three contexts (the SDK is shutting down).
+    /// The tool's `finalize`: delivers what the buffer still holds, then stops all three
+    /// contexts (the SDK is shutting down).
+    ///
+    /// The SDK flushes no buffer at finalization: records below the watermark would be lost,
+    /// so a session still running at process exit delivers its tail to its sink here. By the
+    /// time this runs the SDK has already stopped the contexts itself, so `stop_context`
+    /// answering CONTEXT_NOT_FOUND is expected and not logged as a problem.
     pub(crate) fn finalize(&self) {
         self.finalized.store(true, Ordering::Release);
         if let Some(Ok(setup)) = self.setup.get() {
+            if let Err(error) = sdk::flush_buffer(setup.buffer) {
+                log::warn!("at finalization: {error}");
+            }
             for context in [
                 setup.utility_context,
                 setup.stream_context,
                 setup.main_context,
             ] {
-                if let Err(error) = sdk::stop_context(context) {
-                    log::warn!("{error}");
+                match sdk::stop_context(context) {
+                    Ok(()) => {}
+                    Err(error)
+                        if error.status == sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND =>
+                    {
+                        log::debug!("at finalization: {error}")
+                    }
+                    Err(error) => log::warn!("at finalization: {error}"),
                 }
             }
         }
@@ -541,10 +671,13 @@ impl Tracer {
         let Some(Ok(setup)) = self.setup.get() else {
             return;
         };
+        // The SDK passes its cumulative drop count with every callback (a DISCARD buffer's;
+        // LOSSLESS never drops): only the increase since the last callback is new.
+        let new_sdk_drops = new_drops_since_last(&self.sdk_drops_seen, drop_count);
         let mut guard = self.session.lock();
         let Some(session) = guard.as_mut() else {
-            self.records_without_session
-                .fetch_add(num_headers as u64, Ordering::Relaxed);
+            // SAFETY: this function's arguments, forwarded.
+            unsafe { self.count_records_without_session(setup, headers, num_headers) };
             return;
         };
         let decoder = RecordDecoder {
@@ -555,9 +688,35 @@ impl Tracer {
             session_start_ns: session.start_ns,
         };
         let mut drops = DropCounts::default();
-        drops.add(drop_reason::SDK_DROPPED, drop_count);
+        drops.add(drop_reason::SDK_DROPPED, new_sdk_drops);
+        let mut late = 0u64;
+        let batch = &mut session.batch;
+        batch.reserve(num_headers);
         // SAFETY: forwarded from the buffer callback.
-        unsafe { decoder.decode_buffer(headers, num_headers, &mut session.batch, &mut drops) };
+        unsafe {
+            decoder.for_each_record(headers, num_headers, |decoded| match decoded {
+                Err(reason) => drops.add(reason, 1),
+                Ok(event) => {
+                    let attribution = if event.source == EventSource::Activity {
+                        self.ledger.on_record(event.correlation_id)
+                    } else {
+                        Attribution::Unrequested
+                    };
+                    match attribution {
+                        Attribution::Current => batch.push(event),
+                        Attribution::EndedSession => late += 1,
+                        // HIP API records (and any activity no request announced) are
+                        // checked against the session start.
+                        Attribution::Unrequested if event.start_time_ns < session.start_ns => {
+                            drops.add(drop_reason::PREVIOUS_SESSION, 1)
+                        }
+                        Attribution::Unrequested => batch.push(event),
+                    }
+                }
+            })
+        };
+        self.late_records_of_ended_sessions
+            .fetch_add(late, Ordering::Relaxed);
         session.copy_pieces.apply(
             &self.copy_calls,
             &mut session.batch,
@@ -586,6 +745,53 @@ impl Tracer {
             }
         }
     }
+}
+
+impl Tracer {
+    /// A buffer callback without a session: kernel and copy records of an ended session are
+    /// counted as late, everything else as without a session.
+    ///
+    /// # Safety
+    /// The arguments of a buffer callback.
+    unsafe fn count_records_without_session(
+        &self,
+        setup: &SdkSetup,
+        headers: *const *const sys::rocprofiler_record_header_t,
+        num_headers: usize,
+    ) {
+        let decoder = RecordDecoder {
+            agents: &setup.agents,
+            hip_names: &setup.hip_names,
+            kernel_names: &self.kernel_names,
+            annotations: &self.annotations,
+            session_start_ns: 0,
+        };
+        let (mut late, mut without) = (0u64, 0u64);
+        // SAFETY: forwarded from the buffer callback.
+        unsafe {
+            decoder.for_each_record(headers, num_headers, |decoded| match decoded {
+                Ok(event)
+                    if event.source == EventSource::Activity
+                        && self.ledger.on_record(event.correlation_id)
+                            == Attribution::EndedSession =>
+                {
+                    late += 1
+                }
+                _ => without += 1,
+            })
+        };
+        self.late_records_of_ended_sessions
+            .fetch_add(late, Ordering::Relaxed);
+        self.records_without_session
+            .fetch_add(without, Ordering::Relaxed);
+    }
+}
+
+/// The part of the SDK's cumulative `drop_count` not seen before; `seen` keeps the largest
+/// value passed so far (callbacks of one buffer run on one thread, but a reordered or repeated
+/// value must never count twice).
+fn new_drops_since_last(seen: &AtomicU64, cumulative: u64) -> u64 {
+    cumulative.saturating_sub(seen.fetch_max(cumulative, Ordering::Relaxed))
 }
 
 /// The main buffer's callback, on its own SDK thread.
@@ -693,5 +899,22 @@ fn report_recorded_directions(session: &mut Session) {
         {
             log::error!("the EventSink panicked in on_copy_recorded_as");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sdk_drop_counts_are_cumulative_and_count_once() {
+        let seen = AtomicU64::new(0);
+        // A DISCARD buffer passes its running total with every callback.
+        assert_eq!(new_drops_since_last(&seen, 0), 0);
+        assert_eq!(new_drops_since_last(&seen, 5), 5);
+        assert_eq!(new_drops_since_last(&seen, 5), 0, "same total, nothing new");
+        assert_eq!(new_drops_since_last(&seen, 12), 7);
+        assert_eq!(new_drops_since_last(&seen, 3), 0, "never counts backwards");
+        assert_eq!(new_drops_since_last(&seen, 13), 1);
     }
 }

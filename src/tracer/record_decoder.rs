@@ -13,8 +13,10 @@
 //! * a kernel whose agent is not a GPU HIP sees (unknown, or hidden by `HIP_VISIBLE_DEVICES`
 //!   and the like) is a counted drop of its own reason, and so is a copy whose only GPU side
 //!   is hidden: such a GPU has no device ordinal in this process;
-//! * records that started before the current session was enabled are dropped (a kernel
-//!   queued before `disable()` can complete after it), so sessions stay isolated.
+//! * [`RecordDecoder::decode`] drops records that started before the current session was
+//!   enabled; the tracer itself uses [`RecordDecoder::for_each_record`] and assigns kernel and
+//!   copy records to sessions by correlation id first (a kernel queued before `disable()` can
+//!   complete after it), so sessions stay isolated.
 use std::sync::Arc;
 
 use rocprofiler_sdk_sys as sys;
@@ -40,6 +42,10 @@ pub mod drop_reason {
     pub const NO_SESSION: &str = "rocprofiler records delivered while no session was enabled";
     pub const NOT_VISIBLE_GPU: &str =
         "rocprofiler record from an agent that is not a GPU HIP sees (unknown, or hidden by HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES)";
+    /// Kernel dispatches and copies the session requested whose records had not arrived when
+    /// `disable()` gave up waiting (`TracerOptions::disable_wait`).
+    pub const IN_FLIGHT_AT_DISABLE: &str =
+        "kernel dispatches and copies still in flight at Disable (their records had not arrived)";
 }
 
 /// Drop counts of one buffer callback, by reason.
@@ -129,9 +135,47 @@ impl RecordDecoder<'_> {
         }
     }
 
+    /// Decodes `num_headers` records, handing each result to `each` without the session-start
+    /// check (the tracer assigns kernel and copy records to sessions by correlation id).
+    ///
+    /// # Safety
+    /// As for [`RecordDecoder::decode_buffer`].
+    pub unsafe fn for_each_record(
+        &self,
+        headers: *const *const sys::rocprofiler_record_header_t,
+        num_headers: usize,
+        mut each: impl FnMut(Result<RocmTracerEvent, &'static str>),
+    ) {
+        if headers.is_null() || num_headers == 0 {
+            return;
+        }
+        // SAFETY: per this function's contract.
+        let headers = unsafe { std::slice::from_raw_parts(headers, num_headers) };
+        for &header in headers {
+            // SAFETY: per this function's contract.
+            each(unsafe { self.decode_record(header) });
+        }
+    }
+
     /// # Safety
     /// As for [`RecordDecoder::decode_buffer`], for one header.
     pub unsafe fn decode(
+        &self,
+        header: *const sys::rocprofiler_record_header_t,
+    ) -> Result<RocmTracerEvent, &'static str> {
+        // SAFETY: forwarded.
+        let event = unsafe { self.decode_record(header) }?;
+        if event.start_time_ns < self.session_start_ns {
+            return Err(drop_reason::PREVIOUS_SESSION);
+        }
+        Ok(event)
+    }
+
+    /// [`RecordDecoder::decode`] without the session-start check.
+    ///
+    /// # Safety
+    /// As for [`RecordDecoder::decode_buffer`], for one header.
+    pub unsafe fn decode_record(
         &self,
         header: *const sys::rocprofiler_record_header_t,
     ) -> Result<RocmTracerEvent, &'static str> {
@@ -185,9 +229,6 @@ impl RecordDecoder<'_> {
             }
             _ => return Err(drop_reason::UNSUPPORTED_KIND),
         };
-        if event.start_time_ns < self.session_start_ns {
-            return Err(drop_reason::PREVIOUS_SESSION);
-        }
         Ok(event)
     }
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use rocprofiler_sdk_sys as sys;
 
 use crate::tracer::sdk;
-use crate::tracer::{instance, TracerError};
+use crate::tracer::{instance, Tracer, TracerError};
 
 /// The name XLA registers under.
 pub const CLIENT_NAME: &CStr = c"XLA-with-rocprofiler-sdk";
@@ -77,6 +77,16 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
     let _ = std::panic::catch_unwind(|| instance().finalize());
 }
 
+impl Tracer {
+    /// XLA's `GetRocmTracerSingleton()`: registers with the SDK first if the load-time
+    /// constructor did not (or was dropped by the linker). Defined here, next to that
+    /// constructor, so that any program calling it links the constructor's code too.
+    pub fn get() -> &'static Tracer {
+        ensure_registered();
+        instance()
+    }
+}
+
 /// The SDK's handle for this tool, 0 before configuration.
 pub fn client_handle() -> u32 {
     CLIENT_HANDLE.load(Ordering::Relaxed)
@@ -128,6 +138,12 @@ fn register() {
     }
 }
 
+/// Registration at load, before `main` and so before the program's first HIP call: the SDK
+/// 1.0.0 of ROCm 7.0/7.1 maps a HIP stream to an id only if a HIP_STREAM callback context was
+/// active when the stream was created, and aborts the process on any later call on a stream
+/// it never mapped. Registering lazily (at the first `Tracer::get()`) would leave streams the
+/// program created before that unmapped. `tests/tracer_registration.rs` fails if this becomes
+/// lazy.
 #[ctor::ctor(unsafe)]
 fn register_at_load() {
     // XLA's `init_rocm_lib`. A panic must not escape a constructor.

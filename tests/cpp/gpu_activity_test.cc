@@ -168,12 +168,9 @@ class GpuActivityTest : public ::testing::Test {
   float* host_ = nullptr;
 };
 
-// Known failure until issue 13 ("A tracer that is right on real hardware"): the 16 KiB copies
-// are GPU blits that the SDK records as DEVICE_TO_DEVICE with the GPU on both sides, and the
-// tracer names them MemcpyD2D instead of by the HIP call's direction. DISABLED_ keeps it out of
-// the plain run; CMakeLists.txt runs it as `known_failure.*`, which passes only while the
-// test fails on an assertion, so the marker goes with the fix.
-TEST_F(GpuActivityTest, DISABLED_EachHipStreamIsALaneAndCopiesAreOnTheTimeline) {
+// The 16 KiB copies are GPU blits that the SDK records as DEVICE_TO_DEVICE with the GPU on
+// both sides: the tracer names them by the HIP call's direction.
+TEST_F(GpuActivityTest, EachHipStreamIsALaneAndCopiesAreOnTheTimeline) {
   hipStream_t compute, h2d, d2h;
   ASSERT_HIP(hipStreamCreate(&compute));
   ASSERT_HIP(hipStreamCreateWithFlags(&h2d, hipStreamNonBlocking));
@@ -243,9 +240,9 @@ TEST_F(GpuActivityTest, DISABLED_EachHipStreamIsALaneAndCopiesAreOnTheTimeline) 
   ASSERT_HIP(hipStreamDestroy(d2h));
 }
 
-// Known failure until issue 13: Disable right after hipDeviceSynchronize misses the kernel
-// records the SDK pushes after the synchronize returned (see CMakeLists.txt, known_failure.*).
-TEST_F(GpuActivityTest, DISABLED_TslAnnotationsReachEventsStatsAndTheScopeTree) {
+// Disable right after hipDeviceSynchronize: the kernel records the SDK pushes after the
+// synchronize returned still reach this session (the tracer waits for them).
+TEST_F(GpuActivityTest, TslAnnotationsReachEventsStatsAndTheScopeTree) {
   auto collector = Start();
   tsl::profiler::AnnotationStack::PushAnnotation("train_step");
   tsl::profiler::AnnotationStack::PushAnnotation("matmul#hlo_op=dot.1#");
@@ -285,9 +282,9 @@ TEST_F(GpuActivityTest, DISABLED_TslAnnotationsReachEventsStatsAndTheScopeTree) 
   EXPECT_EQ(tree->stats(0).metadata_id(), kernels[0].scope_range_id);
 }
 
-// Known failure until issue 13: Disable right after hipDeviceSynchronize misses the kernel
-// records the SDK pushes after the synchronize returned (see CMakeLists.txt, known_failure.*).
-TEST_F(GpuActivityTest, DISABLED_GraphLaunchDispatchesShareOneCorrelationIdAndAllAreExported) {
+// Disable right after hipDeviceSynchronize: the kernel records the SDK pushes after the
+// synchronize returned still reach this session (the tracer waits for them).
+TEST_F(GpuActivityTest, GraphLaunchDispatchesShareOneCorrelationIdAndAllAreExported) {
   hipGraph_t graph;
   ASSERT_HIP(hipGraphCreate(&graph, 0));
   float one = 1.0f, two = 2.0f;
@@ -338,9 +335,9 @@ class ThrowingCollector : public RocmTraceCollector {
   int flushes_ = 0;
 };
 
-// Known failure until issue 13: Disable right after hipDeviceSynchronize misses the kernel
-// records the SDK pushes after the synchronize returned (see CMakeLists.txt, known_failure.*).
-TEST_F(GpuActivityTest, DISABLED_ACollectorThatThrowsDoesNotTakeTheProgramDown) {
+// Disable right after hipDeviceSynchronize: the kernel records the SDK pushes after the
+// synchronize returned still reach this session (the tracer waits for them).
+TEST_F(GpuActivityTest, ACollectorThatThrowsDoesNotTakeTheProgramDown) {
   ThrowingCollector throwing(Options(tracer_.NumGpus(), 1 << 20));
   ASSERT_TRUE(tracer_.Enable(RocmTracerOptions{1 << 20}, &throwing).ok());
   LaunchFill(device_, 1.0f, nullptr);
@@ -355,9 +352,9 @@ TEST_F(GpuActivityTest, DISABLED_ACollectorThatThrowsDoesNotTakeTheProgramDown) 
   EXPECT_EQ(next->Activities().size(), 1u);
 }
 
-// Known failure until issue 13: Disable right after hipDeviceSynchronize misses the kernel
-// records the SDK pushes after the synchronize returned (see CMakeLists.txt, known_failure.*).
-TEST_F(GpuActivityTest, DISABLED_DisableIsolatesNextSession) {
+// Disable right after hipDeviceSynchronize: the kernel records the SDK pushes after the
+// synchronize returned still reach this session (the tracer waits for them).
+TEST_F(GpuActivityTest, DisableIsolatesNextSession) {
   auto first = Start();
   LaunchFill(device_, 1.0f, nullptr);
   Stop(*first);
@@ -416,9 +413,9 @@ XrtEvent ToXrtEvent(const RocmTracerEvent& event, std::vector<std::string>& stri
 // The same session's events, exported through the C++ drop-in (RocmTraceCollectorImpl, the
 // bridge, the merge into the caller's XSpace) and through the Rust writer (the C ABI's
 // collector + XSpace writer), give the same XSpace.
-// Known failure until issue 13: Disable right after hipDeviceSynchronize misses the kernel
-// records the SDK pushes after the synchronize returned (see CMakeLists.txt, known_failure.*).
-TEST_F(GpuActivityTest, DISABLED_CppExportEqualsTheRustWriterForTheSameEvents) {
+// Disable right after hipDeviceSynchronize: the kernel records the SDK pushes after the
+// synchronize returned still reach this session (the tracer waits for them).
+TEST_F(GpuActivityTest, CppExportEqualsTheRustWriterForTheSameEvents) {
   hipStream_t compute, copies;
   ASSERT_HIP(hipStreamCreate(&compute));
   ASSERT_HIP(hipStreamCreate(&copies));

@@ -81,9 +81,12 @@ impl CountingSink {
     }
 
     /// Records this sink accounted for: events plus drops, except the SDK's own discards
-    /// (those never reached the tracer as records).
+    /// (those never reached the tracer as records) and the records still in flight at Disable
+    /// (not delivered then; if they come later they are the tracer's late records).
     pub fn records_accounted(&self) -> u64 {
-        self.events() + self.total_drops() - self.drop_count(drop_reason::SDK_DROPPED)
+        self.events() + self.total_drops()
+            - self.drop_count(drop_reason::SDK_DROPPED)
+            - self.drop_count(drop_reason::IN_FLIGHT_AT_DISABLE)
     }
 }
 
@@ -132,6 +135,8 @@ pub struct Ledger {
     pub delivered: u64,
     pub destroyed: u64,
     pub without_session: u64,
+    /// Kernel and copy records that arrived after their session ended.
+    pub late: u64,
 }
 
 impl Ledger {
@@ -148,6 +153,7 @@ impl Ledger {
             delivered: self.delivered - before.delivered,
             destroyed: self.destroyed - before.destroyed,
             without_session: self.without_session - before.without_session,
+            late: self.late - before.late,
         }
     }
 }
@@ -164,6 +170,7 @@ pub fn ledger() -> Ledger {
         delivered: counts.delivered,
         destroyed: counts.destroyed_undelivered,
         without_session: tracer.records_without_session(),
+        late: tracer.late_records_of_ended_sessions(),
     }
 }
 
@@ -188,9 +195,9 @@ pub fn assert_every_record_accounted(delta: &Ledger, sinks: &[&CountingSink]) {
     let at_sinks: u64 = sinks.iter().map(|sink| sink.records_accounted()).sum();
     assert_eq!(
         delta.delivered,
-        at_sinks + delta.without_session,
-        "delivered records = sink events + sink drops + records without a session: {delta:?}, \
-         sinks got {at_sinks}"
+        at_sinks + delta.without_session + delta.late,
+        "delivered records = sink events + sink drops + records without a session + late \
+         records of ended sessions: {delta:?}, sinks got {at_sinks}"
     );
     let sdk_dropped: u64 = sinks
         .iter()

@@ -77,8 +77,15 @@ impl EventSink for RecordingSink {
     }
 }
 
+/// Lets `disable()`'s wait for in-flight records move the simulator's clock (under the
+/// virtual clock, time stands still otherwise; under the real clock this is a real sleep).
+pub fn wait_on_simulated_time() {
+    xla_rocm_tracer::tracer::set_wait_sleeper(rocprofiler_sdk_sim::driver::host_sleep);
+}
+
 /// Enables `tracer` with the default options and a new [`RecordingSink`], and returns the sink.
 pub fn start_recording(tracer: &Tracer) -> Arc<RecordingSink> {
+    wait_on_simulated_time();
     let sink = RecordingSink::new();
     tracer
         .enable(TracerOptions::default(), sink.clone())

@@ -512,6 +512,14 @@ pub extern "C" fn rocsim_wait_idle() {
     let _ = catch_unwind(driver::wait_idle);
 }
 
+/// `driver::host_sleep`: a host sleep that moves the virtual clock (a real sleep under the
+/// real clock). For a C/C++ harness whose tool waits for records, as the tracer's `disable()`
+/// does, to pass the simulator's time.
+#[no_mangle]
+pub extern "C" fn rocsim_host_sleep_ns(ns: u64) {
+    let _ = catch_unwind(|| driver::host_sleep(std::time::Duration::from_nanos(ns)));
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_fault_inject(function: *const c_char, status: u32, nth: u32) {
     if function.is_null() {

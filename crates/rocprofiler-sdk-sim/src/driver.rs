@@ -946,6 +946,13 @@ pub fn hip_operation(name: &str) -> Option<i32> {
         .map(|i| i as i32)
 }
 
+/// A host thread sleeping (not a HIP call): real sleep, or under the virtual clock virtual
+/// time moving forward by `duration` (the completions due by then are pushed). A tool that
+/// waits for records (the tracer's `disable()`) sleeps through this to let simulated time pass.
+pub fn host_sleep(duration: std::time::Duration) {
+    crate::clock::sleep_ns(u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX));
+}
+
 /// Waits until every device's submitted work completed and every record (kernel records
 /// included, after their lag) was pushed (not a HIP call). Under the virtual clock this moves
 /// virtual time forward to the last completion.

@@ -42,4 +42,4 @@ pub mod sdk;
 
 pub use buffer::{record_counts, BufferRecordCounts};
 pub use error::SimError;
-pub use registration::client_names;
+pub use registration::{client_names, finalize_as_at_exit};

@@ -50,6 +50,7 @@ fn definitions_match_the_declarations() {
         rocsim_api_call: unsafe extern "C" fn(i32, i32, u64, *mut u64) -> i32;
         rocsim_api_call_failed: unsafe extern "C" fn(i32, i32, u64, *mut u64) -> i32;
         rocsim_wait_idle: unsafe extern "C" fn();
+        rocsim_host_sleep_ns: unsafe extern "C" fn(u64);
         rocsim_fault_inject: unsafe extern "C" fn(*const c_char, u32, u32);
         rocsim_fault_clear: unsafe extern "C" fn();
         rocsim_replay_scenario: unsafe extern "C" fn(*const c_char, *mut c_char, usize) -> i32;

@@ -420,3 +420,53 @@ fn memset_without_a_stream_is_a_blocking_hip_memset_with_no_set() {
         .count();
     assert_eq!(sets, 1);
 }
+
+#[test]
+fn enable_and_disable_steps_count_sessions_and_misuse_names_the_line() {
+    let thread = |steps: &str| format!("{GOOD_HEAD}[[thread]]\nsteps = [\n{steps}\n]\n");
+    let good = scenario::parse_str(
+        &thread(
+            "  { enable = true },\n  { launch = \"k\", stream = \"s\" },\n  { disable = true },\n  \
+             { enable = true },\n  { launch = \"k\", stream = \"s\" },",
+        ),
+        "good.toml",
+    )
+    .unwrap();
+    assert_eq!(good.sessions, 2);
+    assert!(matches!(good.threads[0].steps[0], scenario::Step::Enable));
+    assert!(matches!(good.threads[0].steps[2], scenario::Step::Disable));
+    let none = scenario::parse_str(&thread("  { launch = \"k\", stream = \"s\" },"), "x.toml");
+    assert_eq!(none.unwrap().sessions, 0);
+
+    assert_error(
+        &thread("  { disable = true },"),
+        9,
+        "`disable` without an enabled session",
+    );
+    assert_error(
+        &thread("  { enable = true },\n  { enable = true },"),
+        10,
+        "`enable` while a session is enabled",
+    );
+    assert_error(&thread("  { enable = false },"), 9, "enable must be true");
+    assert_error(&thread("  { disable = false },"), 9, "disable must be true");
+    assert_error(
+        &thread("  { enable = true, launch = \"k\" },"),
+        9,
+        "several actions",
+    );
+    assert_error(
+        &thread("  { steps = [ { enable = true } ], repeat = 2 },"),
+        9,
+        "cannot be inside a `steps` group",
+    );
+    let two_threads = format!(
+        "{GOOD_HEAD}[[thread]]\nname = \"a\"\nsteps = [ {{ enable = true }} ]\n\
+         [[thread]]\nname = \"b\"\nsteps = [ {{ disable = true }} ]\n"
+    );
+    assert_error(
+        &two_threads,
+        12,
+        "must all be in one thread (thread `a` has them)",
+    );
+}

@@ -174,6 +174,8 @@ extern "C" {
     pub fn rocsim_api_call(op: i32, has_stream: i32, stream: u64, corr: *mut u64) -> i32;
     pub fn rocsim_api_call_failed(op: i32, has_stream: i32, stream: u64, corr: *mut u64) -> i32;
     pub fn rocsim_wait_idle();
+    /// A host sleep of `ns` that moves the virtual clock (real sleep under the real clock).
+    pub fn rocsim_host_sleep_ns(ns: u64);
     /// `nth`: 0 = every call.
     pub fn rocsim_fault_inject(function: *const c_char, status: u32, nth: u32);
     pub fn rocsim_fault_clear();

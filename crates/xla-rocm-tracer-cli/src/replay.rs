@@ -6,11 +6,20 @@
 //! scenario asks for another machine (`Scenario::machine_env`), `replay` runs itself again
 //! with those variables set.
 //!
+//! A scenario with `enable` / `disable` steps is traced in those sessions, each with a fresh
+//! collector and a trace of its own: with one session the trace goes to `-o` as given, with
+//! several, session `k` (from 1) goes to `<stem>.session<k>.xplane.pb` beside it, where
+//! `<stem>` is the `-o` name without `.xplane.pb` (or without its extension). A session still
+//! enabled when the scenario ends models a program that exits while tracing: the replay
+//! finalizes the SDK as process exit does, and that session's trace holds what the tracer
+//! delivered during finalization. A scenario without such steps is traced as one session
+//! around the whole replay.
+//!
 //! By default the replay runs on the simulator's virtual clock (`ROCSIM_CLOCK=virtual`): time,
 //! thread ids, handles and the capture's wall time follow from the scenario and `ROCSIM_SEED`,
 //! so replaying a scenario twice writes the same bytes. `--real-clock` keeps the host clock.
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
@@ -57,16 +66,101 @@ fn clock_env(real_clock: bool) -> Option<(&'static str, String)> {
 }
 
 /// Annotations around scenario steps go to the tracer's thread-local annotation stack, which
-/// the HIP API callback reads on the same thread.
-struct TracerAnnotations;
+/// the HIP API callback reads on the same thread; `enable` / `disable` steps start and end
+/// sessions, each delivering to a collector of its own.
+struct TracerSessions {
+    tracer: &'static Tracer,
+    state: Mutex<SessionState>,
+}
 
-impl ReplayHooks for TracerAnnotations {
+#[derive(Default)]
+struct SessionState {
+    running: Option<Arc<Collector>>,
+    /// Ended sessions' collectors, in order.
+    ended: Vec<Arc<Collector>>,
+}
+
+impl TracerSessions {
+    fn new(tracer: &'static Tracer) -> TracerSessions {
+        TracerSessions {
+            tracer,
+            state: Mutex::default(),
+        }
+    }
+
+    fn start(&self) -> Result<()> {
+        let tracer = self.tracer;
+        let collector = Arc::new(Collector::new(
+            CollectorOptions {
+                num_gpus: tracer.num_gpus(),
+                ..CollectorOptions::default()
+            },
+            capture_start(),
+        ));
+        collector.set_gpu_agents(tracer.gpu_agents().iter().map(GpuAgentInfo::from).collect());
+        tracer
+            .enable(TracerOptions::default(), collector.clone())
+            .context("cannot enable the tracer")?;
+        self.state().running = Some(collector);
+        Ok(())
+    }
+
+    fn stop(&self) {
+        self.tracer.disable();
+        self.keep_running_session();
+    }
+
+    /// Moves the running session's collector to the ended ones, with its scope-range tree.
+    fn keep_running_session(&self) {
+        let mut state = self.state();
+        if let Some(collector) = state.running.take() {
+            collector
+                .set_scope_range_id_tree(self.tracer.annotation_map().take_scope_range_id_tree());
+            state.ended.push(collector);
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, SessionState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn is_running(&self) -> bool {
+        self.state().running.is_some()
+    }
+}
+
+impl ReplayHooks for TracerSessions {
     fn push_annotation(&self, name: &str) {
         push_annotation(name);
     }
     fn pop_annotation(&self) {
         pop_annotation();
     }
+    fn enable_tracing(&self) -> std::result::Result<(), String> {
+        self.start().map_err(|error| format!("{error:#}"))
+    }
+    fn disable_tracing(&self) {
+        self.stop();
+    }
+}
+
+/// Where session `number` (from 1) of `count` is written, given `-o output`.
+pub fn session_output(output: &Path, number: usize, count: usize) -> PathBuf {
+    if count <= 1 {
+        return output.to_path_buf();
+    }
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = match name.strip_suffix(".xplane.pb") {
+        Some(stem) => stem.to_owned(),
+        None => output
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or(name),
+    };
+    output.with_file_name(format!("{stem}.session{number}.xplane.pb"))
 }
 
 /// The scenario's machine variables that this process's environment does not already have.
@@ -149,29 +243,40 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     if let Some(error) = tracer.init_error() {
         bail!("the tracer is unavailable: {error}");
     }
-    let collector = Arc::new(Collector::new(
-        CollectorOptions {
-            num_gpus: tracer.num_gpus(),
-            ..CollectorOptions::default()
-        },
-        capture_start(),
-    ));
-    collector.set_gpu_agents(tracer.gpu_agents().iter().map(GpuAgentInfo::from).collect());
-
-    tracer
-        .enable(TracerOptions::default(), collector.clone())
-        .context("cannot enable the tracer")?;
-    let replayed = scenario::replay(&scenario, &TracerAnnotations);
-    tracer.disable();
+    // Under the virtual clock, time passes only through the simulator: `disable()`'s wait for
+    // records in flight sleeps on it (a real sleep under the real clock).
+    xla_rocm_tracer::tracer::set_wait_sleeper(rocprofiler_sdk_sim::driver::host_sleep);
+    let sessions = TracerSessions::new(tracer);
+    let whole_replay = scenario.sessions == 0;
+    if whole_replay {
+        sessions.start()?;
+    }
+    let replayed = scenario::replay(&scenario, &sessions);
+    let mut exited_while_tracing = false;
+    if whole_replay || replayed.is_err() {
+        sessions.stop();
+    } else if sessions.is_running() {
+        // The program ends while tracing: the SDK finalizes as at process exit, and the
+        // tracer's finalize delivers what its buffer held to the running session.
+        rocprofiler_sdk_sim::finalize_as_at_exit();
+        sessions.keep_running_session();
+        exited_while_tracing = true;
+    }
     let summary =
         replayed.map_err(|error| anyhow::anyhow!("{}: replay failed: {error}", path.display()))?;
 
-    collector.set_scope_range_id_tree(tracer.annotation_map().take_scope_range_id_tree());
     let options = ExportOptions {
         cuda_style_line_names: args.cuda_style_lanes,
     };
-    let mut space = collector.export(Tracer::timestamp(), &options);
-    merge_host_api_plane(&mut space);
+    let collectors = std::mem::take(&mut sessions.state().ended);
+    let spaces: Vec<_> = collectors
+        .iter()
+        .map(|collector| {
+            let mut space = collector.export(Tracer::timestamp(), &options);
+            merge_host_api_plane(&mut space);
+            space
+        })
+        .collect();
 
     let copies: Vec<String> = summary
         .copies
@@ -189,13 +294,25 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         summary.bytes_copied,
         summary.annotations
     );
-    print!(
-        "{}",
-        inspect::render(&space, &format!("replay of {}", path.display()))
-    );
-    if let Some(output) = &args.output {
-        write_xspace(output, &space)?;
-        println!("\nwrote {}", output.display());
+    let count = spaces.len();
+    for (index, space) in spaces.iter().enumerate() {
+        let number = index + 1;
+        let mut title = format!("replay of {}", path.display());
+        if !whole_replay {
+            title.push_str(&format!(", session {number} of {count}"));
+            if exited_while_tracing && number == count {
+                title.push_str(" (still enabled at exit)");
+            }
+        }
+        if index > 0 {
+            println!();
+        }
+        print!("{}", inspect::render(space, &title));
+        if let Some(output) = &args.output {
+            let file = session_output(output, number, count);
+            write_xspace(&file, space)?;
+            println!("\nwrote {}", file.display());
+        }
     }
     Ok(())
 }

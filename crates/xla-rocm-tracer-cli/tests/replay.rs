@@ -222,8 +222,19 @@ fn replay_bytes(scenario: &Path, extra: &[&str]) -> Vec<u8> {
         scenario.display(),
         String::from_utf8_lossy(&result.stderr)
     );
-    let bytes = std::fs::read(&output).unwrap();
-    std::fs::remove_file(&output).ok();
+    // A scenario with several sessions writes one trace per session beside `-o`.
+    let mut files = vec![output.clone()];
+    if !output.exists() {
+        files = (1..)
+            .map(|k| session_file(&output, k))
+            .take_while(|file| file.exists())
+            .collect();
+    }
+    let mut bytes = Vec::new();
+    for file in files {
+        bytes.extend(std::fs::read(&file).unwrap());
+        std::fs::remove_file(&file).ok();
+    }
     bytes
 }
 
@@ -443,4 +454,135 @@ fn indirect_dispatch_keeps_work_on_unattributed_lanes_and_warns_once() {
         "nothing is lost: {:?}",
         space.warnings
     );
+}
+/// Where `replay -o output` writes session `k` (from 1) of a scenario with several sessions.
+fn session_file(output: &Path, k: usize) -> PathBuf {
+    let name = output.file_name().unwrap().to_str().unwrap();
+    let stem = name.strip_suffix(".xplane.pb").unwrap();
+    output.with_file_name(format!("{stem}.session{k}.xplane.pb"))
+}
+
+/// Replays a scenario with `enable` / `disable` steps; returns each session's trace and stdout.
+fn replay_sessions(scenario: &str, env: &[(&str, &str)]) -> (Vec<XSpace>, String) {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let output = std::env::temp_dir().join(format!(
+        "replay-sessions-{}-{call}.xplane.pb",
+        std::process::id()
+    ));
+    let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+        .current_dir(repo())
+        .args(["replay", scenario, "-o", output.to_str().unwrap()])
+        .env_remove("ROCSIM_GPUS")
+        .env_remove("XLA_ROCM_TRACER_DISABLE_WAIT_MS")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run xla-rocm-tracer replay");
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let stdout = String::from_utf8(result.stdout).unwrap();
+    let files: Vec<PathBuf> = if output.exists() {
+        vec![output]
+    } else {
+        (1..)
+            .map(|k| session_file(&output, k))
+            .take_while(|file| file.exists())
+            .collect()
+    };
+    let spaces = files
+        .iter()
+        .map(|file| {
+            let space = read_xspace_file(file).unwrap();
+            std::fs::remove_file(file).ok();
+            space
+        })
+        .collect();
+    (spaces, stdout)
+}
+
+/// Event names on every lane of a plane (empty if the trace has no such plane).
+fn event_names(space: &XSpace, plane_name: &str) -> Vec<String> {
+    space
+        .planes
+        .iter()
+        .find(|p| p.name == plane_name)
+        .map(|p| lanes(p).into_iter().flat_map(|(_, names)| names).collect())
+        .unwrap_or_default()
+}
+
+const IN_FLIGHT: &str =
+    "lost in the tracer: kernel dispatches and copies still in flight at Disable";
+
+#[test]
+fn disable_in_flight_each_session_holds_exactly_its_own_events() {
+    let (spaces, stdout) = replay_sessions("scenarios/disable_in_flight.toml", &[]);
+    assert_eq!(spaces.len(), 2, "one trace per session: {stdout}");
+    assert!(stdout.contains("session 1 of 2") && stdout.contains("session 2 of 2"));
+    let first = event_names(&spaces[0], "/device:GPU:0");
+    assert_eq!(first, vec!["loop_add_fusion".to_owned(); 5], "{stdout}");
+    assert_eq!(
+        event_names(&spaces[0], "/host:CPU").len(),
+        5,
+        "the five launches"
+    );
+    let second = event_names(&spaces[1], "/device:GPU:0");
+    assert_eq!(second, vec!["reduce_sum_fusion".to_owned(); 3], "{stdout}");
+    assert_eq!(event_names(&spaces[1], "/host:CPU").len(), 3);
+    // Nothing missing after the wait, and nothing of the first session in the second's drops.
+    assert!(spaces[0].warnings.is_empty(), "{:?}", spaces[0].warnings);
+    assert!(spaces[1].warnings.is_empty(), "{:?}", spaces[1].warnings);
+}
+
+#[test]
+fn disable_in_flight_without_the_wait_reports_the_kernels_in_flight() {
+    let (spaces, stdout) = replay_sessions(
+        "scenarios/disable_in_flight.toml",
+        &[("XLA_ROCM_TRACER_DISABLE_WAIT_MS", "0")],
+    );
+    assert_eq!(spaces.len(), 2, "{stdout}");
+    assert!(event_names(&spaces[0], "/device:GPU:0").is_empty());
+    assert_eq!(
+        spaces[0].warnings,
+        [format!(
+            "Dropped 5 events: {IN_FLIGHT} (their records had not arrived)"
+        )]
+    );
+    // The five late records land during the second session: never in its trace, never among
+    // its drops (the second session's own three kernels are in flight at its Disable too).
+    assert!(!event_names(&spaces[1], "/device:GPU:0")
+        .iter()
+        .any(|name| name == "loop_add_fusion"));
+    assert_eq!(
+        spaces[1].warnings,
+        [format!(
+            "Dropped 3 events: {IN_FLIGHT} (their records had not arrived)"
+        )]
+    );
+}
+
+#[test]
+fn exit_while_tracing_keeps_the_tail() {
+    let (spaces, stdout) = replay_sessions("scenarios/exit_while_tracing.toml", &[]);
+    assert_eq!(spaces.len(), 1, "{stdout}");
+    assert!(stdout.contains("still enabled at exit"), "{stdout}");
+    let space = &spaces[0];
+    let gpu = event_names(space, "/device:GPU:0");
+    // Below the buffer's watermark: only the tracer's flush at finalization delivers these.
+    assert_eq!(
+        gpu.iter()
+            .filter(|name| *name == "train_step_fusion")
+            .count(),
+        6,
+        "{gpu:?}"
+    );
+    assert_eq!(gpu.iter().filter(|name| *name == "MemcpyD2H").count(), 1);
+    assert!(
+        !gpu.iter().any(|name| name == "warmup_fusion"),
+        "before Enable"
+    );
+    assert_eq!(event_names(space, "/host:CPU").len(), 7);
+    assert!(space.warnings.is_empty(), "{:?}", space.warnings);
 }

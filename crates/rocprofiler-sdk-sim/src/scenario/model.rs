@@ -18,6 +18,9 @@ pub struct Scenario {
     pub visibility: VisibilityEnv,
     /// `[machine]` copy thresholds the scenario sets (`None`: the machine's default).
     pub copies: CopyModelSpec,
+    /// Profiling sessions the scenario's `enable` steps start (0: none, the runner traces the
+    /// whole replay as one session).
+    pub sessions: u32,
 }
 
 /// The copy-path thresholds of `[machine]` (bytes), each fixing one `ROCSIM_*` variable.
@@ -160,6 +163,10 @@ pub enum Step {
         op: i32,
         stream: Option<StreamRef>,
     },
+    /// Starts a profiling session (`ReplayHooks::enable_tracing`).
+    Enable,
+    /// Ends the running profiling session (`ReplayHooks::disable_tracing`).
+    Disable,
     /// Repeated steps, optionally inside an annotation (`{i}` in the name = iteration).
     Group {
         annotate: Option<String>,

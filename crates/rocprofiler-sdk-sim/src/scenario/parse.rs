@@ -5,6 +5,7 @@ use super::model::*;
 use crate::driver::{CopyKind, HostMemory};
 use crate::machine::{StreamMap, VisibilityEnv};
 use serde::Deserialize;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::Path;
@@ -74,6 +75,8 @@ struct RawStep {
     bind: Option<Spanned<String>>,
     api: Option<Spanned<String>>,
     steps: Option<Vec<Spanned<RawStep>>>,
+    enable: Option<bool>,
+    disable: Option<bool>,
     // modifiers
     stream: Option<Spanned<String>>,
     module: Option<bool>,
@@ -127,8 +130,8 @@ impl Locator<'_> {
 const MAX_THREADS: usize = 256;
 
 const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
-const ACTIONS: &str =
-    "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, sleep_us, bind, api, steps";
+const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
+     sleep_us, bind, api, steps, enable, disable";
 const DEFAULT_KERNEL_NS: u64 = 10_000;
 /// Default copy speed when a copy has no duration: ~50 GB/s, i.e. 50 bytes per ns.
 const DEFAULT_COPY_BYTES_PER_NS: u64 = 50;
@@ -156,6 +159,21 @@ struct Validator<'a> {
     raw: Option<RawScenario>,
     code_objects: Vec<CodeObjectSpec>,
     stream_specs: Vec<StreamSpec>,
+    sessions: RefCell<SessionSteps>,
+}
+
+/// Where the `enable` / `disable` steps seen so far leave the scenario: they must all be in
+/// one thread, outside groups, alternating and starting with `enable`.
+#[derive(Default)]
+struct SessionSteps {
+    /// The thread being validated (index, name).
+    thread: (usize, String),
+    /// Nesting depth of `steps` groups at the step being validated.
+    group_depth: u32,
+    /// The thread that has the session steps.
+    owner: Option<(usize, String)>,
+    open: bool,
+    count: u32,
 }
 
 fn ns(us: Option<f64>, default_ns: u64) -> Option<u64> {
@@ -233,6 +251,7 @@ impl<'a> Validator<'a> {
             raw: None,
             code_objects: Vec::new(),
             stream_specs: Vec::new(),
+            sessions: RefCell::default(),
         };
         for co in &raw.code_object {
             let device = v.device(co.get_ref().device.as_ref())?;
@@ -331,6 +350,7 @@ impl<'a> Validator<'a> {
             }
             let thread = thread.into_inner();
             let name = thread.name.unwrap_or_else(|| format!("thread{index}"));
+            self.sessions.borrow_mut().thread = (index, name.clone());
             let mut device = 0;
             let steps = self.steps(thread.steps, &mut device)?;
             if steps.is_empty() {
@@ -340,6 +360,7 @@ impl<'a> Validator<'a> {
         }
         let copies = self.copy_model(raw.machine.as_ref())?;
         Ok(Scenario {
+            sessions: self.sessions.borrow().count,
             copies,
             file: self.at.file.to_path_buf(),
             gpus: self.gpus,
@@ -350,6 +371,38 @@ impl<'a> Validator<'a> {
             cpus: self.cpus,
             visibility: self.visibility,
         })
+    }
+
+    /// Checks one `enable` (`true`) or `disable` step against the ones before it.
+    fn session_step(&self, enable: bool) -> Result<(), String> {
+        let mut sessions = self.sessions.borrow_mut();
+        let word = if enable { "enable" } else { "disable" };
+        if sessions.group_depth > 0 {
+            return Err(format!("`{word}` cannot be inside a `steps` group"));
+        }
+        let thread = sessions.thread.clone();
+        match &sessions.owner {
+            Some(owner) if owner.0 != thread.0 => {
+                return Err(format!(
+                    "`enable` and `disable` steps must all be in one thread (thread `{}` has them)",
+                    owner.1
+                ))
+            }
+            _ => sessions.owner = Some(thread),
+        }
+        match (enable, sessions.open) {
+            (true, true) => Err("`enable` while a session is enabled (disable it first)".into()),
+            (false, false) => Err("`disable` without an enabled session".into()),
+            (true, false) => {
+                sessions.open = true;
+                sessions.count += 1;
+                Ok(())
+            }
+            (false, true) => {
+                sessions.open = false;
+                Ok(())
+            }
+        }
     }
 
     fn steps(
@@ -475,6 +528,8 @@ impl<'a> Validator<'a> {
             ("bind", s.bind.is_some()),
             ("api", s.api.is_some()),
             ("steps", s.steps.is_some()),
+            ("enable", s.enable.is_some()),
+            ("disable", s.disable.is_some()),
         ]
         .into_iter()
         .filter(|(_, present)| *present)
@@ -650,6 +705,20 @@ impl<'a> Validator<'a> {
             };
             return Ok(Step::Api { op, stream });
         }
+        if let Some(enable) = s.enable {
+            if !enable {
+                return Err(err("enable must be true".into()));
+            }
+            self.session_step(true).map_err(err)?;
+            return Ok(Step::Enable);
+        }
+        if let Some(disable) = s.disable {
+            if !disable {
+                return Err(err("disable must be true".into()));
+            }
+            self.session_step(false).map_err(err)?;
+            return Ok(Step::Disable);
+        }
         let steps = s.steps.unwrap_or_default();
         let repeat = s.repeat.unwrap_or(1);
         if repeat == 0 {
@@ -658,7 +727,10 @@ impl<'a> Validator<'a> {
         if steps.is_empty() {
             return Err(err("`steps` is empty".into()));
         }
-        let steps = self.steps(steps, device)?;
+        self.sessions.borrow_mut().group_depth += 1;
+        let steps = self.steps(steps, device);
+        self.sessions.borrow_mut().group_depth -= 1;
+        let steps = steps?;
         Ok(Step::Group {
             annotate: s.annotate,
             repeat,

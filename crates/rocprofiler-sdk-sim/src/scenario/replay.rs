@@ -20,6 +20,12 @@ use std::sync::Barrier;
 pub trait ReplayHooks: Sync {
     fn push_annotation(&self, _name: &str) {}
     fn pop_annotation(&self) {}
+    /// An `enable` step: start a profiling session. An error ends the replay.
+    fn enable_tracing(&self) -> Result<(), String> {
+        Ok(())
+    }
+    /// A `disable` step: end the running profiling session.
+    fn disable_tracing(&self) {}
 }
 
 /// Hooks that do nothing.
@@ -439,6 +445,10 @@ fn run_step(
                 out.api_calls += 1;
             }
             Step::Sleep { .. } => {}
+            Step::Enable => hooks
+                .enable_tracing()
+                .map_err(|e| ReplayError(format!("thread `{thread}`: enable: {e}")))?,
+            Step::Disable => hooks.disable_tracing(),
             Step::Bind { stream, queue } => {
                 driver::bind_stream_to_queue(world.stream(stream), world.queues[queue])
                     .map_err(fail)?;
