@@ -6,6 +6,7 @@
 #include <string>
 
 #include "rocm_tracer_baseline.h"
+#include "xla/tsl/profiler/backends/cpu/annotation_stack.h"
 
 namespace {
 std::unique_ptr<baseline::RocmTraceCollector> g_collector;
@@ -18,6 +19,7 @@ uint64_t WallNs() {
 }  // namespace
 
 extern "C" int baseline_enable() {
+  tsl::profiler::AnnotationStack::Enable(true);
   auto& tracer = baseline::RocmTracer::GetRocmTracerSingleton();
   // XLA's defaults come from --xla_gpu_rocm_max_trace_events; sized here like the Rust side.
   baseline::RocmTraceCollectorOptions options{4u << 20, 4u << 20, 1u << 20, tracer.NumGpus()};
@@ -43,3 +45,10 @@ extern "C" int baseline_write_xspace(const char* path) {
   const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
   return std::fclose(file) == 0 && ok ? 0 : 6;
 }
+
+// The application's annotation (what tsl's ScopedAnnotation does on XLA's threads).
+extern "C" void baseline_push_annotation(const char* name) {
+  tsl::profiler::AnnotationStack::PushAnnotation(name);
+}
+
+extern "C" void baseline_pop_annotation() { tsl::profiler::AnnotationStack::PopAnnotation(); }

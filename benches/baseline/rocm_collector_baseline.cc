@@ -1,11 +1,17 @@
 // XLA's rocm_collector.cc design: one mutex per AddEvent, API and activity events in hash
 // maps keyed by correlation id, the join at Flush(), per-device vectors, and the XPlane
 // export through an XPlaneBuilder (xla-rocm-tracer.md §6).
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <sstream>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "rocm_tracer_baseline.h"
 #include "xplane_builder_lite.h"
 
@@ -32,6 +38,41 @@ const char* GetRocmTracerEventTypeName(RocmTracerEventType type) {
 
 namespace {
 
+// XLA's PrintRocmTracerEvent: the event described into an ostringstream, which XLA builds on
+// every call and then hands to VLOG(3); the flush calls it for every kernel activity. Here the
+// text is built the same way and then discarded (the benchmark never logs).
+void DescribeEvent(const RocmTracerEvent& event, absl::string_view message) {
+  std::ostringstream oss;
+  oss << "correlation_id=" << event.correlation_id
+      << ",type=" << GetRocmTracerEventTypeName(event.type)
+      << ",source=" << static_cast<int>(event.source)
+      << ",domain=" << static_cast<int>(event.domain) << ",name=" << event.name
+      << ",corr_id=" << event.correlation_id << ",annotation=" << event.annotation
+      << ",start_time_us=" << (0 - event.start_time_ns) / 1000
+      << ",duration=" << (event.end_time_ns - event.start_time_ns) / 1000
+      << ",device_id=" << event.device_id << ",thread_id=" << event.thread_id
+      << ",stream_id=" << event.stream_id;
+  if (event.type == RocmTracerEventType::MemcpyD2H ||
+      event.type == RocmTracerEventType::MemcpyH2D ||
+      event.type == RocmTracerEventType::MemcpyD2D) {
+    oss << ",num_bytes=" << event.memcpy_info.num_bytes
+        << ",destination=" << event.memcpy_info.destination
+        << ",async=" << event.memcpy_info.async;
+  }
+  static volatile size_t sink = 0;
+  sink = sink + oss.str().size() + message.size();
+}
+
+// tsl::port::MaybeAbiDemangle, which XLA's export calls for every event's name.
+std::string MaybeDemangle(const char* name) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || demangled == nullptr) return name;
+  std::string out(demangled);
+  std::free(demangled);
+  return out;
+}
+
 bool IsMemcpy(RocmTracerEventType type) {
   return type == RocmTracerEventType::MemcpyH2D || type == RocmTracerEventType::MemcpyD2H ||
          type == RocmTracerEventType::MemcpyD2D || type == RocmTracerEventType::MemcpyP2P ||
@@ -54,7 +95,8 @@ void CreateXEvent(const RocmTracerEvent& event, XPlaneBuilderLite* plane,
       event.start_time_ns > event.end_time_ns) {
     return;
   }
-  std::string name = event.name.empty() ? GetRocmTracerEventTypeName(event.type) : event.name;
+  std::string name = MaybeDemangle(event.name.c_str());
+  if (name.empty()) name = GetRocmTracerEventTypeName(event.type);
   auto* metadata = plane->GetOrCreateEventMetadata(name);
   auto* xevent = line->add_events();
   xevent->set_metadata_id(metadata->id());
@@ -78,8 +120,30 @@ void CreateXEvent(const RocmTracerEvent& event, XPlaneBuilderLite* plane,
                                    " dest:", event.memcpy_info.destination,
                                    " async:", event.memcpy_info.async ? 1 : 0));
   }
-  // Annotation stats (tf_op and the parsed metadata) are skipped: the benchmark's events
-  // carry no annotation, as in XLA when no TraceMe is active.
+  // XLA parses the annotation stack ("outer::inner#k=v#") for tf_op and the innermost
+  // metadata of each key; done per event, even when the annotation is empty.
+  std::vector<absl::string_view> annotation_stack;
+  if (!event.annotation.empty()) {
+    annotation_stack = absl::StrSplit(event.annotation, "::", absl::SkipEmpty());
+  }
+  if (!annotation_stack.empty()) {
+    absl::string_view op = annotation_stack.front().substr(0, annotation_stack.front().find('#'));
+    plane->AddRefStat(xevent, "tf_op", std::string(op));
+  }
+  absl::flat_hash_set<absl::string_view> key_set;
+  for (auto it = annotation_stack.rbegin(); it != annotation_stack.rend(); ++it) {
+    const size_t hash = it->find('#');
+    if (hash == absl::string_view::npos) continue;
+    absl::string_view rest = it->substr(hash + 1);
+    if (!rest.empty() && rest.back() == '#') rest.remove_suffix(1);
+    for (absl::string_view kv : absl::StrSplit(rest, ',', absl::SkipEmpty())) {
+      const size_t eq = kv.find('=');
+      if (eq == absl::string_view::npos) continue;
+      if (key_set.insert(kv.substr(0, eq)).second) {
+        plane->AddRefStat(xevent, std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -193,6 +257,7 @@ void RocmTraceCollector::ApiActivityInfoExchange(std::vector<RocmTracerEvent>* a
     for (auto& activity : activities) {
       if (activity.type == RocmTracerEventType::Kernel) {
         activity.kernel_info = api->kernel_info;
+        DescribeEvent(activity, ". activity event from api_event.");
       } else if (activity.type == RocmTracerEventType::Memset) {
         activity.memset_info = api->memset_info;
       } else if (activity.type == RocmTracerEventType::MemoryAlloc ||
@@ -208,6 +273,9 @@ void RocmTraceCollector::ApiActivityInfoExchange(std::vector<RocmTracerEvent>* a
 void RocmTraceCollector::Flush() {
   absl::MutexLock lock(&event_maps_mutex_);
   std::vector<RocmTracerEvent> aggregated;
+  size_t total_activities = 0;
+  for (const auto& [id, activities] : activity_ops_events_map_) total_activities += activities.size();
+  aggregated.reserve(api_events_map_.size() + total_activities);
   ApiActivityInfoExchange(&aggregated);
   uint32_t min_device_id = INT32_MAX;
   for (const auto& event : aggregated) min_device_id = std::min(min_device_id, event.device_id);

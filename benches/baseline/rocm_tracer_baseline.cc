@@ -6,6 +6,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "rocm_tracer_baseline.h"
+#include "xla/tsl/profiler/backends/cpu/annotation_stack.h"
 
 namespace baseline {
 namespace {
@@ -33,6 +34,19 @@ int stream_external_correlation_callback(rocprofiler_thread_id_t, rocprofiler_co
                                          void*) {
   external_corr_id_value->value = tls_stream_stack.empty() ? 0 : tls_stream_stack.back();
   return 0;
+}
+
+// XLA's HIP API callback on the main context: at ENTER, the launching thread's annotation
+// (tsl's AnnotationStack) is recorded under the call's correlation id.
+void hip_api_callback(rocprofiler_callback_tracing_record_t record, rocprofiler_user_data_t*,
+                      void*) {
+  if (record.phase != ROCPROFILER_CALLBACK_PHASE_ENTER) return;
+  const std::string& annotation = tsl::profiler::AnnotationStack::Get();
+  if (!annotation.empty()) {
+    RocmTracer::GetRocmTracerSingleton().annotation_map()->Add(
+        record.correlation_id.internal, annotation,
+        tsl::profiler::AnnotationStack::GetScopeRangeIds());
+  }
 }
 
 void tool_tracing_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
@@ -127,6 +141,9 @@ int RocmTracer::toolInit() {
         ROCPROFILER_BUFFER_TRACING_MEMORY_COPY}) {
     rocprofiler_configure_buffer_tracing_service(context_, kind, nullptr, 0, buffer_);
   }
+  rocprofiler_configure_callback_tracing_service(
+      context_, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, nullptr, 0, hip_api_callback,
+      nullptr);
   rocprofiler_external_correlation_id_request_kind_t request_kinds[] = {
       ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
       ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY};
@@ -316,12 +333,20 @@ void RocmTracer::TracingCallback(rocprofiler_record_header_t** headers, size_t n
   }
 }
 
-void AnnotationMap::Add(uint64_t correlation_id, const std::string& annotation) {
+void AnnotationMap::Add(uint64_t correlation_id, const std::string& annotation,
+                        absl::Span<const int64_t> scope_range_ids) {
   if (annotation.empty()) return;
   absl::MutexLock lock(&mutex_);
   if (annotations_.size() < max_size_) {
     absl::string_view stored = *annotations_.emplace(annotation).first;
     correlation_map_.emplace(correlation_id, stored);
+  }
+  if (!scope_range_ids.empty()) {
+    scope_range_id_map_.emplace(correlation_id, scope_range_ids.back());
+    // child -> parent edges from the innermost scope out, up to the first one already known.
+    for (size_t i = scope_range_ids.size() - 1; i > 0; --i) {
+      if (!scope_range_id_tree_.emplace(scope_range_ids[i], scope_range_ids[i - 1]).second) break;
+    }
   }
 }
 
@@ -342,6 +367,7 @@ void AnnotationMap::Clear() {
   annotations_.clear();
   correlation_map_.clear();
   scope_range_id_map_.clear();
+  scope_range_id_tree_.clear();
 }
 
 }  // namespace baseline

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_set.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "absl/synchronization/mutex.h"
 #include "rocprofiler-sdk/rocprofiler.h"
 #include "tsl/profiler/protobuf/xplane.pb.h"
@@ -68,7 +69,8 @@ struct RocmTracerEvent {
 class AnnotationMap {
  public:
   explicit AnnotationMap(uint64_t max_size) : max_size_(max_size) {}
-  void Add(uint64_t correlation_id, const std::string& annotation);
+  void Add(uint64_t correlation_id, const std::string& annotation,
+           absl::Span<const int64_t> scope_range_ids = {});
   absl::string_view LookUp(uint64_t correlation_id);
   int64_t LookUpScopeRangeId(uint64_t correlation_id);
   void Clear();
@@ -79,6 +81,8 @@ class AnnotationMap {
   absl::node_hash_set<std::string> annotations_;
   absl::flat_hash_map<uint64_t, absl::string_view> correlation_map_;
   absl::flat_hash_map<uint64_t, int64_t> scope_range_id_map_;
+  // ScopeRangeIdTree: child scope range id -> parent.
+  absl::flat_hash_map<int64_t, int64_t> scope_range_id_tree_;
 };
 
 struct RocmTraceCollectorOptions {

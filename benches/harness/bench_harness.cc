@@ -1,9 +1,10 @@
-// Runs one tracer (Rust or the C++ baseline), loaded with dlopen over the simulated SDK,
-// through one benchmark and prints `key=value` lines; benches/run.sh runs both sides and
+// Runs one library under test (see tracer_side.h), loaded with dlopen over the simulated SDK,
+// through one benchmark and prints `key=value` lines; benches/run.sh runs every side and
 // computes the ratios.
 //
-//   bench_harness SIDE LIBRARY hotpath CALLS
+//   bench_harness SIDE LIBRARY hotpath CALLS [bare]     (bare: no annotation active)
 //   bench_harness SIDE LIBRARY drain EVENTS THREADS [XSPACE_PATH]
+//   bench_harness SIDE LIBRARY sdk CALLS XSPACE_PATH
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -62,45 +63,58 @@ uint64_t sdk_timestamp() {
   return ts;
 }
 
-rocprofiler_status_t first_gpu(rocprofiler_agent_version_t, const void** agents, size_t n,
-                               void* out) {
+rocprofiler_status_t collect_agents(rocprofiler_agent_version_t, const void** agents, size_t n,
+                                    void* out) {
+  auto* result = static_cast<WorkloadAgents*>(out);
   for (size_t i = 0; i < n; ++i) {
     const auto* agent = static_cast<const rocprofiler_agent_v0_t*>(agents[i]);
-    if (agent->type == ROCPROFILER_AGENT_TYPE_GPU) {
-      *static_cast<uint64_t*>(out) = agent->id.handle;
-      break;
+    if (agent->type == ROCPROFILER_AGENT_TYPE_GPU) result->gpus.push_back(agent->id.handle);
+    if (agent->type == ROCPROFILER_AGENT_TYPE_CPU && result->cpu == 0) {
+      result->cpu = agent->id.handle;
     }
   }
   return ROCPROFILER_STATUS_SUCCESS;
 }
 
-uint64_t gpu_agent_handle() {
-  using Fn = decltype(&rocprofiler_query_available_agents);
-  auto fn = reinterpret_cast<Fn>(sdk_symbol("rocprofiler_query_available_agents"));
-  uint64_t handle = 0;
-  fn(ROCPROFILER_AGENT_INFO_VERSION_0, first_gpu, sizeof(rocprofiler_agent_v0_t), &handle);
-  return handle;
-}
-
-// Loads a code object on GPU 0 through the simulated runtime, so the tracer learns the name.
-uint64_t load_kernel() {
-  using Fn = int (*)(uint32_t, const char* const*, size_t, uint64_t*, uint64_t*);
-  auto fn = reinterpret_cast<Fn>(sdk_symbol("rocsim_load_code_object"));
+// The SDK's agents, and one kernel loaded through the simulated runtime on each GPU (so the
+// tracer learns its name from the code-object callback).
+WorkloadAgents workload_agents() {
+  using QueryFn = decltype(&rocprofiler_query_available_agents);
+  auto query = reinterpret_cast<QueryFn>(sdk_symbol("rocprofiler_query_available_agents"));
+  WorkloadAgents agents;
+  query(ROCPROFILER_AGENT_INFO_VERSION_0, collect_agents, sizeof(rocprofiler_agent_v0_t),
+        &agents);
+  using LoadFn = int (*)(uint32_t, const char* const*, size_t, uint64_t*, uint64_t*);
+  auto load = reinterpret_cast<LoadFn>(sdk_symbol("rocsim_load_code_object"));
   const char* names[] = {"bench_gemm_kernel"};
-  uint64_t code_object = 0, kernel = 0;
-  if (fn(0, names, 1, &code_object, &kernel) != 0) {
-    std::fprintf(stderr, "rocsim_load_code_object failed\n");
+  for (uint32_t device = 0; device < agents.gpus.size(); ++device) {
+    uint64_t code_object = 0, kernel = 0;
+    if (load(device, names, 1, &code_object, &kernel) != 0) {
+      std::fprintf(stderr, "rocsim_load_code_object failed on device %u\n", device);
+      std::exit(2);
+    }
+    agents.kernels.push_back(kernel);
+  }
+  if (agents.gpus.empty() || agents.cpu == 0) {
+    std::fprintf(stderr, "the simulated SDK lists no GPU or no CPU agent\n");
     std::exit(2);
   }
-  return kernel;
+  return agents;
 }
 
-// ---- hot path: SET ENTER + external-correlation request + SET EXIT per HIP call ----
+// ---- hot path: the SDK's callbacks around one HIP call ----
+// In the order the SDK makes them for a launch (the simulator's "Call order" rules): HIP_STREAM
+// SET ENTER, HIP_RUNTIME_API ENTER (XLA records the thread's annotation), the external-
+// correlation request of the dispatch, HIP_RUNTIME_API EXIT, SET EXIT. The thread has an
+// annotation active, as under a tsl ScopedAnnotation of an XLA op.
 
 struct HotPathState {
   rocprofiler_callback_tracing_record_t record{};
   rocprofiler_callback_tracing_hip_stream_data_t payload{};
+  rocprofiler_callback_tracing_record_t api_record{};
+  unsigned char api_payload[512] = {};
   rocprofiler_user_data_t user_data{};
+  rocprofiler_user_data_t api_user_data{};
   uint64_t tid = 0;
   uint64_t wrong_stream = 0;
 };
@@ -111,39 +125,59 @@ inline void one_hip_call(HotPathState& s, uint64_t i) {
   s.payload.stream_id.handle = stream;
   s.record.phase = ROCPROFILER_CALLBACK_PHASE_ENTER;
   cb.hip_stream(s.record, &s.user_data, cb.hip_stream_data);
+  s.api_record.correlation_id.internal = i + 1;
+  s.api_record.phase = ROCPROFILER_CALLBACK_PHASE_ENTER;
+  cb.hip_api(s.api_record, &s.api_user_data, cb.hip_api_data);
   rocprofiler_user_data_t external{};
   cb.request(s.tid, cb.request_context, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
-             0, i, &external, cb.request_data);
+             0, i + 1, &external, cb.request_data);
   s.wrong_stream += external.value != stream;
+  s.api_record.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
+  cb.hip_api(s.api_record, &s.api_user_data, cb.hip_api_data);
   s.record.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
   cb.hip_stream(s.record, &s.user_data, cb.hip_stream_data);
 }
 
 // callgrind counts instructions inside this function only (--toggle-collect); run.sh builds
 // with -fno-ipa-icf so it is not folded into warm_up_loop, which has the same body.
-__attribute__((noinline)) void hot_path_loop(HotPathState& s, uint64_t calls) {
-  for (uint64_t i = 0; i < calls; ++i) one_hip_call(s, i);
+__attribute__((noinline)) void hot_path_loop(HotPathState& s, uint64_t first, uint64_t calls) {
+  for (uint64_t i = first; i < first + calls; ++i) one_hip_call(s, i);
 }
 
 __attribute__((noinline)) void warm_up_loop(HotPathState& s, uint64_t calls) {
   for (uint64_t i = 0; i < calls; ++i) one_hip_call(s, i);
 }
 
-int run_hot_path(const TracerSide& tracer, uint64_t calls) {
+// `annotated`: the thread is inside two annotations, so the HIP API callback records one per
+// call (XLA's AnnotationMap::Add); otherwise it finds none and returns.
+int run_hot_path(const TracerSide& tracer, uint64_t calls, bool annotated) {
   if (tracer.enable() != 0) return 3;
   HotPathState s;
   s.record.kind = ROCPROFILER_CALLBACK_TRACING_HIP_STREAM;
   s.record.operation = ROCPROFILER_HIP_STREAM_SET;
   s.record.payload = &s.payload;
   s.payload.size = sizeof(s.payload);
+  s.api_record.kind = ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+  s.api_record.operation = kHipLaunchKernel;
+  s.api_record.payload = s.api_payload;
   s.tid = os_thread_id();
   s.record.thread_id = s.tid;
-  warm_up_loop(s, 10000);
+  s.api_record.thread_id = s.tid;
+  if (annotated) {
+    tracer.push_annotation("jit_step");
+    tracer.push_annotation("fusion.42#hlo_op=fusion.42,hlo_module=jit_step#");
+  }
+  constexpr uint64_t kWarmUp = 10000;
+  warm_up_loop(s, kWarmUp);
   alloc_counter_start();
   const double cpu_start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-  hot_path_loop(s, calls);
+  hot_path_loop(s, kWarmUp, calls);
   const double elapsed = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
   const uint64_t allocations = alloc_counter_stop();
+  if (annotated) {
+    tracer.pop_annotation();
+    tracer.pop_annotation();
+  }
   tracer.disable();
   std::printf("hot_path_cpu_ns_per_call=%.3f\n", elapsed * 1e9 / static_cast<double>(calls));
   std::printf("hot_path_allocations=%llu\n", static_cast<unsigned long long>(allocations));
@@ -158,23 +192,34 @@ std::string read_file(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
 
-int run_drain(const TracerSide& tracer, size_t events, unsigned threads,
-              const char* xspace_path) {
-  const uint64_t gpu = gpu_agent_handle();
-  const uint64_t kernel = load_kernel();
-  if (tracer.enable() != 0) return 3;
-  Workload w = make_workload(events, sdk_timestamp() + 1000, gpu, kernel, os_thread_id());
+// The buffer callbacks of one producer thread; a function of its own so that callgrind can
+// count its instructions (run.sh reads its inclusive cost).
+__attribute__((noinline)) void drain_callbacks(const Workload& w, std::atomic<size_t>& next) {
   const CapturedCallbacks& cb = captured();
   const size_t callbacks = w.num_callbacks();
+  for (size_t c; (c = next.fetch_add(1)) < callbacks;) {
+    const size_t first = c * kRecordsPerCallback;
+    const size_t n = std::min(kRecordsPerCallback, w.header_ptrs.size() - first);
+    cb.buffer(cb.buffer_context, cb.buffer_id,
+              const_cast<rocprofiler_record_header_t**>(w.header_ptrs.data()) + first, n,
+              cb.buffer_data, 0);
+  }
+}
+
+// Disable (flush and join) and export, as XLA's Stop and CollectData; counted like the drain.
+__attribute__((noinline)) int flush_and_export(const TracerSide& tracer, const char* path) {
+  if (tracer.disable() != 0) return 5;
+  if (tracer.write_xspace(path) != 0) return 6;
+  return 0;
+}
+
+int run_drain(const TracerSide& tracer, size_t events, unsigned threads,
+              const char* xspace_path) {
+  const WorkloadAgents agents = workload_agents();
+  if (tracer.enable() != 0) return 3;
+  Workload w = make_workload(events, sdk_timestamp() + 1000, agents, os_thread_id());
   std::atomic<size_t> next{0};
-  auto producer = [&] {
-    for (size_t c; (c = next.fetch_add(1)) < callbacks;) {
-      const size_t first = c * kRecordsPerCallback;
-      const size_t n = std::min(kRecordsPerCallback, w.header_ptrs.size() - first);
-      cb.buffer(cb.buffer_context, cb.buffer_id, w.header_ptrs.data() + first, n,
-                cb.buffer_data, 0);
-    }
-  };
+  auto producer = [&] { drain_callbacks(w, next); };
   const uint64_t rss_before = peak_rss_bytes();
   const auto start = Clock::now();
   const double cpu_start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
@@ -186,6 +231,8 @@ int run_drain(const TracerSide& tracer, size_t events, unsigned threads,
   const double drain_cpu_s = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
   const uint64_t rss_after = peak_rss_bytes();
   std::printf("drain_events=%zu\n", w.header_ptrs.size());
+  // With one producer, the thread CPU time per record in the buffer callback.
+  std::printf("drain_cpu_ns_per_record=%.1f\n", drain_cpu_s * 1e9 / w.header_ptrs.size());
   std::printf("drain_events_per_s=%.0f\n", static_cast<double>(w.header_ptrs.size()) / drain_s);
   std::printf("drain_events_per_cpu_s=%.0f\n",
               static_cast<double>(w.header_ptrs.size()) / drain_cpu_s);
@@ -194,8 +241,7 @@ int run_drain(const TracerSide& tracer, size_t events, unsigned threads,
   if (xspace_path == nullptr) return tracer.disable();
 
   const double export_start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
-  if (tracer.disable() != 0) return 5;
-  if (tracer.write_xspace(xspace_path) != 0) return 6;
+  if (const int status = flush_and_export(tracer, xspace_path); status != 0) return status;
   const double export_s = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - export_start;
   const std::string bytes = read_file(xspace_path);
   const int64_t xevents = count_xevents(bytes);
@@ -206,23 +252,133 @@ int run_drain(const TracerSide& tracer, size_t events, unsigned threads,
   return xevents == static_cast<int64_t>(w.header_ptrs.size()) ? 0 : 7;
 }
 
+// ---- sdk: HIP calls through the simulated runtime, records delivered by the SDK ----
+// The simulator's real-SDK behaviours are on (they are its defaults: producers wait for the
+// buffer callback, kernel records arrive after a lag, the SDK 1.0 stream map, ...). One app
+// thread launches kernels and copies on four streams of every GPU; the SDK makes the callbacks
+// and fills the tracer's buffer, and its callback thread delivers through the harness's timing
+// wrapper. Reports the app thread's CPU per call (the simulator's own work included, the same
+// for every side), the buffer callback's CPU per record, and the flush + export.
+
+struct SimLaunch {
+  uint64_t kernel;
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t private_segment_size;
+  uint32_t group_segment_size;
+  uint64_t duration_ns;
+};
+
+struct SimCopy {
+  uint32_t kind;
+  uint64_t bytes;
+  int32_t src_device;
+  int32_t dst_device;
+  uint64_t duration_ns;
+};
+
+int run_sdk(const TracerSide& tracer, uint64_t calls, const char* xspace_path) {
+  using SetDeviceFn = int (*)(uint32_t);
+  using StreamCreateFn = int (*)(uint64_t*);
+  using LaunchFn = int (*)(uint64_t, const SimLaunch*, uint64_t*);
+  using CopyFn = int (*)(uint64_t, const SimCopy*, uint64_t*);
+  using SyncFn = int (*)();
+  auto set_device = reinterpret_cast<SetDeviceFn>(sdk_symbol("rocsim_set_device"));
+  auto stream_create = reinterpret_cast<StreamCreateFn>(sdk_symbol("rocsim_stream_create"));
+  auto launch = reinterpret_cast<LaunchFn>(sdk_symbol("rocsim_launch_kernel"));
+  auto memcpy_async = reinterpret_cast<CopyFn>(sdk_symbol("rocsim_memcpy_async"));
+  auto device_synchronize = reinterpret_cast<SyncFn>(sdk_symbol("rocsim_device_synchronize"));
+
+  const WorkloadAgents agents = workload_agents();
+  const uint32_t num_gpus = static_cast<uint32_t>(agents.gpus.size());
+  // Streams are created while the tracer's stream context is active (SDK 1.0's stream map
+  // knows only those).
+  std::vector<uint64_t> streams;
+  for (uint32_t device = 0; device < num_gpus; ++device) {
+    if (set_device(device) != 0) return 9;
+    for (int k = 0; k < 4; ++k) {
+      uint64_t stream = 0;
+      if (stream_create(&stream) != 0) return 9;
+      streams.push_back(stream);
+    }
+  }
+  if (tracer.enable() != 0) return 3;
+  tracer.push_annotation("jit_step");
+  const double cpu_start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+  uint32_t current_device = num_gpus;  // none yet
+  for (uint64_t i = 0; i < calls; ++i) {
+    // Runs of 64 calls per GPU, as a program switches devices between steps (hipSetDevice is
+    // a traced call too).
+    const uint32_t device = static_cast<uint32_t>((i / 64) % num_gpus);
+    const uint64_t stream = streams[4 * device + i % 4];
+    if (device != current_device) {
+      set_device(device);
+      current_device = device;
+    }
+    uint64_t corr = 0;
+    int status;
+    if (i % 4 == 3) {
+      SimCopy copy{(i / 4) % 2 == 0 ? 1u : 2u, 1 << 20, -1, -1, 2000};
+      status = memcpy_async(stream, &copy, &corr);
+    } else {
+      SimLaunch k{agents.kernels[device], {65536, 1, 1}, {256, 1, 1}, 0, 0, 1000};
+      status = launch(stream, &k, &corr);
+    }
+    if (status != 0) {
+      std::fprintf(stderr, "simulated HIP call %llu failed: %d\n",
+                   static_cast<unsigned long long>(i), status);
+      return 9;
+    }
+  }
+  const double app_cpu_s = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
+  for (uint32_t device = 0; device < num_gpus; ++device) {
+    set_device(device);
+    device_synchronize();
+  }
+  reinterpret_cast<void (*)()>(sdk_symbol("rocsim_wait_idle"))();
+  tracer.pop_annotation();
+  const double export_start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+  if (tracer.disable() != 0) return 5;
+  const SdkDeliveries& d = sdk_deliveries();
+  const uint64_t records = d.records.load();
+  std::printf("sdk_calls=%llu\n", static_cast<unsigned long long>(calls));
+  std::printf("sdk_app_cpu_ns_per_call=%.1f\n", app_cpu_s * 1e9 / static_cast<double>(calls));
+  std::printf("sdk_buffer_callbacks=%llu\n", static_cast<unsigned long long>(d.calls.load()));
+  std::printf("sdk_records=%llu\n", static_cast<unsigned long long>(records));
+  std::printf("sdk_buffer_cpu_ns_per_record=%.1f\n",
+              records == 0 ? 0.0 : static_cast<double>(d.cpu_ns.load()) / records);
+  if (tracer.write_xspace(xspace_path) != 0) return 6;
+  const double export_s = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - export_start;
+  const std::string bytes = read_file(xspace_path);
+  std::printf("sdk_export_cpu_s=%.4f\n", export_s);
+  std::printf("sdk_xspace_events=%lld\n", static_cast<long long>(count_xevents(bytes)));
+  return records >= 2 * calls ? 0 : 7;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 5) {
     std::fprintf(stderr,
-                 "usage: %s SIDE LIBRARY hotpath CALLS\n"
-                 "       %s SIDE LIBRARY drain EVENTS THREADS [XSPACE_PATH]\n",
-                 argv[0], argv[0]);
+                 "usage: %s SIDE LIBRARY hotpath CALLS [bare]\n"
+                 "       %s SIDE LIBRARY drain EVENTS THREADS [XSPACE_PATH]\n"
+                 "       %s SIDE LIBRARY sdk CALLS XSPACE_PATH\n",
+                 argv[0], argv[0], argv[0]);
     return 2;
   }
   const TracerSide tracer = load_tracer_side(argv[1], argv[2]);
   const std::string mode = argv[3];
-  if (mode == "hotpath") return run_hot_path(tracer, std::strtoull(argv[4], nullptr, 10));
+  if (mode == "hotpath") {
+    const bool bare = argc >= 6 && std::string(argv[5]) == "bare";
+    return run_hot_path(tracer, std::strtoull(argv[4], nullptr, 10), !bare);
+  }
   if (mode == "drain" && argc >= 6) {
     return run_drain(tracer, std::strtoull(argv[4], nullptr, 10),
                      static_cast<unsigned>(std::strtoul(argv[5], nullptr, 10)),
                      argc >= 7 ? argv[6] : nullptr);
+  }
+  if (mode == "sdk" && argc >= 6) {
+    return run_sdk(tracer, std::strtoull(argv[4], nullptr, 10), argv[5]);
   }
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;

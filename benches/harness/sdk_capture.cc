@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 
+#include <time.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -11,6 +13,48 @@ CapturedCallbacks& captured() {
   static CapturedCallbacks callbacks;
   return callbacks;
 }
+
+SdkDeliveries& sdk_deliveries() {
+  static SdkDeliveries deliveries;
+  return deliveries;
+}
+
+namespace {
+
+uint64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The tracer's callback of each buffer it created (tracers create one or two).
+struct BufferCallback {
+  uint64_t buffer = 0;
+  rocprofiler_buffer_tracing_cb_t callback = nullptr;
+};
+constexpr int kMaxBuffers = 8;
+BufferCallback g_buffer_callbacks[kMaxBuffers];
+std::atomic<int> g_num_buffers{0};
+
+// What the SDK calls instead of the tracer's buffer callback: the tracer's, timed.
+void timed_buffer_callback(rocprofiler_context_id_t context, rocprofiler_buffer_id_t buffer,
+                           rocprofiler_record_header_t** headers, size_t num_headers,
+                           void* data, uint64_t drop_count) {
+  rocprofiler_buffer_tracing_cb_t callback = nullptr;
+  const int n = g_num_buffers.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i) {
+    if (g_buffer_callbacks[i].buffer == buffer.handle) callback = g_buffer_callbacks[i].callback;
+  }
+  if (callback == nullptr) return;
+  const uint64_t start = thread_cpu_ns();
+  callback(context, buffer, headers, num_headers, data, drop_count);
+  SdkDeliveries& d = sdk_deliveries();
+  d.cpu_ns.fetch_add(thread_cpu_ns() - start, std::memory_order_relaxed);
+  d.records.fetch_add(num_headers, std::memory_order_relaxed);
+  d.calls.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
 
 void* sdk_symbol(const char* name) {
   static void* sdk = [] {
@@ -39,6 +83,9 @@ extern "C" rocprofiler_status_t rocprofiler_configure_callback_tracing_service(
   if (kind == ROCPROFILER_CALLBACK_TRACING_HIP_STREAM) {
     captured().hip_stream = callback;
     captured().hip_stream_data = callback_args;
+  } else if (kind == ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API) {
+    captured().hip_api = callback;
+    captured().hip_api_data = callback_args;
   }
   return real(context_id, kind, operations, operations_count, callback, callback_args);
 }
@@ -62,11 +109,19 @@ extern "C" rocprofiler_status_t rocprofiler_create_buffer(
     void* callback_data, rocprofiler_buffer_id_t* buffer_id) {
   using Fn = decltype(&rocprofiler_create_buffer);
   static auto real = reinterpret_cast<Fn>(sdk_symbol("rocprofiler_create_buffer"));
-  rocprofiler_status_t status =
-      real(context, size, watermark, policy, callback, callback_data, buffer_id);
   captured().buffer = callback;
+  rocprofiler_status_t status = real(context, size, watermark, policy,
+                                     callback != nullptr ? timed_buffer_callback : nullptr,
+                                     callback_data, buffer_id);
   captured().buffer_data = callback_data;
   captured().buffer_context = context;
-  if (buffer_id != nullptr) captured().buffer_id = *buffer_id;
+  if (buffer_id != nullptr) {
+    captured().buffer_id = *buffer_id;
+    const int n = g_num_buffers.load(std::memory_order_relaxed);
+    if (n < kMaxBuffers && status == ROCPROFILER_STATUS_SUCCESS) {
+      g_buffer_callbacks[n] = {buffer_id->handle, callback};
+      g_num_buffers.store(n + 1, std::memory_order_release);
+    }
+  }
   return status;
 }

@@ -3,11 +3,18 @@
 #ifndef XLA_ROCM_TRACER_BENCH_HARNESS_SDK_CAPTURE_H_
 #define XLA_ROCM_TRACER_BENCH_HARNESS_SDK_CAPTURE_H_
 
+#include <atomic>
+#include <cstdint>
+
 #include "rocprofiler-sdk/rocprofiler.h"
 
 struct CapturedCallbacks {
   rocprofiler_callback_tracing_cb_t hip_stream = nullptr;
   void* hip_stream_data = nullptr;
+  // The HIP runtime API callback (XLA records the thread's annotation at ENTER); null if the
+  // tracer registers none.
+  rocprofiler_callback_tracing_cb_t hip_api = nullptr;
+  void* hip_api_data = nullptr;
   rocprofiler_external_correlation_id_request_cb_t request = nullptr;
   void* request_data = nullptr;
   rocprofiler_context_id_t request_context{};
@@ -18,6 +25,17 @@ struct CapturedCallbacks {
 };
 
 CapturedCallbacks& captured();
+
+// What the tracer's buffer callback cost when the SDK itself delivered (the harness hands the
+// SDK a wrapper that times each delivery with the delivering thread's CPU clock). With the
+// real SDK every producer whose half is being delivered waits this long.
+struct SdkDeliveries {
+  std::atomic<uint64_t> calls{0};
+  std::atomic<uint64_t> records{0};
+  std::atomic<uint64_t> cpu_ns{0};
+};
+
+SdkDeliveries& sdk_deliveries();
 
 // The simulated SDK, opened RTLD_GLOBAL before any tracer; dlsym from it.
 void* sdk_symbol(const char* name);

@@ -50,18 +50,29 @@ TracerSide load_tracer_side(const std::string& side, const std::string& library)
     tracer.enable = rust_enable;
     tracer.disable = rust_disable;
     tracer.write_xspace = rust_write;
-  } else if (side == "cpp") {
-    tracer.enable = reinterpret_cast<int (*)()>(handle_symbol(handle, "baseline_enable"));
-    tracer.disable = reinterpret_cast<int (*)()>(handle_symbol(handle, "baseline_disable"));
-    tracer.write_xspace =
-        reinterpret_cast<int (*)(const char*)>(handle_symbol(handle, "baseline_write_xspace"));
+    // benches/rust-tracer-so exports the standalone annotation stack the tracer reads.
+    tracer.push_annotation = reinterpret_cast<void (*)(const char*)>(
+        handle_symbol(handle, "bench_push_annotation"));
+    tracer.pop_annotation =
+        reinterpret_cast<void (*)()>(handle_symbol(handle, "bench_pop_annotation"));
+  } else if (side == "cpp" || side == "xla" || side == "orig" || side == "floor") {
+    // The same five functions under the library's prefix.
+    const std::string prefix = side == "cpp" ? "baseline" : side == "xla" ? "xla_path" : side;
+    auto fn = [&](const char* suffix) { return handle_symbol(handle, (prefix + suffix).c_str()); };
+    tracer.enable = reinterpret_cast<int (*)()>(fn("_enable"));
+    tracer.disable = reinterpret_cast<int (*)()>(fn("_disable"));
+    tracer.write_xspace = reinterpret_cast<int (*)(const char*)>(fn("_write_xspace"));
+    tracer.push_annotation =
+        reinterpret_cast<void (*)(const char*)>(fn("_push_annotation"));
+    tracer.pop_annotation = reinterpret_cast<void (*)()>(fn("_pop_annotation"));
   } else {
-    std::fprintf(stderr, "unknown side %s (rust or cpp)\n", side.c_str());
+    std::fprintf(stderr, "unknown side %s (rust, xla, cpp, orig or floor)\n", side.c_str());
     std::exit(2);
   }
   const CapturedCallbacks& cb = captured();
-  if (cb.hip_stream == nullptr || cb.request == nullptr || cb.buffer == nullptr) {
-    std::fprintf(stderr, "%s did not register its stream, request and buffer callbacks\n",
+  if (cb.hip_stream == nullptr || cb.request == nullptr || cb.buffer == nullptr ||
+      cb.hip_api == nullptr) {
+    std::fprintf(stderr, "%s did not register its stream, HIP API, request and buffer callbacks\n",
                  side.c_str());
     std::exit(2);
   }

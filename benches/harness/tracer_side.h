@@ -1,15 +1,24 @@
-// One tracer under test, loaded with dlopen as a PJRT plugin loads it: the Rust tracer through
-// its xrt_* C ABI, or the C++ baseline through its baseline_* functions.
+// One library under test, loaded with dlopen as a PJRT plugin loads XLA's tracer:
+//   rust   the Rust tracer through its xrt_* C ABI (benches/rust-tracer-so);
+//   xla    XLA's classes (RocmTracer, CreateRocmCollector, Export) from the shims in cpp/ over
+//          the Rust staticlib, driven as device_tracer_rocm.cc drives them (benches/xla-path);
+//   cpp    the C++ baseline, our rendition of XLA's design (benches/baseline);
+//   orig   XLA's own rocm_tracer.cc / rocm_collector.cc behind the same functions (built
+//          locally for the calibration, never committed; see BENCHMARKS.md);
+//   floor  the hot path's floor (benches/floor): one thread-local access per callback.
 #ifndef XLA_ROCM_TRACER_BENCH_HARNESS_TRACER_SIDE_H_
 #define XLA_ROCM_TRACER_BENCH_HARNESS_TRACER_SIDE_H_
 
 #include <string>
 
 struct TracerSide {
-  std::string name;  // "rust" or "cpp"
+  std::string name;
   int (*enable)() = nullptr;
   int (*disable)() = nullptr;
   int (*write_xspace)(const char* path) = nullptr;
+  // The calling thread's annotation (tsl's ScopedAnnotation); null where the library has none.
+  void (*push_annotation)(const char* name) = nullptr;
+  void (*pop_annotation)() = nullptr;
 };
 
 // Loads `library` (RTLD_NOW | RTLD_LOCAL) after the simulated SDK; exits on failure.
