@@ -55,6 +55,9 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 struct HipCall {
     payload: sys::rocprofiler_callback_tracing_hip_stream_data_t,
     tid: u64,
+    /// Every request carries a fresh internal correlation id, as the SDK's do: a per-id store
+    /// on the hot path would grow and allocate.
+    next_correlation_id: std::cell::Cell<u64>,
 }
 
 impl HipCall {
@@ -64,6 +67,7 @@ impl HipCall {
             payload: unsafe { std::mem::zeroed() },
             // SAFETY: gettid has no arguments and cannot fail.
             tid: unsafe { libc::syscall(libc::SYS_gettid) } as u64,
+            next_correlation_id: std::cell::Cell::new(1),
         }
     }
 
@@ -85,6 +89,8 @@ impl HipCall {
 
     fn request(&self) -> u64 {
         let mut external = sys::rocprofiler_user_data_t { value: u64::MAX };
+        let correlation_id = self.next_correlation_id.get();
+        self.next_correlation_id.set(correlation_id + 1);
         // SAFETY: a writable user-data slot, as the SDK passes.
         let status = unsafe {
             stream_external_correlation_callback(
@@ -92,7 +98,7 @@ impl HipCall {
                 sys::rocprofiler_context_id_t { handle: 1 },
                 sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
                 0,
-                7,
+                correlation_id,
                 &mut external,
                 std::ptr::null_mut(),
             )

@@ -903,7 +903,11 @@ impl AnnotationSource for CppAnnotationSource {
             // SAFETY: as above.
             unsafe { std::slice::from_raw_parts(view.scope_range_ids, view.num_scope_range_ids) }
         };
-        f(&String::from_utf8_lossy(text), ids);
+        // tsl's annotations are UTF-8; the lossy copy is only for one that is not.
+        match std::str::from_utf8(text) {
+            Ok(text) => f(text, ids),
+            Err(_) => f(&String::from_utf8_lossy(text), ids),
+        }
     }
 
     fn record(&self, correlation_id: u64, map: &AnnotationMap) {

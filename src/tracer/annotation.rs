@@ -7,11 +7,12 @@
 //! step 8). Inside XLA the source is tsl's `AnnotationStack` (installed by the C++ shim);
 //! standalone it is [`ThreadAnnotationStack`], driven by [`push_annotation`] / [`pop_annotation`].
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// XLA's `ScopeRangeIdTree`: child scope-range id -> parent id.
 pub type ScopeRangeIdTree = HashMap<i64, i64>;
@@ -21,9 +22,11 @@ pub const DEFAULT_MAX_ANNOTATION_STRINGS: u64 = 4 * 1024 * 1024;
 
 #[derive(Default)]
 struct AnnotationMapInner {
-    strings: HashSet<Arc<str>>,
-    by_correlation: HashMap<u64, Arc<str>>,
-    scope_range_by_correlation: HashMap<u64, i64>,
+    // Fx hashing: these maps are written on every annotated HIP call of the profiled program,
+    // and neither the strings nor the ids are chosen by an adversary.
+    strings: FxHashSet<Arc<str>>,
+    by_correlation: FxHashMap<u64, Arc<str>>,
+    scope_range_by_correlation: FxHashMap<u64, i64>,
     scope_range_tree: ScopeRangeIdTree,
 }
 
