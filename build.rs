@@ -1,5 +1,5 @@
 //! Compiles the project's `xplane.proto` into prost types with a pure-Rust protobuf compiler
-//! (protox), so no `protoc` is needed (build-and-tools.md §8).
+//! (protox), so no `protoc` is needed (docs/build-facts.md#protobuf-in-rust).
 
 fn main() {
     compile_xplane_proto();

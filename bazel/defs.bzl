@@ -2,7 +2,7 @@
 
 Only `genrule`, `cc_import` and `cc_library` are used, loaded from `@rules_cc//cc:defs.bzl`,
 so the same text works with Bazel 4.2.3 (WORKSPACE, rules_cc stand-in) through Bazel 8.x
-(WORKSPACE or Bzlmod, real rules_cc). rules_rust is not needed (build-and-tools.md §5.5).
+(WORKSPACE or Bzlmod, real rules_cc). rules_rust is not needed (docs/build-facts.md#rust-under-bazel).
 
 Public macros:
   * `xla_rocm_tracer_cc_libraries`: the three targets XLA's `xla/backends/profiler/gpu`
@@ -26,7 +26,7 @@ DEFAULT_COLLECTOR_SRCS = [Label("//:cpp/rocm_collector.cc")]
 DEFAULT_TRACER_SRCS = [Label("//:cpp/rocm_tracer.cc")]
 DEFAULT_SHIM_SUPPORT = Label("//:shim_support")
 
-# XLA's dependency lists for the three targets (xla-rocm-tracer.md §2.2), minus what the
+# XLA's dependency lists for the three targets (docs/xla-interface.md#bazel-targets), minus what the
 # macro adds itself (the sibling targets, the ROCm labels and the Rust library).
 XLA_ROCM_TRACER_UTILS_DEPS = [
     "@com_google_absl//absl/base:core_headers",
@@ -75,7 +75,7 @@ XLA_ROCM_TRACER_DEPS = [
     "@tsl//tsl/platform:abi",
 ]
 
-# XLA's tags (§2.2). XLA adds if_google(["manual"]) to rocm_collector; pass it through
+# XLA's tags (docs/xla-interface.md#bazel-targets). XLA adds if_google(["manual"]) to rocm_collector; pass it through
 # `collector_tags` to stay exact.
 XLA_ROCM_TAGS = ["gpu", "rocm-only"]
 
@@ -113,7 +113,7 @@ def xla_rocm_tracer_cc_libraries(
       utils_hdrs, collector_hdrs, tracer_hdrs: XLA's headers, in the calling package.
       utils_srcs, collector_srcs, tracer_srcs: this project's C++ shims.
       shim_support: headers shared by the shims and the cxx bridge header.
-      utils_deps, collector_deps, tracer_deps: XLA's deps of each target (§2.2).
+      utils_deps, collector_deps, tracer_deps: XLA's deps of each target (docs/xla-interface.md#bazel-targets).
       collector_tags, tracer_tags: XLA's tags; `rocm_tracer_utils` has none in XLA.
       utils_visibility: XLA makes `rocm_tracer_utils` public.
       visibility: of `rocm_tracer` and `rocm_collector`; None keeps the package default, as XLA.
@@ -121,7 +121,7 @@ def xla_rocm_tracer_cc_libraries(
         //xla/tsl/platform:rules_cc.bzl.
     """
 
-    # No ROCm dependency here (§12.7): rocm_tracer_utils is plain C++ over XLA's header.
+    # No ROCm dependency here (docs/xla-interface.md#drop-in-requirements): rocm_tracer_utils is plain C++ over XLA's header.
     cc_library_rule(
         name = "rocm_tracer_utils",
         srcs = utils_srcs,

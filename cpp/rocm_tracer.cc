@@ -129,7 +129,7 @@ absl::Status RocmTracer::InitProfiling(void* /*tool_data*/) {
                                                  gpu_agents_.size(),
                                                  sizeof(rocprofiler_agent_v0_t));
   gpu_agents_.resize(std::min<size_t>(copied, gpu_agents_.size()));
-  // Every agent, CPUs too, as XLA's InitProfiling fills agents_ (xla-rocm-tracer.md §5.2).
+  // Every agent, CPUs too, as XLA's InitProfiling fills agents_ (docs/xla-interface.md#initialization-order).
   std::vector<rocprofiler_agent_v0_t> all_agents(
       bridge::tracer_copy_all_agents(nullptr, 0, sizeof(rocprofiler_agent_v0_t)));
   copied = bridge::tracer_copy_all_agents(reinterpret_cast<uint8_t*>(all_agents.data()),
@@ -192,7 +192,7 @@ void RocmTracer::Disable() {
   absl::MutexLock lifecycle(XRT_MUTEX_LOCK_ARG(LifecycleMutex()));
   {
     absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
-    // XLA dereferences collector_ unconditionally (rough edge §7.4); without a session of
+    // XLA dereferences collector_ unconditionally (docs/xla-interface.md#xla-edge-4); without a session of
     // this shim there is nothing to stop (and a C ABI session is not ours to end).
     if (collector_ == nullptr) return;
   }

@@ -1,5 +1,5 @@
 // XLA's rocm_tracer_utils.cc for the drop-in: the enum names and the AnnotationMap, in plain
-// C++ over the members XLA's header declares (xla-rocm-tracer.md §3.1).
+// C++ over the members XLA's header declares (docs/xla-interface.md#utilities-header).
 #include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
 
 #include <cstdint>
@@ -38,7 +38,7 @@ const char* GetRocmTracerEventDomainName(const RocmTracerEventDomain& domain) {
   return "";
 }
 
-// Unlike XLA, Unsupported and MemcpyP2P have names too (rough edge §7.9): the same spelling
+// Unlike XLA, Unsupported and MemcpyP2P have names too (docs/xla-interface.md#xla-edge-9): the same spelling
 // as the Rust core's EventType::name, so both export paths label lanes alike.
 const char* GetRocmTracerEventTypeName(const RocmTracerEventType& type) {
   switch (type) {

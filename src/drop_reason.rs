@@ -48,7 +48,7 @@ pub enum DropReason {
     /// `disable()` stopped waiting (`TracerOptions::disable_wait`).
     InFlightAtDisable,
     /// A HIP API call that launched no GPU work. XLA keeps only API calls with an activity
-    /// (rough edge §7.2); this is expected, not data loss, so it is not exported as a warning.
+    /// (docs/xla-interface.md#xla-edge-2); this is expected, not data loss, so it is not exported as a warning.
     ApiWithoutActivity,
     /// A HIP copy call without a device record: the HIP runtime copied with the CPU. The call
     /// is kept on its host thread; counted so the trace can say why it has no device event.

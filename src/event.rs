@@ -1,5 +1,5 @@
 //! `RocmTracerEvent`: one HIP API call or one GPU activity, with every field of XLA's
-//! `rocm_tracer_utils.h` (xla-rocm-tracer.md §3.1, §5.7).
+//! `rocm_tracer_utils.h` (docs/xla-interface.md#utilities-header, #event-fields).
 use std::ffi::CStr;
 use std::sync::Arc;
 
@@ -210,7 +210,7 @@ impl KernelDetails {
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemcpyDetails {
     pub num_bytes: u64,
-    /// XLA stores the destination agent handle truncated to 32 bits here (rough edge §7.7).
+    /// XLA stores the destination agent handle truncated to 32 bits here (docs/xla-interface.md#xla-edge-7).
     pub destination: u32,
     pub is_async: bool,
 }

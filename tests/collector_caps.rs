@@ -55,7 +55,7 @@ fn caps_drop_count_export_and_warn_once_per_cap() {
     collector.add_events(&mut batch);
     let drops = collector.drop_counters();
     assert_eq!(drops.count(DropReason::CallbackCapReached), 8);
-    // Every activity counts against the cap, HIP_OPS ones included (XLA counts none, §7.12).
+    // Every activity counts against the cap, HIP_OPS ones included (XLA counts none, docs/xla-interface.md#xla-edge-12).
     assert_eq!(drops.count(DropReason::ActivityCapReached), 7);
     // Joined at export: activity 2, whose API event the callback cap took, is lost to that
     // cap too (not "without a matching HIP API event").

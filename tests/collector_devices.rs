@@ -1,4 +1,4 @@
-//! Device numbering from agent handles and per-device planes (xla-rocm-tracer.md §6.2).
+//! Device numbering from agent handles and per-device planes (docs/xla-interface.md#flush).
 mod collector_support;
 
 use collector_support::*;
@@ -27,7 +27,7 @@ fn capture_of_only_the_second_gpu_is_exported_as_gpu_1() {
     let gpu1 = plane(&space, "/device:GPU:1");
     assert_eq!(gpu1.id, 1);
     assert_eq!(event_names(gpu1, line(gpu1, "Stream #0")), ["on_gpu1"]);
-    // The API event's device_id stat is the plane ordinal, not the raw handle (rough edge §7.19).
+    // The API event's device_id stat is the plane ordinal, not the raw handle (docs/xla-interface.md#xla-edge-19).
     let host = plane(&space, "/host:ROCTRACER");
     assert_eq!(
         stat(host, &host.lines[0].events[0].stats, "device_id").as_deref(),
@@ -44,7 +44,7 @@ fn two_gpus_each_get_their_own_dense_lanes_and_copies_follow_device_id() {
         api(2, 7, 2_000_000, "hipLaunchKernel"),
         kernel(2, AGENT1, 9, 2_020_000, "k1"),
         copy_api(3, 7, 2_100_000),
-        // A GPU0 -> GPU1 copy: the tracer gives D2D copies the destination device (§5.7 rule 3).
+        // A GPU0 -> GPU1 copy: the tracer gives D2D copies the destination device (docs/xla-interface.md#copy-device-rules).
         memcpy(3, EventType::MemcpyD2D, AGENT1, 12, 2_200_000, 1 << 20),
     ];
     collector.add_events(&mut batch);

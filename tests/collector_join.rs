@@ -1,4 +1,4 @@
-//! API/activity join by correlation id (xla-rocm-tracer.md §6.1, §6.2).
+//! API/activity join by correlation id (docs/xla-interface.md#addevent, #flush).
 mod collector_support;
 
 use collector_support::*;
@@ -67,7 +67,7 @@ fn every_hipgraph_dispatch_is_exported_with_its_own_kernel_details() {
             Some("u64:20")
         );
     }
-    // XLA gives every node the first node's sizes (rough edge §7.15); the sizes differ here.
+    // XLA gives every node the first node's sizes (docs/xla-interface.md#xla-edge-15); the sizes differ here.
     assert!(kernel_details_string(&kernel_details(2048, 64), 0.0).contains("grid:32,2,1"));
 }
 

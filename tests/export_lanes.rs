@@ -1,4 +1,4 @@
-//! Dense stream renumbering and lane names (xla-rocm-tracer.md §6.4, §10).
+//! Dense stream renumbering and lane names (docs/xla-interface.md#planes-and-lines, #cupti-lane-names).
 mod collector_support;
 
 use collector_support::*;

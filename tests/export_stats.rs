@@ -1,4 +1,4 @@
-//! Event and plane stats with XLA's names, order and formats (xla-rocm-tracer.md §6.5-§6.7).
+//! Event and plane stats with XLA's names, order and formats (docs/xla-interface.md#event-stats, #device-capabilities, #scope-range-tree).
 mod collector_support;
 
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Memory copies of every direction on a two-GPU machine: each arrives with its stream and on
-//! the device XLA's direction rules pick (xla-rocm-tracer.md §5.7), except that a copy with no
-//! GPU side gets `INVALID_DEVICE_ID` rather than XLA's 0 (rough edge §7.8). Also the
-//! non-direct-dispatch hazard (rocprofiler-sdk.md §13.2) is counted, not silent.
+//! the device XLA's direction rules pick (docs/xla-interface.md#copy-device-rules), except that a copy with no
+//! GPU side gets `INVALID_DEVICE_ID` rather than XLA's 0 (docs/xla-interface.md#xla-edge-8). Also the
+//! non-direct-dispatch hazard (docs/sdk-facts.md#direct-dispatch) is counted, not silent.
 //!
 //! The simulated machine is fixed when the SDK initializes (before `main`), so each test body
 //! runs in a re-executed child with `ROCSIM_GPUS` / `ROCSIM_DIRECT_DISPATCH` set.

@@ -1,5 +1,5 @@
 //! The tracer on other SDK releases than the 7.1 layout it is built against
-//! (rocprofiler-sdk.md §15, §18.41-42): a ROCm 7.0 SDK (304-byte agents, so a 312-byte agent
+//! (docs/sdk-facts.md#version-hazards, docs/simulator-fidelity.md#versions): a ROCm 7.0 SDK (304-byte agents, so a 312-byte agent
 //! query fails with INCOMPATIBLE_ABI) still gives a working tracer with the right GPUs, and an
 //! SDK older than 1.0.0 makes it unavailable with an error naming the version. The SDK reads
 //! its release once per process, before `main`, so each case runs in a re-executed child.

@@ -1,6 +1,6 @@
 // XLA's rocm_collector.cc design: one mutex per AddEvent, API and activity events in hash
 // maps keyed by correlation id, the join at Flush(), per-device vectors, and the XPlane
-// export through an XPlaneBuilder (xla-rocm-tracer.md §6).
+// export through an XPlaneBuilder (docs/xla-interface.md#collector).
 #include <cxxabi.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // XLA's rocm_tracer.cc design: registration, the thread_local stream stack, the external
 // correlation request, and a buffer callback that locks the collector once per event
-// (xla-rocm-tracer.md §5.1-5.9).
+// (docs/xla-interface.md#how-xlas-tracer-drives-the-sdk).
 #include <cassert>
 #include <cstdio>
 
@@ -77,7 +77,7 @@ rocprofiler_status_t collect_agent(rocprofiler_agent_version_t, const void** age
   return ROCPROFILER_STATUS_SUCCESS;
 }
 
-// The 29 copy APIs of xla-rocm-tracer.md §5.7, as ROCm 7.1's operation ids (contiguous there).
+// The 29 copy APIs of docs/xla-interface.md#copy-apis, as ROCm 7.1's operation ids (contiguous there).
 bool isCopyApi(int32_t operation) {
   switch (operation) {
     case 259: case 260: case 261: case 262: case 263: case 264: case 265: case 266:

@@ -1,5 +1,5 @@
 // A C++ rendition of XLA's ROCm tracer and collector design (openxla/xla#46182;
-// xla-rocm-tracer.md §3, §5, §6), written for benchmarking only. See README.md for every place
+// docs/xla-interface.md#public-interface, #how-xlas-tracer-drives-the-sdk, #collector), written for benchmarking only. See README.md for every place
 // where it departs from XLA's code.
 #ifndef XLA_ROCM_TRACER_BENCH_BASELINE_ROCM_TRACER_BASELINE_H_
 #define XLA_ROCM_TRACER_BENCH_BASELINE_ROCM_TRACER_BASELINE_H_

@@ -1,4 +1,4 @@
-//! Gives the cdylib the SONAME of the real library (rocprofiler-sdk.md §2.1: `.so.1` for ROCm 7.x),
+//! Gives the cdylib the SONAME of the real library (docs/sdk-facts.md#library: `.so.1` for ROCm 7.x),
 //! and lets the discovery test export `rocprofiler_configure` from its executable.
 fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,librocprofiler-sdk.so.1");

@@ -1,4 +1,4 @@
-//! Which `/device:GPU:<i>` plane an event belongs to (xla-rocm-tracer.md §6.2 step 2).
+//! Which `/device:GPU:<i>` plane an event belongs to (docs/xla-interface.md#device-numbering).
 use std::collections::BTreeMap;
 
 use super::drops::{DropCounters, DropReason};
@@ -9,7 +9,7 @@ use crate::gpu_agent::GpuAgentInfo;
 ///
 /// With the GPU agents known, a handle maps to its agent's position in the list: a capture
 /// that used only the second GPU is shown as GPU 1. XLA instead subtracts the smallest handle
-/// seen in the capture, which shows it as GPU 0 (rough edge §7.16); that rule remains the
+/// seen in the capture, which shows it as GPU 0 (docs/xla-interface.md#xla-edge-16); that rule remains the
 /// fallback when no agents were given.
 pub(super) enum DeviceNumbering {
     ByAgentHandle(Vec<u32>),
@@ -18,7 +18,7 @@ pub(super) enum DeviceNumbering {
 
 impl DeviceNumbering {
     pub fn by_agents(agents: &[GpuAgentInfo]) -> DeviceNumbering {
-        // The tracer stores `(uint32_t)handle` in events (§5.7), so compare truncated.
+        // The tracer stores `(uint32_t)handle` in events (docs/xla-interface.md#event-fields), so compare truncated.
         DeviceNumbering::ByAgentHandle(agents.iter().map(|agent| agent.handle as u32).collect())
     }
 

@@ -1,4 +1,4 @@
-//! XLA's `ApiActivityInfoExchange` (xla-rocm-tracer.md §6.2 step 1): HIP API events and GPU
+//! XLA's `ApiActivityInfoExchange` (docs/xla-interface.md#join): HIP API events and GPU
 //! activities meet by correlation id and lend each other what the other lacks.
 use std::collections::HashSet;
 
@@ -9,7 +9,7 @@ use crate::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
 
 /// Events waiting for their counterpart, in arrival order. The join sorts them by correlation
 /// id, so the joined order (and with it everything exported) is the same on every run (XLA's
-/// hash-map order made "Stream #0" vary between runs, rough edge §7.17).
+/// hash-map order made "Stream #0" vary between runs, docs/xla-interface.md#xla-edge-17).
 #[derive(Default)]
 pub(super) struct PendingEvents {
     pub api: ArrivalLog,
@@ -192,7 +192,7 @@ pub(super) fn join_api_and_activities(
 /// What an activity takes from the HIP API event of its correlation id.
 fn take_from_api_event(mut activity: RocmTracerEvent, api_event: &StoredEvent) -> RocmTracerEvent {
     match activity.event_type {
-        // Deliberate change from XLA (rough edge §7.15): a dispatch keeps its own grid and
+        // Deliberate change from XLA (docs/xla-interface.md#xla-edge-15): a dispatch keeps its own grid and
         // block sizes, so the kernels of one hipGraph launch are not all given the first
         // kernel's. The API event's details only fill in a dispatch that has none.
         EventType::Kernel

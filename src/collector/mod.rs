@@ -1,5 +1,5 @@
 //! The Rust counterpart of XLA's `RocmTraceCollectorImpl` and `PerDeviceCollector`
-//! (xla-rocm-tracer.md §6): receives the tracer's events, joins HIP API calls with their GPU
+//! (docs/xla-interface.md#collector): receives the tracer's events, joins HIP API calls with their GPU
 //! activities, assigns events to devices and keeps them for export.
 mod arrival_log;
 mod device_numbering;
@@ -158,7 +158,7 @@ impl CollectorState {
                 }
             }
             EventSource::Activity => {
-                // Every activity counts, so the cap bounds memory (unlike XLA, rough edge §7.12).
+                // Every activity counts, so the cap bounds memory (unlike XLA, docs/xla-interface.md#xla-edge-12).
                 if self.num_activity_events >= max_activity_api_events {
                     self.capped.activities.insert(event.correlation_id);
                     self.drop_at_cap(DropReason::ActivityCapReached, max_activity_api_events);
@@ -233,7 +233,7 @@ impl CollectorState {
     }
 
     /// Counts the drop and warns once per cap per capture (XLA warns once per event for the
-    /// callback cap, rough edge §7.13).
+    /// callback cap, docs/xla-interface.md#xla-edge-13).
     fn drop_at_cap(&mut self, reason: DropReason, cap: u64) {
         self.trace.drops.add(reason, 1);
         if self.caps_warned.insert(reason) {

@@ -1,4 +1,4 @@
-//! `RocmTraceCollectorOptions` (xla-rocm-tracer.md §3.1) plus the capture's start clocks.
+//! `RocmTraceCollectorOptions` (docs/xla-interface.md#utilities-header) plus the capture's start clocks.
 
 /// Caps and machine size for one capture. The caps keep the collector's memory bounded; when
 /// one is reached, further events are dropped, counted and reported once as a warning that
@@ -8,7 +8,7 @@ pub struct CollectorOptions {
     /// HIP API (callback) events kept, auxiliary ones aside.
     pub max_callback_api_events: u64,
     /// GPU activities (kernel dispatches, copies) kept. Unlike XLA, which counts only HIP_API
-    /// activities and so never reaches its cap (rough edge §7.12), every activity counts.
+    /// activities and so never reaches its cap (docs/xla-interface.md#xla-edge-12), every activity counts.
     pub max_activity_api_events: u64,
     /// Distinct annotation strings kept; events beyond it lose their annotation, not themselves.
     pub max_annotation_strings: u64,

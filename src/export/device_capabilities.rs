@@ -1,5 +1,5 @@
 //! Plane-level device capability stats from agent data, never from HIP (openxla/xla#40199;
-//! xla-rocm-tracer.md §6.6).
+//! docs/xla-interface.md#device-capabilities).
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::DEVICE_VENDOR_AMD;
 use crate::collector::GpuAgentInfo;

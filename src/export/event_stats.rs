@@ -1,5 +1,5 @@
 //! The stats of one exported event, with XLA's names, order and string formats
-//! (`CreateXEvent`, xla-rocm-tracer.md §6.5).
+//! (`CreateXEvent`, docs/xla-interface.md#event-stats).
 use std::collections::HashSet;
 
 use super::annotation::parse_annotation_stack;
@@ -32,8 +32,8 @@ pub fn kernel_details_string(kernel: &KernelDetails, occupancy_pct: f64) -> Stri
     )
 }
 
-/// The memory kind is always "Unknown" (rough edge §7.20); `dest` is the destination agent
-/// handle truncated to 32 bits, as XLA stores it (rough edge §7.7).
+/// The memory kind is always "Unknown" (docs/xla-interface.md#xla-edge-20); `dest` is the destination agent
+/// handle truncated to 32 bits, as XLA stores it (docs/xla-interface.md#xla-edge-7).
 pub fn memcpy_details_string(memcpy: &MemcpyDetails) -> String {
     format!(
         "kind:Unknown size:{} dest:{} async:{}",
@@ -85,7 +85,7 @@ fn memset_details(event: &RocmTracerEvent) -> MemsetDetails {
 }
 
 /// The stats in XLA's order. `device_ordinal` is the `device_id` value of API events: XLA
-/// writes the raw agent handle there (rough edge §7.19); this writes the plane ordinal, as
+/// writes the raw agent handle there (docs/xla-interface.md#xla-edge-19); this writes the plane ordinal, as
 /// the CUPTI collector writes the CUDA ordinal, so host events point at their device plane.
 pub(crate) fn event_stats(
     plane: &mut PlaneBuilder,

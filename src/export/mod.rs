@@ -1,4 +1,4 @@
-//! From collected events to an XSpace, and XSpace files (xla-rocm-tracer.md §6.3-§6.7).
+//! From collected events to an XSpace, and XSpace files (docs/xla-interface.md#export).
 mod annotation;
 mod device_capabilities;
 mod event_stats;

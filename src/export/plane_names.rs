@@ -1,4 +1,4 @@
-//! Plane names and the vendor string of XLA's `xplane_schema.h` (xla-rocm-tracer.md §9).
+//! Plane names and the vendor string of XLA's `xplane_schema.h` (docs/xla-interface.md#schema-names).
 
 /// `kRoctracerApiPlaneName`: HIP API calls, one line per host thread.
 pub const HOST_PLANE_NAME: &str = "/host:ROCTRACER";
@@ -12,7 +12,7 @@ pub const SCOPE_RANGE_TREE_PLANE_NAME: &str = "/host:__ScopeRangeCallStack__";
 pub const DEVICE_VENDOR_AMD: &str = "AMD";
 
 /// Stat names of XLA's `xplane_schema.h` that carry an event's type-specific details
-/// (xla-rocm-tracer.md §5.7); readers of foreign traces infer the event's type from them.
+/// (docs/xla-interface.md#event-fields); readers of foreign traces infer the event's type from them.
 pub const KERNEL_DETAILS_STAT: &str = "kernel_details";
 pub const MEMCPY_DETAILS_STAT: &str = "memcpy_details";
 pub const MEMALLOC_DETAILS_STAT: &str = "memalloc_details";

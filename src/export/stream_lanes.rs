@@ -1,4 +1,4 @@
-//! Dense stream renumbering (openxla/xla#46182, xla-rocm-tracer.md §6.4): the SDK stream ids
+//! Dense stream renumbering (openxla/xla#46182, docs/xla-interface.md#planes-and-lines): the SDK stream ids
 //! of one device become lanes `Stream #0, #1, ...`.
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -6,7 +6,7 @@ use crate::event::{EventType, RocmTracerEvent};
 
 /// Lane numbers of one device's streams, ordered by each stream's first event start and, for
 /// equal starts, by the raw id. XLA numbers them in hash-map order, which differs between runs
-/// (rough edge §7.17); this order is the same for the same events whatever their arrival order.
+/// (docs/xla-interface.md#xla-edge-17); this order is the same for the same events whatever their arrival order.
 pub(crate) fn dense_stream_numbers<'a>(
     events: impl IntoIterator<Item = &'a RocmTracerEvent>,
 ) -> BTreeMap<u64, u32> {
@@ -68,7 +68,7 @@ pub(crate) fn unattributed_line_name(queue: Option<u32>) -> String {
 }
 
 /// `"Stream #<n>"`, or with `cuda_style` CUPTI's `"Stream #<n>(Kernel,MemcpyH2D)"`: the types
-/// seen on the lane in enum order, `Unsupported` left out (xla-rocm-tracer.md §10).
+/// seen on the lane in enum order, `Unsupported` left out (docs/xla-interface.md#cupti-lane-names).
 pub(crate) fn stream_line_name(lane: u32, types: &BTreeSet<EventType>, cuda_style: bool) -> String {
     let names: Vec<&str> = types
         .iter()

@@ -1,4 +1,4 @@
-//! Event times on an XLine (xla-rocm-tracer.md §6.5): lines start at the capture's wall-clock
+//! Event times on an XLine (docs/xla-interface.md#event-stats): lines start at the capture's wall-clock
 //! start, events are offsets from the SDK-clock start, and events outside the capture window
 //! are not exported.
 use crate::event::RocmTracerEvent;

@@ -1,5 +1,5 @@
-//! The one export model: a collected trace becomes a prost `XSpace` (xla-rocm-tracer.md §6.3,
-//! §6.4). The Rust writer encodes it; the C++ shim parses the same bytes.
+//! The one export model: a collected trace becomes a prost `XSpace` (docs/xla-interface.md#export,
+//! docs/xla-interface.md#planes-and-lines). The Rust writer encodes it; the C++ shim parses the same bytes.
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::device_capabilities::add_device_capabilities;
@@ -302,7 +302,7 @@ fn build_line(
     line
 }
 
-/// `ExportScopeRangeIdTree` (§6.7): one plane stat per edge, metadata id = child, value = parent.
+/// `ExportScopeRangeIdTree` (docs/xla-interface.md#scope-range-tree): one plane stat per edge, metadata id = child, value = parent.
 fn scope_range_tree_plane(id: i64, tree: &BTreeMap<i64, i64>) -> super::xplane_proto::XPlane {
     let mut plane = PlaneBuilder::new(id, SCOPE_RANGE_TREE_PLANE_NAME);
     for (&child, &parent) in tree {

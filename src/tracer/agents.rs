@@ -1,13 +1,13 @@
 //! The SDK's agents (CPUs and GPUs), queried once at initialization
-//! (`rocprofiler_query_available_agents`, xla-rocm-tracer.md §5.2 step 2).
+//! (`rocprofiler_query_available_agents`, docs/xla-interface.md#initialization-order).
 //!
 //! Unlike XLA's `agents_[handle]`, a lookup of an unknown handle returns `None` and never
-//! inserts a zeroed agent (rough edge §7.6); handles are looked up with all 64 bits, not
+//! inserts a zeroed agent (docs/xla-interface.md#xla-edge-6); handles are looked up with all 64 bits, not
 //! truncated to 32 first.
 //!
 //! The bindings have the 312-byte ROCm 7.1 agent struct. A ROCm 7.0 SDK has a 304-byte one
 //! (8-byte UUID) and answers a query for 312 bytes with `ERROR_INCOMPATIBLE_ABI`
-//! (rocprofiler-sdk.md §9.1, §15). The query then asks again for
+//! (docs/sdk-facts.md#agents, #version-hazards). The query then asks again for
 //! [`COMMON_AGENT_PREFIX_SIZE`] bytes, the fields every supported SDK lays out identically
 //! (up to `runtime_visibility`), and copies only those; the rest (`uuid`) reads zero.
 //!
@@ -28,7 +28,7 @@ use crate::tracer::sdk::{self, SdkError};
 /// A copy of the SDK's agent struct.
 ///
 /// Invariant: the pointers inside (`name`, `mem_banks`, ...) point to SDK storage that stays
-/// valid and unchanged until after tool finalization (rocprofiler-sdk.md §9.1), and are only
+/// valid and unchanged until after tool finalization (docs/sdk-facts.md#agents), and are only
 /// read; that is what makes the copy `Send` and `Sync`.
 #[derive(Copy, Clone)]
 pub struct RawAgent(pub sys::rocprofiler_agent_v0_t);
@@ -210,7 +210,7 @@ impl Agents {
             list: Vec::new(),
             copy_size: agent_size,
         };
-        // SAFETY: the callback only runs during this call (synchronously, §9.1) and gets
+        // SAFETY: the callback only runs during this call (synchronously, docs/sdk-facts.md#agents) and gets
         // `&mut query` back as `user_data`.
         let status = unsafe {
             sys::rocprofiler_query_available_agents(
@@ -322,7 +322,7 @@ mod tests {
 
     #[test]
     fn the_common_prefix_ends_after_runtime_visibility() {
-        // rocprofiler-sdk.md §9.2: runtime_visibility at 292, 4 bytes; the UUID after it is
+        // docs/sdk-facts.md#agent-layout: runtime_visibility at 292, 4 bytes; the UUID after it is
         // 8 bytes in 7.0 and 16 in 7.1.
         assert_eq!(COMMON_AGENT_PREFIX_SIZE, 296);
     }

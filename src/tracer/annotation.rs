@@ -3,7 +3,7 @@
 //! The HIP API ENTER callback runs on the launching thread, asks the [`AnnotationSource`] for
 //! that thread's current annotation and scope-range ids, and records them in the
 //! [`AnnotationMap`] under the call's internal correlation id; the buffer records of the call
-//! and of the work it enqueued look them up again by that id (xla-rocm-tracer.md §3.1, §5.2
+//! and of the work it enqueued look them up again by that id (docs/xla-interface.md#utilities-header, #initialization-order
 //! step 8). Inside XLA the source is tsl's `AnnotationStack` (installed by the C++ shim);
 //! standalone it is [`ThreadAnnotationStack`], driven by [`push_annotation`] / [`pop_annotation`].
 use std::cell::RefCell;
@@ -34,7 +34,7 @@ struct AnnotationMapInner {
 /// correlation id, and the child -> parent scope-range tree.
 ///
 /// Unlike XLA, whose map is fixed at 1,048,576 strings whatever the options say (rough edge
-/// §7.1), the capacity is set from `TracerOptions::max_annotation_strings` at every `enable()`.
+/// docs/xla-interface.md#xla-edge-1), the capacity is set from `TracerOptions::max_annotation_strings` at every `enable()`.
 /// As in XLA the capacity gates the whole map: once that many distinct strings are stored,
 /// further `add`s store nothing (and are counted in [`AnnotationMap::dropped`]).
 pub struct AnnotationMap {

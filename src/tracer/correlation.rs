@@ -1,5 +1,5 @@
 //! The external-correlation request callback: it stamps every kernel dispatch and memory copy
-//! with the HIP stream of the thread that issued it (openxla/xla#46182, xla-rocm-tracer.md §5.9).
+//! with the HIP stream of the thread that issued it (openxla/xla#46182, docs/xla-interface.md#stream-tracking).
 //!
 //! The SDK calls it for KERNEL_DISPATCH and MEMORY_COPY operations of the main context, on the
 //! thread that enqueues the work, inside the HIP_STREAM SET window of the issuing HIP call. The
@@ -16,7 +16,7 @@ use crate::tracer::stream_stack;
 
 /// Requests made outside any HIP_STREAM SET window of the calling thread. HIP calls without a
 /// stream argument (`hipMemcpy`, ...) land here legitimately and get the null stream; but when
-/// HIP submits from a worker thread (no direct dispatch, §13.2) *every* request does, and the
+/// HIP submits from a worker thread (no direct dispatch, docs/sdk-facts.md#direct-dispatch) *every* request does, and the
 /// stream ids are wrong. The value written is still this thread's top, as in XLA; the counts
 /// make that hazard visible instead of silent.
 static REQUESTS_OUTSIDE_SET_WINDOW: AtomicU64 = AtomicU64::new(0);
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     // Panic-free: a thread-local read, a relaxed atomic, a checked pointer write and the
     // ledger's lock (a map insert that cannot panic short of allocation failure).
     if external_corr_id_value.is_null() {
-        // Non-zero: the SDK falls back to the pushed external id (§8.4); nothing else is safe.
+        // Non-zero: the SDK falls back to the pushed external id (docs/sdk-facts.md#request-return-contract); nothing else is safe.
         return 1;
     }
     let stream_id = stream_stack::innermost_set().unwrap_or_else(|| {

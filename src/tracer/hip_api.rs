@@ -1,5 +1,5 @@
 //! HIP runtime API operations: their names, read from the SDK's names API at initialization
-//! (rocprofiler-sdk.md §12), and XLA's `isCopyApi` list (xla-rocm-tracer.md §5.7).
+//! (docs/sdk-facts.md#names-api), and XLA's `isCopyApi` list (docs/xla-interface.md#copy-apis).
 use std::ffi::{c_int, c_void, CStr};
 use std::sync::Arc;
 

@@ -1,8 +1,8 @@
 //! Kernel id -> demangled kernel name, filled by the utility context's CODE_OBJECT
-//! DEVICE_KERNEL_SYMBOL_REGISTER callback (xla-rocm-tracer.md §5.6).
+//! DEVICE_KERNEL_SYMBOL_REGISTER callback (docs/xla-interface.md#kernel-names).
 //!
 //! XLA writes its map under a lock from the code-object thread but reads it without the lock
-//! in the buffer callback (rough edge §7.3); here both sides go through one `RwLock`, and a
+//! in the buffer callback (docs/xla-interface.md#xla-edge-3); here both sides go through one `RwLock`, and a
 //! name is an `Arc<str>` shared by every event of that kernel. UNLOAD is ignored on purpose:
 //! buffer records of a kernel can arrive after its code object was unloaded.
 use std::collections::HashMap;

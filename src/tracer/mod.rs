@@ -1,4 +1,4 @@
-//! The process-wide tracer: XLA's `RocmTracer` (xla-rocm-tracer.md §3.2, §5).
+//! The process-wide tracer: XLA's `RocmTracer` (docs/xla-interface.md#tracer-header, #how-xlas-tracer-drives-the-sdk).
 //!
 //! Initialization runs once, inside the SDK's tool `initialize` (see `registration`), and
 //! creates three contexts in XLA's order: the utility context (kernel names, always on), the
@@ -8,8 +8,8 @@
 //! thread's stream stack right even before the first `enable()`. Any failure leaves the tracer
 //! unavailable with the error kept for `enable()`.
 //!
-//! Deliberate differences from XLA: `max_annotation_strings` is honoured (§7.1); `disable()`
-//! without `enable()` is a no-op (§7.4); the annotation map is cleared *before* the main
+//! Deliberate differences from XLA: `max_annotation_strings` is honoured (docs/xla-interface.md#xla-edge-1); `disable()`
+//! without `enable()` is a no-op (docs/xla-interface.md#xla-edge-4); the annotation map is cleared *before* the main
 //! context starts, so annotations of the first calls of a session are not wiped by a late
 //! clear; events go to the sink in one batch per buffer callback; kernel and copy records are
 //! assigned to sessions by correlation id (`session_ledger`), and `disable()` waits, bounded,
@@ -62,7 +62,7 @@ use crate::tracer::version::SdkVersion;
 #[cfg(test)]
 extern crate rocprofiler_sdk_sim;
 
-/// XLA's buffer geometry (§5.2 step 4): 100 pages, flushed at 40.
+/// XLA's buffer geometry (docs/xla-interface.md#initialization-order): 100 pages, flushed at 40.
 pub const BUFFER_SIZE_BYTES: usize = 100 * 4096;
 pub const BUFFER_WATERMARK_BYTES: usize = 40 * 4096;
 

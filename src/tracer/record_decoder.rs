@@ -1,13 +1,13 @@
 //! Buffer records -> [`RocmTracerEvent`]s, field by field as XLA's `HipApiEvent`,
-//! `KernelEvent` and `MemcpyEvent` fill them (xla-rocm-tracer.md §5.7).
+//! `KernelEvent` and `MemcpyEvent` fill them (docs/xla-interface.md#event-fields).
 //!
 //! A record is read only after its header, payload pointer and `size` field have been
 //! checked; anything malformed or unexpected is a counted drop with a reason, never a read
 //! past the record. Deliberate differences from XLA, each tested below:
-//! * unknown agent handles never create zeroed agents (§7.6), and handles are compared with
+//! * unknown agent handles never create zeroed agents (docs/xla-interface.md#xla-edge-6), and handles are compared with
 //!   all 64 bits;
 //! * a copy between two non-GPU agents, or whose GPU side is unknown, gets
-//!   `INVALID_DEVICE_ID` instead of 0 (§7.8: a 0 lowers the collector's minimum device id and
+//!   `INVALID_DEVICE_ID` instead of 0 (docs/xla-interface.md#xla-edge-8: a 0 lowers the collector's minimum device id and
 //!   makes every other event's device number exceed `num_gpus`); the collector then drops
 //!   only that event, counted as an invalid device;
 //! * a kernel whose agent is not a GPU HIP sees (unknown, or hidden by `HIP_VISIBLE_DEVICES`
@@ -221,7 +221,7 @@ impl RecordDecoder<'_> {
             .look_up_with_scope_range_id(event.correlation_id);
     }
 
-    /// XLA's `HipApiEvent`. Every non-copy API is typed `Kernel` (rough edge §7.2, kept: the
+    /// XLA's `HipApiEvent`. Every non-copy API is typed `Kernel` (docs/xla-interface.md#xla-edge-2, kept: the
     /// collector keeps only API events with an activity counterpart anyway).
     pub fn hip_api_event(
         &self,
@@ -306,7 +306,7 @@ impl RecordDecoder<'_> {
         event
     }
 
-    /// The device a copy is shown on: XLA's direction rules (§5.7), first match wins; only
+    /// The device a copy is shown on: XLA's direction rules (docs/xla-interface.md#event-fields), first match wins; only
     /// GPUs HIP sees count as GPUs.
     pub fn memcpy_device_id(&self, event_type: EventType, src: u64, dst: u64) -> u32 {
         let dst_is_gpu = self.agents.is_visible_gpu(dst);
@@ -356,7 +356,7 @@ impl RecordDecoder<'_> {
             stream_id: unsafe { record.correlation_id.external.value },
             details: EventDetails::Memcpy(MemcpyDetails {
                 num_bytes: record.bytes,
-                // XLA's truncation of the destination handle (rough edge §7.7), kept for
+                // XLA's truncation of the destination handle (docs/xla-interface.md#xla-edge-7), kept for
                 // identical `memcpy_details` strings.
                 destination: dst as u32,
                 is_async: false,

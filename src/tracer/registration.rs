@@ -1,5 +1,5 @@
-//! Tool registration with rocprofiler-sdk, like XLA's (xla-rocm-tracer.md §5.1;
-//! rocprofiler-sdk.md §3): the exported `rocprofiler_configure` entry point, a load-time
+//! Tool registration with rocprofiler-sdk, like XLA's (docs/xla-interface.md#tool-registration;
+//! docs/sdk-facts.md#registration): the exported `rocprofiler_configure` entry point, a load-time
 //! constructor that forces configuration, and [`ensure_registered`] for when that constructor
 //! did not run (a constructor in an rlib or staticlib is dropped by the linker when nothing
 //! references its object file, so `Tracer::get()` calls this explicitly).

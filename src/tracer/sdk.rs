@@ -130,7 +130,7 @@ pub fn context_is_valid(context: sys::rocprofiler_context_id_t) -> Result<bool, 
     // SAFETY: valid out-pointer.
     let status = unsafe { sys::rocprofiler_context_is_valid(context, &mut valid) };
     check("rocprofiler_context_is_valid", status)?;
-    // 1 means valid, despite the header comment (rocprofiler-sdk.md §4).
+    // 1 means valid, despite the header comment (docs/sdk-facts.md#contexts).
     Ok(valid != 0)
 }
 

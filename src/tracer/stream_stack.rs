@@ -1,8 +1,8 @@
-//! The per-thread HIP stream stack (openxla/xla#46182; rocprofiler-sdk.md §6, §14.2).
+//! The per-thread HIP stream stack (openxla/xla#46182; docs/sdk-facts.md#hip-stream-tracing, #stream-attribution).
 //!
 //! HIP_STREAM SET ENTER pushes the SDK stream id of the HIP call that is starting on this
 //! thread, SET EXIT pops it; the external-correlation request, which the SDK makes on the
-//! same thread inside that window (direct dispatch, §13.2), reads the top. The logical stack
+//! same thread inside that window (direct dispatch, docs/sdk-facts.md#direct-dispatch), reads the top. The logical stack
 //! starts as `{0}` (the null stream) and never loses that base entry: it is stored implicitly,
 //! so `pushed` holds only the entries above it and "pop while len > 1" becomes "pop if
 //! non-empty".

@@ -1,5 +1,5 @@
 //! The SDK version gate. HIP_STREAM callback tracing, on which every stream id of this
-//! tracer depends, first shipped in rocprofiler-sdk 1.0.0 (ROCm 7.0; xla-rocm-tracer.md §1).
+//! tracer depends, first shipped in rocprofiler-sdk 1.0.0 (ROCm 7.0; docs/xla-interface.md#version-baseline).
 //! On an older SDK the stream ids would silently be wrong, so the tracer refuses to start.
 use std::fmt;
 

@@ -1,4 +1,4 @@
-// The drop-in used exactly as XLA's device_tracer_rocm.cc uses it (xla-rocm-tracer.md §4.1):
+// The drop-in used exactly as XLA's device_tracer_rocm.cc uses it (docs/xla-interface.md#device-tracer):
 // a GpuTracer with DoStart / DoStop / CollectData over the singleton, CreateRocmCollector,
 // SetGpuAgents(GpuAgents()), Enable with options and collector, Disable, annotation_map,
 // SetScopeRangeIdTree and Export. It compiles against the drop-in's headers unchanged.

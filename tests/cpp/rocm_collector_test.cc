@@ -57,7 +57,7 @@ TEST(RocmCollectorTest, KernelEventExportedWithOffsetAndDurationInPicoseconds) {
   EXPECT_EQ(EventStats(*gpu, event)["correlation_id"], "42");
 
   // The API call lands on its thread's host line. Its device_id stat is the plane ordinal,
-  // not XLA's raw agent handle (rough edge §7.19, changed deliberately by the Rust export).
+  // not XLA's raw agent handle (docs/xla-interface.md#xla-edge-19, changed deliberately by the Rust export).
   const XPlane* host = FindPlane(space, "/host:ROCTRACER");
   ASSERT_NE(host, nullptr);
   const XLine* thread = FindLine(*host, "Host Threads/999");

@@ -1,4 +1,4 @@
-// rocm_tracer_utils.cc: enum names and XLA's AnnotationMap semantics (xla-rocm-tracer.md §3.1).
+// rocm_tracer_utils.cc: enum names and XLA's AnnotationMap semantics (docs/xla-interface.md#utilities-header).
 #include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
 
 #include <cstdint>
@@ -15,7 +15,7 @@ TEST(RocmTracerUtilsTest, EveryEnumeratorHasItsSpelling) {
   EXPECT_STREQ(GetRocmTracerEventTypeName(RocmTracerEventType::Kernel), "Kernel");
   EXPECT_STREQ(GetRocmTracerEventTypeName(RocmTracerEventType::MemcpyH2D), "MemcpyH2D");
   EXPECT_STREQ(GetRocmTracerEventTypeName(RocmTracerEventType::Generic), "Generic");
-  // XLA returns "" for these two (rough edge §7.9); the drop-in names them.
+  // XLA returns "" for these two (docs/xla-interface.md#xla-edge-9); the drop-in names them.
   EXPECT_STREQ(GetRocmTracerEventTypeName(RocmTracerEventType::Unsupported), "Unsupported");
   EXPECT_STREQ(GetRocmTracerEventTypeName(RocmTracerEventType::MemcpyP2P), "MemcpyP2P");
   EXPECT_STREQ(GetRocmTracerEventSourceName(RocmTracerEventSource::ApiCallback), "ApiCallback");

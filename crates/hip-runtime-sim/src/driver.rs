@@ -63,7 +63,7 @@ fn check(status: i32) -> Result<(), HipError> {
         ROCSIM_STATUS_UNKNOWN_STREAM => HIP_ERROR_CONTEXT_IS_DESTROYED,
         ROCSIM_STATUS_UNKNOWN_KERNEL => HIP_ERROR_INVALID_DEVICE_FUNCTION,
         ROCSIM_STATUS_UNKNOWN_CODE_OBJECT => HIP_ERROR_INVALID_HANDLE,
-        // HIP calls from inside the tool's initialize: the real runtime deadlocks (§18.4).
+        // HIP calls from inside the tool's initialize: the real runtime deadlocks (docs/simulator-fidelity.md#registration-and-lifecycle).
         ROCSIM_STATUS_CALLED_FROM_INITIALIZE => HIP_ERROR_NOT_INITIALIZED,
         ROCSIM_STATUS_INVALID_ARGUMENT => HIP_ERROR_INVALID_VALUE,
         _ => HIP_ERROR_UNKNOWN,

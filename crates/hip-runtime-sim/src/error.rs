@@ -62,7 +62,7 @@ thread_local! {
 }
 
 /// Records a call's result. Since ROCm 7 the last error is sticky: a later successful call
-/// does not clear it, only `hipGetLastError` does (xla-rocm-tracer.md §7, ROCm/xla#795).
+/// does not clear it, only `hipGetLastError` does (docs/xla-interface.md#public-issues, ROCm/xla#795).
 /// `hipErrorNotReady` is a query answer, not an error, and is not recorded.
 pub fn record(result: hipError_t) {
     if result != HIP_SUCCESS && result != HIP_ERROR_NOT_READY {

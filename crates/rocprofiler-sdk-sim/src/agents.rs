@@ -4,12 +4,12 @@
 //! also those the visibility variables hide; only their `runtime_visibility` bits say so
 //! ([`gpu_visibility`]). HIP device k is the k-th HIP-visible GPU ([`hip_device_order`]).
 //! Agents are in the 312-byte ROCm 7.1
-//! layout (§9), or with `ROCSIM_ROCM=7.0` the 304-byte 7.0 layout: same offsets, but an
+//! layout (docs/sdk-facts.md#agents), or with `ROCSIM_ROCM=7.0` the 304-byte 7.0 layout: same offsets, but an
 //! 8-byte UUID and `size = 304`. The 7.0 structs still occupy 312 bytes here; their last 8
 //! bytes (beyond the 7.0 struct) hold [`BEYOND_STRUCT_FILL`], standing for whatever memory
 //! follows a real 7.0 agent, so a tool reading the 7.1 `uuid` in full sees garbage.
 //! Structs, names and memory banks are leaked once, so every pointer handed to a tool stays
-//! valid for the life of the process (§18.12).
+//! valid for the life of the process (docs/simulator-fidelity.md#agents).
 use crate::machine::VisibilityEnv;
 use rocprofiler_sdk_sys as sys;
 use std::ffi::{c_void, CString};

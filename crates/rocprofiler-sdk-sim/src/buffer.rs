@@ -1,4 +1,4 @@
-//! Buffers (§7.1-7.2, §18.24-29), modelled on the SDK's `buffer::instance` (`lib/buffer.hpp`
+//! Buffers (docs/sdk-facts.md#buffers, #buffer-behaviour, docs/simulator-fidelity.md#buffers), modelled on the SDK's `buffer::instance` (`lib/buffer.hpp`
 //! `instance::emplace`, `lib/buffer.cpp` `flush` and `rocprofiler_create_buffer`):
 //!
 //! * Two internal halves and an index saying which one producers write. Each half has a busy
@@ -20,7 +20,7 @@
 //! * `flush` (`rocprofiler_flush_buffer`) waits for the buffer's queued deliveries, then for a
 //!   concurrent flush of the same half, and never answers BUFFER_BUSY for that. Called from the
 //!   buffer's own callback thread it returns BUFFER_BUSY: the real SDK waits there on itself
-//!   forever (§13.4), and a silent success would hide that bug.
+//!   forever (docs/sdk-facts.md#what-may-be-called-where), and a silent success would hide that bug.
 //! * A producer on the buffer's own callback thread that would have to wait (its half is being
 //!   delivered by a task on this very thread, or it needs a waiting flush) deadlocks on the real
 //!   SDK; the sim reports it (`Machine::buffer_self_deadlock`): abort with a message naming the
@@ -559,7 +559,7 @@ impl Buffer {
             if let (false, true, Some(callback)) = (destroyed, records > 0, self.callback) {
                 batch.build_headers();
                 // SAFETY: the tool's buffer callback; the header array and payloads stay valid
-                // until it returns (and not after: §7.2 "Lifetime").
+                // until it returns (and not after: docs/sdk-facts.md#buffer-behaviour "Lifetime").
                 unsafe {
                     callback(
                         sys::rocprofiler_context_id_t {
@@ -605,7 +605,7 @@ pub(crate) fn flush(handle: u64) -> sys::rocprofiler_status_t {
         return sys::ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
     };
     if buffer.on_own_callback_thread() {
-        // The real SDK waits here on the thread that would have to run the flush (§13.4).
+        // The real SDK waits here on the thread that would have to run the flush (docs/sdk-facts.md#what-may-be-called-where).
         return sys::ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
     }
     let mut state = buffer.state.lock();
@@ -615,7 +615,7 @@ pub(crate) fn flush(handle: u64) -> sys::rocprofiler_status_t {
     }
 }
 
-/// `rocprofiler_destroy_buffer`: unflushed records are dropped (§7.2). BUFFER_BUSY while a
+/// `rocprofiler_destroy_buffer`: unflushed records are dropped (docs/sdk-facts.md#buffer-behaviour). BUFFER_BUSY while a
 /// delivery holds either half.
 pub(crate) fn destroy(handle: u64) -> sys::rocprofiler_status_t {
     let Some(buffer) = get(handle) else {

@@ -1,4 +1,4 @@
-//! SDK-owned threads that run buffer callbacks (§13.1, §13.3, §18.24). One default thread is
+//! SDK-owned threads that run buffer callbacks (docs/sdk-facts.md#threading, #callback-threads, docs/simulator-fidelity.md#buffers). One default thread is
 //! shared by every buffer; `rocprofiler_create_callback_thread` makes more. The OS thread is
 //! spawned on first use, never from inside a load-time constructor.
 use parking_lot::Mutex;

@@ -1,4 +1,4 @@
-//! The SDK's clock and thread ids: `CLOCK_BOOTTIME` nanoseconds and `gettid` (§5.1, §18.34-35).
+//! The SDK's clock and thread ids: `CLOCK_BOOTTIME` nanoseconds and `gettid` (docs/sdk-facts.md#callback-tracing, docs/simulator-fidelity.md#record-contents).
 //!
 //! With `ROCSIM_CLOCK=virtual` both become functions of the program instead of the host:
 //! * time is a process-wide virtual "now" that only the driver advances: every HIP call costs

@@ -1,4 +1,4 @@
-//! Code objects and kernel symbols (§5.3, §18.37): LOAD, then DEVICE_KERNEL_SYMBOL_REGISTER per
+//! Code objects and kernel symbols (docs/sdk-facts.md#code-objects-and-kernel-symbols, docs/simulator-fidelity.md#names): LOAD, then DEVICE_KERNEL_SYMBOL_REGISTER per
 //! kernel (phase LOAD) on the loading thread; at unload the reverse, phase UNLOAD. A kernel's
 //! `kernel_name` stays valid until its code object is unloaded, and not after.
 use crate::agents::agents;

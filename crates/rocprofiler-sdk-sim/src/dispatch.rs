@@ -1,4 +1,4 @@
-//! Emitting callbacks and records in the SDK's order (§6.4, §18.13-23, §18.30-36).
+//! Emitting callbacks and records in the SDK's order (docs/sdk-facts.md#firing-order, docs/simulator-fidelity.md#per-call-order, #stream-ids, #external-correlation, #asynchronous-completion, #record-contents).
 //!
 //! [`ApiCall`] brackets one HIP call on the calling thread: HIP_STREAM SET ENTER, external
 //! correlation request for HIP_RUNTIME_API (if configured), HIP_RUNTIME_API ENTER ... EXIT,
@@ -175,7 +175,7 @@ pub(crate) fn hip_stream_traced(op: i32) -> bool {
 }
 
 /// A HIP_STREAM CREATE or DESTROY notification: one callback, phase NONE, after the call,
-/// correlation internal 0 (§6.3, §18.15-16).
+/// correlation internal 0 (docs/sdk-facts.md#stream-operations, docs/simulator-fidelity.md#per-call-order).
 pub(crate) fn stream_lifecycle(op: i32, id: u64, value: u64) {
     let tid = gettid();
     let mut payload = stream_payload(id, value);
@@ -300,7 +300,7 @@ impl ApiCall {
                 (&mut *api_payload as *mut HipApiData).cast(),
             );
             // Kinds without a request read the stack again after ENTER, so a push made in
-            // ENTER reaches EXIT and the buffer record (§8.5).
+            // ENTER reaches EXIT and the buffer record (docs/sdk-facts.md#which-value-a-record-carries).
             if p.target.request.is_none() {
                 p.external = ext::top(p.target.context, tid);
             }
@@ -541,7 +541,7 @@ pub(crate) fn enqueue_kernel(mut work: KernelWork) {
             ..*payload
         };
         for p in &mut participants {
-            // COMPLETE gets a copy of the ENTER user data (§5.1).
+            // COMPLETE gets a copy of the ENTER user data (docs/sdk-facts.md#callback-tracing).
             p.notify(
                 tid,
                 work.correlation_id,

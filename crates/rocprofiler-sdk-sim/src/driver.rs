@@ -1,7 +1,7 @@
 //! The driver side: a Rust API that plays a HIP program against the simulated SDK.
 //!
 //! Every function here is one HIP runtime call (named in its doc) and fires, on the calling
-//! thread, exactly what the real runtime + SDK fire (§6.4, §18.13): HIP_STREAM SET ENTER (only
+//! thread, exactly what the real runtime + SDK fire (docs/sdk-facts.md#firing-order, docs/simulator-fidelity.md#per-call-order): HIP_STREAM SET ENTER (only
 //! for calls with a stream argument), HIP_RUNTIME_API ENTER with a fresh correlation id, the
 //! external-correlation request and the KERNEL_DISPATCH ENQUEUE / MEMORY_COPY ENTER callbacks
 //! for the work it submits, HIP_RUNTIME_API EXIT, SET EXIT, then the HIP API buffer record.
@@ -18,7 +18,7 @@
 //! are a CPU `memcpy` (no record), and large pageable ones are split into pinned pieces (one
 //! record each); host-to-host copies are a CPU `memcpy` (no record); peer copies are SDMA
 //! copies; a device-to-device copy within one GPU is a blit kernel (`__amd_rocclr_copyBuffer`,
-//! KERNEL_DISPATCH record), and memset is `__amd_rocclr_fillBufferAligned` (§10.4, §18.36).
+//! KERNEL_DISPATCH record), and memset is `__amd_rocclr_fillBufferAligned` (docs/sdk-facts.md#blit-copies, docs/simulator-fidelity.md#record-contents).
 //!
 //! Calls that return a correlation id return the HIP call's internal correlation id, which
 //! every record of that call carries under direct dispatch. Under indirect dispatch
@@ -199,7 +199,7 @@ pub fn stream_create() -> Result<HipStream, SimError> {
     stream_create_with(op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate))
 }
 
-/// The HIP functions that create a stream (a `hipStream_t*` out-parameter, §6.3).
+/// The HIP functions that create a stream (a `hipStream_t*` out-parameter, docs/sdk-facts.md#stream-operations).
 const STREAM_CREATE_OPS: [sys::rocprofiler_hip_runtime_api_id_t; 4] = [
     sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate,
     sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreateWithFlags,
@@ -577,7 +577,7 @@ pub fn memset_async(stream: HipStream, bytes: u64, duration_ns: u64) -> Result<u
     )
 }
 
-/// `hipMemset` (op 288): no stream argument, so no SET (§6.3); the fill blit kernel runs on the
+/// `hipMemset` (op 288): no stream argument, so no SET (docs/sdk-facts.md#stream-operations); the fill blit kernel runs on the
 /// current device's null stream and the call returns when it finished on the device (its
 /// record may come later, like every kernel's).
 pub fn memset_sync(bytes: u64, duration_ns: u64) -> Result<u64, SimError> {
@@ -845,7 +845,7 @@ pub fn memcpy_async_with(stream: HipStream, copy: &Copy, call: &CopyCall) -> Res
     )
 }
 
-/// `hipMemcpy` (op 259): no stream argument, so no SET (§6.3); runs on the current device's
+/// `hipMemcpy` (op 259): no stream argument, so no SET (docs/sdk-facts.md#stream-operations); runs on the current device's
 /// null stream and returns when the copy completed. SDMA copy records are pushed before it
 /// returns; a copy within one GPU is a blit kernel, whose record follows after the kernel lag
 /// like any kernel's. Pinned host memory.

@@ -11,7 +11,7 @@ pub enum SimError {
     UnknownKernel(u64),
     /// The code object id was never loaded, or was already unloaded.
     UnknownCodeObject(u64),
-    /// A HIP call from inside the tool's `initialize`: the real SDK deadlocks here (§3.1).
+    /// A HIP call from inside the tool's `initialize`: the real SDK deadlocks here (docs/sdk-facts.md#tool-start-up).
     CalledFromInitialize,
     /// Anything else the caller got wrong; the message says what.
     InvalidArgument(String),

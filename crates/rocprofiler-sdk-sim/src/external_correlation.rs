@@ -1,4 +1,4 @@
-//! External correlation ids (§8): per-(context, thread) push/pop stacks and the request
+//! External correlation ids (docs/sdk-facts.md#external-correlation): per-(context, thread) push/pop stacks and the request
 //! service's return contract.
 use crate::registry::Target;
 use parking_lot::Mutex;
@@ -29,7 +29,7 @@ pub(crate) fn push(context: u64, tid: u64, value: u64) {
     }
 }
 
-/// Pops the top of the stack; an empty stack pops `{0}` (§8.6).
+/// Pops the top of the stack; an empty stack pops `{0}` (docs/sdk-facts.md#push-and-pop).
 pub(crate) fn pop(context: u64, tid: u64) -> u64 {
     let mut stacks = STACKS.lock();
     let Some(stack) = stacks.get_mut(&(context, tid)) else {
@@ -45,7 +45,7 @@ pub(crate) fn pop(context: u64, tid: u64) -> u64 {
 }
 
 /// The value a record of `tid` gets from the stacks: its own top in `context`, else the
-/// process-global default (§8.6).
+/// process-global default (docs/sdk-facts.md#push-and-pop).
 pub(crate) fn top(context: u64, tid: u64) -> u64 {
     let stacks = STACKS.lock();
     let own = stacks.get(&(context, tid)).and_then(|s| s.last().copied());
@@ -64,7 +64,7 @@ pub(crate) fn top(context: u64, tid: u64) -> u64 {
 
 /// The external value one context gets for one operation: the request callback's value if it
 /// returns 0, the pushed value if it returns non-zero or the context requests nothing for this
-/// kind (§8.4, §18.19). `*external` is zeroed before the call.
+/// kind (docs/sdk-facts.md#request-return-contract, docs/simulator-fidelity.md#external-correlation). `*external` is zeroed before the call.
 pub(crate) fn resolve(
     target: &Target,
     kind: sys::rocprofiler_external_correlation_id_request_kind_t,

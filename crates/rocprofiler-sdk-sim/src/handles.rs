@@ -1,6 +1,6 @@
 //! Handle numbering. The real SDK starts context and buffer handles at a random offset, and
 //! agent handles are `logical_node_id + offset` with one offset per process drawn from
-//! [255, 65535] (§9.1, §18.9). Tools must not assume small or stable handles. Under the virtual
+//! [255, 65535] (docs/sdk-facts.md#agents, docs/simulator-fidelity.md#configuration-rules). Tools must not assume small or stable handles. Under the virtual
 //! clock the offsets come from `ROCSIM_SEED`, so a replay's agent handles repeat.
 use std::hash::{BuildHasher, Hasher};
 

@@ -2,7 +2,7 @@
 //!
 //! Two halves:
 //! * the **SDK side** ([`sdk`]): every C function the real library exports to tools, with its
-//!   statuses, call order and threads (spec `rocprofiler-sdk.md` §18);
+//!   statuses, call order and threads (docs/simulator-fidelity.md);
 //! * the **driver side** ([`driver`], and the same as a C ABI in [`capi`]): plays the HIP
 //!   runtime of a program (streams, queues, kernels, copies, graphs, code objects), which makes
 //!   the SDK side fire callbacks and fill buffers as the real runtime would. [`scenario`] replays
@@ -10,7 +10,7 @@
 //!
 //! All global state is lazily initialised: a tracer calls `rocprofiler_force_configure` from a
 //! load-time constructor, possibly before any Rust static of ours would have been set up.
-//! No sim lock is held while a tool callback runs (§18.39).
+//! No sim lock is held while a tool callback runs (docs/simulator-fidelity.md#threading).
 
 mod agents;
 mod buffer;

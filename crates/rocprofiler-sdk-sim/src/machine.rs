@@ -3,13 +3,13 @@
 //! * `ROCSIM_GPUS` — number of GPUs (default 1, 1..=16);
 //! * `ROCSIM_DIRECT_DISPATCH` — `1` (default, HIP's `AMD_DIRECT_DISPATCH=1`) or `0`: with `0`,
 //!   kernel and copy submission, and with it the external-correlation request and the enqueue
-//!   callbacks, run on a HIP worker thread instead of the calling thread (§13.2, §18.40);
+//!   callbacks, run on a HIP worker thread instead of the calling thread (docs/sdk-facts.md#direct-dispatch, docs/simulator-fidelity.md#threading);
 //! * `ROCSIM_VERSION` — the rocprofiler-sdk version reported to tools, `major.minor.patch`
 //!   (default `1.0.0`). Only the number changes: the layouts stay those of `ROCSIM_ROCM`, so
 //!   an old version tests a tool's version gate, not an old ABI;
 //! * `ROCSIM_ROCM` — `7.1` (default) or `7.0`: the release whose layouts the SDK has. 7.0 has
 //!   a 304-byte agent struct with an 8-byte UUID and `ROCPROFILER_CONTEXT_NONE = UINT64_MAX`
-//!   (rocprofiler-sdk.md §15, §18.42);
+//!   (docs/sdk-facts.md#version-hazards, docs/simulator-fidelity.md#versions);
 //! * `ROCSIM_BUFFER_SELF_DEADLOCK` — `abort` (default) or `drop`: what the sim does where the
 //!   real SDK deadlocks because a record is produced on the callback thread that is delivering
 //!   its buffer (see `crate::buffer`);
@@ -181,7 +181,7 @@ pub enum RocmRelease {
 }
 
 impl RocmRelease {
-    /// `sizeof(rocprofiler_agent_v0_t)` in this release (§15).
+    /// `sizeof(rocprofiler_agent_v0_t)` in this release (docs/sdk-facts.md#version-hazards).
     pub fn agent_struct_size(self) -> usize {
         match self {
             RocmRelease::Rocm7_0 => 304,
@@ -197,7 +197,7 @@ impl RocmRelease {
         }
     }
 
-    /// The library's `ROCPROFILER_CONTEXT_NONE.handle` (§4).
+    /// The library's `ROCPROFILER_CONTEXT_NONE.handle` (docs/sdk-facts.md#contexts).
     pub fn context_none(self) -> u64 {
         match self {
             RocmRelease::Rocm7_0 => u64::MAX,

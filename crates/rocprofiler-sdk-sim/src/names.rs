@@ -1,6 +1,6 @@
-//! The names API (§12): kind names and operation names for callback and buffer tracing.
+//! The names API (docs/sdk-facts.md#names-api): kind names and operation names for callback and buffer tracing.
 //! HIP runtime operation names come from `HIP_RUNTIME_API_NAMES`, so ids and names match the
-//! headers the tracer is compiled against (§12.1, §18.38).
+//! headers the tracer is compiled against (docs/sdk-facts.md#hip-operation-ids, docs/simulator-fidelity.md#names).
 use rocprofiler_sdk_sys as sys;
 use std::ffi::{CStr, CString};
 use std::sync::LazyLock;

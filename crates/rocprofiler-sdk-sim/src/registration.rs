@@ -1,4 +1,4 @@
-//! Tool registration and the SDK lifecycle (§3, §18.1-4): `force_configure`, passive discovery
+//! Tool registration and the SDK lifecycle (docs/sdk-facts.md#registration, docs/simulator-fidelity.md#registration-and-lifecycle): `force_configure`, passive discovery
 //! of `rocprofiler_configure` when the (simulated) HIP runtime registers, `initialize` on the
 //! triggering thread under the registration mutex, and finalization at exit or on request.
 use crate::user_ptr::UserPtr;
@@ -10,12 +10,12 @@ use std::ffi::{c_char, CStr, CString};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::{LazyLock, Once};
 
-/// Version reported to tools and by `rocprofiler_get_version` (§18.41; `ROCSIM_VERSION`).
+/// Version reported to tools and by `rocprofiler_get_version` (docs/simulator-fidelity.md#versions; `ROCSIM_VERSION`).
 pub(crate) fn version() -> (u32, u32, u32) {
     crate::machine::machine().sdk_version
 }
 
-/// 0 = not started, -1 = in progress, 1 = done (§3).
+/// 0 = not started, -1 = in progress, 1 = done (docs/sdk-facts.md#registration).
 static INIT_STATUS: AtomicI32 = AtomicI32::new(0);
 static FINI_STATUS: AtomicI32 = AtomicI32::new(0);
 static FORCED: AtomicBool = AtomicBool::new(false);
@@ -45,7 +45,7 @@ pub(crate) fn fini_status() -> i32 {
     FINI_STATUS.load(Ordering::Acquire)
 }
 
-/// Configuration calls are only accepted while tools initialize (§13.4).
+/// Configuration calls are only accepted while tools initialize (docs/sdk-facts.md#what-may-be-called-where).
 pub(crate) fn configuration_open() -> bool {
     init_status() == -1
 }
@@ -72,7 +72,7 @@ pub(crate) fn force_configure(configure: sys::rocprofiler_configure_func_t) -> u
         return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     }
     let _registration = REGISTRATION_LOCK.lock();
-    // Pre-1.3.0 behaviour: one forced tool, and only before initialization started (§3.1).
+    // Pre-1.3.0 behaviour: one forced tool, and only before initialization started (docs/sdk-facts.md#tool-start-up).
     if init_status() != 0 || FORCED.load(Ordering::Acquire) {
         return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     }
@@ -85,7 +85,7 @@ pub(crate) fn force_configure(configure: sys::rocprofiler_configure_func_t) -> u
 /// `rocprofiler_configure` in the global symbol scope and initialize it.
 pub(crate) fn runtime_registration() -> Result<(), SimError> {
     if IN_INITIALIZE.get() {
-        // The real SDK deadlocks (documented, §3.1); failing loudly is kinder to tests.
+        // The real SDK deadlocks (documented, docs/sdk-facts.md#tool-start-up); failing loudly is kinder to tests.
         return Err(SimError::CalledFromInitialize);
     }
     if init_status() == 1 {
@@ -105,11 +105,11 @@ fn discover_configure() -> Vec<sys::rocprofiler_configure_t> {
     if symbol.is_null() {
         return Vec::new();
     }
-    // SAFETY: a tool exporting `rocprofiler_configure` gives it the SDK's signature (§3).
+    // SAFETY: a tool exporting `rocprofiler_configure` gives it the SDK's signature (docs/sdk-facts.md#registration).
     vec![unsafe { std::mem::transmute::<*mut libc::c_void, sys::rocprofiler_configure_t>(symbol) }]
 }
 
-/// Calls every `configure`, then every non-null `initialize` (§3.1 "Order of calls").
+/// Calls every `configure`, then every non-null `initialize` (docs/sdk-facts.md#tool-start-up "Order of calls").
 /// Caller holds the registration lock.
 fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
     INIT_STATUS.store(-1, Ordering::Release);
@@ -136,7 +136,7 @@ fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
         if result.is_null() {
             continue; // the tool declined
         }
-        // SAFETY: a non-null result points to the tool's configure result (§3), which the tool
+        // SAFETY: a non-null result points to the tool's configure result (docs/sdk-facts.md#registration), which the tool
         // keeps alive at least until initialize and finalize ran.
         let result = unsafe { *result };
         let name = read_name(client_id.name);
@@ -155,7 +155,7 @@ fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
         };
         INITIALIZING_CLIENT.store(handle, Ordering::Release);
         IN_INITIALIZE.set(true);
-        // The return value is ignored, as the develop SDK does (§3.1).
+        // The return value is ignored, as the develop SDK does (docs/sdk-facts.md#tool-start-up).
         // SAFETY: the tool's initialize, with the finalize function and its own tool data.
         unsafe { initialize(Some(client_finalize), tool_data.0) };
         IN_INITIALIZE.set(false);
@@ -172,7 +172,7 @@ fn read_name(name: *const c_char) -> Option<String> {
     if name.is_null() {
         return None;
     }
-    // SAFETY: the tool set `name` to a NUL-terminated string (§3 "set by the client").
+    // SAFETY: the tool set `name` to a NUL-terminated string (docs/sdk-facts.md#registration "set by the client").
     Some(
         unsafe { CStr::from_ptr(name) }
             .to_string_lossy()
@@ -203,7 +203,7 @@ extern "C" fn finalize_at_exit() {
     });
 }
 
-/// The SDK's `registration::finalize` and `invoke_client_finalizer` (§3.1, §18.3): the
+/// The SDK's `registration::finalize` and `invoke_client_finalizer` (docs/sdk-facts.md#tool-start-up, docs/simulator-fidelity.md#registration-and-lifecycle): the
 /// finalization status is -1 first; in-flight device work drains while the contexts are still
 /// active (its records land in the buffers); the client's contexts are stopped; the tool's
 /// finalize runs; then the callback threads finish the deliveries already queued

@@ -1,10 +1,10 @@
-//! Contexts and the services configured on them (§4, §5.1, §7.1, §8). Services are added
+//! Contexts and the services configured on them (docs/sdk-facts.md#contexts, #callback-tracing, #buffers, #external-correlation). Services are added
 //! while tools initialize (an external-correlation request service also later, as the SDK
 //! allows); a context's active flag is an atomic, so start/stop work from any thread,
-//! including from inside callbacks (§18.8).
+//! including from inside callbacks (docs/simulator-fidelity.md#configuration-rules).
 //!
 //! Producers never call into a tool while holding this registry's lock: they copy out the
-//! [`Target`]s they need, release the lock, then invoke (§18.39).
+//! [`Target`]s they need, release the lock, then invoke (docs/simulator-fidelity.md#threading).
 use crate::user_ptr::UserPtr;
 use parking_lot::RwLock;
 use rocprofiler_sdk_sys as sys;
@@ -27,7 +27,7 @@ pub(crate) type RequestFn = unsafe extern "C" fn(
     *mut std::ffi::c_void,
 ) -> std::ffi::c_int;
 
-/// The operations a service was configured for; `None` = all (§5.1 "NULL = all operations").
+/// The operations a service was configured for; `None` = all (docs/sdk-facts.md#callback-tracing "NULL = all operations").
 #[derive(Clone, Debug, Default)]
 pub(crate) struct OpFilter(Option<Arc<[i32]>>);
 
@@ -242,7 +242,7 @@ pub(crate) type Targets = SmallVec<[Target; 4]>;
 
 /// The active contexts that trace an operation: their callback service if it allows any of
 /// `callback_ops`, their buffer service if it allows `buffer_op`, and their request service if
-/// it requests `request_kind` (only for contexts that trace the operation, §8.5).
+/// it requests `request_kind` (only for contexts that trace the operation, docs/sdk-facts.md#which-value-a-record-carries).
 pub(crate) fn targets(sel: Selector, callback_ops: &[i32], buffer_op: i32) -> Targets {
     let registry = REGISTRY.read();
     let mut out = Targets::new();

@@ -1,5 +1,5 @@
 //! The HSA runtime's asynchronous signal-handler thread: completions run there once the
-//! modelled device end time has passed (§13.1, §18.21). It also tracks outstanding work per
+//! modelled device end time has passed (docs/sdk-facts.md#threading, docs/simulator-fidelity.md#asynchronous-completion). It also tracks outstanding work per
 //! device and per stream, in two stages:
 //! * **finished on the device** — what `hipStreamSynchronize`/`hipDeviceSynchronize` wait for.
 //!   On ROCm the SDK's queue interceptor (`WriteInterceptor` in the SDK's `hsa/queue.cpp`)

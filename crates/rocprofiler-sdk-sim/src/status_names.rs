@@ -1,4 +1,4 @@
-//! `rocprofiler_get_status_name` / `rocprofiler_get_status_string` tables (§11), indexed by
+//! `rocprofiler_get_status_name` / `rocprofiler_get_status_string` tables (docs/sdk-facts.md#status-codes-and-time), indexed by
 //! status value; both return NULL at and beyond `ROCPROFILER_STATUS_LAST`.
 use std::ffi::CStr;
 

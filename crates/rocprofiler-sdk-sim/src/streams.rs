@@ -1,4 +1,4 @@
-//! HIP streams and the SDK's stream ids (§6.5). Two layers:
+//! HIP streams and the SDK's stream ids (docs/sdk-facts.md#stream-ids). Two layers:
 //! * the HIP runtime's streams: which `hipStream_t` values are live, their device and the HSA
 //!   queue their next work goes to, and an identity that orders and synchronises their work;
 //! * the SDK's map from `hipStream_t` to `rocprofiler_stream_id_t`, in one of two behaviours

@@ -1,6 +1,6 @@
 //! HIP's worker thread for `ROCSIM_DIRECT_DISPATCH=0` (`AMD_DIRECT_DISPATCH=0`): submission,
 //! and with it the external-correlation request and the enqueue callbacks, leaves the API
-//! thread (§13.2, §18.40). With direct dispatch (the default) work runs inline.
+//! thread (docs/sdk-facts.md#direct-dispatch, docs/simulator-fidelity.md#threading). With direct dispatch (the default) work runs inline.
 use parking_lot::{Condvar, Mutex};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, LazyLock};

@@ -1,4 +1,4 @@
-//! Buffer semantics (§7.2, §18.24-29), as the SDK's `buffer::instance` has them: watermark,
+//! Buffer semantics (docs/sdk-facts.md#buffer-behaviour, docs/simulator-fidelity.md#buffers), as the SDK's `buffer::instance` has them: watermark,
 //! blocking flush, producers waiting for the callback that delivers their half (API threads
 //! and the completion thread), the self-deadlock report, DISCARD's single half and cumulative
 //! drop count, a flush during another flush, BUSY for a self flush, poisoned memory after the

@@ -1,5 +1,5 @@
-//! Per-thread call order for every simulated HIP call kind (§6.4, §18.13-16), record
-//! contents (§18.30-36), stream ids (§6.5) and the request contract (§8.4), observed by the
+//! Per-thread call order for every simulated HIP call kind (docs/sdk-facts.md#firing-order, docs/simulator-fidelity.md#per-call-order), record
+//! contents (docs/simulator-fidelity.md#record-contents), stream ids (docs/sdk-facts.md#stream-ids) and the request contract (docs/sdk-facts.md#request-return-contract), observed by the
 //! recording tool of `common`.
 use sim_test_kit::child;
 mod common;
@@ -551,7 +551,7 @@ fn request_return_zero_uses_the_value_nonzero_uses_the_pushed_value() {
     };
     assert_eq!(external(corr_value), sdk_id);
     assert_eq!(external(corr_pushed), 777);
-    // The ENQUEUE callbacks of that launch carried the same value (§8.5).
+    // The ENQUEUE callbacks of that launch carried the same value (docs/sdk-facts.md#which-value-a-record-carries).
     let enter_external = REC.events.lock().unwrap().iter().find_map(|e| match e {
         Event::Callback {
             kind,

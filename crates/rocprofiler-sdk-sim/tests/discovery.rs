@@ -1,4 +1,4 @@
-//! Passive discovery (§3.1): with no forced tool, the first HIP runtime call makes the SDK look
+//! Passive discovery (docs/sdk-facts.md#tool-start-up): with no forced tool, the first HIP runtime call makes the SDK look
 //! up `rocprofiler_configure` in the global scope (this executable exports it, see build.rs)
 //! and initialize it on the calling thread.
 use rocprofiler_sdk_sys::*;

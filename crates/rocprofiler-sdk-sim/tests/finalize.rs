@@ -1,4 +1,4 @@
-//! Finalization (§3.1, §18.3): through the `client_finalize` handed to initialize, and at
+//! Finalization (docs/sdk-facts.md#tool-start-up, docs/simulator-fidelity.md#registration-and-lifecycle): through the `client_finalize` handed to initialize, and at
 //! process exit. As the SDK's `registration::finalize`: is_finalized = -1 first, in-flight
 //! work drains into the buffers, the client's contexts are stopped (stop_context on them then
 //! answers CONTEXT_NOT_FOUND), the tool's finalize runs, and **no buffer is flushed**: records

@@ -115,7 +115,7 @@ fn indirect_dispatch_moves_the_request_to_a_worker_thread() {
         assert_eq!(records.len(), 1, "the API record keeps the call's id");
     }
     // The GPU records carry ids made on the worker thread (the requests asked with them), and
-    // the thread-local stream stack gives the wrong stream (§13.2): 0, not the stream.
+    // the thread-local stream stack gives the wrong stream (docs/sdk-facts.md#direct-dispatch): 0, not the stream.
     let asked: Vec<u64> = requests
         .iter()
         .map(|q| match q {

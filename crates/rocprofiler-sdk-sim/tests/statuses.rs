@@ -1,5 +1,5 @@
-//! Statuses for bad input and wrong order (§4, §5.1, §7.2, §8.6, §9.1, §18.2-10), the names
-//! API (§12), status strings and version (§11), and agents (§9, §18.10-12).
+//! Statuses for bad input and wrong order (docs/sdk-facts.md#contexts, #callback-tracing, #buffer-behaviour, #push-and-pop, #agents, docs/simulator-fidelity.md#registration-and-lifecycle, #configuration-rules, #agents), the names
+//! API (docs/sdk-facts.md#names-api), status strings and version (docs/sdk-facts.md#status-codes-and-time), and agents (docs/sdk-facts.md#agents, docs/simulator-fidelity.md#agents).
 use rocprofiler_sdk_sim as sim;
 use rocprofiler_sdk_sys as sys;
 use sim_test_kit::{child, ConfigureResult};

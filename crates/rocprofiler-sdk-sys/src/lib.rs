@@ -980,7 +980,7 @@ pub type rocprofiler_buffer_tracing_kind_operation_cb_t = Option<
 >;
 
 // ---------------------------------------------------------------------------------------
-// Functions: the minimum subset of the spec (§17), plus a few neighbours.
+// Functions: the minimum subset of the spec (docs/sdk-facts.md#api-subset), plus a few neighbours.
 // ---------------------------------------------------------------------------------------
 
 extern "C" {

@@ -1,4 +1,4 @@
-//! Every struct of the SDK's x86-64 layout table (rocprofiler-sdk.md §16): size, alignment
+//! Every struct of the SDK's x86-64 layout table (docs/sdk-facts.md#layouts): size, alignment
 //! and every listed field offset.
 use core::mem::{align_of, offset_of, size_of};
 use rocprofiler_sdk_sys::*;

@@ -168,7 +168,7 @@ fn two_gpus_give_two_planes_and_the_peer_copy_lands_on_its_destination() {
             .flat_map(|(_, e)| e.clone())
             .collect::<Vec<_>>()
     };
-    // XLA's rule 3 (xla-rocm-tracer.md §5.7): a D2D copy belongs to its destination device.
+    // XLA's rule 3 (docs/xla-interface.md#copy-device-rules): a D2D copy belongs to its destination device.
     assert_eq!(count(&all(&gpu1), |e| e == "MemcpyD2D"), 1);
     assert_eq!(count(&all(&gpu0), |e| e == "MemcpyD2D"), 0);
     assert_eq!(count(&all(&gpu0), |e| e.starts_with("Cijk_")), 3);

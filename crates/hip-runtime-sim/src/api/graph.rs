@@ -89,7 +89,7 @@ pub unsafe extern "C" fn hipGraphInstantiate(
     )
 }
 
-/// All kernel nodes dispatch under the one correlation id of this call (§18.33), in node order.
+/// All kernel nodes dispatch under the one correlation id of this call (docs/simulator-fidelity.md#record-contents), in node order.
 #[no_mangle]
 pub extern "C" fn hipGraphLaunch(exec: u64, stream: u64) -> hipError_t {
     hip_call(

@@ -57,7 +57,7 @@ pub extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
     })
 }
 
-/// Synchronous copy: no stream argument, so no SET (§6.3); returns when the copy completed.
+/// Synchronous copy: no stream argument, so no SET (docs/sdk-facts.md#stream-operations); returns when the copy completed.
 ///
 /// # Safety
 /// `src`/`dst` must be valid for `size_bytes` bytes when they are not runtime allocations.
@@ -110,7 +110,7 @@ pub unsafe extern "C" fn hipMemcpyAsync(
 }
 
 /// A fill runs as a blit kernel on the device (a KERNEL_DISPATCH record, not a MEMORY_COPY,
-/// §18.36 of rocprofiler-sdk.md). No stream argument, so no SET (§6.3); it runs on the current
+/// docs/simulator-fidelity.md#record-contents). No stream argument, so no SET (docs/sdk-facts.md#stream-operations); it runs on the current
 /// device's null stream and returns when the fill completed.
 ///
 /// # Safety

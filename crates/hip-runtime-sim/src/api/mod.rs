@@ -5,7 +5,7 @@
 //! interception would: either by the driver call that performs the work (kernel, copy, fill,
 //! stream and synchronisation calls, which also bring their SET/request/record sequence), or,
 //! for calls with no device work and for failed calls, by a plain traced API call (with a SET
-//! when the HIP function has one stream argument, §6.2 of rocprofiler-sdk.md).
+//! when the HIP function has one stream argument, docs/sdk-facts.md#wrapped-calls).
 //!
 //! A call on a destroyed or never-created stream is still traced (HIP_RUNTIME_API ENTER/EXIT
 //! and the API record), as the real runtime's interception traces every call, failed or not.

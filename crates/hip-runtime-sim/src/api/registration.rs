@@ -1,6 +1,6 @@
 //! What hipcc-generated host code calls: `__hipRegisterFatBinary`, `__hipRegisterFunction`,
 //! `__hipUnregisterFatBinary`, `__hipPushCallConfiguration`/`__hipPopCallConfiguration`.
-//! These belong to HIP's compiler dispatch table, which rocprofiler-sdk does not trace (§6.2),
+//! These belong to HIP's compiler dispatch table, which rocprofiler-sdk does not trace (docs/sdk-facts.md#wrapped-calls),
 //! so they produce no API records. Plus the simulator's `rocsimHipSetKernelHostBody`.
 
 use crate::abi::{Dim3, HipFatbinWrapper, KernelHostBody, HIP_FATBIN_MAGIC};

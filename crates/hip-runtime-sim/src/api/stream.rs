@@ -55,7 +55,7 @@ pub unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut u64, flags: c_uin
     }
 }
 
-/// Waits for the stream's work, then destroys it. hipStreamDestroy gets no SET (§6.3).
+/// Waits for the stream's work, then destroys it. hipStreamDestroy gets no SET (docs/sdk-facts.md#stream-operations).
 #[no_mangle]
 pub extern "C" fn hipStreamDestroy(stream: u64) -> hipError_t {
     hip_call(

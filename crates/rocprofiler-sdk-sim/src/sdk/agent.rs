@@ -1,11 +1,11 @@
-//! `agent.h` (§9.1).
+//! `agent.h` (docs/sdk-facts.md#agents).
 use crate::ffi_guard::guard;
 use rocprofiler_sdk_sys as sys;
 use std::ffi::c_void;
 
 /// Calls `callback` once, synchronously, with every agent; returns the callback's status.
 /// INCOMPATIBLE_ABI when `agent_size` exceeds the library's struct: 312 bytes (ROCm 7.1), or
-/// 304 with `ROCSIM_ROCM=7.0` (§9.1, §15).
+/// 304 with `ROCSIM_ROCM=7.0` (docs/sdk-facts.md#agents, #version-hazards).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_query_available_agents(
     version: sys::rocprofiler_agent_version_t,

@@ -1,4 +1,4 @@
-//! `buffer.h` (§7.1-7.2).
+//! `buffer.h` (docs/sdk-facts.md#buffers, #buffer-behaviour).
 use super::write_out;
 use crate::ffi_guard::guard;
 use crate::user_ptr::UserPtr;
@@ -77,7 +77,7 @@ pub unsafe extern "C" fn rocprofiler_destroy_buffer(
 }
 
 /// Blocks until the buffer's callback ran; a concurrent flush is waited out. BUFFER_BUSY only
-/// when called from the buffer's own callback thread (the real SDK deadlocks there, §13.4).
+/// when called from the buffer's own callback thread (the real SDK deadlocks there, docs/sdk-facts.md#what-may-be-called-where).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_flush_buffer(
     buffer_id: sys::rocprofiler_buffer_id_t,

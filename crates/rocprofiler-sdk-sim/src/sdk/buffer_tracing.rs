@@ -1,4 +1,4 @@
-//! `buffer_tracing.h`: service configuration (§7.1) and the names API (§12).
+//! `buffer_tracing.h`: service configuration (docs/sdk-facts.md#buffers) and the names API (docs/sdk-facts.md#names-api).
 use super::callback_tracing::{
     iterate_kinds, iterate_operations, query_kind_name, query_operation_name,
 };

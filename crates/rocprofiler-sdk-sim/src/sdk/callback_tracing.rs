@@ -1,4 +1,4 @@
-//! `callback_tracing.h`: service configuration (§5.1) and the names API (§12).
+//! `callback_tracing.h`: service configuration (docs/sdk-facts.md#callback-tracing) and the names API (docs/sdk-facts.md#names-api).
 use super::read_operations;
 use crate::ffi_guard::guard;
 use crate::names::{self, Domain};
@@ -109,7 +109,7 @@ pub(super) unsafe fn query_operation_name(
     }
 }
 
-/// Visits kinds 0 (NONE) .. LAST-1, stopping when the callback returns non-zero (§12).
+/// Visits kinds 0 (NONE) .. LAST-1, stopping when the callback returns non-zero (docs/sdk-facts.md#names-api).
 pub(super) fn iterate_kinds(
     domain: Domain,
     mut visit: impl FnMut(u32) -> i32,
@@ -122,7 +122,7 @@ pub(super) fn iterate_kinds(
     sys::ROCPROFILER_STATUS_SUCCESS
 }
 
-/// INVALID_ARGUMENT for NONE and LAST (§12); kinds whose operations the sim does not name
+/// INVALID_ARGUMENT for NONE and LAST (docs/sdk-facts.md#names-api); kinds whose operations the sim does not name
 /// have none to visit.
 pub(super) fn iterate_operations(
     domain: Domain,

@@ -1,4 +1,4 @@
-//! `context.h` (§4).
+//! `context.h` (docs/sdk-facts.md#contexts).
 use super::write_out;
 use crate::ffi_guard::guard;
 use crate::{registration, registry};
@@ -18,7 +18,7 @@ pub unsafe extern "C" fn rocprofiler_create_context(
             return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_ID_NOT_ZERO;
         }
         // Like the SDK's context.cpp: the id is set to the library's CONTEXT_NONE before the
-        // remaining checks, so a failed create leaves UINT64_MAX under ROCm 7.0 (§4, §15).
+        // remaining checks, so a failed create leaves UINT64_MAX under ROCm 7.0 (docs/sdk-facts.md#contexts, #version-hazards).
         let none = crate::machine::machine().rocm.context_none();
         // SAFETY: as above.
         unsafe { (*context_id).handle = none };
@@ -101,7 +101,7 @@ pub unsafe extern "C" fn rocprofiler_context_is_active(
 }
 
 /// Writes 1 for every registered context, as the SDK source does (the header comment says the
-/// opposite, §4); destroying a context's buffer does not change it.
+/// opposite, docs/sdk-facts.md#contexts); destroying a context's buffer does not change it.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_context_is_valid(
     context_id: sys::rocprofiler_context_id_t,

@@ -1,4 +1,4 @@
-//! `external_correlation.h` (§8).
+//! `external_correlation.h` (docs/sdk-facts.md#external-correlation).
 use crate::ffi_guard::guard;
 use crate::registry::{self, ConfigureError, RequestService};
 use crate::user_ptr::UserPtr;
@@ -67,7 +67,7 @@ fn check(context: sys::rocprofiler_context_id_t, tid: u64) -> Option<sys::rocpro
     if !registry::exists(context.handle) {
         return Some(sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
     }
-    // Thread ids below the process id cannot belong to this process (§8.6).
+    // Thread ids below the process id cannot belong to this process (docs/sdk-facts.md#push-and-pop).
     if tid < clock::getpid() {
         return Some(sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
     }
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn rocprofiler_push_external_correlation_id(
     })
 }
 
-/// An empty stack pops `{0}`; `external_correlation_id` may be NULL (§8.6).
+/// An empty stack pops `{0}`; `external_correlation_id` may be NULL (docs/sdk-facts.md#push-and-pop).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_pop_external_correlation_id(
     context: sys::rocprofiler_context_id_t,

@@ -1,4 +1,4 @@
-//! `internal_threading.h` (§13.3). As in the SDK's `internal_threading.cpp`, both calls are
+//! `internal_threading.h` (docs/sdk-facts.md#callback-threads). As in the SDK's `internal_threading.cpp`, both calls are
 //! LOCKED only once initialization finished: before it started they work too.
 use super::write_out;
 use crate::ffi_guard::guard;

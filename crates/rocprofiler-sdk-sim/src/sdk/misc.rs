@@ -1,4 +1,4 @@
-//! `rocprofiler.h`: time, thread ids, version and status strings (§11).
+//! `rocprofiler.h`: time, thread ids, version and status strings (docs/sdk-facts.md#status-codes-and-time).
 use super::write_out;
 use crate::ffi_guard::{guard, guard_value};
 use crate::{clock, registration, status_names};

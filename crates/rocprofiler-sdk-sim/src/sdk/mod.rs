@@ -33,7 +33,7 @@ unsafe fn write_out<T>(ptr: *mut T, value: T) -> sys::rocprofiler_status_t {
     sys::ROCPROFILER_STATUS_SUCCESS
 }
 
-/// Reads an optional operations filter (`NULL` = all operations, §5.1) and validates each
+/// Reads an optional operations filter (`NULL` = all operations, docs/sdk-facts.md#callback-tracing) and validates each
 /// operation against the kind's enum where the sim knows it.
 ///
 /// # Safety

@@ -1,5 +1,5 @@
 /* Stand-in for XLA's xla/stream_executor/rocm/roctracer_wrapper.h: the same set of
-   rocprofiler-sdk headers (xla-rocm-tracer.md §2.3), taken from cpp/standalone/rocprofiler-sdk. */
+   rocprofiler-sdk headers (docs/xla-interface.md#related-targets), taken from cpp/standalone/rocprofiler-sdk. */
 #ifndef XLA_STREAM_EXECUTOR_ROCM_ROCTRACER_WRAPPER_H_
 #define XLA_STREAM_EXECUTOR_ROCM_ROCTRACER_WRAPPER_H_
 

@@ -1,5 +1,5 @@
 /* Drop-in declaration of XLA's xla/backends/profiler/gpu/rocm_collector.h
-   (openxla/xla main 2026-08-22), written for xla-rocm-tracer from xla-rocm-tracer.md §3.3.
+   (openxla/xla main 2026-08-22), written for xla-rocm-tracer from docs/xla-interface.md#collector-header.
    Inside an XLA build, XLA's own header is used instead: every declaration here must stay
    identical to it. Implemented by cpp/rocm_collector.cc over the Rust collector/export. */
 

@@ -1,5 +1,5 @@
 /* Drop-in declaration of XLA's xla/backends/profiler/gpu/rocm_tracer.h
-   (openxla/xla main 2026-08-22), written for xla-rocm-tracer from xla-rocm-tracer.md §3.2.
+   (openxla/xla main 2026-08-22), written for xla-rocm-tracer from docs/xla-interface.md#tracer-header.
    Inside an XLA build, XLA's own header is used instead: every declaration here must stay
    identical to it. Implemented by cpp/rocm_tracer.cc over the Rust tracer. */
 

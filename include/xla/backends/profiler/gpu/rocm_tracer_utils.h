@@ -1,6 +1,6 @@
 /* Drop-in declaration of XLA's xla/backends/profiler/gpu/rocm_tracer_utils.h
    (openxla/xla main 2026-08-22), written for xla-rocm-tracer from the interface facts in
-   xla-rocm-tracer.md §3.1. Inside an XLA build, XLA's own header is used instead: every
+   docs/xla-interface.md#utilities-header. Inside an XLA build, XLA's own header is used instead: every
    declaration here must stay identical to it. Implemented by cpp/rocm_tracer_utils.cc. */
 
 #ifndef XLA_BACKENDS_PROFILER_GPU_ROCM_TRACER_UTILS_H_

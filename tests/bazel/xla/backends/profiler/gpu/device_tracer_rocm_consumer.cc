@@ -1,5 +1,5 @@
 // A consumer that uses the tracer exactly as XLA's device_tracer_rocm.cc does (DoStart,
-// DoStop, CollectData; xla-rocm-tracer.md §4.1), built against :rocm_tracer and
+// DoStop, CollectData; docs/xla-interface.md#device-tracer), built against :rocm_tracer and
 // :rocm_collector only. It runs one profiling session over the simulated SDK and fails with
 // a message when a step does not behave as XLA expects. GPU work comes from the simulated
 // SDK's driver C ABI (rocsim_*, crates/rocprofiler-sdk-sim/src/capi.rs).
