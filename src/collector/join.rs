@@ -1,6 +1,6 @@
 //! XLA's `ApiActivityInfoExchange` (docs/xla-interface.md#join): HIP API events and GPU
 //! activities meet by correlation id and lend each other what the other lacks.
-use std::collections::HashSet;
+use super::id_set::IdSet;
 
 use super::arrival_log::ArrivalLog;
 use super::drops::{DropCounters, DropReason};
@@ -27,8 +27,8 @@ impl PendingEvents {
 /// Correlation ids whose API event or activities a cap dropped.
 #[derive(Default)]
 pub(super) struct CappedIds {
-    pub api: HashSet<u64>,
-    pub activities: HashSet<u64>,
+    pub api: IdSet,
+    pub activities: IdSet,
 }
 
 fn is_kept_api_type(event_type: EventType) -> bool {
@@ -121,7 +121,7 @@ pub(super) fn join_api_and_activities(
         let roctx_range = || pending.api.roctx_range(api_index);
         if has_activity && is_kept_api_type(api_event.event_type()) {
             emit(api_event.to_event(EventSource::ApiCallback, roctx_range()));
-        } else if !has_activity && capped.activities.contains(&api_event.correlation_id) {
+        } else if !has_activity && capped.activities.contains(api_event.correlation_id) {
             // Its activity was dropped at the cap: this event is lost to the cap too.
             drops.add(DropReason::ActivityCapReached, 1);
         } else if api_event.event_type().is_memcpy() {
@@ -157,7 +157,7 @@ pub(super) fn join_api_and_activities(
             // no API call has, and the tracer marked its stream unknown: it is kept for an
             // "unattributed" lane of its queue. Any other activity lost its API event, to the
             // callback cap if that dropped it.
-            let reason = if capped.api.contains(&correlation_id) {
+            let reason = if capped.api.contains(correlation_id) {
                 DropReason::CallbackCapReached
             } else {
                 DropReason::NoApiCounterpart

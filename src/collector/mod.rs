@@ -4,6 +4,7 @@
 mod arrival_log;
 mod device_numbering;
 mod drops;
+mod id_set;
 mod join;
 mod options;
 mod stored_event;
