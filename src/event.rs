@@ -1,12 +1,6 @@
 //! `RocmTracerEvent`: one HIP API call or one GPU activity, with every field of XLA's
 //! `rocm_tracer_utils.h` (docs/xla-interface.md#utilities-header, #event-fields).
-use std::ffi::CStr;
 use std::sync::Arc;
-
-/// The text of one of the ASCII name literals below.
-fn c_str_text(name: &'static CStr) -> &'static str {
-    name.to_str().unwrap_or("")
-}
 
 /// XLA's `RocmTracerEventType`; the discriminants are XLA's values.
 #[repr(u32)]
@@ -30,25 +24,19 @@ impl EventType {
     /// The enumerator's spelling. Unlike XLA's `GetRocmTracerEventTypeName`, every value has a
     /// name (XLA returns "" for `Unsupported` and `MemcpyP2P`, docs/xla-interface.md).
     pub fn name(self) -> &'static str {
-        c_str_text(self.c_name())
-    }
-
-    /// [`EventType::name`] NUL-terminated: the one spelling table, which the C++ shim's
-    /// `GetRocmTracerEventTypeName` returns as well.
-    pub fn c_name(self) -> &'static CStr {
         match self {
-            EventType::Unsupported => c"Unsupported",
-            EventType::Kernel => c"Kernel",
-            EventType::MemcpyH2D => c"MemcpyH2D",
-            EventType::MemcpyD2H => c"MemcpyD2H",
-            EventType::MemcpyD2D => c"MemcpyD2D",
-            EventType::MemcpyP2P => c"MemcpyP2P",
-            EventType::MemcpyOther => c"MemcpyOther",
-            EventType::MemoryAlloc => c"MemoryAlloc",
-            EventType::MemoryFree => c"MemoryFree",
-            EventType::Memset => c"Memset",
-            EventType::Synchronization => c"Synchronization",
-            EventType::Generic => c"Generic",
+            EventType::Unsupported => "Unsupported",
+            EventType::Kernel => "Kernel",
+            EventType::MemcpyH2D => "MemcpyH2D",
+            EventType::MemcpyD2H => "MemcpyD2H",
+            EventType::MemcpyD2D => "MemcpyD2D",
+            EventType::MemcpyP2P => "MemcpyP2P",
+            EventType::MemcpyOther => "MemcpyOther",
+            EventType::MemoryAlloc => "MemoryAlloc",
+            EventType::MemoryFree => "MemoryFree",
+            EventType::Memset => "Memset",
+            EventType::Synchronization => "Synchronization",
+            EventType::Generic => "Generic",
         }
     }
 
@@ -117,14 +105,10 @@ impl EventSource {
     }
 
     pub fn name(self) -> &'static str {
-        c_str_text(self.c_name())
-    }
-
-    pub fn c_name(self) -> &'static CStr {
         match self {
-            EventSource::Invalid => c"Invalid",
-            EventSource::ApiCallback => c"ApiCallback",
-            EventSource::Activity => c"Activity",
+            EventSource::Invalid => "Invalid",
+            EventSource::ApiCallback => "ApiCallback",
+            EventSource::Activity => "Activity",
         }
     }
 }
@@ -150,14 +134,10 @@ impl EventDomain {
     }
 
     pub fn name(self) -> &'static str {
-        c_str_text(self.c_name())
-    }
-
-    pub fn c_name(self) -> &'static CStr {
         match self {
-            EventDomain::InvalidDomain => c"InvalidDomain",
-            EventDomain::HipApi => c"HIP_API",
-            EventDomain::HipOps => c"HIP_OPS",
+            EventDomain::InvalidDomain => "InvalidDomain",
+            EventDomain::HipApi => "HIP_API",
+            EventDomain::HipOps => "HIP_OPS",
         }
     }
 }

@@ -11,10 +11,11 @@
 //! `hipMemcpy`, `hipMemcpyAsync` and `hipMemcpyWithStream`) and its size. The buffer callback
 //! then names each copy record by that direction (the record's own direction is reported to
 //! the sink as a stat) and joins the pieces of one call into one event of the call's size.
-use std::collections::HashMap;
 
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
+use rustc_hash::FxHashMap;
+use std::collections::HashMap;
 
 use crate::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
 
@@ -125,7 +126,7 @@ pub unsafe fn hip_api_args(
 /// Copy calls of the running session by correlation id. Bounded: past the bound new calls are
 /// not noted, and their records keep the record's own direction.
 pub struct CopyCalls {
-    calls: Mutex<HashMap<u64, CopyCall>>,
+    calls: Mutex<FxHashMap<u64, CopyCall>>,
 }
 
 /// Copy calls noted per session at most; a noted call costs about 40 bytes.
@@ -134,7 +135,7 @@ const MAX_NOTED_CALLS: usize = 1 << 20;
 impl Default for CopyCalls {
     fn default() -> Self {
         CopyCalls {
-            calls: Mutex::new(HashMap::new()),
+            calls: Mutex::new(FxHashMap::default()),
         }
     }
 }
