@@ -240,7 +240,8 @@ fn device_capabilities_and_scope_range_tree() {
     );
     let value = |name| stat(gpu, &gpu.stats, name);
     assert_eq!(value("device_vendor").as_deref(), Some("str:AMD"));
-    assert_eq!(value("clock_rate").as_deref(), Some("u64:2100000"));
+    // Signed, as XLA writes it.
+    assert_eq!(value("clock_rate").as_deref(), Some("i64:2100000"));
     assert_eq!(value("core_count").as_deref(), Some("u64:304"));
     assert_eq!(value("compute_cap_major").as_deref(), Some("u64:9"));
     assert_eq!(value("compute_cap_minor").as_deref(), Some("u64:4"));
@@ -250,6 +251,7 @@ fn device_capabilities_and_scope_range_tree() {
     );
 
     let tree = plane(&space, "/host:__ScopeRangeCallStack__");
+    assert_eq!(tree.id, 0, "XLA leaves the scope-range plane at id 0");
     let edges: Vec<_> = tree
         .stats
         .iter()

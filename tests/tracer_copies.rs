@@ -322,3 +322,91 @@ fn child_indirect_dispatch_unattributed() {
     assert_ne!(kernel.queue_id, 0, "the lane is its HSA queue's");
     assert_eq!(sink.total_drops(), 0, "{:?}", sink.drops.lock());
 }
+
+/// A device-to-device copy within one GPU is a blit kernel on ROCm, and XLA shows it as a
+/// kernel without a byte count. Here the kernel's device event carries `memcpy_details` with
+/// the size the call asked for, and the host-side call event has it too.
+#[test]
+fn a_same_gpu_copy_run_as_a_blit_kernel_shows_its_size() {
+    if is_child() {
+        return;
+    }
+    let output = rerun_test_with_env("child_same_gpu_copy_shows_its_size", &[]);
+    assert_child_passed("same-GPU copy", &output);
+}
+
+#[test]
+fn child_same_gpu_copy_shows_its_size() {
+    use std::sync::Arc;
+    use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions};
+    use xla_rocm_tracer::export::{xplane_proto::x_stat::Value, ExportOptions};
+    use xla_rocm_tracer::tracer::TracerOptions;
+    if !is_child() {
+        return;
+    }
+    let tracer = Tracer::get();
+    let collector = Arc::new(Collector::new(
+        CollectorOptions {
+            num_gpus: tracer.num_gpus(),
+            ..CollectorOptions::default()
+        },
+        CaptureStart {
+            walltime_ns: 0,
+            gputime_ns: Tracer::timestamp(),
+        },
+    ));
+    tracer
+        .enable(TracerOptions::default(), collector.clone())
+        .unwrap();
+    let stream = driver::stream_create().unwrap();
+    let bytes = 5 << 20;
+    driver::memcpy_async(
+        stream,
+        &Copy {
+            bytes,
+            ..copy(CopyKind::DeviceToDevice, Some(0), Some(0))
+        },
+    )
+    .unwrap();
+    driver::stream_synchronize(stream).unwrap();
+    tracer.disable();
+
+    let space = collector.export(Tracer::timestamp(), &ExportOptions::default());
+    let details_of = |plane_name: &str| -> Vec<(String, String)> {
+        let plane = space.planes.iter().find(|p| p.name == plane_name).unwrap();
+        let mut found = Vec::new();
+        for event in plane.lines.iter().flat_map(|line| &line.events) {
+            let name = plane.event_metadata[&event.metadata_id].name.clone();
+            for stat in &event.stats {
+                let key = &plane.stat_metadata[&stat.metadata_id].name;
+                if key.ends_with("_details") {
+                    let text = match &stat.value {
+                        Some(Value::StrValue(text)) => text.clone(),
+                        Some(Value::RefValue(id)) => {
+                            plane.stat_metadata[&(*id as i64)].name.clone()
+                        }
+                        other => panic!("{other:?}"),
+                    };
+                    found.push((name.clone(), format!("{key}={text}")));
+                }
+            }
+        }
+        found
+    };
+    let device = details_of("/device:GPU:0");
+    assert_eq!(device.len(), 1, "{device:?}");
+    assert_eq!(device[0].0, driver::BLIT_COPY_KERNEL);
+    assert!(
+        device[0]
+            .1
+            .starts_with(&format!("memcpy_details=kind:Unknown size:{bytes} ")),
+        "{device:?}"
+    );
+    let host = details_of("/host:ROCTRACER");
+    assert!(
+        host.iter().any(
+            |(name, text)| name == "hipMemcpyAsync" && text.contains(&format!("size:{bytes} "))
+        ),
+        "{host:?}"
+    );
+}

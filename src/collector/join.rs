@@ -5,7 +5,7 @@ use super::id_set::IdSet;
 use super::arrival_log::ArrivalLog;
 use super::drops::{DropCounters, DropReason};
 use super::stored_event::StoredEvent;
-use crate::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
+use crate::event::{EventDetails, EventSource, EventType, MemcpyDetails, RocmTracerEvent};
 
 /// Events waiting for their counterpart, in arrival order. The join sorts them by correlation
 /// id, so the joined order (and with it everything exported) is the same on every run (XLA's
@@ -200,6 +200,19 @@ fn take_from_api_event(mut activity: RocmTracerEvent, api_event: &StoredEvent) -
                 && api_event.details.is_kernel() =>
         {
             activity.details = api_event.details.unpack();
+        }
+        // A copy HIP ran as a blit kernel (same-GPU device-to-device): the kernel carries the
+        // copy call's size instead of the blit's launch geometry, which no reader needs
+        // (docs/xla-interface.md#copy-apis).
+        EventType::Kernel if api_event.event_type().is_memcpy() => {
+            if let EventDetails::Memcpy(copy) = api_event.details.unpack() {
+                if copy.num_bytes > 0 {
+                    activity.details = EventDetails::Memcpy(MemcpyDetails {
+                        destination: activity.device_id,
+                        ..copy
+                    });
+                }
+            }
         }
         EventType::Memset if api_event.details.is_memset() => {
             activity.details = api_event.details.unpack();

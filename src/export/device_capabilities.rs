@@ -8,14 +8,22 @@ pub(crate) fn add_device_capabilities(plane: &mut PlaneBuilder, agent: &GpuAgent
     let vendor = plane.str_stat("device_vendor", DEVICE_VENDOR_AMD);
     plane.add_plane_stat(vendor);
     if agent.max_engine_clock_mhz != 0 {
+        // XLA writes the clock as a signed stat (an int64_t in `GetDeviceCapabilities`) and
+        // readers look for that type (docs/xla-interface.md#device-capabilities).
         let clock_khz =
-            plane.uint64_stat("clock_rate", u64::from(agent.max_engine_clock_mhz) * 1000);
+            plane.int64_stat("clock_rate", i64::from(agent.max_engine_clock_mhz) * 1000);
         plane.add_plane_stat(clock_khz);
     }
-    let cores = plane.uint64_stat("core_count", u64::from(agent.cu_count));
-    plane.add_plane_stat(cores);
-    let memory = plane.uint64_stat("memory_size", agent.memory_size_bytes);
-    plane.add_plane_stat(memory);
+    // As XLA does, a capability the agent does not report (zero) is left out rather than
+    // written as 0.
+    if agent.cu_count != 0 {
+        let cores = plane.uint64_stat("core_count", u64::from(agent.cu_count));
+        plane.add_plane_stat(cores);
+    }
+    if agent.memory_size_bytes != 0 {
+        let memory = plane.uint64_stat("memory_size", agent.memory_size_bytes);
+        plane.add_plane_stat(memory);
+    }
     if agent.memory_bandwidth_bytes_per_second != 0 {
         let bandwidth =
             plane.uint64_stat("memory_bandwidth", agent.memory_bandwidth_bytes_per_second);
@@ -32,8 +40,10 @@ pub(crate) fn add_device_capabilities(plane: &mut PlaneBuilder, agent: &GpuAgent
         let stat = plane.uint64_stat("compute_cap_minor", u64::from(minor));
         plane.add_plane_stat(stat);
     }
-    let name = plane.str_stat("gpu_device_name", &agent.name);
-    plane.add_plane_stat(name);
+    if !agent.name.is_empty() {
+        let name = plane.str_stat("gpu_device_name", &agent.name);
+        plane.add_plane_stat(name);
+    }
 }
 
 /// A plane holding only `agent`'s capability stats, for callers that write them into a plane

@@ -113,9 +113,15 @@ pub(crate) fn event_stats(
         stats.push(plane.ref_stat("nvtx_range", range));
     }
     match event.event_type {
+        // A blit kernel that did a copy call carries the copy's size (see the collector's join).
         EventType::Kernel if event.source == EventSource::Activity => {
-            let details = kernel_details_string(&kernel_details(event), 0.0);
-            stats.push(plane.ref_stat(KERNEL_DETAILS_STAT, &details));
+            if let EventDetails::Memcpy(copy) = &event.details {
+                let details = memcpy_details_string(copy);
+                stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
+            } else {
+                let details = kernel_details_string(&kernel_details(event), 0.0);
+                stats.push(plane.ref_stat(KERNEL_DETAILS_STAT, &details));
+            }
         }
         // XLA lists these four; a P2P copy gets no details.
         EventType::MemcpyH2D

@@ -185,11 +185,9 @@ pub fn build_xspace(
 
     let mut planes = vec![host_plane.finish()];
     planes.extend(device_planes);
-    let scope_plane_id = planes.len() as i64;
-    planes.push(scope_range_tree_plane(
-        scope_plane_id,
-        &trace.scope_range_tree,
-    ));
+    // Id 0 like XLA's: it adds the plane by name and never sets an id
+    // (docs/xla-interface.md#scope-range-tree).
+    planes.push(scope_range_tree_plane(0, &trace.scope_range_tree));
 
     let mut drops = trace.drops.clone();
     drops.merge(&export_drops);

@@ -165,6 +165,20 @@ impl CopyCalls {
     }
 }
 
+/// The HIP API record of a copy has no arguments, so its size comes from the call noted at
+/// ENTER. A copy with a device record takes the record's size in the collector's join anyway;
+/// this matters for a same-GPU device-to-device copy, which HIP runs as a blit kernel: the
+/// kernel takes the size from here (docs/xla-interface.md#copy-apis).
+fn give_api_event_the_call_size(calls: &CopyCalls, event: &mut RocmTracerEvent) {
+    if let EventDetails::Memcpy(details) = &mut event.details {
+        if details.num_bytes == 0 {
+            if let Some(call) = calls.get(event.correlation_id) {
+                details.num_bytes = call.bytes;
+            }
+        }
+    }
+}
+
 /// Pieces of chunked copies waiting for the rest of their call, per session.
 #[derive(Default)]
 pub struct CopyPieces {
@@ -190,6 +204,10 @@ impl CopyPieces {
         recorded_as: &mut Vec<(u64, EventType)>,
     ) {
         batch.retain_mut(|event| {
+            if event.source == EventSource::ApiCallback && event.event_type.is_memcpy() {
+                give_api_event_the_call_size(calls, event);
+                return true;
+            }
             if event.source != EventSource::Activity || !event.event_type.is_memcpy() {
                 return true;
             }

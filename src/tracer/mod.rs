@@ -175,6 +175,10 @@ struct Session {
 
 pub struct Tracer {
     setup: OnceLock<Result<SdkSetup, TracerError>>,
+    /// The agents as first queried, kept even when a later initialization step fails: XLA's
+    /// agent queries (`GpuAgents`, `NumGpus`, device capabilities) keep working after a failed
+    /// start-up (docs/xla-interface.md#initialization-order).
+    queried_agents: OnceLock<Agents>,
     kernel_names: KernelNames,
     annotations: AnnotationMap,
     /// What each copy call of the session asked for, noted at its HIP API ENTER.
@@ -200,6 +204,7 @@ pub struct Tracer {
 
 static TRACER: LazyLock<Tracer> = LazyLock::new(|| Tracer {
     setup: OnceLock::new(),
+    queried_agents: OnceLock::new(),
     kernel_names: KernelNames::default(),
     annotations: AnnotationMap::new(DEFAULT_MAX_ANNOTATION_STRINGS),
     copy_calls: CopyCalls::default(),
@@ -404,16 +409,17 @@ impl Tracer {
     /// device ordinal `i`; GPUs hidden by `HIP_VISIBLE_DEVICES` and the like are left out
     /// (empty if unavailable).
     pub fn gpu_agents(&self) -> &[AgentInfo] {
-        self.ready_setup().map_or(&[], |setup| setup.agents.gpus())
+        self.agents().map_or(&[], Agents::gpus)
     }
 
     pub fn num_gpus(&self) -> u32 {
         self.gpu_agents().len() as u32
     }
 
-    /// Every agent, CPUs included (empty if unavailable).
+    /// Every agent, CPUs included; `None` only if the SDK could not list them. Like XLA's,
+    /// the list survives a start-up that failed after the agent query.
     pub fn agents(&self) -> Option<&Agents> {
-        self.ready_setup().ok().map(|setup| &setup.agents)
+        self.queried_agents.get()
     }
 
     pub fn sdk_version(&self) -> Option<SdkVersion> {
@@ -552,8 +558,11 @@ impl Tracer {
         version
             .require_supported()
             .map_err(TracerError::Unavailable)?;
-        let hip_names = HipApiNames::query().map_err(unavailable)?;
+        // Agents first, as XLA's `InitProfiling` does, so that they stay known if a later
+        // step fails.
         let agents = Agents::query().map_err(unavailable)?;
+        let _ = self.queried_agents.set(agents.clone());
+        let hip_names = HipApiNames::query().map_err(unavailable)?;
         let mut started = StartedContexts::default();
 
         let utility_context = sdk::create_context().map_err(unavailable)?;

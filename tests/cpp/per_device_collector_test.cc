@@ -88,6 +88,12 @@ TEST(PerDeviceCollectorTest, GetDeviceCapabilitiesWritesTheAgentsStats) {
   EXPECT_EQ(stats["device_vendor"], "AMD");
   EXPECT_EQ(stats["compute_cap_major"], std::to_string((agent.gfx_target_version / 10000) % 100));
   EXPECT_EQ(device.lines_size(), 0);
+  // XLA computes the clock as int64_t, so readers find a signed stat; the counts are unsigned.
+  for (const auto& stat : device.stats()) {
+    const std::string& name = device.stat_metadata().at(stat.metadata_id()).name();
+    if (name == "clock_rate") EXPECT_EQ(stat.value_case(), tensorflow::profiler::XStat::kInt64Value);
+    if (name == "core_count") EXPECT_EQ(stat.value_case(), tensorflow::profiler::XStat::kUint64Value);
+  }
 }
 
 }  // namespace
