@@ -91,8 +91,12 @@ TEST(PerDeviceCollectorTest, GetDeviceCapabilitiesWritesTheAgentsStats) {
   // XLA computes the clock as int64_t, so readers find a signed stat; the counts are unsigned.
   for (const auto& stat : device.stats()) {
     const std::string& name = device.stat_metadata().at(stat.metadata_id()).name();
-    if (name == "clock_rate") EXPECT_EQ(stat.value_case(), tensorflow::profiler::XStat::kInt64Value);
-    if (name == "core_count") EXPECT_EQ(stat.value_case(), tensorflow::profiler::XStat::kUint64Value);
+    if (name == "clock_rate") {
+      EXPECT_EQ(stat.value_case(), tensorflow::profiler::XStat::kInt64Value);
+    }
+    if (name == "core_count") {
+      EXPECT_EQ(stat.value_case(), tensorflow::profiler::XStat::kUint64Value);
+    }
   }
 }
 
