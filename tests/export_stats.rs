@@ -231,8 +231,8 @@ fn device_capabilities_and_scope_range_tree() {
             "device_vendor",
             "clock_rate",
             "core_count",
-            "memory_size",
             "memory_bandwidth",
+            "memory_size",
             "compute_cap_major",
             "compute_cap_minor",
             "gpu_device_name"

@@ -20,14 +20,15 @@ pub(crate) fn add_device_capabilities(plane: &mut PlaneBuilder, agent: &GpuAgent
         let cores = plane.uint64_stat("core_count", u64::from(agent.cu_count));
         plane.add_plane_stat(cores);
     }
-    if agent.memory_size_bytes != 0 {
-        let memory = plane.uint64_stat("memory_size", agent.memory_size_bytes);
-        plane.add_plane_stat(memory);
-    }
+    // XLA's order: bandwidth, then size.
     if agent.memory_bandwidth_bytes_per_second != 0 {
         let bandwidth =
             plane.uint64_stat("memory_bandwidth", agent.memory_bandwidth_bytes_per_second);
         plane.add_plane_stat(bandwidth);
+    }
+    if agent.memory_size_bytes != 0 {
+        let memory = plane.uint64_stat("memory_size", agent.memory_size_bytes);
+        plane.add_plane_stat(memory);
     }
     // gfx_target_version is major*10000 + minor*100 + stepping, e.g. 90402 for gfx942.
     let major = (agent.gfx_target_version / 10000) % 100;
