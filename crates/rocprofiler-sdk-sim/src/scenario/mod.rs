@@ -8,10 +8,15 @@
 mod error;
 mod model;
 mod parse;
+mod random;
 mod replay;
 
 pub use error::{ReplayError, ScenarioError};
-pub use model::{CodeObjectSpec, GraphNode, Scenario, Step, StreamRef, StreamSpec, ThreadSpec};
+pub use model::{
+    CodeObjectSpec, GraphNode, ProfilerSpec, Scenario, Step, StreamCreator, StreamRef, StreamSpec,
+    ThreadSpec,
+};
+pub use random::{RandomSpec, RandomSteps};
 pub use replay::{replay, ReplayHooks, ReplaySummary};
 
 use std::path::Path;
