@@ -586,3 +586,43 @@ fn exit_while_tracing_keeps_the_tail() {
     assert_eq!(event_names(space, "/host:CPU").len(), 7);
     assert!(space.warnings.is_empty(), "{:?}", space.warnings);
 }
+
+/// Events per device lane of GPU 0, sorted.
+fn lane_sizes(space: &XSpace) -> Vec<usize> {
+    let mut sizes: Vec<usize> = lanes(plane(space, "/device:GPU:0"))
+        .iter()
+        .map(|(_, events)| events.len())
+        .collect();
+    sizes.sort();
+    sizes
+}
+
+#[test]
+fn a_cap_in_the_scenarios_profiler_table_caps_the_trace() {
+    let (space, _) = replay("scenarios/profiler_caps.toml", &[]);
+    assert_eq!(
+        lane_sizes(&space),
+        [8],
+        "max_activity_api_events = 8 of 20 kernels"
+    );
+    assert!(
+        space
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("Dropped ") && w.contains("max_activity_api_events")),
+        "{:?}",
+        space.warnings
+    );
+}
+
+#[test]
+fn set_windows_and_stream_lifecycle_scenarios_put_work_on_their_streams() {
+    // set_windows: memsets inside `outer` (3, one in the window left open), inside `inner`
+    // with its launch (2), and one outside every window (null stream).
+    let (space, _) = replay("scenarios/set_windows.toml", &[]);
+    assert_eq!(lane_sizes(&space), [1, 2, 3]);
+    // stream_lifecycle: `scratch` (1 kernel, then destroyed), `compute` (4), `temp` on the
+    // reused handle but its own lane (2 kernels, 2 memsets).
+    let (space, _) = replay("scenarios/stream_lifecycle.toml", &[]);
+    assert_eq!(lane_sizes(&space), [1, 4, 4]);
+}

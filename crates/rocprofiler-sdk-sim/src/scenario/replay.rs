@@ -364,7 +364,9 @@ fn create_at_thread_start(
 /// The virtual-clock scheduler: whose turn it is, and each thread's local virtual time.
 struct Turns {
     state: Mutex<TurnState>,
-    changed: Condvar,
+    /// One per thread, so that a turn wakes only the thread whose turn it is (waking all of
+    /// them after every step made a 16-thread replay mostly context switches).
+    turn_of: Vec<Condvar>,
 }
 
 struct TurnState {
@@ -383,7 +385,16 @@ impl Turns {
         state.pick();
         Turns {
             state: Mutex::new(state),
-            changed: Condvar::new(),
+            turn_of: (0..threads).map(|_| Condvar::new()).collect(),
+        }
+    }
+}
+
+impl Turns {
+    /// Wakes the thread whose turn it now is.
+    fn wake(&self, state: &TurnState) {
+        if let Some(turn) = state.turn {
+            self.turn_of[turn].notify_one();
         }
     }
 }
@@ -411,7 +422,7 @@ impl Gate<'_> {
             let local = {
                 let mut state = turns.state.lock();
                 while state.turn != Some(self.index) {
-                    turns.changed.wait(&mut state);
+                    turns.turn_of[self.index].wait(&mut state);
                 }
                 state.local_ns[self.index]
             };
@@ -426,7 +437,7 @@ impl Gate<'_> {
                 let mut state = turns.state.lock();
                 state.local_ns[self.index] = crate::clock::now_ns().saturating_add(sleep_ns);
                 state.pick();
-                turns.changed.notify_all();
+                turns.wake(&state);
             }
             None if sleep_ns > 0 => crate::clock::sleep_ns(sleep_ns),
             None => {}
@@ -440,7 +451,7 @@ impl Drop for Gate<'_> {
             let mut state = turns.state.lock();
             state.finished[self.index] = true;
             state.pick();
-            turns.changed.notify_all();
+            turns.wake(&state);
         }
     }
 }
