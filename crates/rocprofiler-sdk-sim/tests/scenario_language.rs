@@ -267,12 +267,12 @@ fn a_stream_created_by_a_thread_fires_create_on_that_thread() {
         return;
     }
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let text = format!(
-        "[machine]\ngpus = 2\n[[code_object]]\nkernels = {{ k = \"_Z1kv\" }}\n[[code_object]]\ndevice = 1\n\
-         kernels = {{ k = \"_Z1kv\" }}\n[streams]\nm = {{ device = 0 }}\n\
-         w = {{ device = 1, thread = \"worker\" }}\n\
-         [[thread]]\nname = \"main\"\nsteps = [ {{ launch = \"k\", stream = \"w\" }} ]\n\
-         [[thread]]\nname = \"worker\"\nsteps = [ {{ launch = \"k\", stream = \"w\" }} ]\n"
+    let text = String::from(
+        "[machine]\ngpus = 2\n[[code_object]]\nkernels = { k = \"_Z1kv\" }\n[[code_object]]\ndevice = 1\n\
+         kernels = { k = \"_Z1kv\" }\n[streams]\nm = { device = 0 }\n\
+         w = { device = 1, thread = \"worker\" }\n\
+         [[thread]]\nname = \"main\"\nsteps = [ { launch = \"k\", stream = \"w\" } ]\n\
+         [[thread]]\nname = \"worker\"\nsteps = [ { launch = \"k\", stream = \"w\" } ]\n"
     );
     let (_, events, _) = replay(&text);
     let creates: Vec<_> = stream_events(events)
