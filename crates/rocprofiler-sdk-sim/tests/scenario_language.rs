@@ -501,6 +501,19 @@ fn an_empty_scenario_is_an_error_that_says_so() {
 }
 
 #[test]
+fn a_file_beyond_16_mib_is_refused_before_parsing() {
+    let step = "  { sync_device = true },\n";
+    let text = one_thread(&step.repeat((16 << 20) / step.len() + 1));
+    let e = error_of(&text);
+    assert_eq!(e.line, 0);
+    assert!(
+        e.to_string()
+            .starts_with("bad.toml: the file is too large ("),
+        "{e}"
+    );
+}
+
+#[test]
 fn the_profiler_table_is_read() {
     let text = format!(
         "[profiler]\nmax_callback_api_events = 10\nmax_activity_api_events = 20\n\

@@ -207,7 +207,27 @@ fn byte_count(key: &str, bytes: u64) -> Result<u64, String> {
     Ok(bytes)
 }
 
+/// Scenario text: 16 MiB. Parsing holds the whole file's syntax tree (several times the
+/// file's size), and a file this large is a list of steps that `repeat` groups and `random`
+/// steps say in a few lines.
+pub(super) const MAX_FILE_BYTES: usize = 16 << 20;
+
+pub(super) fn too_big(file: &Path, bytes: u64) -> ScenarioError {
+    ScenarioError {
+        file: file.to_path_buf(),
+        line: 0,
+        column: 0,
+        message: format!(
+            "the file is too large ({bytes} bytes, at most {MAX_FILE_BYTES}): say long step \
+             lists with `repeat` groups and `random` steps"
+        ),
+    }
+}
+
 pub(super) fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
+    if text.len() > MAX_FILE_BYTES {
+        return Err(too_big(file, text.len() as u64));
+    }
     let at = Locator { text, file };
     let raw: RawScenario = toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
