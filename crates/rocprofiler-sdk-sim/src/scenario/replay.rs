@@ -253,6 +253,13 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
             })
             .collect()
     });
+    // The thread whose stream creation failed says why; the others only that it did.
+    if let Some(Err(e)) = results
+        .iter()
+        .find(|r| matches!(r, Err(e) if e.0 != ANOTHER_CREATION_FAILED))
+    {
+        return Err(e.clone());
+    }
     for result in results {
         summary.merge(&result?);
     }
@@ -286,11 +293,13 @@ fn device_of(world: &World, stream: &StreamRef) -> Result<u32, SimError> {
     }
 }
 
+const ANOTHER_CREATION_FAILED: &str = "another thread failed to create its stream";
+
 /// Streams that scenario threads create at their start: one at a time, in `[streams]` order,
 /// before any thread runs its first step.
 #[derive(Default)]
 struct Creation {
-    /// Index into the scenario's streams of the next to create, and whether one failed.
+    /// How many of the streams created at thread start exist, and whether a creation failed.
     state: Mutex<(usize, bool)>,
     changed: Condvar,
 }
@@ -310,7 +319,7 @@ impl Creation {
             .iter()
             .filter(|s| matches!(s.creator, StreamCreator::ThreadStart(_)))
             .collect();
-        let failed = || ReplayError("another thread failed to create its stream".into());
+        let failed = || ReplayError(ANOTHER_CREATION_FAILED.into());
         let mut state = self.state.lock();
         for (turn, spec) in order.iter().enumerate() {
             if spec.creator != StreamCreator::ThreadStart(index) {
