@@ -501,9 +501,9 @@ fn an_empty_scenario_is_an_error_that_says_so() {
 }
 
 #[test]
-fn a_file_beyond_16_mib_is_refused_before_parsing() {
+fn a_file_beyond_4_mib_is_refused_before_parsing() {
     let step = "  { sync_device = true },\n";
-    let text = one_thread(&step.repeat((16 << 20) / step.len() + 1));
+    let text = one_thread(&step.repeat((4 << 20) / step.len() + 1));
     let e = error_of(&text);
     assert_eq!(e.line, 0);
     assert!(
