@@ -532,3 +532,32 @@ fn the_profiler_table_is_read() {
     );
     assert_error("[profiler]\nmax_events = 1\n", 2, "max_events");
 }
+
+#[test]
+fn a_window_sends_its_exit_to_the_contexts_that_got_its_enter() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let ids = setup();
+    let utility = sys::rocprofiler_context_id_t {
+        handle: ids.utility,
+    };
+    let stream = sim::driver::stream_create().unwrap();
+    let events = event_count();
+    // Entered while the HIP_STREAM context runs, closed after it stopped: the EXIT still comes
+    // (the SDK's wrapper collected the context before ENTER).
+    let window = sim::driver::stream_window_enter(stream).unwrap();
+    // SAFETY: a context the recording tool registered.
+    check(unsafe { sys::rocprofiler_stop_context(utility) });
+    sim::driver::stream_window_exit(window);
+    // Entered while it is stopped, closed after it started again: neither callback.
+    let window = sim::driver::stream_window_enter(stream).unwrap();
+    // SAFETY: as above.
+    check(unsafe { sys::rocprofiler_start_context(utility) });
+    sim::driver::stream_window_exit(window);
+    let sets: Vec<u32> = stream_events(events)
+        .into_iter()
+        .filter(|e| e.0 == sys::ROCPROFILER_HIP_STREAM_SET && e.3 == stream)
+        .map(|e| e.1)
+        .collect();
+    assert_eq!(sets, [ENTER, EXIT]);
+    sim::driver::stream_destroy(stream).unwrap();
+}
