@@ -367,6 +367,40 @@ fn a_random_step_replays_its_count() {
 }
 
 #[test]
+fn a_random_step_in_a_repeat_continues_its_sequence() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let text = one_thread(
+        "  { repeat = 3, steps = [ { random = { seed = 5, count = 4, streams = [\"a\"], \
+         kernels = [\"k\"], duration_us = [1, 1000] } }, { sync_device = true } ] },",
+    );
+    let s = scenario::parse_str(&text, "r.toml").unwrap();
+    let Step::Group { steps, .. } = &s.threads[0].steps[0] else {
+        panic!("not a group")
+    };
+    let Step::Random(spec) = &steps[0] else {
+        panic!("not a random step")
+    };
+    let mut draws = spec.draws();
+    let expected: Vec<u64> = (0..12)
+        .map(|_| match draws.next_step(spec) {
+            Step::Launch { node, .. } => node.duration_ns,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_ne!(expected[..4], expected[4..8], "not the first run again");
+    let (summary, _, records) = replay(&text);
+    assert_eq!(summary.kernels, 12);
+    let durations: Vec<u64> = kernels_since(records)
+        .iter()
+        .map(|k| match k {
+            Record::Kernel(k) => k.end_timestamp - k.start_timestamp,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(durations, expected);
+}
+
+#[test]
 fn random_misuse_names_the_line() {
     let random = |fields: &str| one_thread(&format!("  {{ random = {{ seed = 1, {fields} }} }},"));
     assert_error(

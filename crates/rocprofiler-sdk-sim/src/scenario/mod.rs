@@ -16,7 +16,7 @@ pub use model::{
     CodeObjectSpec, GraphNode, ProfilerSpec, Scenario, Step, StreamCreator, StreamRef, StreamSpec,
     ThreadSpec,
 };
-pub use random::{RandomSpec, RandomSteps};
+pub use random::{RandomDraws, RandomSpec, RandomSteps};
 pub use replay::{replay, ReplayHooks, ReplaySummary};
 
 use std::path::Path;

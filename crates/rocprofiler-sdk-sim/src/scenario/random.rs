@@ -1,7 +1,9 @@
 //! Seeded random workloads: a `random = { seed, count, ... }` step stands for `count`
 //! launches, copies and memsets drawn from a ChaCha8 stream seeded by `seed`. The steps are
 //! generated one at a time while the replay runs, so a step of any count costs the memory of
-//! one step; the same seed gives the same steps on every run and build.
+//! one step; the same seed gives the same steps on every run and build. Run again (in a
+//! `repeat` group), the step continues its sequence: run `k` (from 0) is steps
+//! `k * count .. (k + 1) * count` of it.
 //!
 //! The draw for each step (documented in SCENARIOS.md, and fixed: changing it changes every
 //! seeded workload): the stream, then the action by weight, then the kernel (launch) or
@@ -33,26 +35,50 @@ pub struct RandomSpec {
 }
 
 impl RandomSpec {
-    /// The generated steps, in order.
+    /// The steps of the first run, in order.
     pub fn steps(&self) -> RandomSteps<'_> {
-        let mut key = [0u8; 32];
-        key[..8].copy_from_slice(&self.seed.to_le_bytes());
         RandomSteps {
             spec: self,
-            rng: ChaCha8Rng::from_seed(key),
+            draws: self.draws(),
             left: self.count,
+        }
+    }
+
+    /// The step's whole sequence of draws (as long as asked for), from its first step.
+    pub fn draws(&self) -> RandomDraws {
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&self.seed.to_le_bytes());
+        RandomDraws {
+            rng: ChaCha8Rng::from_seed(key),
         }
     }
 }
 
-/// Iterator over a [`RandomSpec`]'s steps.
+/// Iterator over one run of a [`RandomSpec`]'s steps.
 pub struct RandomSteps<'a> {
     spec: &'a RandomSpec,
-    rng: ChaCha8Rng,
+    draws: RandomDraws,
     left: u64,
 }
 
-impl RandomSteps<'_> {
+impl Iterator for RandomSteps<'_> {
+    type Item = Step;
+
+    fn next(&mut self) -> Option<Step> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        Some(self.draws.next_step(self.spec))
+    }
+}
+
+/// Where a [`RandomSpec`]'s sequence of steps has got to.
+pub struct RandomDraws {
+    rng: ChaCha8Rng,
+}
+
+impl RandomDraws {
     /// Uniform in `0..n` (`n` >= 1).
     fn below(&mut self, n: u64) -> u64 {
         ((u128::from(self.rng.next_u64()) * u128::from(n)) >> 64) as u64
@@ -69,21 +95,13 @@ impl RandomSteps<'_> {
     fn pick<'b, T>(&mut self, items: &'b [T]) -> &'b T {
         &items[self.below(items.len() as u64) as usize]
     }
-}
 
-impl Iterator for RandomSteps<'_> {
-    type Item = Step;
-
-    fn next(&mut self) -> Option<Step> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let spec = self.spec;
+    /// The next step of `spec`'s sequence (`spec` being the one these draws came from).
+    pub fn next_step(&mut self, spec: &RandomSpec) -> Step {
         let stream = self.pick(&spec.streams).clone();
         let [launch, copy, _] = spec.weights;
         let action = self.below(spec.weights.iter().sum());
-        Some(if action < launch {
+        if action < launch {
             let kernel = self.pick(&spec.kernels).clone();
             let duration_ns = self.within(spec.kernel_ns);
             Step::Launch {
@@ -117,6 +135,6 @@ impl Iterator for RandomSteps<'_> {
                 bytes,
                 duration_ns: super::parse::default_memset_ns(bytes),
             }
-        })
+        }
     }
 }

@@ -10,6 +10,7 @@
 //! `ROCSIM_SEED`.
 use super::error::ReplayError;
 use super::model::*;
+use super::random::{RandomDraws, RandomSpec};
 use crate::driver::{self, Copy, CopyCall, CopyKind, HipStream, KernelId, KernelLaunch};
 use crate::SimError;
 use parking_lot::{Condvar, Mutex};
@@ -226,7 +227,7 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
                             creation.create_own(world, &scenario.streams, index, &mut out);
                         barrier.wait();
                         created?;
-                        let mut windows = Vec::new();
+                        let mut local = Local::default();
                         let result = run_steps(
                             world,
                             hooks,
@@ -234,10 +235,10 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
                             &thread.name,
                             &thread.steps,
                             &mut out,
-                            &mut windows,
+                            &mut local,
                         );
                         // Windows left open get no SET EXIT: their calls never returned.
-                        drop(windows);
+                        drop(local);
                         drop(gate);
                         result.map(|()| out)
                     })
@@ -291,6 +292,16 @@ fn device_of(world: &World, stream: &StreamRef) -> Result<u32, SimError> {
         StreamRef::Named(name) => Ok(world.streams.lock()[name].1),
         _ => Ok(driver::current_device()),
     }
+}
+
+/// What one scenario thread carries from step to step.
+#[derive(Default)]
+struct Local {
+    /// Its open SET windows, innermost last.
+    windows: Vec<driver::StreamWindow>,
+    /// Where each of its `random` steps' sequence has got to, by the step's address (steps
+    /// stay in place for the whole replay).
+    draws: HashMap<*const RandomSpec, RandomDraws>,
 }
 
 const ANOTHER_CREATION_FAILED: &str = "another thread failed to create its stream";
@@ -472,7 +483,7 @@ fn run_steps(
     thread: &str,
     steps: &[Step],
     out: &mut ReplaySummary,
-    windows: &mut Vec<driver::StreamWindow>,
+    local: &mut Local,
 ) -> Result<(), ReplayError> {
     for step in steps {
         let context = || format!("thread `{thread}`, step {step:?}");
@@ -486,7 +497,7 @@ fn run_steps(
         if leaf {
             gate.before_step();
         }
-        let result = run_step(world, hooks, gate, thread, step, out, windows, &fail);
+        let result = run_step(world, hooks, gate, thread, step, out, local, &fail);
         if leaf {
             gate.after_step(0);
         }
@@ -503,7 +514,7 @@ fn run_step(
     thread: &str,
     step: &Step,
     out: &mut ReplaySummary,
-    windows: &mut Vec<driver::StreamWindow>,
+    local: &mut Local,
     fail: &dyn Fn(SimError) -> ReplayError,
 ) -> Result<(), ReplayError> {
     {
@@ -598,11 +609,12 @@ fn run_step(
                     .map_err(fail)?;
             }
             Step::SetEnter(stream) => {
-                windows.push(driver::stream_window_enter(world.stream(stream)).map_err(fail)?);
+                let window = driver::stream_window_enter(world.stream(stream)).map_err(fail)?;
+                local.windows.push(window);
             }
             Step::SetExit => {
                 // Validation guarantees an open window.
-                if let Some(window) = windows.pop() {
+                if let Some(window) = local.windows.pop() {
                     driver::stream_window_exit(window);
                 }
             }
@@ -620,11 +632,17 @@ fn run_step(
                 out.api_calls += 1;
             }
             Step::Random(spec) => {
-                // One generated step at a time: a count of any size holds one step.
-                for generated in spec.steps() {
+                // One generated step at a time: a count of any size holds one step. A run
+                // continues the sequence where the step's previous run (in a repeat) ended.
+                let key: *const RandomSpec = &**spec;
+                for _ in 0..spec.count {
+                    let generated = local
+                        .draws
+                        .entry(key)
+                        .or_insert_with(|| spec.draws())
+                        .next_step(spec);
                     gate.before_step();
-                    let result =
-                        run_step(world, hooks, gate, thread, &generated, out, windows, fail);
+                    let result = run_step(world, hooks, gate, thread, &generated, out, local, fail);
                     gate.after_step(0);
                     result?;
                 }
@@ -646,7 +664,7 @@ fn run_step(
                         gate.after_step(0);
                         out.annotations += 1;
                     }
-                    let result = run_steps(world, hooks, gate, thread, steps, out, windows);
+                    let result = run_steps(world, hooks, gate, thread, steps, out, local);
                     if annotate.is_some() {
                         gate.before_step();
                         hooks.pop_annotation();
