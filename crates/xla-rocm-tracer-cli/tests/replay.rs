@@ -626,3 +626,58 @@ fn set_windows_and_stream_lifecycle_scenarios_put_work_on_their_streams() {
     let (space, _) = replay("scenarios/stream_lifecycle.toml", &[]);
     assert_eq!(lane_sizes(&space), [1, 4, 4]);
 }
+
+#[test]
+fn absurd_and_empty_scenarios_are_refused_naming_the_input_with_no_file_left() {
+    let head = "[[code_object]]\nkernels = { k = \"_Z1kv\" }\n[[thread]]\nsteps = [\n";
+    let cases = [
+        (
+            "dispatches",
+            format!("{head}  {{ repeat = 1000000, steps = [ {{ repeat = 1000000, steps = [ {{ launch = \"k\" }} ] }} ] }},\n]\n"),
+            ":5:3: repeat = 1000000: the group runs 1000000000000 steps",
+        ),
+        (
+            "bytes",
+            format!("{head}  {{ memcpy = \"h2d\", bytes = 18446744073709551615 }},\n]\n"),
+            ":5:3: bytes = 18446744073709551615 is too large",
+        ),
+        (
+            "kernel",
+            format!("{head}  {{ launch = \"k\", duration_us = 1e12 }},\n]\n"),
+            ":5:3: duration_us = 1e12 is too large",
+        ),
+        (
+            "duration",
+            format!("{head}  {{ launch = \"k\", duration_us = 1e300 }},\n]\n"),
+            ":5:3: duration_us = 1e300 is too large",
+        ),
+        (
+            "empty",
+            String::new(),
+            ": the scenario has no steps",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!("absurd-{name}-{}.toml", std::process::id()));
+        let output = dir.join(format!("absurd-{name}-{}.xplane.pb", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+            .args([
+                "replay",
+                path.to_str().unwrap(),
+                "-o",
+                output.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        std::fs::remove_file(&path).ok();
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(!result.status.success(), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{}{needle}", path.display())),
+            "{name}: {stderr}"
+        );
+        assert!(!output.exists(), "{name}: a trace was written");
+    }
+}
