@@ -5,14 +5,18 @@
 use proptest::prelude::*;
 use rocprofiler_sdk_sim::scenario;
 
-const SEEDS: [&str; 3] = [
+const SEEDS: [&str; 7] = [
     include_str!("../scenarios/jax_matmul.toml"),
     include_str!("../scenarios/multi_thread.toml"),
     include_str!("../scenarios/two_gpu.toml"),
+    include_str!("../scenarios/set_windows.toml"),
+    include_str!("../scenarios/stream_lifecycle.toml"),
+    include_str!("../scenarios/random_workload.toml"),
+    include_str!("../scenarios/profiler_caps.toml"),
 ];
 
 /// Pieces that make TOML or the scenario schema go wrong in interesting ways.
-const FRAGMENTS: [&str; 24] = [
+const FRAGMENTS: [&str; 32] = [
     "=",
     "[",
     "]]",
@@ -37,6 +41,14 @@ const FRAGMENTS: [&str; 24] = [
     "grid = [0, 0, 0]",
     "[machine]\ngpus = 99\n",
     "duration_us = -5",
+    "duration_us = 1e300",
+    "bytes = 18446744073709551615",
+    "{ set_exit = true },",
+    "{ set_enter = \"compute\" },",
+    "{ create_stream = \"compute\" },",
+    "{ api = \"hipStreamDestroy\", stream = \"compute\" },",
+    "{ random = { seed = 1, count = 100000000000, kernels = [\"k\"] } },",
+    "{ repeat = 100000, steps = [ { repeat = 100000, steps = [ { sync_device = true } ] } ] },",
 ];
 
 #[derive(Clone, Debug)]

@@ -135,10 +135,7 @@ pub(crate) struct ApiCall {
     pub op: i32,
     pub correlation_id: u64,
     tid: u64,
-    set: Option<(
-        Box<sys::rocprofiler_callback_tracing_hip_stream_data_t>,
-        Participants,
-    )>,
+    set: Option<SetWindow>,
     api: Participants,
     api_payload: Box<HipApiData>,
     start_ns: u64,
@@ -197,6 +194,98 @@ pub(crate) fn stream_lifecycle(op: i32, id: u64, value: u64) {
     }
 }
 
+/// One HIP_STREAM SET window on the calling thread: the ENTER callbacks fired and the
+/// contexts they went to, which get the EXIT callbacks. The SDK's stream wrapper
+/// (`hip/stream.cpp` `create_read_functor`) collects the active contexts once, before ENTER,
+/// and sends EXIT to exactly those, whatever started or stopped in between; windows nest
+/// like the wrapper's stack frames on one thread.
+pub(crate) struct SetWindow {
+    tid: u64,
+    payload: Box<sys::rocprofiler_callback_tracing_hip_stream_data_t>,
+    participants: Participants,
+}
+
+impl SetWindow {
+    /// SET ENTER for `s` on the calling thread. Under the SDK 1.0.0 map, a stream the map
+    /// lacks aborts the process while a HIP_STREAM callback context is active.
+    pub(crate) fn enter(s: &StreamInfo, tid: u64) -> SetWindow {
+        let targets = hip_stream_targets(sys::ROCPROFILER_HIP_STREAM_SET);
+        // The SDK looks the stream up only when a HIP_STREAM callback context is active.
+        if !targets.is_empty() && !s.mapped {
+            crate::streams::abort_unmapped(s.value, "SET");
+        }
+        let mut payload = stream_payload(s.id, s.value);
+        let mut participants = Participants::new();
+        for target in targets {
+            // SET ENTER carries the SDK's `empty_user_data`: external 0.
+            let external = if crate::machine::sim_correlation() {
+                ext::top(target.context, tid)
+            } else {
+                0
+            };
+            participants.push(Participant {
+                external,
+                target,
+                user_data: 0,
+            });
+        }
+        for p in &mut participants {
+            if let Some(service) = &p.target.callback {
+                invoke(
+                    service,
+                    p.target.context,
+                    tid,
+                    correlation(0, p.external),
+                    sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                    sys::ROCPROFILER_HIP_STREAM_SET,
+                    sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                    (&mut *payload as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t)
+                        .cast(),
+                    &mut p.user_data,
+                );
+            }
+        }
+        SetWindow {
+            tid,
+            payload,
+            participants,
+        }
+    }
+
+    /// SET EXIT to the contexts that got this window's ENTER.
+    pub(crate) fn exit(mut self) {
+        let tid = self.tid;
+        let legacy_order = crate::machine::sim_correlation();
+        let payload: *mut c_void =
+            (&mut *self.payload as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t).cast();
+        for p in &mut self.participants {
+            // SET EXIT carries the updated value (`tracing.hpp`
+            // `update_external_correlation_ids`): the thread's pushed value, or 0 for a
+            // context that requests HIP_RUNTIME_API ids.
+            if !legacy_order {
+                p.external = if p.target.request.is_some() {
+                    0
+                } else {
+                    ext::top(p.target.context, tid)
+                };
+            }
+            if let Some(service) = &p.target.callback {
+                invoke(
+                    service,
+                    p.target.context,
+                    tid,
+                    correlation(0, p.external),
+                    sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                    sys::ROCPROFILER_HIP_STREAM_SET,
+                    sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+                    payload,
+                    &mut p.user_data,
+                );
+            }
+        }
+    }
+}
+
 impl ApiCall {
     /// SET ENTER (only for calls with a stream argument), then HIP_RUNTIME_API ENTER, for a
     /// call whose arguments are not modelled (the payload's arguments read as zero).
@@ -221,45 +310,7 @@ impl ApiCall {
     ) -> ApiCall {
         let tid = gettid();
         let correlation_id = next_correlation_id();
-        let set = stream.map(|s| {
-            let targets = hip_stream_targets(sys::ROCPROFILER_HIP_STREAM_SET);
-            // The SDK looks the stream up only when a HIP_STREAM callback context is active.
-            if !targets.is_empty() && !s.mapped {
-                crate::streams::abort_unmapped(s.value, "SET");
-            }
-            let mut payload = stream_payload(s.id, s.value);
-            let mut participants = Participants::new();
-            for target in targets {
-                // SET ENTER carries the SDK's `empty_user_data`: external 0.
-                let external = if crate::machine::sim_correlation() {
-                    ext::top(target.context, tid)
-                } else {
-                    0
-                };
-                participants.push(Participant {
-                    external,
-                    target,
-                    user_data: 0,
-                });
-            }
-            for p in &mut participants {
-                if let Some(service) = &p.target.callback {
-                    invoke(
-                        service,
-                        p.target.context,
-                        tid,
-                        correlation(0, p.external),
-                        sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-                        sys::ROCPROFILER_HIP_STREAM_SET,
-                        sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
-                        (&mut *payload as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t)
-                            .cast(),
-                        &mut p.user_data,
-                    );
-                }
-            }
-            (payload, participants)
-        });
+        let set = stream.map(|s| SetWindow::enter(s, tid));
 
         let mut api_payload = Box::new(HipApiData {
             size: std::mem::size_of::<HipApiData>() as u64,
@@ -338,35 +389,8 @@ impl ApiCall {
         if !legacy_order {
             self.push_api_records(end_ns);
         }
-        if let Some((mut stream_payload, mut participants)) = self.set.take() {
-            let payload: *mut c_void = (&mut *stream_payload
-                as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t)
-                .cast();
-            for p in &mut participants {
-                // SET EXIT carries the updated value (`tracing.hpp`
-                // `update_external_correlation_ids`): the thread's pushed value, or 0 for a
-                // context that requests HIP_RUNTIME_API ids.
-                if !legacy_order {
-                    p.external = if p.target.request.is_some() {
-                        0
-                    } else {
-                        ext::top(p.target.context, tid)
-                    };
-                }
-                if let Some(service) = &p.target.callback {
-                    invoke(
-                        service,
-                        p.target.context,
-                        tid,
-                        correlation(0, p.external),
-                        sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-                        sys::ROCPROFILER_HIP_STREAM_SET,
-                        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
-                        payload,
-                        &mut p.user_data,
-                    );
-                }
-            }
+        if let Some(window) = self.set.take() {
+            window.exit();
         }
         if legacy_order {
             self.push_api_records(end_ns);

@@ -309,6 +309,30 @@ pub fn stream_destroy(stream: HipStream) -> Result<(), SimError> {
     Ok(())
 }
 
+/// A HIP_STREAM SET window on the calling thread that is not tied to one traced call: what
+/// the SDK fires around a call with a stream argument whose body makes further HIP calls on
+/// the same thread (they run inside the window, so a tool's thread-local stream stack holds
+/// `stream` for them), or around a call that never returns. Dropping it without
+/// [`stream_window_exit`] fires no SET EXIT, as for a call that never returned.
+pub struct StreamWindow(crate::dispatch::SetWindow);
+
+/// Opens a [`StreamWindow`]: HIP_STREAM SET ENTER for `stream`, to the HIP_STREAM callback
+/// contexts active now (they, and only they, get the EXIT). Under the SDK 1.0.0 map a stream
+/// the map lacks aborts the process while such a context is active, as a SET does.
+pub fn stream_window_enter(stream: HipStream) -> Result<StreamWindow, SimError> {
+    runtime()?;
+    let info = streams::resolve(stream, current_device())?;
+    Ok(StreamWindow(crate::dispatch::SetWindow::enter(
+        &info,
+        crate::clock::gettid(),
+    )))
+}
+
+/// Closes a [`StreamWindow`]: SET EXIT to the contexts that got its ENTER.
+pub fn stream_window_exit(window: StreamWindow) {
+    window.0.exit();
+}
+
 /// Sends the stream's next work to HSA queue `queue` (a queue handle). Several streams may
 /// share a queue; a stream may move. Not a HIP call: this is how the runtime maps streams.
 pub fn bind_stream_to_queue(stream: HipStream, queue: u64) -> Result<(), SimError> {

@@ -71,6 +71,8 @@ fn clock_env(real_clock: bool) -> Option<(&'static str, String)> {
 struct TracerSessions {
     tracer: &'static Tracer,
     state: Mutex<SessionState>,
+    /// The scenario's `[profiler]` table.
+    profiler: scenario::ProfilerSpec,
 }
 
 #[derive(Default)]
@@ -85,21 +87,18 @@ impl TracerSessions {
         TracerSessions {
             tracer,
             state: Mutex::default(),
+            profiler: scenario::ProfilerSpec::default(),
         }
     }
 
     fn start(&self) -> Result<()> {
         let tracer = self.tracer;
-        let collector = Arc::new(Collector::new(
-            CollectorOptions {
-                num_gpus: tracer.num_gpus(),
-                ..CollectorOptions::default()
-            },
-            capture_start(),
-        ));
+        let (collector_options, tracer_options) =
+            session_options(&self.profiler, tracer.num_gpus());
+        let collector = Arc::new(Collector::new(collector_options, capture_start()));
         collector.set_gpu_agents(tracer.gpu_agents().iter().map(GpuAgentInfo::from).collect());
         tracer
-            .enable(TracerOptions::default(), collector.clone())
+            .enable(tracer_options, collector.clone())
             .context("cannot enable the tracer")?;
         self.state().running = Some(collector);
         Ok(())
@@ -142,6 +141,33 @@ impl ReplayHooks for TracerSessions {
     fn disable_tracing(&self) {
         self.stop();
     }
+}
+
+/// The collector and tracer options of a session: the defaults XLA uses, with what the
+/// scenario's `[profiler]` table sets.
+fn session_options(
+    profiler: &scenario::ProfilerSpec,
+    num_gpus: u32,
+) -> (CollectorOptions, TracerOptions) {
+    let mut collector = CollectorOptions {
+        num_gpus,
+        ..CollectorOptions::default()
+    };
+    let mut tracer = TracerOptions::default();
+    if let Some(cap) = profiler.max_callback_api_events {
+        collector.max_callback_api_events = cap;
+    }
+    if let Some(cap) = profiler.max_activity_api_events {
+        collector.max_activity_api_events = cap;
+    }
+    if let Some(cap) = profiler.max_annotation_strings {
+        collector.max_annotation_strings = cap;
+        tracer.max_annotation_strings = cap;
+    }
+    if let Some(ms) = profiler.disable_wait_ms {
+        tracer.disable_wait = std::time::Duration::from_millis(ms);
+    }
+    (collector, tracer)
 }
 
 /// Where session `number` (from 1) of `count` is written, given `-o output`.
@@ -246,7 +272,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     // Under the virtual clock, time passes only through the simulator: `disable()`'s wait for
     // records in flight sleeps on it (a real sleep under the real clock).
     xla_rocm_tracer::tracer::set_wait_sleeper(rocprofiler_sdk_sim::driver::host_sleep);
-    let sessions = TracerSessions::new(tracer);
+    let mut sessions = TracerSessions::new(tracer);
+    sessions.profiler = scenario.profiler.clone();
     let whole_replay = scenario.sessions == 0;
     if whole_replay {
         sessions.start()?;

@@ -586,3 +586,98 @@ fn exit_while_tracing_keeps_the_tail() {
     assert_eq!(event_names(space, "/host:CPU").len(), 7);
     assert!(space.warnings.is_empty(), "{:?}", space.warnings);
 }
+
+/// Events per device lane of GPU 0, sorted.
+fn lane_sizes(space: &XSpace) -> Vec<usize> {
+    let mut sizes: Vec<usize> = lanes(plane(space, "/device:GPU:0"))
+        .iter()
+        .map(|(_, events)| events.len())
+        .collect();
+    sizes.sort();
+    sizes
+}
+
+#[test]
+fn a_cap_in_the_scenarios_profiler_table_caps_the_trace() {
+    let (space, _) = replay("scenarios/profiler_caps.toml", &[]);
+    assert_eq!(
+        lane_sizes(&space),
+        [8],
+        "max_activity_api_events = 8 of 20 kernels"
+    );
+    assert!(
+        space
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("Dropped ") && w.contains("max_activity_api_events")),
+        "{:?}",
+        space.warnings
+    );
+}
+
+#[test]
+fn set_windows_and_stream_lifecycle_scenarios_put_work_on_their_streams() {
+    // set_windows: memsets inside `outer` (3, one in the window left open), inside `inner`
+    // with its launch (2), and one outside every window (null stream).
+    let (space, _) = replay("scenarios/set_windows.toml", &[]);
+    assert_eq!(lane_sizes(&space), [1, 2, 3]);
+    // stream_lifecycle: `scratch` (1 kernel, then destroyed), `compute` (4), `temp` on the
+    // reused handle but its own lane (2 kernels, 2 memsets).
+    let (space, _) = replay("scenarios/stream_lifecycle.toml", &[]);
+    assert_eq!(lane_sizes(&space), [1, 4, 4]);
+}
+
+#[test]
+fn absurd_and_empty_scenarios_are_refused_naming_the_input_with_no_file_left() {
+    let head = "[[code_object]]\nkernels = { k = \"_Z1kv\" }\n[[thread]]\nsteps = [\n";
+    let cases = [
+        (
+            "dispatches",
+            format!("{head}  {{ repeat = 1000000, steps = [ {{ repeat = 1000000, steps = [ {{ launch = \"k\" }} ] }} ] }},\n]\n"),
+            ":5:3: repeat = 1000000: the group runs 1000000000000 steps",
+        ),
+        (
+            "bytes",
+            format!("{head}  {{ memcpy = \"h2d\", bytes = 18446744073709551615 }},\n]\n"),
+            ":5:3: bytes = 18446744073709551615 is too large",
+        ),
+        (
+            "kernel",
+            format!("{head}  {{ launch = \"k\", duration_us = 1e12 }},\n]\n"),
+            ":5:3: duration_us = 1e12 is too large",
+        ),
+        (
+            "duration",
+            format!("{head}  {{ launch = \"k\", duration_us = 1e300 }},\n]\n"),
+            ":5:3: duration_us = 1e300 is too large",
+        ),
+        (
+            "empty",
+            String::new(),
+            ": the scenario has no steps",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!("absurd-{name}-{}.toml", std::process::id()));
+        let output = dir.join(format!("absurd-{name}-{}.xplane.pb", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+            .args([
+                "replay",
+                path.to_str().unwrap(),
+                "-o",
+                output.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        std::fs::remove_file(&path).ok();
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(!result.status.success(), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{}{needle}", path.display())),
+            "{name}: {stderr}"
+        );
+        assert!(!output.exists(), "{name}: a trace was written");
+    }
+}

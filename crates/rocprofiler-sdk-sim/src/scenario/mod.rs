@@ -8,10 +8,15 @@
 mod error;
 mod model;
 mod parse;
+mod random;
 mod replay;
 
 pub use error::{ReplayError, ScenarioError};
-pub use model::{CodeObjectSpec, GraphNode, Scenario, Step, StreamRef, StreamSpec, ThreadSpec};
+pub use model::{
+    CodeObjectSpec, GraphNode, ProfilerSpec, Scenario, Step, StreamCreator, StreamRef, StreamSpec,
+    ThreadSpec,
+};
+pub use random::{RandomDraws, RandomSpec, RandomSteps};
 pub use replay::{replay, ReplayHooks, ReplaySummary};
 
 use std::path::Path;
@@ -19,6 +24,11 @@ use std::path::Path;
 /// Reads and validates a scenario file.
 pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
     let path = path.as_ref();
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.len() > parse::MAX_FILE_BYTES as u64 {
+            return Err(parse::too_big(path, meta.len()));
+        }
+    }
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
         file: path.to_path_buf(),
         line: 0,

@@ -21,6 +21,22 @@ pub struct Scenario {
     /// Profiling sessions the scenario's `enable` steps start (0: none, the runner traces the
     /// whole replay as one session).
     pub sessions: u32,
+    /// `[profiler]`: collector and tracer options a runner should trace the scenario with.
+    pub profiler: ProfilerSpec,
+}
+
+/// The `[profiler]` table: options of the tool that traces the replay, not of the machine
+/// (`None`: the tool's default). The simulator itself does not read them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProfilerSpec {
+    /// HIP API events the collector keeps.
+    pub max_callback_api_events: Option<u64>,
+    /// GPU activities (kernels, copies) the collector keeps.
+    pub max_activity_api_events: Option<u64>,
+    /// Distinct annotation strings kept.
+    pub max_annotation_strings: Option<u64>,
+    /// How long the tracer's disable waits for records in flight, in milliseconds.
+    pub disable_wait_ms: Option<u64>,
 }
 
 /// The copy-path thresholds of `[machine]` (bytes), each fixing one `ROCSIM_*` variable.
@@ -92,6 +108,20 @@ pub struct StreamSpec {
     pub device: u32,
     /// Name of the HSA queue the stream starts on (streams naming the same queue share it).
     pub queue: Option<String>,
+    /// Which thread calls `hipStreamCreate`, and when.
+    pub creator: StreamCreator,
+}
+
+/// Who creates a declared stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamCreator {
+    /// The replay's own thread, before the scenario threads start.
+    Main,
+    /// Scenario thread `n` (index in file order), at its start: before any scenario thread
+    /// runs its first step, in `[streams]` order with the other streams.
+    ThreadStart(usize),
+    /// A `create_stream` step (the stream does not exist before it).
+    Step,
 }
 
 #[derive(Debug, Clone)]
@@ -167,6 +197,17 @@ pub enum Step {
     Enable,
     /// Ends the running profiling session (`ReplayHooks::disable_tracing`).
     Disable,
+    /// Opens a HIP_STREAM SET window on the thread (SET ENTER); the steps up to the matching
+    /// [`Step::SetExit`] run inside it.
+    SetEnter(StreamRef),
+    /// Closes the thread's innermost SET window (SET EXIT).
+    SetExit,
+    /// `hipStreamCreate` of a declared stream on this thread and its current device.
+    CreateStream(String),
+    /// `hipStreamDestroy`.
+    DestroyStream(StreamRef),
+    /// Seeded random launches, copies and memsets, generated one at a time during replay.
+    Random(Box<super::random::RandomSpec>),
     /// Repeated steps, optionally inside an annotation (`{i}` in the name = iteration).
     Group {
         annotate: Option<String>,

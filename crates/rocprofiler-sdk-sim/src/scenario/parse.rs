@@ -2,6 +2,7 @@
 //! resolves names and reports the line of the offending step or field.
 use super::error::ScenarioError;
 use super::model::*;
+use super::random::RandomSpec;
 use crate::driver::{CopyKind, HostMemory};
 use crate::machine::{StreamMap, VisibilityEnv};
 use serde::Deserialize;
@@ -21,6 +22,39 @@ struct RawScenario {
     streams: BTreeMap<Spanned<String>, Spanned<RawStream>>,
     #[serde(default)]
     thread: Vec<Spanned<RawThread>>,
+    profiler: Option<RawProfiler>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfiler {
+    max_callback_api_events: Option<u64>,
+    max_activity_api_events: Option<u64>,
+    max_annotation_strings: Option<u64>,
+    disable_wait_ms: Option<Spanned<u64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRandom {
+    seed: u64,
+    count: u64,
+    streams: Option<Vec<Spanned<String>>>,
+    kernels: Option<Vec<Spanned<String>>>,
+    copies: Option<Vec<Spanned<String>>>,
+    bytes: Option<[u64; 2]>,
+    duration_us: Option<[f64; 2]>,
+    weights: Option<RawWeights>,
+    grid: Option<[u32; 3]>,
+    block: Option<[u32; 3]>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWeights {
+    launch: Option<u32>,
+    memcpy: Option<u32>,
+    memset: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -51,6 +85,8 @@ struct RawCodeObject {
 struct RawStream {
     device: Option<Spanned<u32>>,
     queue: Option<String>,
+    /// The scenario thread that creates the stream.
+    thread: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -77,6 +113,10 @@ struct RawStep {
     steps: Option<Vec<Spanned<RawStep>>>,
     enable: Option<bool>,
     disable: Option<bool>,
+    set_enter: Option<Spanned<String>>,
+    set_exit: Option<bool>,
+    create_stream: Option<Spanned<String>>,
+    random: Option<RawRandom>,
     // modifiers
     stream: Option<Spanned<String>>,
     module: Option<bool>,
@@ -131,12 +171,63 @@ const MAX_THREADS: usize = 256;
 
 const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
 const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
-     sleep_us, bind, api, steps, enable, disable";
+     sleep_us, bind, api, steps, enable, disable, set_enter, set_exit, create_stream, random";
 const DEFAULT_KERNEL_NS: u64 = 10_000;
 /// Default copy speed when a copy has no duration: ~50 GB/s, i.e. 50 bytes per ns.
 const DEFAULT_COPY_BYTES_PER_NS: u64 = 50;
 
+// Limits: a scenario asking for more is refused at the key's line, before anything runs.
+/// Steps a scenario runs in total, counting every repetition, every generated `random` step
+/// and every graph node.
+pub(super) const MAX_TOTAL_STEPS: u128 = 100_000_000;
+/// Bytes of one copy or memset: 1 TiB.
+pub(super) const MAX_BYTES: u64 = 1 << 40;
+/// Durations (`duration_us`, `sleep_us`): one hour, in µs.
+pub(super) const MAX_DURATION_US: u64 = 3_600_000_000;
+/// `[profiler] disable_wait_ms`: one hour.
+const MAX_DISABLE_WAIT_MS: u64 = 3_600_000;
+
+/// A copy's duration when the step gives none.
+pub(super) fn default_copy_ns(bytes: u64) -> u64 {
+    (bytes / DEFAULT_COPY_BYTES_PER_NS).max(2_000)
+}
+
+/// A memset's duration when the step gives none.
+pub(super) fn default_memset_ns(bytes: u64) -> u64 {
+    (bytes / (4 * DEFAULT_COPY_BYTES_PER_NS)).max(2_000)
+}
+
+/// `key = bytes` within [`MAX_BYTES`].
+fn byte_count(key: &str, bytes: u64) -> Result<u64, String> {
+    if bytes > MAX_BYTES {
+        return Err(format!(
+            "{key} = {bytes} is too large: at most {MAX_BYTES} (1 TiB)"
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Scenario text: 4 MiB (some 80,000 explicit steps). Parsing holds the file's syntax tree and
+/// raw steps, about 45 bytes of peak memory per byte of text (a 4 MiB file peaks near
+/// 190 MiB), and a longer list is what `repeat` groups and `random` steps say in a few lines.
+pub(super) const MAX_FILE_BYTES: usize = 4 << 20;
+
+pub(super) fn too_big(file: &Path, bytes: u64) -> ScenarioError {
+    ScenarioError {
+        file: file.to_path_buf(),
+        line: 0,
+        column: 0,
+        message: format!(
+            "the file is too large ({bytes} bytes, at most {MAX_FILE_BYTES}): say long step \
+             lists with `repeat` groups and `random` steps"
+        ),
+    }
+}
+
 pub(super) fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
+    if text.len() > MAX_FILE_BYTES {
+        return Err(too_big(file, text.len() as u64));
+    }
     let at = Locator { text, file };
     let raw: RawScenario = toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
@@ -160,6 +251,38 @@ struct Validator<'a> {
     code_objects: Vec<CodeObjectSpec>,
     stream_specs: Vec<StreamSpec>,
     sessions: RefCell<SessionSteps>,
+    /// Streams with `create_stream` or `hipStreamDestroy` steps -> the thread that has them.
+    owners: HashMap<String, usize>,
+    flow: RefCell<Flow>,
+}
+
+/// What the steps validated so far leave behind on the thread being validated.
+#[derive(Default, Clone, PartialEq, Eq)]
+struct Flow {
+    /// SET windows open.
+    windows: u32,
+    /// For streams with lifecycle steps: `None` while the stream exists, else why it does not
+    /// (the line of the destroy, or 0 before its `create_stream`).
+    gone: BTreeMap<String, Option<usize>>,
+}
+
+/// The `create_stream` steps (`true`) and `hipStreamDestroy` steps (`false`) in `steps`, in
+/// order, with the stream's name and the span of its name.
+fn lifecycle_steps(steps: &[Spanned<RawStep>], out: &mut Vec<(String, bool, Range<usize>)>) {
+    for step in steps {
+        let raw = step.get_ref();
+        if let Some(name) = &raw.create_stream {
+            out.push((name.get_ref().clone(), true, name.span()));
+        }
+        if let (Some(api), Some(stream)) = (&raw.api, &raw.stream) {
+            if api.get_ref() == "hipStreamDestroy" {
+                out.push((stream.get_ref().clone(), false, stream.span()));
+            }
+        }
+        if let Some(inner) = &raw.steps {
+            lifecycle_steps(inner, out);
+        }
+    }
 }
 
 /// Where the `enable` / `disable` steps seen so far leave the scenario: they must all be in
@@ -176,13 +299,38 @@ struct SessionSteps {
     count: u32,
 }
 
-fn ns(us: Option<f64>, default_ns: u64) -> Option<u64> {
+/// A duration in µs (`key` names it in errors) as ns, within [`MAX_DURATION_US`].
+fn ns(key: &str, us: Option<f64>, default_ns: u64) -> Result<u64, String> {
     match us {
-        None => Some(default_ns),
-        Some(v) if (0.0..1e12).contains(&v) => Some((v * 1000.0).round() as u64),
-        Some(_) => None,
+        None => Ok(default_ns),
+        Some(v) if v.is_nan() => Err(format!("{key} must be a number, not nan")),
+        Some(v) if v < 0.0 => Err(format!("{key} = {v} must be a non-negative number")),
+        Some(v) if v > MAX_DURATION_US as f64 => Err(format!(
+            "{key} = {v:e} is too large: at most {MAX_DURATION_US} µs (one hour)"
+        )),
+        Some(v) => Ok((v * 1000.0).round() as u64),
     }
 }
+
+/// Steps one step runs (graph nodes and generated steps each count; repeats multiply).
+fn weight(step: &Step) -> u128 {
+    match step {
+        Step::Graph { nodes, .. } => nodes.len() as u128,
+        Step::Random(spec) => u128::from(spec.count),
+        Step::Group { repeat, steps, .. } => {
+            u128::from(*repeat) * steps.iter().map(weight).sum::<u128>()
+        }
+        _ => 1,
+    }
+}
+
+/// The HIP functions that create a stream: a `create_stream` step, not an `api` step.
+const STREAM_CREATE_FUNCTIONS: [&str; 4] = [
+    "hipStreamCreate",
+    "hipStreamCreateWithFlags",
+    "hipStreamCreateWithPriority",
+    "hipExtStreamCreateWithCUMask",
+];
 
 impl<'a> Validator<'a> {
     fn new(at: &'a Locator<'a>, raw: RawScenario) -> Result<Self, ScenarioError> {
@@ -252,7 +400,49 @@ impl<'a> Validator<'a> {
             code_objects: Vec::new(),
             stream_specs: Vec::new(),
             sessions: RefCell::default(),
+            owners: HashMap::new(),
+            flow: RefCell::default(),
         };
+        let thread_names: Vec<String> = raw
+            .thread
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                t.get_ref()
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("thread{i}"))
+            })
+            .collect();
+        // Which thread owns each stream's lifecycle steps, and which streams only exist from a
+        // `create_stream` step on (their first lifecycle step creates them).
+        let mut created_by_step = HashSet::new();
+        for (index, thread) in raw.thread.iter().enumerate() {
+            let mut steps = Vec::new();
+            lifecycle_steps(&thread.get_ref().steps, &mut steps);
+            for (name, create, span) in steps {
+                match v.owners.get(&name) {
+                    None => {
+                        v.owners.insert(name.clone(), index);
+                        if create {
+                            created_by_step.insert(name);
+                        }
+                    }
+                    Some(&owner) if owner != index => {
+                        return Err(at.error(
+                            span,
+                            format!(
+                                "stream `{name}` is created or destroyed by steps of threads `{}` \
+                                 and `{}`: one thread must own a stream's `create_stream` and \
+                                 `hipStreamDestroy` steps",
+                                thread_names[owner], thread_names[index]
+                            ),
+                        ))
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
         for co in &raw.code_object {
             let device = v.device(co.get_ref().device.as_ref())?;
             let mut kernels = Vec::new();
@@ -290,10 +480,17 @@ impl<'a> Validator<'a> {
             }
             let device = v.device(stream.get_ref().device.as_ref())?;
             v.streams.insert(name.get_ref().clone(), device);
+            let creator = v.stream_creator(
+                name.get_ref(),
+                stream.get_ref().thread.as_ref(),
+                &thread_names,
+                &created_by_step,
+            )?;
             v.stream_specs.push(StreamSpec {
                 name: name.get_ref().clone(),
                 device,
                 queue: stream.get_ref().queue.clone(),
+                creator,
             });
         }
         // Streams are created in order of appearance in the file (their SDK ids follow it).
@@ -305,6 +502,51 @@ impl<'a> Validator<'a> {
         });
         v.raw = Some(raw);
         Ok(v)
+    }
+
+    /// Who creates stream `name` (its `thread` key, its `create_stream` steps).
+    fn stream_creator(
+        &self,
+        name: &str,
+        thread: Option<&Spanned<String>>,
+        thread_names: &[String],
+        created_by_step: &HashSet<String>,
+    ) -> Result<StreamCreator, ScenarioError> {
+        let owner = self.owners.get(name).copied();
+        let by_step = created_by_step.contains(name);
+        let Some(thread) = thread else {
+            return Ok(if by_step {
+                StreamCreator::Step
+            } else {
+                StreamCreator::Main
+            });
+        };
+        let Some(index) = thread_names.iter().position(|n| n == thread.get_ref()) else {
+            return Err(self.at.error(
+                thread.span(),
+                format!(
+                    "unknown thread `{}` (known: {})",
+                    thread.get_ref(),
+                    thread_names.join(", ")
+                ),
+            ));
+        };
+        if let Some(owner) = owner.filter(|&o| o != index) {
+            return Err(self.at.error(
+                thread.span(),
+                format!(
+                    "stream `{name}` is created by thread `{}` but its `create_stream` / \
+                     `hipStreamDestroy` steps are in thread `{}`",
+                    thread.get_ref(),
+                    thread_names[owner]
+                ),
+            ));
+        }
+        Ok(if by_step {
+            StreamCreator::Step
+        } else {
+            StreamCreator::ThreadStart(index)
+        })
     }
 
     fn device(&self, device: Option<&Spanned<u32>>) -> Result<u32, ScenarioError> {
@@ -338,6 +580,26 @@ impl<'a> Validator<'a> {
             .take()
             .unwrap_or_else(|| unreachable!("set in new"));
         let mut threads = Vec::new();
+        let mut total_steps: u128 = 0;
+        let initial_gone: BTreeMap<String, Option<usize>> = self
+            .owners
+            .keys()
+            .map(|name| {
+                let by_step = self
+                    .stream_specs
+                    .iter()
+                    .any(|s| s.name == *name && s.creator == StreamCreator::Step);
+                (name.clone(), by_step.then_some(0))
+            })
+            .collect();
+        if raw.thread.is_empty() {
+            return Err(ScenarioError {
+                file: self.at.file.to_path_buf(),
+                line: 0,
+                column: 0,
+                message: "the scenario has no steps: add a [[thread]] with `steps`".into(),
+            });
+        }
         for (index, thread) in raw.thread.into_iter().enumerate() {
             let span = thread.span();
             if index >= MAX_THREADS {
@@ -351,15 +613,32 @@ impl<'a> Validator<'a> {
             let thread = thread.into_inner();
             let name = thread.name.unwrap_or_else(|| format!("thread{index}"));
             self.sessions.borrow_mut().thread = (index, name.clone());
+            *self.flow.borrow_mut() = Flow {
+                windows: 0,
+                gone: initial_gone.clone(),
+            };
             let mut device = 0;
             let steps = self.steps(thread.steps, &mut device)?;
             if steps.is_empty() {
                 return Err(self.at.error(span, format!("thread `{name}` has no steps")));
             }
+            total_steps += steps.iter().map(weight).sum::<u128>();
+            if total_steps > MAX_TOTAL_STEPS {
+                return Err(self.at.error(
+                    span,
+                    format!(
+                        "the scenario runs {total_steps} steps up to thread `{name}` (repeats \
+                         and `random` counts multiplied out), more than the limit of \
+                         {MAX_TOTAL_STEPS}"
+                    ),
+                ));
+            }
             threads.push(ThreadSpec { name, steps });
         }
         let copies = self.copy_model(raw.machine.as_ref())?;
+        let profiler = self.profiler(raw.profiler.as_ref())?;
         Ok(Scenario {
+            profiler,
             sessions: self.sessions.borrow().count,
             copies,
             file: self.at.file.to_path_buf(),
@@ -424,7 +703,10 @@ impl<'a> Validator<'a> {
             "legacy" => Ok((StreamRef::Legacy, device)),
             "per_thread" => Ok((StreamRef::PerThread, device)),
             other => match self.streams.get(other) {
-                Some(d) => Ok((StreamRef::Named(other.to_owned()), *d)),
+                Some(d) => {
+                    self.check_exists(other, name.span())?;
+                    Ok((StreamRef::Named(other.to_owned()), *d))
+                }
                 None => {
                     let mut known: Vec<_> = self.streams.keys().map(String::as_str).collect();
                     known.sort();
@@ -435,6 +717,36 @@ impl<'a> Validator<'a> {
                     ))
                 }
             },
+        }
+    }
+
+    /// For a stream with lifecycle steps: errors unless this thread owns them and the stream
+    /// exists at this step.
+    fn check_exists(&self, name: &str, span: Range<usize>) -> Result<(), ScenarioError> {
+        let Some(&owner) = self.owners.get(name) else {
+            return Ok(());
+        };
+        let thread = self.sessions.borrow().thread.0;
+        if owner != thread {
+            return Err(self.at.error(
+                span,
+                format!(
+                    "stream `{name}` is created or destroyed by steps of another thread, so \
+                     only that thread may use it (scenario threads do not wait for each \
+                     other: a use here would race with its create or destroy)"
+                ),
+            ));
+        }
+        match self.flow.borrow().gone.get(name) {
+            Some(Some(0)) => Err(self.at.error(
+                span,
+                format!("stream `{name}` does not exist yet: its `create_stream` step comes later"),
+            )),
+            Some(Some(line)) => Err(self.at.error(
+                span,
+                format!("stream `{name}` was destroyed (hipStreamDestroy at line {line})"),
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -469,10 +781,8 @@ impl<'a> Validator<'a> {
             }
             Some(_) => {}
         }
-        let duration_ns = ns(parts.duration_us, DEFAULT_KERNEL_NS).ok_or_else(|| {
-            self.at
-                .error(span.clone(), "duration_us must be a non-negative number")
-        })?;
+        let duration_ns = ns("duration_us", parts.duration_us, DEFAULT_KERNEL_NS)
+            .map_err(|m| self.at.error(span.clone(), m))?;
         let grid = parts.grid.unwrap_or([256, 1, 1]);
         let block = parts.block.unwrap_or([256, 1, 1]);
         if grid.contains(&0) || block.contains(&0) {
@@ -485,6 +795,30 @@ impl<'a> Validator<'a> {
             private_segment_size: parts.private_segment_size.unwrap_or(0),
             group_segment_size: parts.group_segment_size.unwrap_or(0),
             duration_ns,
+        })
+    }
+
+    /// The `[profiler]` table.
+    fn profiler(&self, raw: Option<&RawProfiler>) -> Result<ProfilerSpec, ScenarioError> {
+        let Some(p) = raw else {
+            return Ok(ProfilerSpec::default());
+        };
+        if let Some(wait) = &p.disable_wait_ms {
+            if *wait.get_ref() > MAX_DISABLE_WAIT_MS {
+                return Err(self.at.error(
+                    wait.span(),
+                    format!(
+                        "disable_wait_ms = {} is too large: at most {MAX_DISABLE_WAIT_MS} (one hour)",
+                        wait.get_ref()
+                    ),
+                ));
+            }
+        }
+        Ok(ProfilerSpec {
+            max_callback_api_events: p.max_callback_api_events,
+            max_activity_api_events: p.max_activity_api_events,
+            max_annotation_strings: p.max_annotation_strings,
+            disable_wait_ms: p.disable_wait_ms.as_ref().map(|w| *w.get_ref()),
         })
     }
 
@@ -530,6 +864,10 @@ impl<'a> Validator<'a> {
             ("steps", s.steps.is_some()),
             ("enable", s.enable.is_some()),
             ("disable", s.disable.is_some()),
+            ("set_enter", s.set_enter.is_some()),
+            ("set_exit", s.set_exit.is_some()),
+            ("create_stream", s.create_stream.is_some()),
+            ("random", s.random.is_some()),
         ]
         .into_iter()
         .filter(|(_, present)| *present)
@@ -616,6 +954,7 @@ impl<'a> Validator<'a> {
                 }
             };
             let bytes = s.bytes.ok_or_else(|| err("memcpy needs `bytes`".into()))?;
+            let bytes = byte_count("bytes", bytes).map_err(err)?;
             let stream = match &s.stream {
                 Some(n) => Some(self.stream(n, *device)?.0),
                 None => None,
@@ -630,9 +969,8 @@ impl<'a> Validator<'a> {
                 .as_ref()
                 .map(|d| self.device(Some(d)))
                 .transpose()?;
-            let default = (bytes / DEFAULT_COPY_BYTES_PER_NS).max(2_000);
-            let duration_ns = ns(s.duration_us, default)
-                .ok_or_else(|| err("duration_us must be a non-negative number".into()))?;
+            let duration_ns =
+                ns("duration_us", s.duration_us, default_copy_ns(bytes)).map_err(err)?;
             let host = match s.host.as_ref().map(|h| (h.get_ref().as_str(), h.span())) {
                 None | Some(("pinned", _)) => HostMemory::Pinned,
                 Some(("pageable", _)) => HostMemory::Pageable,
@@ -654,13 +992,13 @@ impl<'a> Validator<'a> {
             });
         }
         if let Some(bytes) = s.memset {
+            let bytes = byte_count("memset", bytes).map_err(err)?;
             let stream = match &s.stream {
                 Some(n) => Some(self.stream(n, *device)?.0),
                 None => None,
             };
-            let default = (bytes / (4 * DEFAULT_COPY_BYTES_PER_NS)).max(2_000);
-            let duration_ns = ns(s.duration_us, default)
-                .ok_or_else(|| err("duration_us must be a non-negative number".into()))?;
+            let duration_ns =
+                ns("duration_us", s.duration_us, default_memset_ns(bytes)).map_err(err)?;
             return Ok(Step::Memset {
                 stream,
                 bytes,
@@ -681,6 +1019,11 @@ impl<'a> Validator<'a> {
             return Ok(Step::SetDevice(*device));
         }
         if let Some(us) = s.sleep_us {
+            if us > MAX_DURATION_US {
+                return Err(err(format!(
+                    "sleep_us = {us} is too large: at most {MAX_DURATION_US} µs (one hour)"
+                )));
+            }
             return Ok(Step::Sleep {
                 ns: us.saturating_mul(1000),
             });
@@ -693,6 +1036,19 @@ impl<'a> Validator<'a> {
             });
         }
         if let Some(name) = &s.api {
+            if STREAM_CREATE_FUNCTIONS.contains(&name.get_ref().as_str()) {
+                return Err(self.at.error(
+                    name.span(),
+                    format!(
+                        "`api = \"{}\"` would create no stream: declare the stream in [streams] \
+                         and create it with a `create_stream` step",
+                        name.get_ref()
+                    ),
+                ));
+            }
+            if name.get_ref() == "hipStreamDestroy" {
+                return self.destroy_step(s.stream.as_ref(), &err, *device);
+            }
             let op = crate::driver::hip_operation(name.get_ref()).ok_or_else(|| {
                 self.at.error(
                     name.span(),
@@ -704,6 +1060,34 @@ impl<'a> Validator<'a> {
                 None => None,
             };
             return Ok(Step::Api { op, stream });
+        }
+        if let Some(name) = &s.set_enter {
+            let (stream, _) = self.stream(name, *device)?;
+            self.flow.borrow_mut().windows += 1;
+            return Ok(Step::SetEnter(stream));
+        }
+        if let Some(close) = s.set_exit {
+            if !close {
+                return Err(err("set_exit must be true".into()));
+            }
+            let mut flow = self.flow.borrow_mut();
+            if flow.windows == 0 {
+                return Err(err(
+                    "set_exit with no SET window open on this thread: the SDK \
+                     fires SET EXIT only after the SET ENTER of the same call, on the same \
+                     thread"
+                        .into(),
+                ));
+            }
+            flow.windows -= 1;
+            return Ok(Step::SetExit);
+        }
+        if let Some(name) = &s.create_stream {
+            return self.create_step(name, *device);
+        }
+        if let Some(random) = s.random {
+            let spec = self.random(random, *device).map_err(err)?;
+            return Ok(Step::Random(Box::new(spec)));
         }
         if let Some(enable) = s.enable {
             if !enable {
@@ -728,13 +1112,230 @@ impl<'a> Validator<'a> {
             return Err(err("`steps` is empty".into()));
         }
         self.sessions.borrow_mut().group_depth += 1;
+        let before = self.flow.borrow().clone();
         let steps = self.steps(steps, device);
         self.sessions.borrow_mut().group_depth -= 1;
         let steps = steps?;
-        Ok(Step::Group {
+        if repeat > 1 {
+            // Each iteration must find what the first found, or the second would, e.g.,
+            // destroy a destroyed stream.
+            let mut after = self.flow.borrow_mut();
+            if after.windows < before.windows {
+                return Err(err(
+                    "a repeated group cannot close more SET windows than it opens".into(),
+                ));
+            }
+            // Each iteration leaves the windows it opened open for the next.
+            after.windows = before
+                .windows
+                .saturating_add(repeat.saturating_mul(after.windows - before.windows));
+            if after
+                .gone
+                .iter()
+                .zip(&before.gone)
+                .any(|(a, b)| a.1.is_some() != b.1.is_some())
+            {
+                return Err(err(
+                    "a repeated group must leave its streams as it found them \
+                     (create what it destroys, or destroy what it creates)"
+                        .into(),
+                ));
+            }
+        }
+        let group = Step::Group {
             annotate: s.annotate,
             repeat,
             steps,
+        };
+        let total = weight(&group);
+        if total > MAX_TOTAL_STEPS {
+            return Err(err(format!(
+                "repeat = {repeat}: the group runs {total} steps, more than the limit of \
+                 {MAX_TOTAL_STEPS} steps per scenario"
+            )));
+        }
+        Ok(group)
+    }
+}
+
+impl Validator<'_> {
+    /// `create_stream = "name"`: the stream must be declared, not exist now, and be on the
+    /// thread's current device (hipStreamCreate creates on it).
+    fn create_step(&self, name: &Spanned<String>, device: u32) -> Result<Step, ScenarioError> {
+        let Some(&on) = self.streams.get(name.get_ref()) else {
+            let mut known: Vec<_> = self.streams.keys().map(String::as_str).collect();
+            known.sort();
+            return Err(self.at.error(
+                name.span(),
+                format!(
+                    "create_stream: unknown stream `{}` (declare it in [streams]; known: {})",
+                    name.get_ref(),
+                    known.join(", ")
+                ),
+            ));
+        };
+        let mut flow = self.flow.borrow_mut();
+        if let Some(None) = flow.gone.get(name.get_ref()) {
+            return Err(self.at.error(
+                name.span(),
+                format!(
+                    "create_stream: stream `{}` exists already (destroy it first)",
+                    name.get_ref()
+                ),
+            ));
+        }
+        if on != device {
+            return Err(self.at.error(
+                name.span(),
+                format!(
+                    "create_stream: stream `{}` is declared on device {on} but this thread's \
+                     current device here is {device} (hipStreamCreate creates on the current \
+                     device: add `set_device = {on}` before)",
+                    name.get_ref()
+                ),
+            ));
+        }
+        flow.gone.insert(name.get_ref().clone(), None);
+        Ok(Step::CreateStream(name.get_ref().clone()))
+    }
+
+    /// `api = "hipStreamDestroy", stream = "name"`.
+    fn destroy_step(
+        &self,
+        stream: Option<&Spanned<String>>,
+        err: &dyn Fn(String) -> ScenarioError,
+        device: u32,
+    ) -> Result<Step, ScenarioError> {
+        let Some(name) = stream else {
+            return Err(err("hipStreamDestroy needs `stream`".into()));
+        };
+        if RESERVED_STREAMS.contains(&name.get_ref().as_str()) {
+            return Err(self.at.error(
+                name.span(),
+                format!(
+                    "stream `{}` cannot be destroyed (only declared streams can)",
+                    name.get_ref()
+                ),
+            ));
+        }
+        let (stream, _) = self.stream(name, device)?;
+        let line = self.at.error(name.span(), "").line;
+        self.flow
+            .borrow_mut()
+            .gone
+            .insert(name.get_ref().clone(), Some(line));
+        Ok(Step::DestroyStream(stream))
+    }
+
+    /// A `random = { ... }` step.
+    fn random(&self, r: RawRandom, device: u32) -> Result<RandomSpec, String> {
+        if r.count == 0 {
+            return Err("random: count must be >= 1".into());
+        }
+        if u128::from(r.count) > MAX_TOTAL_STEPS {
+            return Err(format!(
+                "random: count = {} is more than the limit of {MAX_TOTAL_STEPS} steps per scenario",
+                r.count
+            ));
+        }
+        let names = r.streams.unwrap_or_default();
+        let mut streams = Vec::new();
+        let mut devices = Vec::new();
+        for name in &names {
+            let (stream, on) = self.stream(name, device).map_err(|e| e.message)?;
+            streams.push(stream);
+            devices.push(on);
+        }
+        if streams.is_empty() {
+            streams.push(StreamRef::Null);
+            devices.push(device);
+        }
+        let mut kernels = Vec::new();
+        for kernel in r.kernels.unwrap_or_default() {
+            for &on in &devices {
+                self.node(
+                    &kernel,
+                    on,
+                    NodeParts {
+                        grid: r.grid,
+                        block: r.block,
+                        duration_us: None,
+                        private_segment_size: None,
+                        group_segment_size: None,
+                    },
+                    kernel.span(),
+                )
+                .map_err(|e| format!("random: {}", e.message))?;
+            }
+            kernels.push(kernel.into_inner());
+        }
+        let mut copies = Vec::new();
+        for direction in r.copies.unwrap_or_default() {
+            copies.push(match direction.get_ref().as_str() {
+                "h2d" => CopyKind::HostToDevice,
+                "d2h" => CopyKind::DeviceToHost,
+                "d2d" => CopyKind::DeviceToDevice,
+                "h2h" => CopyKind::HostToHost,
+                other => {
+                    return Err(format!(
+                        "random: unknown copy direction `{other}` (expected h2d, d2h, d2d, h2h)"
+                    ))
+                }
+            });
+        }
+        let weights = r.weights.as_ref();
+        let weight = |w: Option<u32>, default: bool| u64::from(w.unwrap_or(u32::from(default)));
+        let weights = [
+            weight(weights.and_then(|w| w.launch), !kernels.is_empty()),
+            weight(weights.and_then(|w| w.memcpy), !copies.is_empty()),
+            weight(weights.and_then(|w| w.memset), false),
+        ];
+        if weights[0] > 0 && kernels.is_empty() {
+            return Err("random: a launch weight needs `kernels`".into());
+        }
+        if weights[1] > 0 && copies.is_empty() {
+            return Err("random: a memcpy weight needs `copies`".into());
+        }
+        if weights.iter().sum::<u64>() == 0 {
+            return Err(
+                "random: nothing to generate (give `kernels`, `copies` or a memset weight)".into(),
+            );
+        }
+        let bytes = match r.bytes {
+            Some([lo, hi]) => {
+                byte_count("random: bytes", hi)?;
+                if lo > hi {
+                    return Err(format!("random: bytes = [{lo}, {hi}] must be [min, max]"));
+                }
+                [lo, hi]
+            }
+            None if weights[1] + weights[2] > 0 => {
+                return Err("random: copies and memsets need `bytes = [min, max]`".into())
+            }
+            None => [0, 0],
+        };
+        let kernel_ns = match r.duration_us {
+            Some([lo, hi]) => {
+                let lo = ns("random: duration_us", Some(lo), 0)?;
+                let hi = ns("random: duration_us", Some(hi), 0)?;
+                if lo > hi {
+                    return Err("random: duration_us must be [min, max]".into());
+                }
+                [lo, hi]
+            }
+            None => [DEFAULT_KERNEL_NS, DEFAULT_KERNEL_NS],
+        };
+        Ok(RandomSpec {
+            seed: r.seed,
+            count: r.count,
+            streams,
+            kernels,
+            copies,
+            bytes,
+            kernel_ns,
+            weights,
+            grid: r.grid.unwrap_or([256, 1, 1]),
+            block: r.block.unwrap_or([256, 1, 1]),
         })
     }
 }

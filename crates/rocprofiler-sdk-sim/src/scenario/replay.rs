@@ -10,6 +10,7 @@
 //! `ROCSIM_SEED`.
 use super::error::ReplayError;
 use super::model::*;
+use super::random::{RandomDraws, RandomSpec};
 use crate::driver::{self, Copy, CopyCall, CopyKind, HipStream, KernelId, KernelLaunch};
 use crate::SimError;
 use parking_lot::{Condvar, Mutex};
@@ -62,9 +63,12 @@ impl ReplaySummary {
 
 struct World {
     kernels: HashMap<(String, u32), KernelId>,
-    /// name -> (hipStream_t, device)
-    streams: HashMap<String, (HipStream, u32)>,
+    /// name -> (hipStream_t, device) of the streams that exist now (`create_stream` and
+    /// `hipStreamDestroy` steps change it while threads run).
+    streams: Mutex<HashMap<String, (HipStream, u32)>>,
     queues: HashMap<String, u64>,
+    /// Declared stream -> the named HSA queue it starts on.
+    stream_queues: HashMap<String, u64>,
 }
 
 /// Fake HSA queue addresses for named queues.
@@ -76,8 +80,21 @@ impl World {
             StreamRef::Null => driver::NULL_STREAM,
             StreamRef::Legacy => driver::STREAM_LEGACY,
             StreamRef::PerThread => driver::STREAM_PER_THREAD,
-            StreamRef::Named(name) => self.streams[name].0,
+            StreamRef::Named(name) => self.streams.lock()[name].0,
         }
+    }
+
+    /// `hipStreamCreate` of declared stream `name` on the calling thread and its current
+    /// device, with its queue binding; the stream then exists for later steps.
+    fn create_stream(&self, name: &str, device: u32) -> Result<(), SimError> {
+        let stream = driver::stream_create()?;
+        if let Some(&queue) = self.stream_queues.get(name) {
+            driver::bind_stream_to_queue(stream, queue)?;
+        }
+        self.streams
+            .lock()
+            .insert(name.to_owned(), (stream, device));
+        Ok(())
     }
 
     fn queue(&mut self, name: &str) -> u64 {
@@ -126,8 +143,9 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
     let mut summary = ReplaySummary::default();
     let mut world = World {
         kernels: HashMap::new(),
-        streams: HashMap::new(),
+        streams: Mutex::new(HashMap::new()),
         queues: HashMap::new(),
+        stream_queues: HashMap::new(),
     };
     for co in &scenario.code_objects {
         let symbols: Vec<&str> = co.kernels.iter().map(|(_, s)| s.as_str()).collect();
@@ -138,7 +156,11 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
         }
     }
     let restore = driver::current_device();
-    for spec in &scenario.streams {
+    for spec in scenario
+        .streams
+        .iter()
+        .filter(|s| s.creator == StreamCreator::Main)
+    {
         let context = format!("creating stream `{}`", spec.name);
         driver::set_device(spec.device).map_err(|e| sim(&context, e))?;
         let stream = driver::stream_create().map_err(|e| sim(&context, e))?;
@@ -149,7 +171,17 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
         }
         world
             .streams
+            .get_mut()
             .insert(spec.name.clone(), (stream, spec.device));
+    }
+    // Streams created by scenario threads get their named queues' handles now, in file order.
+    for spec in &scenario.streams {
+        if let (StreamCreator::ThreadStart(_) | StreamCreator::Step, Some(queue)) =
+            (spec.creator, &spec.queue)
+        {
+            let handle = world.queue(queue);
+            world.stream_queues.insert(spec.name.clone(), handle);
+        }
     }
     driver::set_device(restore).map_err(|e| sim("restoring the device", e))?;
     summary.api_calls += 1;
@@ -173,6 +205,8 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
     }
 
     let world = &world;
+    let creation = Creation::default();
+    let creation = &creation;
     let barrier = Barrier::new(scenario.threads.len());
     let turns = crate::clock::is_virtual().then(|| Turns::new(scenario.threads.len()));
     let turns = turns.as_ref();
@@ -188,10 +222,23 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
                     .spawn_scoped(scope, move || {
                         crate::clock::name_thread(index);
                         let gate = Gate { turns, index };
-                        barrier.wait();
                         let mut out = ReplaySummary::default();
-                        let result =
-                            run_steps(world, hooks, &gate, &thread.name, &thread.steps, &mut out);
+                        let created =
+                            creation.create_own(world, &scenario.streams, index, &mut out);
+                        barrier.wait();
+                        created?;
+                        let mut local = Local::default();
+                        let result = run_steps(
+                            world,
+                            hooks,
+                            &gate,
+                            &thread.name,
+                            &thread.steps,
+                            &mut out,
+                            &mut local,
+                        );
+                        // Windows left open get no SET EXIT: their calls never returned.
+                        drop(local);
                         drop(gate);
                         result.map(|()| out)
                     })
@@ -207,6 +254,13 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
             })
             .collect()
     });
+    // The thread whose stream creation failed says why; the others only that it did.
+    if let Some(Err(e)) = results
+        .iter()
+        .find(|r| matches!(r, Err(e) if e.0 != ANOTHER_CREATION_FAILED))
+    {
+        return Err(e.clone());
+    }
     for result in results {
         summary.merge(&result?);
     }
@@ -235,15 +289,104 @@ fn launch_of(world: &World, node: &GraphNode, device: u32) -> KernelLaunch {
 /// The device a stream's work runs on, as the driver sees it.
 fn device_of(world: &World, stream: &StreamRef) -> Result<u32, SimError> {
     match stream {
-        StreamRef::Named(name) => Ok(world.streams[name].1),
+        StreamRef::Named(name) => Ok(world.streams.lock()[name].1),
         _ => Ok(driver::current_device()),
     }
+}
+
+/// What one scenario thread carries from step to step.
+#[derive(Default)]
+struct Local {
+    /// Its open SET windows, innermost last.
+    windows: Vec<driver::StreamWindow>,
+    /// Where each of its `random` steps' sequence has got to, by the step's address (steps
+    /// stay in place for the whole replay).
+    draws: HashMap<*const RandomSpec, RandomDraws>,
+}
+
+const ANOTHER_CREATION_FAILED: &str = "another thread failed to create its stream";
+
+/// Streams that scenario threads create at their start: one at a time, in `[streams]` order,
+/// before any thread runs its first step.
+#[derive(Default)]
+struct Creation {
+    /// How many of the streams created at thread start exist, and whether a creation failed.
+    state: Mutex<(usize, bool)>,
+    changed: Condvar,
+}
+
+impl Creation {
+    /// Creates thread `index`'s streams in their turn, then waits until every thread's are
+    /// created.
+    fn create_own(
+        &self,
+        world: &World,
+        specs: &[StreamSpec],
+        index: usize,
+        out: &mut ReplaySummary,
+    ) -> Result<(), ReplayError> {
+        // The streams created at thread start, in file order; `state.0` counts those done.
+        let order: Vec<&StreamSpec> = specs
+            .iter()
+            .filter(|s| matches!(s.creator, StreamCreator::ThreadStart(_)))
+            .collect();
+        let failed = || ReplayError(ANOTHER_CREATION_FAILED.into());
+        let mut state = self.state.lock();
+        for (turn, spec) in order.iter().enumerate() {
+            if spec.creator != StreamCreator::ThreadStart(index) {
+                continue;
+            }
+            while !state.1 && state.0 != turn {
+                self.changed.wait(&mut state);
+            }
+            if state.1 {
+                return Err(failed());
+            }
+            let result = create_at_thread_start(world, spec, out);
+            state.0 = turn + 1;
+            state.1 |= result.is_err();
+            self.changed.notify_all();
+            result?;
+        }
+        while !state.1 && state.0 < order.len() {
+            self.changed.wait(&mut state);
+        }
+        if state.1 {
+            return Err(failed());
+        }
+        Ok(())
+    }
+}
+
+/// `hipStreamCreate` on the calling thread, on the stream's device (switching to it and back
+/// with `hipSetDevice` when the thread's current device differs).
+fn create_at_thread_start(
+    world: &World,
+    spec: &StreamSpec,
+    out: &mut ReplaySummary,
+) -> Result<(), ReplayError> {
+    let context = format!("creating stream `{}`", spec.name);
+    let fail = |e: SimError| sim(&context, e);
+    let current = driver::current_device();
+    if current != spec.device {
+        driver::set_device(spec.device).map_err(fail)?;
+        out.api_calls += 1;
+    }
+    world.create_stream(&spec.name, spec.device).map_err(fail)?;
+    out.api_calls += 1;
+    if current != spec.device {
+        driver::set_device(current).map_err(fail)?;
+        out.api_calls += 1;
+    }
+    Ok(())
 }
 
 /// The virtual-clock scheduler: whose turn it is, and each thread's local virtual time.
 struct Turns {
     state: Mutex<TurnState>,
-    changed: Condvar,
+    /// One per thread, so that a turn wakes only the thread whose turn it is (waking all of
+    /// them after every step made a 16-thread replay mostly context switches).
+    turn_of: Vec<Condvar>,
 }
 
 struct TurnState {
@@ -262,7 +405,16 @@ impl Turns {
         state.pick();
         Turns {
             state: Mutex::new(state),
-            changed: Condvar::new(),
+            turn_of: (0..threads).map(|_| Condvar::new()).collect(),
+        }
+    }
+}
+
+impl Turns {
+    /// Wakes the thread whose turn it now is.
+    fn wake(&self, state: &TurnState) {
+        if let Some(turn) = state.turn {
+            self.turn_of[turn].notify_one();
         }
     }
 }
@@ -290,7 +442,7 @@ impl Gate<'_> {
             let local = {
                 let mut state = turns.state.lock();
                 while state.turn != Some(self.index) {
-                    turns.changed.wait(&mut state);
+                    turns.turn_of[self.index].wait(&mut state);
                 }
                 state.local_ns[self.index]
             };
@@ -305,7 +457,7 @@ impl Gate<'_> {
                 let mut state = turns.state.lock();
                 state.local_ns[self.index] = crate::clock::now_ns().saturating_add(sleep_ns);
                 state.pick();
-                turns.changed.notify_all();
+                turns.wake(&state);
             }
             None if sleep_ns > 0 => crate::clock::sleep_ns(sleep_ns),
             None => {}
@@ -319,7 +471,7 @@ impl Drop for Gate<'_> {
             let mut state = turns.state.lock();
             state.finished[self.index] = true;
             state.pick();
-            turns.changed.notify_all();
+            turns.wake(&state);
         }
     }
 }
@@ -331,6 +483,7 @@ fn run_steps(
     thread: &str,
     steps: &[Step],
     out: &mut ReplaySummary,
+    local: &mut Local,
 ) -> Result<(), ReplayError> {
     for step in steps {
         let context = || format!("thread `{thread}`, step {step:?}");
@@ -340,11 +493,11 @@ fn run_steps(
             gate.after_step(*ns);
             continue;
         }
-        let leaf = !matches!(step, Step::Group { .. });
+        let leaf = !matches!(step, Step::Group { .. } | Step::Random(_));
         if leaf {
             gate.before_step();
         }
-        let result = run_step(world, hooks, gate, thread, step, out, &fail);
+        let result = run_step(world, hooks, gate, thread, step, out, local, &fail);
         if leaf {
             gate.after_step(0);
         }
@@ -353,6 +506,7 @@ fn run_steps(
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_step(
     world: &World,
     hooks: &dyn ReplayHooks,
@@ -360,6 +514,7 @@ fn run_step(
     thread: &str,
     step: &Step,
     out: &mut ReplaySummary,
+    local: &mut Local,
     fail: &dyn Fn(SimError) -> ReplayError,
 ) -> Result<(), ReplayError> {
     {
@@ -453,6 +608,45 @@ fn run_step(
                 driver::bind_stream_to_queue(world.stream(stream), world.queues[queue])
                     .map_err(fail)?;
             }
+            Step::SetEnter(stream) => {
+                let window = driver::stream_window_enter(world.stream(stream)).map_err(fail)?;
+                local.windows.push(window);
+            }
+            Step::SetExit => {
+                // Validation guarantees an open window.
+                if let Some(window) = local.windows.pop() {
+                    driver::stream_window_exit(window);
+                }
+            }
+            Step::CreateStream(name) => {
+                world
+                    .create_stream(name, driver::current_device())
+                    .map_err(fail)?;
+                out.api_calls += 1;
+            }
+            Step::DestroyStream(stream) => {
+                driver::stream_destroy(world.stream(stream)).map_err(fail)?;
+                if let StreamRef::Named(name) = stream {
+                    world.streams.lock().remove(name);
+                }
+                out.api_calls += 1;
+            }
+            Step::Random(spec) => {
+                // One generated step at a time: a count of any size holds one step. A run
+                // continues the sequence where the step's previous run (in a repeat) ended.
+                let key: *const RandomSpec = &**spec;
+                for _ in 0..spec.count {
+                    let generated = local
+                        .draws
+                        .entry(key)
+                        .or_insert_with(|| spec.draws())
+                        .next_step(spec);
+                    gate.before_step();
+                    let result = run_step(world, hooks, gate, thread, &generated, out, local, fail);
+                    gate.after_step(0);
+                    result?;
+                }
+            }
             Step::Api { op, stream } => {
                 driver::api_call(*op, stream.as_ref().map(|s| world.stream(s))).map_err(fail)?;
                 out.api_calls += 1;
@@ -470,7 +664,7 @@ fn run_step(
                         gate.after_step(0);
                         out.annotations += 1;
                     }
-                    let result = run_steps(world, hooks, gate, thread, steps, out);
+                    let result = run_steps(world, hooks, gate, thread, steps, out, local);
                     if annotate.is_some() {
                         gate.before_step();
                         hooks.pop_annotation();
