@@ -26,6 +26,7 @@ pub mod record_decoder;
 pub mod registration;
 pub mod sdk;
 pub mod session_ledger;
+pub mod stream_names;
 pub mod stream_stack;
 pub mod version;
 
@@ -601,6 +602,15 @@ impl Tracer {
             Some(hip_stream_callback),
         )
         .map_err(unavailable)?;
+        // Stream names are a nicety: an SDK that cannot trace ROCTx's name API still traces.
+        if let Err(error) = sdk::configure_callback_tracing(
+            stream_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
+            &[sys::ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream],
+            Some(stream_names::marker_name_callback),
+        ) {
+            log::warn!("stream names (roctxNameHipStream) will not be shown: {error}");
+        }
         sdk::start_context(stream_context).map_err(unavailable)?;
         started.0.push(stream_context);
 
@@ -872,6 +882,11 @@ fn deliver_session_tail(session: &mut Session) {
         if catch_unwind(AssertUnwindSafe(|| sink.add_events(&mut partial))).is_err() {
             log::error!("the EventSink panicked in add_events at disable()");
         }
+    }
+    let labels = stream_names::snapshot();
+    let sink = &session.sink;
+    if catch_unwind(AssertUnwindSafe(|| sink.on_stream_labels(&labels))).is_err() {
+        log::error!("the EventSink panicked in on_stream_labels");
     }
     let outside = correlation::requests_outside_set_window()
         .saturating_sub(session.outside_set_window_at_start);

@@ -12,7 +12,7 @@ mod replay;
 
 pub use error::{ReplayError, ScenarioError};
 pub use model::{CodeObjectSpec, GraphNode, Scenario, Step, StreamRef, StreamSpec, ThreadSpec};
-pub use replay::{replay, ReplayHooks, ReplaySummary};
+pub use replay::{replay, ReplayHooks, ReplaySummary, ReplayedStream};
 
 use std::path::Path;
 

@@ -44,6 +44,22 @@ pub struct ReplaySummary {
     pub copies: BTreeMap<CopyKind, u64>,
     pub bytes_copied: u64,
     pub annotations: u64,
+    /// The scenario's `[streams]`, in creation order.
+    pub streams: Vec<ReplayedStream>,
+}
+
+/// One stream the replay created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayedStream {
+    /// Its name in the scenario.
+    pub name: String,
+    pub device: u32,
+    /// The `hipStream_t` value.
+    pub handle: u64,
+    /// The SDK stream id it had when created (`None` if the SDK's map lacked it).
+    pub sdk_stream_id: Option<u64>,
+    /// The name given with `roctxNameHipStream`.
+    pub roctx_name: Option<String>,
 }
 
 impl ReplaySummary {
@@ -147,6 +163,14 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
             let queue = world.queue(queue);
             driver::bind_stream_to_queue(stream, queue).map_err(|e| sim(&context, e))?;
         }
+        name_stream(spec, stream, &context)?;
+        summary.streams.push(ReplayedStream {
+            name: spec.name.clone(),
+            device: spec.device,
+            handle: stream,
+            sdk_stream_id: driver::sdk_stream_id(stream).ok(),
+            roctx_name: spec.roctx_name.clone(),
+        });
         world
             .streams
             .insert(spec.name.clone(), (stream, spec.device));
@@ -480,6 +504,14 @@ fn run_step(
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// `roctx_name`: ROCTx's `roctxNameHipStream` right after the stream's creation.
+fn name_stream(spec: &StreamSpec, stream: HipStream, context: &str) -> Result<(), ReplayError> {
+    if let Some(name) = &spec.roctx_name {
+        driver::roctx_name_hip_stream(stream, name).map_err(|e| sim(context, e))?;
     }
     Ok(())
 }

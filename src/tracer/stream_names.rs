@@ -1,0 +1,189 @@
+//! What each SDK stream id stands for: the `hipStream_t` behind it (so the null, legacy and
+//! per-thread streams can be told apart) and the name the program gave it with ROCTx's
+//! `roctxNameHipStream` (docs/xla-interface.md#stream-lanes).
+//!
+//! Fed by the process-lifetime stream context, so streams created and named before the first
+//! `enable()` count: HIP_STREAM CREATE and DESTROY (rare, phase NONE), HIP_STREAM SET ENTER on
+//! one of the reserved handles 0/1/2 (a thread-local cache keeps repeated SETs off the lock),
+//! and MARKER_NAME_API `roctxNameHipStream` ENTER. `disable()` sends a snapshot to the sink.
+//!
+//! A name belongs to the SDK stream id the handle had when it was named: a destroyed stream's
+//! address that HIP hands out again gets a new id at its CREATE, and no name until it is named.
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::sync::{Arc, LazyLock};
+
+use parking_lot::Mutex;
+use rocprofiler_sdk_sys as sys;
+
+use crate::event::{StreamKind, StreamLabel};
+
+/// Longest name kept, in bytes; longer ones are cut at a character boundary.
+pub const MAX_NAME_BYTES: usize = 256;
+
+#[derive(Default)]
+struct Registry {
+    /// Live handle -> its current SDK stream id.
+    current: HashMap<u64, u64>,
+    /// SDK stream id -> what is known about it.
+    labels: HashMap<u64, StreamLabel>,
+}
+
+static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::new(Registry::default()));
+
+thread_local! {
+    /// The last (handle, id) of a reserved handle this thread recorded, so that a thread
+    /// issuing many calls on the null or per-thread stream takes the lock once.
+    static LAST_SPECIAL: Cell<(u64, u64)> = const { Cell::new((u64::MAX, u64::MAX)) };
+}
+
+impl Registry {
+    fn see(&mut self, stream_id: u64, handle: u64) {
+        self.current.insert(handle, stream_id);
+        let kind = StreamKind::of_handle(handle);
+        let label = self.labels.entry(stream_id).or_insert(StreamLabel {
+            stream_id,
+            handle,
+            kind,
+            name: None,
+        });
+        if label.handle != handle {
+            // The id now stands for another stream (the SDK 1.0.0 map moves the null stream
+            // to a new id after a failed create): forget what the old one was called.
+            *label = StreamLabel {
+                stream_id,
+                handle,
+                kind,
+                name: None,
+            };
+        }
+    }
+}
+
+/// HIP_STREAM CREATE: `handle` now has SDK id `stream_id`, with no name yet.
+pub fn note_created(stream_id: u64, handle: u64) {
+    let mut registry = REGISTRY.lock();
+    registry.labels.remove(&stream_id);
+    registry.see(stream_id, handle);
+}
+
+/// HIP_STREAM DESTROY: the handle is free for reuse; its id keeps its label for the lanes
+/// that already show it.
+pub fn note_destroyed(handle: u64) {
+    REGISTRY.lock().current.remove(&handle);
+}
+
+/// HIP_STREAM SET ENTER: records reserved handles (null, legacy, per-thread) by their id.
+/// Cheap when the handle is an ordinary stream or was just seen on this thread.
+#[inline]
+pub fn note_set(stream_id: u64, handle: u64) {
+    if handle > 2 {
+        return;
+    }
+    let fresh = LAST_SPECIAL
+        .try_with(|last| last.replace((handle, stream_id)) != (handle, stream_id))
+        .unwrap_or(false);
+    if fresh {
+        REGISTRY.lock().see(stream_id, handle);
+    }
+}
+
+/// `roctxNameHipStream(name, handle)`: names the stream the handle currently stands for. The
+/// null stream is id 0 when no SET showed otherwise; an unknown handle is ignored (its CREATE
+/// was not seen, so no id can carry the name).
+pub fn note_name(handle: u64, name: &str) {
+    let name = truncate(name);
+    let mut registry = REGISTRY.lock();
+    let stream_id = match registry.current.get(&handle) {
+        Some(&id) => id,
+        None if handle == 0 => {
+            registry.see(0, 0);
+            0
+        }
+        None => return,
+    };
+    if let Some(label) = registry.labels.get_mut(&stream_id) {
+        label.name = Some(Arc::from(name));
+    }
+}
+
+fn truncate(name: &str) -> &str {
+    if name.len() <= MAX_NAME_BYTES {
+        return name;
+    }
+    let mut end = MAX_NAME_BYTES;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
+}
+
+/// Every known stream, by id; the null stream (id 0) is always listed.
+pub fn snapshot() -> Vec<StreamLabel> {
+    let mut registry = REGISTRY.lock();
+    if !registry.labels.contains_key(&0) && !registry.current.contains_key(&0) {
+        registry.see(0, 0);
+    }
+    let mut labels: Vec<StreamLabel> = registry.labels.values().cloned().collect();
+    labels.sort_by_key(|label| label.stream_id);
+    labels
+}
+
+/// The MARKER_NAME_API callback of the process-lifetime stream context: at ENTER of
+/// `roctxNameHipStream`, records the name; everything else is ignored.
+///
+/// # Safety
+/// Called by the SDK with `record.payload` null or pointing to a
+/// `rocprofiler_callback_tracing_marker_api_data_t` valid for the duration of the call, whose
+/// `name` is null or a NUL-terminated string.
+pub unsafe extern "C" fn marker_name_callback(
+    record: sys::rocprofiler_callback_tracing_record_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    _callback_data: *mut std::ffi::c_void,
+) {
+    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API
+        || record.operation != sys::ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream
+        || record.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER
+    {
+        return;
+    }
+    let payload = record.payload as *const sys::rocprofiler_callback_tracing_marker_api_data_t;
+    if payload.is_null() {
+        return;
+    }
+    // SAFETY: non-null payload of this kind, valid during the call; `size` is read first so a
+    // short payload is never overread.
+    let size = unsafe { std::ptr::addr_of!((*payload).size).read_unaligned() };
+    if size < ARGS_END {
+        return;
+    }
+    // SAFETY: as above; the payload covers the arguments.
+    let args = unsafe { std::ptr::addr_of!((*payload).args.roctxNameHipStream).read_unaligned() };
+    if args.name.is_null() {
+        return;
+    }
+    // SAFETY: a non-null name is a NUL-terminated string for the duration of the call.
+    let name = unsafe { CStr::from_ptr(args.name) };
+    let name = String::from_utf8_lossy(name.to_bytes());
+    // A panic must not cross into the SDK.
+    let _ = std::panic::catch_unwind(|| note_name(args.stream as u64, &name));
+}
+
+const ARGS_END: u64 =
+    (std::mem::offset_of!(sys::rocprofiler_callback_tracing_marker_api_data_t, args)
+        + std::mem::size_of::<sys::rocprofiler_marker_api_args_t>()) as u64;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_cut_at_a_character_boundary() {
+        let long = "é".repeat(200);
+        let cut = truncate(&long);
+        assert!(cut.len() <= MAX_NAME_BYTES);
+        assert!(cut.chars().all(|c| c == 'é'));
+        assert_eq!(truncate("h2d"), "h2d");
+    }
+}
