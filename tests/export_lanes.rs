@@ -30,9 +30,11 @@ fn lanes_are_numbered_by_first_start_then_raw_id() {
     let space = export(&collector);
     let gpu = plane(&space, "/device:GPU:0");
     assert_eq!(line_names(gpu), ["Stream #0", "Stream #1", "Stream #2"]);
+    // Line ids from LANE_LINE_ID_BASE, clear of the display ids xprof gives its busiest lanes.
+    let base = xla_rocm_tracer::export::LANE_LINE_ID_BASE;
     assert_eq!(
         gpu.lines.iter().map(|l| l.id).collect::<Vec<_>>(),
-        [0, 1, 2]
+        [base, base + 1, base + 2]
     );
     assert_eq!(
         event_names(gpu, line(gpu, "Stream #0")),
@@ -61,6 +63,7 @@ fn cuda_style_names_list_the_lane_types_in_enum_order() {
         GPU_END,
         &ExportOptions {
             cuda_style_line_names: true,
+            ..ExportOptions::default()
         },
     );
     let gpu = plane(&space, "/device:GPU:0");
