@@ -398,23 +398,22 @@ fn add_queue_lines(
     );
     let queue_of_lane: BTreeMap<u32, u64> =
         queues.iter().map(|(&queue, &lane)| (lane, queue)).collect();
-    let mut by_queue: BTreeMap<Option<u32>, Vec<Placed<'_>>> = BTreeMap::new();
-    for placed in events {
-        let queue = queues.get(&placed.event.queue_id).copied();
-        by_queue.entry(queue).or_default().push(placed);
-    }
     let queue_lanes = queues.len() as u32;
+    // Copies after the queues, so `Queue #n` is line `base + n` and lines are in lane order.
+    let mut by_lane: BTreeMap<u32, Vec<Placed<'_>>> = BTreeMap::new();
+    for placed in events {
+        let lane = queues
+            .get(&placed.event.queue_id)
+            .copied()
+            .unwrap_or(queue_lanes);
+        by_lane.entry(lane).or_default().push(placed);
+    }
     let mut out = Vec::new();
-    for (queue, mut events) in by_queue {
+    for (lane, mut events) in by_lane {
         sort_by_time(&mut events);
-        // Copies after the queues, so `Queue #n` is line `base + n`.
-        let (lane, name, queue_id) = match queue {
-            Some(lane) => (
-                lane,
-                queue_line_name(lane),
-                queue_of_lane.get(&lane).copied(),
-            ),
-            None => (queue_lanes, queue_line_name_for_copies(), None),
+        let (name, queue_id) = match queue_of_lane.get(&lane) {
+            Some(&queue) => (queue_line_name(lane), Some(queue)),
+            None => (queue_line_name_for_copies(), None),
         };
         let id = lane_line_id(lane);
         let line = build_line(plane, id, name.clone(), &events, context.timeline, &[]);
@@ -429,7 +428,6 @@ fn add_queue_lines(
             label: None,
         });
     }
-    out.sort_by_key(|lane| lane.line_id);
     out
 }
 
