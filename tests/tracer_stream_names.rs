@@ -107,7 +107,10 @@ fn a_reused_stream_address_does_not_inherit_the_old_name() {
 
     driver::stream_destroy(old).unwrap();
     let reused = driver::stream_create().unwrap();
-    assert_eq!(reused, old, "HIP hands the destroyed stream's address out again");
+    assert_eq!(
+        reused, old,
+        "HIP hands the destroyed stream's address out again"
+    );
     let second = traced(|| {
         driver::launch_kernel(reused, &launch()).unwrap();
     });

@@ -41,7 +41,13 @@ thread_local! {
 impl Registry {
     fn see(&mut self, stream_id: u64, handle: u64) {
         self.current.insert(handle, stream_id);
-        let kind = StreamKind::of_handle(handle);
+        // Newer SDKs give `hipStreamLegacy` the null stream's id 0: that lane is the null
+        // stream's, whichever of the two handles was seen first.
+        let (handle, kind) = if stream_id == 0 && handle == 1 {
+            (0, StreamKind::Null)
+        } else {
+            (handle, StreamKind::of_handle(handle))
+        };
         let label = self.labels.entry(stream_id).or_insert(StreamLabel {
             stream_id,
             handle,

@@ -55,7 +55,9 @@ unsafe extern "C" fn on_marker(
         )
     };
     // SAFETY: as above.
-    let name = unsafe { CStr::from_ptr(args.name) }.to_string_lossy().into_owned();
+    let name = unsafe { CStr::from_ptr(args.name) }
+        .to_string_lossy()
+        .into_owned();
     SEEN.lock().unwrap().push(Seen {
         context: record.context_id.handle,
         thread: record.thread_id,
@@ -66,7 +68,11 @@ unsafe extern "C" fn on_marker(
         size,
         name,
         stream: args.stream as u64,
-        retval: if record.phase == ROCPROFILER_CALLBACK_PHASE_EXIT { retval } else { -99 },
+        retval: if record.phase == ROCPROFILER_CALLBACK_PHASE_EXIT {
+            retval
+        } else {
+            -99
+        },
     });
 }
 
@@ -133,7 +139,10 @@ fn check_enter_exit(seen: &[Seen], name: &str, stream: u64) {
         assert_ne!(record.context, ids.other_op_ctx);
         assert_eq!(record.thread, tid, "on the calling thread");
         assert_eq!(record.kind, ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API);
-        assert_eq!(record.operation, ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream);
+        assert_eq!(
+            record.operation,
+            ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream
+        );
         assert_eq!(record.phase, phase);
         assert_eq!(record.size, 32);
         assert_eq!(record.name, name);
@@ -148,7 +157,10 @@ fn check_enter_exit(seen: &[Seen], name: &str, stream: u64) {
 fn driver_call_fires_enter_and_exit_to_the_contexts_that_trace_it() {
     let _g = setup();
     let stream = sim::driver::stream_create().unwrap();
-    assert_eq!(sim::driver::roctx_name_hip_stream(stream, "h2d").unwrap(), 0);
+    assert_eq!(
+        sim::driver::roctx_name_hip_stream(stream, "h2d").unwrap(),
+        0
+    );
     check_enter_exit(&SEEN.lock().unwrap(), "h2d", stream);
 }
 
@@ -161,7 +173,10 @@ fn the_c_function_fires_the_same_callbacks() {
     assert_eq!(status, 0);
     check_enter_exit(&SEEN.lock().unwrap(), "compute", 0x1234);
     // SAFETY: a null name is refused without a callback.
-    assert_eq!(unsafe { roctxNameHipStream(std::ptr::null(), std::ptr::null()) }, -1);
+    assert_eq!(
+        unsafe { roctxNameHipStream(std::ptr::null(), std::ptr::null()) },
+        -1
+    );
     assert_eq!(SEEN.lock().unwrap().len(), 2);
 }
 
@@ -169,7 +184,9 @@ fn the_c_function_fires_the_same_callbacks() {
 fn without_an_active_context_nothing_fires() {
     let _g = setup();
     let ids = *IDS.get().unwrap();
-    let names = rocprofiler_context_id_t { handle: ids.names_ctx };
+    let names = rocprofiler_context_id_t {
+        handle: ids.names_ctx,
+    };
     // SAFETY: a registered context.
     check(unsafe { rocprofiler_stop_context(names) });
     let result = sim::driver::roctx_name_hip_stream(0, "unseen");

@@ -504,7 +504,14 @@ fn replay_names_streams_and_reports_each_declared_stream() {
     let streams: Vec<(&str, u32, Option<&str>, bool)> = summary
         .streams
         .iter()
-        .map(|r| (r.name.as_str(), r.device, r.roctx_name.as_deref(), r.handle != 0))
+        .map(|r| {
+            (
+                r.name.as_str(),
+                r.device,
+                r.roctx_name.as_deref(),
+                r.handle != 0,
+            )
+        })
         .collect();
     assert_eq!(
         streams,
