@@ -374,7 +374,7 @@ fn add_stream_lines(
 /// tracer sent nothing (a trace from an older tracer, or a sink fed by hand).
 fn stream_label(labels: &BTreeMap<u64, StreamLabel>, stream: u64) -> Option<StreamLabel> {
     labels.get(&stream).cloned().or_else(|| {
-        (stream == 0).then(|| StreamLabel {
+        (stream == 0).then_some(StreamLabel {
             stream_id: 0,
             handle: 0,
             kind: StreamKind::Null,

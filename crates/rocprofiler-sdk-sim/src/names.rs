@@ -171,7 +171,7 @@ pub(crate) fn kind_name(domain: Domain, kind: u32) -> Option<&'static CStr> {
 }
 
 /// The operation enum of `kind`, or `None` for kinds whose operations the sim does not name
-/// (HSA, markers, ...: they are accepted by configuration but never produced).
+/// (HSA, the other marker kinds, ...: they are accepted by configuration but never produced).
 pub(crate) fn operations(domain: Domain, kind: u32) -> Option<Operations> {
     match (domain, kind) {
         (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API)

@@ -498,7 +498,7 @@ fn roctx_stream_names_parse_and_bad_ones_name_the_line() {
 fn replay_names_streams_and_reports_each_declared_stream() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     setup();
-    let s = scenario::load(&repo_scenario("named_streams.toml")).unwrap();
+    let s = scenario::load(repo_scenario("named_streams.toml")).unwrap();
     let summary = scenario::replay(&s, &()).unwrap();
     drain();
     let streams: Vec<(&str, u32, Option<&str>, bool)> = summary

@@ -290,7 +290,7 @@ impl<'a> Validator<'a> {
                 ));
             }
             let device = v.device(stream.get_ref().device.as_ref())?;
-            let roctx_name = roctx_stream_name(&at, stream.get_ref().roctx_name.as_ref())?;
+            let roctx_name = roctx_stream_name(at, stream.get_ref().roctx_name.as_ref())?;
             v.streams.insert(name.get_ref().clone(), device);
             v.stream_specs.push(StreamSpec {
                 name: name.get_ref().clone(),
