@@ -75,6 +75,13 @@ impl HipCall {
         self.payload.size =
             std::mem::size_of::<sys::rocprofiler_callback_tracing_hip_stream_data_t>() as u64;
         self.payload.stream_id.handle = stream_id;
+        // As the SDK does: the `hipStream_t` the id stands for; id 0 is the null stream (0),
+        // whose SETs the tracer notes for the lane labels.
+        self.payload.stream_value.value = if stream_id == 0 {
+            0
+        } else {
+            0x7f00_0000_0000 + 0x100 * stream_id
+        };
         // SAFETY: a plain C struct; all-zero is a valid value.
         let mut record: sys::rocprofiler_callback_tracing_record_t = unsafe { std::mem::zeroed() };
         record.thread_id = self.tid;
@@ -122,8 +129,9 @@ impl HipCall {
 fn hip_call_hot_path_makes_no_heap_allocation_after_warm_up() {
     std::thread::spawn(|| {
         let mut call = HipCall::new();
-        // Warm-up: the thread's first calls may set up its thread-locals.
-        for stream in 1..=4 {
+        // Warm-up: the thread's first calls may set up its thread-locals (and note the null
+        // stream once).
+        for stream in 0..=4 {
             assert_eq!(call.launch(stream), stream);
         }
         COUNTING.set(true);
@@ -131,6 +139,9 @@ fn hip_call_hot_path_makes_no_heap_allocation_after_warm_up() {
         for i in 0..100_000u64 {
             let stream = 1 + i % 4;
             wrong += u64::from(call.launch(stream) != stream);
+            if i % 8 == 0 {
+                wrong += u64::from(call.launch(0) != 0);
+            }
             // A nested SET (a HIP call made inside another's window) stays in line too.
             if i % 16 == 0 {
                 call.set(sys::ROCPROFILER_CALLBACK_PHASE_ENTER, stream);

@@ -5,8 +5,10 @@
 //! main context (buffered HIP API / kernel / copy records, the HIP API ENTER callback for
 //! annotations and the external-correlation request for stream ids; started by `enable()`,
 //! stopped by `disable()`), and the process-lifetime HIP_STREAM context that keeps every
-//! thread's stream stack right even before the first `enable()`. Any failure leaves the tracer
-//! unavailable with the error kept for `enable()`.
+//! thread's stream stack right even before the first `enable()` (and, through HIP_STREAM
+//! CREATE/DESTROY and MARKER_NAME_API, knows the streams' kinds and ROCTx names:
+//! `stream_names`). Any failure leaves the tracer unavailable with the error kept for
+//! `enable()`; only the stream names are optional.
 //!
 //! Deliberate differences from XLA: `max_annotation_strings` is honoured (docs/xla-interface.md#xla-edge-1); `disable()`
 //! without `enable()` is a no-op (docs/xla-interface.md#xla-edge-4); the annotation map is cleared *before* the main

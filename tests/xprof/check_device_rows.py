@@ -3,8 +3,10 @@
   * --rows N: exactly N distinct "Stream #" rows (xprof renumbers its 16 busiest stream lines;
     a lane whose own id collided with one of those numbers would share its row);
   * --name LABEL (repeatable): a row named exactly LABEL exists;
-  * --in-order: the rows xprof did not renumber follow in lane order (Stream #0, #1, ...).
+  * --in-order: the rows xprof did not renumber follow in lane order (Stream #0, #1, ...);
+  * --event-arg KEY=VALUE (repeatable): some event on the GPU shows arg KEY with VALUE.
 Usage: check_device_rows.py TRACE.xplane.pb [--rows N] [--name LABEL ...] [--in-order]
+       [--event-arg KEY=VALUE ...]
 """
 import argparse
 import json
@@ -25,6 +27,7 @@ def main():
     parser.add_argument("--rows", type=int)
     parser.add_argument("--name", action="append", default=[])
     parser.add_argument("--in-order", action="store_true")
+    parser.add_argument("--event-arg", action="append", default=[])
     args = parser.parse_args()
 
     data, _ = raw_to_tool_data.xspace_to_tool_data([args.trace], "trace_viewer", {})
@@ -53,6 +56,11 @@ def main():
     for label in args.name:
         if label not in rows.values():
             fail(f"no row named {label!r} among {sorted(rows.values())}")
+    shown = [e.get("args", {}) for e in events if e.get("ph") == "X" and e["pid"] == gpu]
+    for pair in args.event_arg:
+        key, _, value = pair.partition("=")
+        if not any(str(arg.get(key)) == value for arg in shown):
+            fail(f"no GPU event shows {key}={value!r}; args seen: {shown[:4]}")
     if args.in_order:
         # xprof numbers its renumbered rows from 1 up; ours keep their own (larger) ids.
         own = sorted((tid for tid in stream_rows if tid >= 1000), key=lambda t: sort_index.get(t, t))

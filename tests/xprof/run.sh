@@ -39,5 +39,5 @@ mkdir -p "$work/named"
 "$cli" replay scenarios/named_streams.toml -o "$named" >/dev/null
 TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" tests/xprof/check_device_rows.py "$named" \
     --rows 4 --name 'Stream #0 "h2d"' --name 'Stream #1 "compute"' --name 'Stream #2' \
-    --name 'Stream #3 (null)'
+    --name 'Stream #3 (null)' --event-arg stream_name=h2d --event-arg stream_kind=null
 echo "xprof trace_viewer check passed"
