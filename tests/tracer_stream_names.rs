@@ -100,12 +100,13 @@ fn a_reused_stream_address_does_not_inherit_the_old_name() {
     let _session = SESSION.lock();
     let old = driver::stream_create().unwrap();
     driver::roctx_name_hip_stream(old, "old").unwrap();
+    // Destroyed while the session runs: its lane keeps the name.
     let first = traced(|| {
         driver::launch_kernel(old, &launch()).unwrap();
+        driver::stream_destroy(old).unwrap();
     });
     assert_eq!(gpu_lines(&first), ["Stream #0 \"old\""]);
 
-    driver::stream_destroy(old).unwrap();
     let reused = driver::stream_create().unwrap();
     assert_eq!(
         reused, old,

@@ -125,7 +125,9 @@ fn truncate(name: &str) -> &str {
     &name[..end]
 }
 
-/// Every known stream, by id; the null stream (id 0) is always listed.
+/// Every known stream, by id; the null stream (id 0) is always listed. Streams destroyed since
+/// are then forgotten (the session that saw them has them), so the registry holds the live
+/// streams plus those destroyed during the running session.
 pub fn snapshot() -> Vec<StreamLabel> {
     let mut registry = REGISTRY.lock();
     if !registry.labels.contains_key(&0) && !registry.current.contains_key(&0) {
@@ -133,6 +135,13 @@ pub fn snapshot() -> Vec<StreamLabel> {
     }
     let mut labels: Vec<StreamLabel> = registry.labels.values().cloned().collect();
     labels.sort_by_key(|label| label.stream_id);
+    let Registry {
+        current,
+        labels: known,
+    } = &mut *registry;
+    known.retain(|&id, label| {
+        label.kind != StreamKind::Created || current.get(&label.handle) == Some(&id)
+    });
     labels
 }
 
