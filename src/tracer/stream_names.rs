@@ -36,7 +36,13 @@ thread_local! {
     /// The last (handle, id) of a reserved handle this thread recorded, so that a thread
     /// issuing many calls on the null or per-thread stream takes the lock once.
     static LAST_SPECIAL: Cell<(u64, u64)> = const { Cell::new((u64::MAX, u64::MAX)) };
+    /// The SDK id of this thread's `hipStreamPerThread`, once a SET showed it: each thread has
+    /// its own, so a name given to handle 2 on this thread belongs to this one.
+    static PER_THREAD_ID: Cell<Option<u64>> = const { Cell::new(None) };
 }
+
+/// `hipStreamPerThread`.
+const PER_THREAD_HANDLE: u64 = 2;
 
 impl Registry {
     fn see(&mut self, stream_id: u64, handle: u64) {
@@ -84,8 +90,11 @@ pub fn note_destroyed(handle: u64) {
 /// Cheap when the handle is an ordinary stream or was just seen on this thread.
 #[inline]
 pub fn note_set(stream_id: u64, handle: u64) {
-    if handle > 2 {
+    if handle > PER_THREAD_HANDLE {
         return;
+    }
+    if handle == PER_THREAD_HANDLE {
+        let _ = PER_THREAD_ID.try_with(|id| id.set(Some(stream_id)));
     }
     let fresh = LAST_SPECIAL
         .try_with(|last| last.replace((handle, stream_id)) != (handle, stream_id))
@@ -95,19 +104,33 @@ pub fn note_set(stream_id: u64, handle: u64) {
     }
 }
 
-/// `roctxNameHipStream(name, handle)`: names the stream the handle currently stands for. The
-/// null stream is id 0 when no SET showed otherwise; an unknown handle is ignored (its CREATE
-/// was not seen, so no id can carry the name).
+/// `roctxNameHipStream(name, handle)` on the calling thread: names the stream the handle
+/// currently stands for. `hipStreamPerThread` is the calling thread's own (known once a SET on
+/// it was seen on this thread); the null stream and `hipStreamLegacy` are id 0 when no SET
+/// showed otherwise; another unknown handle is ignored (its CREATE was not seen, so no id can
+/// carry the name).
 pub fn note_name(handle: u64, name: &str) {
     let name = truncate(name);
+    let per_thread = if handle == PER_THREAD_HANDLE {
+        match PER_THREAD_ID.try_with(Cell::get).ok().flatten() {
+            Some(id) => Some(id),
+            None => return,
+        }
+    } else {
+        None
+    };
     let mut registry = REGISTRY.lock();
-    let stream_id = match registry.current.get(&handle) {
-        Some(&id) => id,
-        None if handle == 0 => {
-            registry.see(0, 0);
+    let stream_id = match (per_thread, registry.current.get(&handle)) {
+        (Some(id), _) => {
+            registry.see(id, PER_THREAD_HANDLE);
+            id
+        }
+        (None, Some(&id)) => id,
+        (None, None) if handle <= 1 => {
+            registry.see(0, handle);
             0
         }
-        None => return,
+        (None, None) => return,
     };
     if let Some(label) = registry.labels.get_mut(&stream_id) {
         label.name = Some(Arc::from(name));
@@ -192,6 +215,57 @@ const ARGS_END: u64 =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn label_of(stream_id: u64) -> Option<StreamLabel> {
+        snapshot()
+            .into_iter()
+            .find(|label| label.stream_id == stream_id)
+    }
+
+    // Ids and handles far from what the simulator hands out, so other tests of this process
+    // that create streams do not meet them.
+    const ID: u64 = 1 << 40;
+    const HANDLE: u64 = 0x5eed_0000_0000;
+
+    #[test]
+    fn names_follow_the_id_a_handle_has_when_named() {
+        note_created(ID, HANDLE);
+        note_name(HANDLE, "first");
+        assert_eq!(label_of(ID).unwrap().name.as_deref(), Some("first"));
+        note_destroyed(HANDLE);
+        // The address comes back with a new id: unnamed, and the old id keeps nothing more.
+        note_created(ID + 1, HANDLE);
+        assert_eq!(label_of(ID + 1).unwrap().name, None);
+        assert_eq!(label_of(ID + 1).unwrap().kind, StreamKind::Created);
+        assert_eq!(label_of(ID), None, "forgotten once a snapshot had it");
+        note_name(HANDLE, "second");
+        assert_eq!(label_of(ID + 1).unwrap().name.as_deref(), Some("second"));
+        // A handle never created is ignored.
+        note_name(HANDLE + 0x100, "nobody");
+        assert!(snapshot()
+            .iter()
+            .all(|l| l.name.as_deref() != Some("nobody")));
+    }
+
+    #[test]
+    fn per_thread_names_belong_to_the_naming_threads_own_stream() {
+        std::thread::spawn(|| {
+            // Before any SET on it, this thread's per-thread stream has no known id.
+            note_name(PER_THREAD_HANDLE, "lost");
+            note_set(ID + 10, PER_THREAD_HANDLE);
+            note_name(PER_THREAD_HANDLE, "mine");
+        })
+        .join()
+        .unwrap();
+        std::thread::spawn(|| note_set(ID + 11, PER_THREAD_HANDLE))
+            .join()
+            .unwrap();
+        let mine = label_of(ID + 10).unwrap();
+        assert_eq!(mine.kind, StreamKind::PerThread);
+        assert_eq!(mine.name.as_deref(), Some("mine"));
+        let other = label_of(ID + 11).unwrap();
+        assert_eq!((other.kind, other.name), (StreamKind::PerThread, None));
+    }
 
     #[test]
     fn long_names_are_cut_at_a_character_boundary() {
