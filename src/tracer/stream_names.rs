@@ -33,12 +33,11 @@ struct Registry {
 static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::new(Registry::default()));
 
 thread_local! {
-    /// The last (handle, id) of a reserved handle this thread recorded, so that a thread
-    /// issuing many calls on the null or per-thread stream takes the lock once.
-    static LAST_SPECIAL: Cell<(u64, u64)> = const { Cell::new((u64::MAX, u64::MAX)) };
-    /// The SDK id of this thread's `hipStreamPerThread`, once a SET showed it: each thread has
-    /// its own, so a name given to handle 2 on this thread belongs to this one.
-    static PER_THREAD_ID: Cell<Option<u64>> = const { Cell::new(None) };
+    /// The SDK id this thread last saw for each reserved handle (0 null, 1 legacy, 2
+    /// per-thread; `u64::MAX` = none yet), so a thread issuing many calls on them takes the
+    /// lock once per handle. Slot 2 is also this thread's own `hipStreamPerThread`: each thread
+    /// has its own, so a name given to handle 2 on this thread belongs to this one.
+    static SEEN_RESERVED: Cell<[u64; 3]> = const { Cell::new([u64::MAX; 3]) };
 }
 
 /// `hipStreamPerThread`.
@@ -93,11 +92,14 @@ pub fn note_set(stream_id: u64, handle: u64) {
     if handle > PER_THREAD_HANDLE {
         return;
     }
-    if handle == PER_THREAD_HANDLE {
-        let _ = PER_THREAD_ID.try_with(|id| id.set(Some(stream_id)));
-    }
-    let fresh = LAST_SPECIAL
-        .try_with(|last| last.replace((handle, stream_id)) != (handle, stream_id))
+    let fresh = SEEN_RESERVED
+        .try_with(|seen| {
+            let mut ids = seen.get();
+            let fresh = ids[handle as usize] != stream_id;
+            ids[handle as usize] = stream_id;
+            seen.set(ids);
+            fresh
+        })
         .unwrap_or(false);
     if fresh {
         REGISTRY.lock().see(stream_id, handle);
@@ -112,9 +114,9 @@ pub fn note_set(stream_id: u64, handle: u64) {
 pub fn note_name(handle: u64, name: &str) {
     let name = truncate(name);
     let per_thread = if handle == PER_THREAD_HANDLE {
-        match PER_THREAD_ID.try_with(Cell::get).ok().flatten() {
-            Some(id) => Some(id),
-            None => return,
+        match SEEN_RESERVED.try_with(|seen| seen.get()[PER_THREAD_HANDLE as usize]) {
+            Ok(id) if id != u64::MAX => Some(id),
+            _ => return,
         }
     } else {
         None
