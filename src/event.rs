@@ -274,6 +274,52 @@ impl Default for RocmTracerEvent {
     }
 }
 
+/// What kind of HIP stream an SDK stream id stands for, as far as the tracer could tell from
+/// the HIP_STREAM callbacks (docs/xla-interface.md#stream-lanes).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StreamKind {
+    /// A stream the program created (`hipStreamCreate*`).
+    Created,
+    /// The null stream (`hipStream_t` 0), SDK stream id 0.
+    Null,
+    /// `hipStreamLegacy` (0x1).
+    Legacy,
+    /// `hipStreamPerThread` (0x2) of some thread.
+    PerThread,
+}
+
+impl StreamKind {
+    /// The `hipStream_t` values HIP reserves, by kind; `Created` for any other value.
+    pub fn of_handle(handle: u64) -> StreamKind {
+        match handle {
+            0 => StreamKind::Null,
+            1 => StreamKind::Legacy,
+            2 => StreamKind::PerThread,
+            _ => StreamKind::Created,
+        }
+    }
+
+    /// The word shown in a lane label and the `stream_kind` stat; `None` for created streams.
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            StreamKind::Created => None,
+            StreamKind::Null => Some("null"),
+            StreamKind::Legacy => Some("legacy"),
+            StreamKind::PerThread => Some("per-thread"),
+        }
+    }
+}
+
+/// What the tracer knows about one SDK stream id: the `hipStream_t` it was seen with, its kind
+/// and the name the program gave it with `roctxNameHipStream`, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamLabel {
+    pub stream_id: u64,
+    pub handle: u64,
+    pub kind: StreamKind,
+    pub name: Option<Arc<str>>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

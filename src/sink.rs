@@ -1,6 +1,6 @@
 //! What the tracer delivers events to: XLA's `RocmTraceCollector` seen from the tracer.
 use crate::drop_reason::DropReason;
-use crate::event::{EventType, RocmTracerEvent};
+use crate::event::{EventType, RocmTracerEvent, StreamLabel};
 
 /// Receives the events of one buffer callback as one batch, so a collector takes its lock once
 /// per batch rather than once per event. Implemented by the Rust collector and, through the
@@ -23,5 +23,10 @@ pub trait EventSink: Send + Sync {
     /// `flush()`; the default ignores it.
     fn on_trace_warning(&self, warning: &str) {
         let _ = warning;
+    }
+    /// What the tracer knows about the session's streams (kind and ROCTx name by SDK stream
+    /// id), sent once by `disable()` before `flush()`; the default ignores it.
+    fn on_stream_labels(&self, labels: &[StreamLabel]) {
+        let _ = labels;
     }
 }

@@ -26,7 +26,10 @@ fn capture_of_only_the_second_gpu_is_exported_as_gpu_1() {
     assert!(plane(&space, "/device:GPU:0").lines.is_empty());
     let gpu1 = plane(&space, "/device:GPU:1");
     assert_eq!(gpu1.id, 1);
-    assert_eq!(event_names(gpu1, line(gpu1, "Stream #0")), ["on_gpu1"]);
+    assert_eq!(
+        event_names(gpu1, line(gpu1, "Stream #0 (null)")),
+        ["on_gpu1"]
+    );
     // The API event's device_id stat is the plane ordinal, not the raw handle (docs/xla-interface.md#xla-edge-19).
     let host = plane(&space, "/host:ROCTRACER");
     assert_eq!(

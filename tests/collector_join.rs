@@ -30,7 +30,8 @@ fn api_event_and_its_kernel_land_on_host_and_device_planes() {
 
     let gpu = plane(&space, "/device:GPU:0");
     assert_eq!(gpu.id, 0);
-    let stream = line(gpu, "Stream #0");
+    // SDK stream id 0 is the null stream.
+    let stream = line(gpu, "Stream #0 (null)");
     assert_eq!(event_names(gpu, stream), ["gemm"]);
     assert!(space.warnings.is_empty(), "{:?}", space.warnings);
 }
@@ -239,7 +240,12 @@ fn unattributed_activities_get_a_lane_of_their_queue_and_one_warning() {
         ["MemcpyH2D"]
     );
     let ids: Vec<i64> = gpu.lines.iter().map(|line| line.id).collect();
-    assert_eq!(ids, [0, 1, 2, 3], "unique line ids after the stream lanes");
+    let base = xla_rocm_tracer::export::LANE_LINE_ID_BASE;
+    assert_eq!(
+        ids,
+        [base, base + 1, base + 2, base + 3],
+        "unique line ids after the stream lanes"
+    );
     let attribution: Vec<_> = space
         .warnings
         .iter()

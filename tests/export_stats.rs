@@ -62,7 +62,7 @@ fn stats_come_in_xlas_order_with_annotation_metadata() {
     let mut call = api(11, 3, 2_000_000, "hipLaunchKernel");
     call.annotation = Some(annotation.clone());
     call.scope_range_id = 42;
-    let mut dispatch = kernel(11, AGENT0, 0, 2_010_000, "gemm");
+    let mut dispatch = kernel(11, AGENT0, 5, 2_010_000, "gemm");
     dispatch.annotation = Some(annotation);
     dispatch.scope_range_id = 42;
     dispatch.roctx_range = Some(Arc::from("range"));

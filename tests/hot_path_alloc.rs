@@ -60,6 +60,9 @@ struct HipCall {
     next_correlation_id: std::cell::Cell<u64>,
 }
 
+/// The SDK stream id of the test thread's `hipStreamPerThread` (newer SDKs give it a lazy id).
+const PER_THREAD_ID: u64 = 9;
+
 impl HipCall {
     fn new() -> HipCall {
         HipCall {
@@ -75,6 +78,14 @@ impl HipCall {
         self.payload.size =
             std::mem::size_of::<sys::rocprofiler_callback_tracing_hip_stream_data_t>() as u64;
         self.payload.stream_id.handle = stream_id;
+        // As the SDK does: the `hipStream_t` the id stands for. Id 0 is the null stream (0) and
+        // id PER_THREAD_ID this thread's `hipStreamPerThread` (2): the tracer notes SETs on
+        // those reserved handles for the lane labels.
+        self.payload.stream_value.value = match stream_id {
+            0 => 0,
+            PER_THREAD_ID => 2,
+            _ => 0x7f00_0000_0000 + 0x100 * stream_id,
+        };
         // SAFETY: a plain C struct; all-zero is a valid value.
         let mut record: sys::rocprofiler_callback_tracing_record_t = unsafe { std::mem::zeroed() };
         record.thread_id = self.tid;
@@ -122,8 +133,9 @@ impl HipCall {
 fn hip_call_hot_path_makes_no_heap_allocation_after_warm_up() {
     std::thread::spawn(|| {
         let mut call = HipCall::new();
-        // Warm-up: the thread's first calls may set up its thread-locals.
-        for stream in 1..=4 {
+        // Warm-up: the thread's first calls may set up its thread-locals (and note the null
+        // stream once).
+        for stream in [0, 1, 2, 3, 4, PER_THREAD_ID] {
             assert_eq!(call.launch(stream), stream);
         }
         COUNTING.set(true);
@@ -131,6 +143,10 @@ fn hip_call_hot_path_makes_no_heap_allocation_after_warm_up() {
         for i in 0..100_000u64 {
             let stream = 1 + i % 4;
             wrong += u64::from(call.launch(stream) != stream);
+            if i % 8 == 0 {
+                wrong += u64::from(call.launch(0) != 0);
+                wrong += u64::from(call.launch(PER_THREAD_ID) != PER_THREAD_ID);
+            }
             // A nested SET (a HIP call made inside another's window) stays in line too.
             if i % 16 == 0 {
                 call.set(sys::ROCPROFILER_CALLBACK_PHASE_ENTER, stream);

@@ -18,7 +18,7 @@ pub use crate::gpu_agent::{GpuAgentInfo, MemoryBank};
 pub use drops::{DropCounters, DropReason, MAX_TRACE_EVENTS_FLAG};
 pub use options::{CaptureStart, CollectorOptions};
 
-use crate::event::{EventSource, EventType, RocmTracerEvent};
+use crate::event::{EventSource, EventType, RocmTracerEvent, StreamLabel};
 use crate::sink::EventSink;
 use device_numbering::{DeviceNumbering, DevicePlacement};
 use join::{join_api_and_activities, CappedIds, PendingEvents};
@@ -43,6 +43,8 @@ pub struct CollectedTrace {
     pub copy_recorded_as: BTreeMap<u64, EventType>,
     /// Warnings the tracer sent (`EventSink::on_trace_warning`), each once, in arrival order.
     pub warnings: Vec<String>,
+    /// Kinds and ROCTx names of streams by SDK stream id (`EventSink::on_stream_labels`).
+    pub stream_labels: BTreeMap<u64, StreamLabel>,
 }
 
 /// Collects one capture. Thread-safe; each [`EventSink::add_events`] batch takes the lock once.
@@ -351,6 +353,13 @@ impl EventSink for Collector {
         let warnings = &mut self.state.lock().trace.warnings;
         if !warnings.iter().any(|known| known == warning) {
             warnings.push(warning.to_owned());
+        }
+    }
+
+    fn on_stream_labels(&self, labels: &[StreamLabel]) {
+        let known = &mut self.state.lock().trace.stream_labels;
+        for label in labels {
+            known.insert(label.stream_id, label.clone());
         }
     }
 }

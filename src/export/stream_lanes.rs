@@ -2,7 +2,7 @@
 //! of one device become lanes `Stream #0, #1, ...`.
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::event::{EventType, RocmTracerEvent};
+use crate::event::{EventType, RocmTracerEvent, StreamLabel};
 
 /// Lane numbers of one device's streams, ordered by each stream's first event start and, for
 /// equal starts, by the raw id. XLA numbers them in hash-map order, which differs between runs
@@ -80,4 +80,43 @@ pub(crate) fn stream_line_name(lane: u32, types: &BTreeSet<EventType>, cuda_styl
     } else {
         format!("Stream #{lane}")
     }
+}
+
+/// The line id of a device plane's lane `n` is `LANE_LINE_ID_BASE + n`. xprof's trace viewer
+/// (`GenerateDerivedTimeLines`, `DeriveEventsFromAnnotations` for GPU planes) gives display ids
+/// 1, 2, ... to the busiest 16 stream lines of a device and the "XLA Ops"-style lines it derives
+/// from them, at most 7 per stream; every other line keeps its own id as its row. Ids from
+/// 1000 up stay clear of those (16 × 7 = 112 with room to spare), so no two lanes share a row
+/// and the rest follow in lane order. XLA copies only the line id (not `display_id`) into its
+/// planes, so the id itself is the lever (docs/xla-interface.md#stream-lanes).
+pub const LANE_LINE_ID_BASE: i64 = 1000;
+
+pub(crate) fn lane_line_id(lane: u32) -> i64 {
+    LANE_LINE_ID_BASE + i64::from(lane)
+}
+
+/// `"Queue #<n>"`: the lanes of `--group-by queue`.
+pub(crate) fn queue_line_name(lane: u32) -> String {
+    format!("Queue #{lane}")
+}
+
+/// The lane of `--group-by queue` for copies, which run on no HSA queue.
+pub(crate) fn queue_line_name_for_copies() -> String {
+    "Queue (copies)".to_owned()
+}
+
+/// What follows `Stream #<n>` in a lane label: ` (null)`, ` (legacy)` or ` (per-thread)` for the
+/// streams HIP reserves, then the ROCTx name in quotes, e.g. `Stream #3 "h2d"`.
+pub(crate) fn stream_label_suffix(label: Option<&StreamLabel>) -> String {
+    let mut suffix = String::new();
+    let Some(label) = label else {
+        return suffix;
+    };
+    if let Some(kind) = label.kind.label() {
+        suffix.push_str(&format!(" ({kind})"));
+    }
+    if let Some(name) = &label.name {
+        suffix.push_str(&format!(" \"{name}\""));
+    }
+    suffix
 }

@@ -9,12 +9,13 @@ use super::plane_names::{
     gpu_plane_name, host_line_name, HOST_PLANE_NAME, SCOPE_RANGE_TREE_PLANE_NAME,
 };
 use super::stream_lanes::{
-    dense_queue_numbers, dense_stream_numbers, stream_line_name, unattributed_line_name,
+    dense_queue_numbers, dense_stream_numbers, lane_line_id, queue_line_name,
+    queue_line_name_for_copies, stream_label_suffix, stream_line_name, unattributed_line_name,
 };
 use super::timeline::{Placement, Timeline};
 use super::xplane_proto::{x_event, x_stat, XEvent, XLine, XSpace, XStat};
 use crate::collector::{CollectedTrace, Collector, DropCounters, DropReason};
-use crate::event::{EventSource, EventType, RocmTracerEvent};
+use crate::event::{EventSource, EventType, RocmTracerEvent, StreamKind, StreamLabel};
 
 /// Choices that change the exported trace.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,6 +23,46 @@ pub struct ExportOptions {
     /// Name device lines like XLA's CUPTI collector, `"Stream #0(Kernel,MemcpyH2D)"`, instead
     /// of the ROCm collector's plain `"Stream #0"`.
     pub cuda_style_line_names: bool,
+    /// One device lane per HIP stream (the default) or per HSA queue.
+    pub group_by: GroupBy,
+}
+
+/// What a device lane stands for (docs/xla-interface.md#stream-lanes).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum GroupBy {
+    /// One lane per HIP stream, `Stream #n`, as XLA's collector does.
+    #[default]
+    Stream,
+    /// One lane per HSA queue, `Queue #n` (rocprofv3's `--group-by-queue`): which hardware
+    /// queue the runtime put each stream's work on. Copies have no queue and get one lane.
+    Queue,
+}
+
+impl GroupBy {
+    /// Parses `stream` or `queue` (any case, surrounding spaces ignored).
+    pub fn parse(text: &str) -> Option<GroupBy> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "stream" => Some(GroupBy::Stream),
+            "queue" => Some(GroupBy::Queue),
+            _ => None,
+        }
+    }
+}
+
+/// One device lane of an export: which line of which device plane shows which stream or queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lane {
+    pub device_ordinal: u32,
+    /// The lane's number in its name (`Stream #<lane>`, `Queue #<lane>`).
+    pub lane: u32,
+    pub line_id: i64,
+    pub line_name: String,
+    /// The SDK stream id of a stream lane.
+    pub stream_id: Option<u64>,
+    /// The HSA queue handle of a queue lane.
+    pub queue_id: Option<u64>,
+    /// What the tracer knew about the stream.
+    pub label: Option<StreamLabel>,
 }
 
 impl Collector {
@@ -30,6 +71,11 @@ impl Collector {
     /// The collector keeps its events, so exporting twice gives the same XSpace.
     pub fn export(&self, end_gputime_ns: u64, options: &ExportOptions) -> XSpace {
         self.with_collected(|trace| build_xspace(trace, end_gputime_ns, options))
+    }
+
+    /// The device lanes [`Collector::export`] with the same arguments writes.
+    pub fn lanes(&self, end_gputime_ns: u64, options: &ExportOptions) -> Vec<Lane> {
+        self.with_collected(|trace| build_xspace_with_lanes(trace, end_gputime_ns, options).1)
     }
 }
 
@@ -79,6 +125,15 @@ pub fn build_xspace(
     end_gputime_ns: u64,
     options: &ExportOptions,
 ) -> XSpace {
+    build_xspace_with_lanes(trace, end_gputime_ns, options).0
+}
+
+/// [`build_xspace`], and which stream or queue each device line shows.
+pub fn build_xspace_with_lanes(
+    trace: &CollectedTrace,
+    end_gputime_ns: u64,
+    options: &ExportOptions,
+) -> (XSpace, Vec<Lane>) {
     let timeline = Timeline {
         start_gputime_ns: trace.start.gputime_ns,
         // XLA's GetTimestamp() returns 0 when the SDK clock fails; taken as the end, it would
@@ -94,6 +149,7 @@ pub fn build_xspace(
     let mut host_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
     let mut device_planes = Vec::new();
     let mut unattributed = 0u64;
+    let mut all_lanes = Vec::new();
     let recorded_as = |event: &RocmTracerEvent| {
         if event.source == EventSource::Activity && event.event_type.is_memcpy() {
             trace.copy_recorded_as.get(&event.correlation_id).copied()
@@ -135,7 +191,17 @@ pub fn build_xspace(
         if let Some(agent) = trace.gpu_agents.get(ordinal as usize) {
             add_device_capabilities(&mut plane, agent);
         }
-        add_stream_lines(&mut plane, device_events, &timeline, options);
+        let context = LaneContext {
+            device_ordinal: ordinal,
+            timeline: &timeline,
+            options,
+            labels: &trace.stream_labels,
+        };
+        let lanes = match options.group_by {
+            GroupBy::Stream => add_stream_lines(&mut plane, device_events, &context),
+            GroupBy::Queue => add_queue_lines(&mut plane, device_events, &context),
+        };
+        all_lanes.extend(lanes);
         device_planes.push(plane.finish());
     }
 
@@ -179,6 +245,7 @@ pub fn build_xspace(
             host_line_name(thread_id),
             &events,
             &timeline,
+            &[],
         );
         host_plane.plane_mut().lines.push(line);
     }
@@ -200,25 +267,43 @@ pub fn build_xspace(
         warnings.push(unattributed_warning(unattributed));
     }
     warnings.extend(trace.warnings.iter().cloned());
-    XSpace {
+    let space = XSpace {
         planes,
         errors: Vec::new(),
         warnings,
         hostnames: Vec::new(),
-    }
+    };
+    (space, all_lanes)
 }
+
+/// What the line builders of one device plane share.
+struct LaneContext<'a> {
+    device_ordinal: u32,
+    timeline: &'a Timeline,
+    options: &'a ExportOptions,
+    labels: &'a BTreeMap<u64, StreamLabel>,
+}
+
+/// The stat a stream lane's events carry for its kind (null, legacy, per-thread).
+const STREAM_KIND_STAT: &str = "stream_kind";
+/// The stat a stream lane's events carry for its ROCTx name.
+const STREAM_NAME_STAT: &str = "stream_name";
 
 fn add_stream_lines(
     plane: &mut PlaneBuilder,
     events: Vec<Placed<'_>>,
-    timeline: &Timeline,
-    options: &ExportOptions,
-) {
+    context: &LaneContext<'_>,
+) -> Vec<Lane> {
+    let timeline = context.timeline;
     let is_unattributed =
         |placed: &Placed<'_>| placed.event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID;
     let (unattributed, events): (Vec<Placed<'_>>, Vec<Placed<'_>>) =
         events.into_iter().partition(is_unattributed);
     let lanes = dense_stream_numbers(events.iter().map(|placed| placed.event));
+    let stream_of_lane: BTreeMap<u32, u64> = lanes
+        .iter()
+        .map(|(&stream, &lane)| (lane, stream))
+        .collect();
     let mut by_lane: BTreeMap<u32, Vec<Placed<'_>>> = BTreeMap::new();
     for placed in events {
         // Every stream of these events has a lane: `dense_stream_numbers` saw them all.
@@ -227,15 +312,36 @@ fn add_stream_lines(
         }
     }
     let stream_lanes = lanes.len() as u32;
+    let mut out = Vec::new();
     for (lane, mut events) in by_lane {
         sort_by_time(&mut events);
         let types: BTreeSet<EventType> = events
             .iter()
             .map(|placed| placed.event.event_type)
             .collect();
-        let name = stream_line_name(lane, &types, options.cuda_style_line_names);
-        let line = build_line(plane, i64::from(lane), name, &events, timeline);
+        let stream_id = stream_of_lane.get(&lane).copied();
+        let label = stream_id.and_then(|stream| stream_label(context.labels, stream));
+        let mut name = stream_line_name(lane, &types, context.options.cuda_style_line_names);
+        name.push_str(&stream_label_suffix(label.as_ref()));
+        let mut stats = Vec::new();
+        if let Some(kind) = label.as_ref().and_then(|label| label.kind.label()) {
+            stats.push((STREAM_KIND_STAT, kind.to_owned()));
+        }
+        if let Some(stream_name) = label.as_ref().and_then(|label| label.name.as_deref()) {
+            stats.push((STREAM_NAME_STAT, stream_name.to_owned()));
+        }
+        let id = lane_line_id(lane);
+        let line = build_line(plane, id, name.clone(), &events, timeline, &stats);
         plane.plane_mut().lines.push(line);
+        out.push(Lane {
+            device_ordinal: context.device_ordinal,
+            lane,
+            line_id: id,
+            line_name: name,
+            stream_id,
+            queue_id: None,
+            label,
+        });
     }
 
     // Work no HIP call submitted has no known stream: one lane per HSA queue, and one for
@@ -255,10 +361,72 @@ fn add_stream_lines(
     for (index, (queue, mut events)) in by_queue.into_iter().enumerate() {
         sort_by_time(&mut events);
         let name = unattributed_line_name(queue);
-        let id = i64::from(stream_lanes) + index as i64;
-        let line = build_line(plane, id, name, &events, timeline);
+        let id = lane_line_id(stream_lanes + index as u32);
+        let line = build_line(plane, id, name, &events, timeline, &[]);
         plane.plane_mut().lines.push(line);
     }
+    out
+}
+
+/// What is known about `stream`; the null stream (id 0) is the null stream even when the
+/// tracer sent nothing (a trace from an older tracer, or a sink fed by hand).
+fn stream_label(labels: &BTreeMap<u64, StreamLabel>, stream: u64) -> Option<StreamLabel> {
+    labels.get(&stream).cloned().or_else(|| {
+        (stream == 0).then_some(StreamLabel {
+            stream_id: 0,
+            handle: 0,
+            kind: StreamKind::Null,
+            name: None,
+        })
+    })
+}
+
+/// `--group-by queue`: one lane per HSA queue of the device, `Queue #n` in order of first
+/// work, whatever stream submitted it; copies, which run on no queue, on `Queue (copies)`.
+fn add_queue_lines(
+    plane: &mut PlaneBuilder,
+    events: Vec<Placed<'_>>,
+    context: &LaneContext<'_>,
+) -> Vec<Lane> {
+    let queues = dense_queue_numbers(
+        events
+            .iter()
+            .map(|placed| placed.event)
+            .filter(|event| event.queue_id != 0),
+    );
+    let queue_of_lane: BTreeMap<u32, u64> =
+        queues.iter().map(|(&queue, &lane)| (lane, queue)).collect();
+    let queue_lanes = queues.len() as u32;
+    // Copies after the queues, so `Queue #n` is line `base + n` and lines are in lane order.
+    let mut by_lane: BTreeMap<u32, Vec<Placed<'_>>> = BTreeMap::new();
+    for placed in events {
+        let lane = queues
+            .get(&placed.event.queue_id)
+            .copied()
+            .unwrap_or(queue_lanes);
+        by_lane.entry(lane).or_default().push(placed);
+    }
+    let mut out = Vec::new();
+    for (lane, mut events) in by_lane {
+        sort_by_time(&mut events);
+        let (name, queue_id) = match queue_of_lane.get(&lane) {
+            Some(&queue) => (queue_line_name(lane), Some(queue)),
+            None => (queue_line_name_for_copies(), None),
+        };
+        let id = lane_line_id(lane);
+        let line = build_line(plane, id, name.clone(), &events, context.timeline, &[]);
+        plane.plane_mut().lines.push(line);
+        out.push(Lane {
+            device_ordinal: context.device_ordinal,
+            lane,
+            line_id: id,
+            line_name: name,
+            stream_id: None,
+            queue_id,
+            label: None,
+        });
+    }
+    out
 }
 
 fn build_line(
@@ -267,6 +435,7 @@ fn build_line(
     name: String,
     events: &[Placed<'_>],
     timeline: &Timeline,
+    line_stats: &[(&str, String)],
 ) -> XLine {
     let mut line = XLine {
         id,
@@ -289,6 +458,9 @@ fn build_line(
         }
         if let Some(copy_done_by) = placed.copy_done_by {
             stats.push(plane.ref_stat(COPY_DONE_BY_STAT, copy_done_by));
+        }
+        for (stat, value) in line_stats {
+            stats.push(plane.ref_stat(stat, value));
         }
         line.events.push(XEvent {
             metadata_id,

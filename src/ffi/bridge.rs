@@ -23,8 +23,7 @@ use crate::collector::{CaptureStart, Collector, CollectorOptions};
 use crate::drop_reason::DropReason;
 use crate::event::{KernelDetails, RocmTracerEvent};
 use crate::export::{
-    build_xspace, device_capabilities_plane, encode_xspace, merge_plane, plane_names,
-    ExportOptions, XPlane,
+    build_xspace, device_capabilities_plane, encode_xspace, merge_plane, plane_names, XPlane,
 };
 use crate::ffi::flat_event::{DetailCode, FlatDetails, FlatEvent};
 use crate::gpu_agent::GpuAgentInfo;
@@ -597,7 +596,7 @@ impl SessionCollector {
             || {
                 let collector = self.take();
                 let (space, drops) = collector.with_collected(|trace| {
-                    let space = build_xspace(trace, end_gputime_ns, &ExportOptions::default());
+                    let space = build_xspace(trace, end_gputime_ns, &super::export_options());
                     let drops = drop_counts(&trace.drops);
                     (space, drops)
                 });
@@ -620,7 +619,7 @@ impl SessionCollector {
             },
             || {
                 let collector = self.take();
-                let space = collector.export(end_gputime_ns, &ExportOptions::default());
+                let space = collector.export(end_gputime_ns, &super::export_options());
                 let encoded = |name: &str| {
                     space
                         .planes
@@ -948,6 +947,7 @@ impl log::Log for CppLogger {
 mod tests {
     use super::*;
     use crate::event::{EventDetails, EventDomain, EventSource, EventType};
+    use crate::export::ExportOptions;
 
     fn config() -> CollectorConfig {
         CollectorConfig {

@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 
 use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
 use crate::event::{KernelDetails, RocmTracerEvent};
-use crate::export::{encode_xspace, write_xspace, ExportOptions};
+use crate::export::{encode_xspace, write_xspace};
 use crate::ffi::flat_event::{DetailCode, FlatDetails, FlatEvent};
 use crate::tracer::sdk;
 use crate::tracer::stream_stack;
@@ -283,7 +283,7 @@ pub unsafe extern "C" fn xrt_write_xspace(path: *const c_char) -> XrtStatus {
         let Some(collector) = CAPTURE.lock().as_ref().map(|c| c.collector.clone()) else {
             return XrtStatus::NoCapture;
         };
-        let space = collector.export(Tracer::timestamp(), &ExportOptions::default());
+        let space = collector.export(Tracer::timestamp(), &super::export_options());
         match write_xspace(path, &space) {
             Ok(()) => XrtStatus::Ok,
             Err(_) => XrtStatus::IoError,
@@ -357,7 +357,7 @@ pub unsafe extern "C" fn xrt_export_events(
             }
         }
         let bytes =
-            encode_xspace(&collector.export(input.end_gputime_ns, &ExportOptions::default()));
+            encode_xspace(&collector.export(input.end_gputime_ns, &super::export_options()));
         let mut bytes = bytes.into_boxed_slice();
         let len = bytes.len();
         let data = bytes.as_mut_ptr();

@@ -5,8 +5,10 @@
 //! main context (buffered HIP API / kernel / copy records, the HIP API ENTER callback for
 //! annotations and the external-correlation request for stream ids; started by `enable()`,
 //! stopped by `disable()`), and the process-lifetime HIP_STREAM context that keeps every
-//! thread's stream stack right even before the first `enable()`. Any failure leaves the tracer
-//! unavailable with the error kept for `enable()`.
+//! thread's stream stack right even before the first `enable()` (and, through HIP_STREAM
+//! CREATE/DESTROY and MARKER_NAME_API, knows the streams' kinds and ROCTx names:
+//! `stream_names`). Any failure leaves the tracer unavailable with the error kept for
+//! `enable()`; only the stream names are optional.
 //!
 //! Deliberate differences from XLA: `max_annotation_strings` is honoured (docs/xla-interface.md#xla-edge-1); `disable()`
 //! without `enable()` is a no-op (docs/xla-interface.md#xla-edge-4); the annotation map is cleared *before* the main
@@ -26,6 +28,7 @@ pub mod record_decoder;
 pub mod registration;
 pub mod sdk;
 pub mod session_ledger;
+pub mod stream_names;
 pub mod stream_stack;
 pub mod version;
 
@@ -610,6 +613,15 @@ impl Tracer {
             Some(hip_stream_callback),
         )
         .map_err(unavailable)?;
+        // Stream names are a nicety: an SDK that cannot trace ROCTx's name API still traces.
+        if let Err(error) = sdk::configure_callback_tracing(
+            stream_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
+            &[sys::ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream],
+            Some(stream_names::marker_name_callback),
+        ) {
+            log::warn!("stream names (roctxNameHipStream) will not be shown: {error}");
+        }
         sdk::start_context(stream_context).map_err(unavailable)?;
         started.0.push(stream_context);
 
@@ -881,6 +893,11 @@ fn deliver_session_tail(session: &mut Session) {
         if catch_unwind(AssertUnwindSafe(|| sink.add_events(&mut partial))).is_err() {
             log::error!("the EventSink panicked in add_events at disable()");
         }
+    }
+    let labels = stream_names::snapshot();
+    let sink = &session.sink;
+    if catch_unwind(AssertUnwindSafe(|| sink.on_stream_labels(&labels))).is_err() {
+        log::error!("the EventSink panicked in on_stream_labels");
     }
     let outside = correlation::requests_outside_set_window()
         .saturating_sub(session.outside_set_window_at_start);

@@ -13,7 +13,9 @@
 //! (no lazy initialization, no destructor registration, no borrow flag) and can never fail or
 //! panic, even during thread teardown. Nesting deeper than [`MAX_DEPTH`] entries (the SDK
 //! never nests deeper than one) is counted, not stored: the deepest stored stream stays the
-//! top until the extra entries are popped.
+//! top until the extra entries are popped. A SET on a reserved handle (null, legacy,
+//! per-thread) is also noted for the lane labels (`stream_names`): a lock and a map insert
+//! only the first time a thread sees that handle with that id.
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -138,7 +140,8 @@ pub fn depth() -> usize {
 }
 
 /// The HIP_STREAM callback of the process-lifetime stream context: SET ENTER pushes
-/// `stream_id.handle`, SET EXIT pops; CREATE, DESTROY and unknown operations are ignored.
+/// `stream_id.handle`, SET EXIT pops; CREATE, DESTROY and SETs on the reserved handles are
+/// noted for the lane labels (`stream_names`); unknown operations are ignored.
 ///
 /// # Safety
 /// Called by the SDK with `record.payload` null or pointing to a
@@ -150,9 +153,27 @@ pub unsafe extern "C" fn hip_stream_callback(
     _callback_data: *mut std::ffi::c_void,
 ) {
     // Panic-free: integer compares, a checked pointer read and the functions above.
-    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM
-        || record.operation != sys::ROCPROFILER_HIP_STREAM_SET
+    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM {
+        return;
+    }
+    if record.operation == sys::ROCPROFILER_HIP_STREAM_CREATE
+        || record.operation == sys::ROCPROFILER_HIP_STREAM_DESTROY
     {
+        // SAFETY: the caller's contract, as for SET below.
+        if let Some((stream_id, handle)) = unsafe { read_stream(record.payload) } {
+            // Rare (stream creation and destruction): the lock and map of `stream_names` are
+            // affordable here, and a panic must not reach the SDK.
+            let _ = std::panic::catch_unwind(|| {
+                if record.operation == sys::ROCPROFILER_HIP_STREAM_CREATE {
+                    super::stream_names::note_created(stream_id, handle);
+                } else {
+                    super::stream_names::note_destroyed(handle);
+                }
+            });
+        }
+        return;
+    }
+    if record.operation != sys::ROCPROFILER_HIP_STREAM_SET {
         return;
     }
     match record.phase {
@@ -171,6 +192,12 @@ pub unsafe extern "C" fn hip_stream_callback(
             // SAFETY: as above; the payload covers `stream_id`.
             let stream_id = unsafe { std::ptr::addr_of!((*payload).stream_id).read_unaligned() };
             push(stream_id.handle);
+            if size >= STREAM_VALUE_END {
+                // SAFETY: as above; the payload covers `stream_value`.
+                let value = unsafe { std::ptr::addr_of!((*payload).stream_value).read_unaligned() };
+                // SAFETY: every member of the address union is a plain 8-byte value.
+                super::stream_names::note_set(stream_id.handle, unsafe { value.value });
+            }
         }
         sys::ROCPROFILER_CALLBACK_PHASE_EXIT => pop(),
         _ => {}
@@ -182,6 +209,36 @@ const STREAM_ID_END: u64 = (std::mem::offset_of!(
     sys::rocprofiler_callback_tracing_hip_stream_data_t,
     stream_id
 ) + std::mem::size_of::<sys::rocprofiler_stream_id_t>()) as u64;
+
+/// Bytes a HIP stream payload must have for `stream_value` to be readable.
+const STREAM_VALUE_END: u64 =
+    std::mem::size_of::<sys::rocprofiler_callback_tracing_hip_stream_data_t>() as u64;
+
+/// The SDK stream id and `hipStream_t` of a HIP stream payload, if it is long enough.
+///
+/// # Safety
+/// `payload` is null or points to a `rocprofiler_callback_tracing_hip_stream_data_t` (or at
+/// least its `size` field and as many bytes as it says).
+unsafe fn read_stream(payload: *mut std::ffi::c_void) -> Option<(u64, u64)> {
+    let payload = payload as *const sys::rocprofiler_callback_tracing_hip_stream_data_t;
+    if payload.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract; `size` first so a short payload is never overread.
+    let size = unsafe { std::ptr::addr_of!((*payload).size).read_unaligned() };
+    if size < STREAM_VALUE_END {
+        return None;
+    }
+    // SAFETY: as above; the payload covers both fields.
+    let (stream_id, value) = unsafe {
+        (
+            std::ptr::addr_of!((*payload).stream_id).read_unaligned(),
+            std::ptr::addr_of!((*payload).stream_value).read_unaligned(),
+        )
+    };
+    // SAFETY: every member of the address union is a plain 8-byte value.
+    Some((stream_id.handle, unsafe { value.value }))
+}
 
 pub fn current_thread_stats() -> ThreadStreamStats {
     with_stack(|stack| {

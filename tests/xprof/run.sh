@@ -25,4 +25,19 @@ trace="$work/sim-host.xplane.pb"
 "$cli" replay scenarios/jax_matmul.toml -o "$trace"
 
 TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" tests/xprof/check_trace_viewer.py "$trace"
+
+# 32 lanes on one GPU: one row each (xprof renumbers the busiest 16; ours must not collide).
+many="$work/many/sim-host.xplane.pb"
+mkdir -p "$work/many"
+"$cli" replay scenarios/many_streams.toml -o "$many" >/dev/null
+TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" tests/xprof/check_device_rows.py "$many" \
+    --rows 32 --name 'Stream #0 (null)' --in-order
+
+# ROCTx stream names and the null stream in xprof's thread names.
+named="$work/named/sim-host.xplane.pb"
+mkdir -p "$work/named"
+"$cli" replay scenarios/named_streams.toml -o "$named" >/dev/null
+TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" tests/xprof/check_device_rows.py "$named" \
+    --rows 4 --name 'Stream #0 "h2d"' --name 'Stream #1 "compute"' --name 'Stream #2' \
+    --name 'Stream #3 (null)' --event-arg stream_name=h2d --event-arg stream_kind=null
 echo "xprof trace_viewer check passed"

@@ -339,6 +339,13 @@ pub fn bind_stream_to_queue(stream: HipStream, queue: u64) -> Result<(), SimErro
     streams::bind_queue(stream, current_device(), queue)
 }
 
+/// ROCTx's `roctxNameHipStream(name, stream)` on the calling thread: MARKER_NAME_API
+/// ENTER and EXIT to the contexts that trace it (see `roctx.rs`); returns ROCTx's 0. Not a HIP
+/// call, so no HIP API record and no HIP_STREAM SET. `name` must not contain NUL.
+pub fn roctx_name_hip_stream(stream: HipStream, name: &str) -> Result<i32, SimError> {
+    crate::roctx::name_hip_stream_str(name, stream)
+}
+
 /// The SDK stream id a `hipStream_t` maps to on this thread (no HIP call is recorded).
 /// Under the SDK 1.0.0 map, a value the map lacks is `UnknownStream`.
 pub fn sdk_stream_id(stream: HipStream) -> Result<u64, SimError> {

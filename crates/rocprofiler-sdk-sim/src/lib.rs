@@ -27,6 +27,7 @@ mod hip_args;
 mod names;
 mod registration;
 mod registry;
+mod roctx;
 mod signal;
 mod status_names;
 mod streams;

@@ -97,6 +97,14 @@ static HIP_STREAM_OPS: [&CStr; 4] = [
     c"HIP_STREAM_SET",
 ];
 
+/// `rocprofiler_marker_name_api_id_t`: NONE is -1, so 0 is a real operation.
+static MARKER_NAME_OPS: [&CStr; 4] = [
+    c"roctxNameOsThread",
+    c"roctxNameHsaAgent",
+    c"roctxNameHipDevice",
+    c"roctxNameHipStream",
+];
+
 static HIP_RUNTIME_OPS: LazyLock<Vec<CString>> = LazyLock::new(|| {
     sys::HIP_RUNTIME_API_NAMES
         .iter()
@@ -111,6 +119,8 @@ pub(crate) enum Operations {
     HipRuntime,
     /// An operation enum whose 0 is the `NONE` sentinel, not iterated.
     Enum(&'static [&'static CStr]),
+    /// An operation enum whose NONE is -1: every value from 0 is an operation.
+    FromZero(&'static [&'static CStr]),
 }
 
 impl Operations {
@@ -119,6 +129,7 @@ impl Operations {
         match self {
             Operations::HipRuntime => 0..HIP_RUNTIME_OPS.len() as i32,
             Operations::Enum(table) => 1..table.len() as i32,
+            Operations::FromZero(table) => 0..table.len() as i32,
         }
     }
 
@@ -130,7 +141,7 @@ impl Operations {
     fn len(self) -> usize {
         match self {
             Operations::HipRuntime => HIP_RUNTIME_OPS.len(),
-            Operations::Enum(table) => table.len(),
+            Operations::Enum(table) | Operations::FromZero(table) => table.len(),
         }
     }
 
@@ -140,7 +151,7 @@ impl Operations {
         }
         match self {
             Operations::HipRuntime => Some(HIP_RUNTIME_OPS[op as usize].as_c_str()),
-            Operations::Enum(table) => Some(table[op as usize]),
+            Operations::Enum(table) | Operations::FromZero(table) => Some(table[op as usize]),
         }
     }
 }
@@ -160,7 +171,7 @@ pub(crate) fn kind_name(domain: Domain, kind: u32) -> Option<&'static CStr> {
 }
 
 /// The operation enum of `kind`, or `None` for kinds whose operations the sim does not name
-/// (HSA, markers, ...: they are accepted by configuration but never produced).
+/// (HSA, the other marker kinds, ...: they are accepted by configuration but never produced).
 pub(crate) fn operations(domain: Domain, kind: u32) -> Option<Operations> {
     match (domain, kind) {
         (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API)
@@ -182,6 +193,10 @@ pub(crate) fn operations(domain: Domain, kind: u32) -> Option<Operations> {
         (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM)
         | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_HIP_STREAM) => {
             Some(Operations::Enum(&HIP_STREAM_OPS))
+        }
+        (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API)
+        | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_MARKER_NAME_API) => {
+            Some(Operations::FromZero(&MARKER_NAME_OPS))
         }
         _ => None,
     }

@@ -470,3 +470,64 @@ fn enable_and_disable_steps_count_sessions_and_misuse_names_the_line() {
         "must all be in one thread (thread `a` has them)",
     );
 }
+
+#[test]
+fn roctx_stream_names_parse_and_bad_ones_name_the_line() {
+    let good = scenario::parse_str(
+        "[streams]\nh2d = { device = 0, roctx_name = \"copies in\" }\nplain = { device = 0 }\n\
+         [[thread]]\nsteps = [ { sync_device = true } ]\n",
+        "names.toml",
+    )
+    .unwrap();
+    let names: Vec<(&str, Option<&str>)> = good
+        .streams
+        .iter()
+        .map(|s| (s.name.as_str(), s.roctx_name.as_deref()))
+        .collect();
+    assert_eq!(names, [("h2d", Some("copies in")), ("plain", None)]);
+    let bad = |value: &str| {
+        format!("[streams]\ns = {{ device = 0, roctx_name = {value} }}\n[[thread]]\nsteps = []\n")
+    };
+    assert_error(&bad("\"\""), 2, "must not be empty");
+    assert_error(&bad("\"a\\u0000b\""), 2, "NUL");
+    assert_error(&bad(&format!("\"{}\"", "x".repeat(300))), 2, "at most 256");
+    assert_error(&bad("7"), 2, "");
+}
+
+#[test]
+fn replay_names_streams_and_reports_each_declared_stream() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    setup();
+    let s = scenario::load(repo_scenario("named_streams.toml")).unwrap();
+    let summary = scenario::replay(&s, &()).unwrap();
+    drain();
+    let streams: Vec<(&str, u32, Option<&str>, bool)> = summary
+        .streams
+        .iter()
+        .map(|r| {
+            (
+                r.name.as_str(),
+                r.device,
+                r.roctx_name.as_deref(),
+                r.handle != 0,
+            )
+        })
+        .collect();
+    assert_eq!(
+        streams,
+        [
+            ("compute", 0, Some("compute"), true),
+            ("h2d", 0, Some("h2d"), true),
+            ("spare", 0, None, true),
+        ]
+    );
+    let ids: Vec<Option<u64>> = summary.streams.iter().map(|r| r.sdk_stream_id).collect();
+    for (id, stream) in ids.iter().zip(&summary.streams) {
+        assert_eq!(
+            *id,
+            sim::driver::sdk_stream_id(stream.handle).ok(),
+            "{}",
+            stream.name
+        );
+    }
+}

@@ -271,6 +271,16 @@ pub const ROCPROFILER_HIP_STREAM_DESTROY: rocprofiler_hip_stream_operation_t = 2
 pub const ROCPROFILER_HIP_STREAM_SET: rocprofiler_hip_stream_operation_t = 3;
 pub const ROCPROFILER_HIP_STREAM_LAST: rocprofiler_hip_stream_operation_t = 4;
 
+// ROCTx name API operations (`marker/api_id.h` `rocprofiler_marker_name_api_id_t`), traced as
+// callback kind MARKER_NAME_API. Unlike most operation enums, NONE is -1 and 0 is a real call.
+pub type rocprofiler_marker_name_api_id_t = i32;
+pub const ROCPROFILER_MARKER_NAME_API_ID_NONE: rocprofiler_marker_name_api_id_t = -1;
+pub const ROCPROFILER_MARKER_NAME_API_ID_roctxNameOsThread: rocprofiler_marker_name_api_id_t = 0;
+pub const ROCPROFILER_MARKER_NAME_API_ID_roctxNameHsaAgent: rocprofiler_marker_name_api_id_t = 1;
+pub const ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipDevice: rocprofiler_marker_name_api_id_t = 2;
+pub const ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream: rocprofiler_marker_name_api_id_t = 3;
+pub const ROCPROFILER_MARKER_NAME_API_ID_LAST: rocprofiler_marker_name_api_id_t = 4;
+
 pub type rocprofiler_external_correlation_id_request_kind_t = u32;
 pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE:
     rocprofiler_external_correlation_id_request_kind_t = 0;
@@ -1143,3 +1153,73 @@ pub type rocprofiler_configure_t = unsafe extern "C" fn(
     client_id: *mut rocprofiler_client_id_t,
 )
     -> *mut rocprofiler_tool_configure_result_t;
+
+// Marker (ROCTx) API payload (`callback_tracing.h` `rocprofiler_callback_tracing_marker_api_data_t`,
+// with the argument union of `marker/api_args.h`). The name API members are spelled out; the
+// others are single pointers or 8-byte ids, which `roctxMarkA` stands for in size and alignment.
+
+/// `roctxMarkA`, `roctxRangePushA`, `roctxRangeStartA`, `roctxThreadRangeA`,
+/// `roctxProcessRangeA`: one message.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_marker_api_args_message_t {
+    pub message: *const c_char,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_marker_api_args_roctxNameOsThread_t {
+    pub name: *const c_char,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_marker_api_args_roctxNameHsaAgent_t {
+    pub name: *const c_char,
+    /// `const struct hsa_agent_s*`.
+    pub agent: *const c_void,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_marker_api_args_roctxNameHipDevice_t {
+    pub name: *const c_char,
+    pub device_id: c_int,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_marker_api_args_roctxNameHipStream_t {
+    pub name: *const c_char,
+    /// `const struct ihipStream_t*`: the `hipStream_t` value.
+    pub stream: *const c_void,
+}
+
+/// `rocprofiler_marker_api_args_t` (16 bytes, 8-aligned).
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union rocprofiler_marker_api_args_t {
+    pub roctxMarkA: rocprofiler_marker_api_args_message_t,
+    pub roctxNameOsThread: rocprofiler_marker_api_args_roctxNameOsThread_t,
+    pub roctxNameHsaAgent: rocprofiler_marker_api_args_roctxNameHsaAgent_t,
+    pub roctxNameHipDevice: rocprofiler_marker_api_args_roctxNameHipDevice_t,
+    pub roctxNameHipStream: rocprofiler_marker_api_args_roctxNameHipStream_t,
+}
+
+/// `rocprofiler_marker_api_retval_t` (8 bytes).
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union rocprofiler_marker_api_retval_t {
+    pub int32_t_retval: i32,
+    pub int64_t_retval: i64,
+    /// `roctx_range_id_t`.
+    pub roctx_range_id_t_retval: u64,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_callback_tracing_marker_api_data_t {
+    pub size: u64,
+    pub args: rocprofiler_marker_api_args_t,
+    pub retval: rocprofiler_marker_api_retval_t,
+}

@@ -136,6 +136,12 @@ fn hip_api_and_other_buffer_records() {
 fn callback_payloads() {
     layout!(rocprofiler_callback_tracing_hip_stream_data_t, 24, 8,
         size @ 0, stream_id @ 8, stream_value @ 16);
+    layout!(rocprofiler_marker_api_args_t, 16, 8);
+    layout!(rocprofiler_marker_api_retval_t, 8, 8);
+    layout!(rocprofiler_marker_api_args_roctxNameHipStream_t, 16, 8, name @ 0, stream @ 8);
+    layout!(rocprofiler_marker_api_args_roctxNameHipDevice_t, 16, 8, name @ 0, device_id @ 8);
+    layout!(rocprofiler_callback_tracing_marker_api_data_t, 32, 8,
+        size @ 0, args @ 8, retval @ 24);
     layout!(rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t, 88, 8,
         kernel_id @ 8, code_object_id @ 16, kernel_name @ 24, kernel_object @ 32,
         kernarg_segment_size @ 40, private_segment_size @ 52, accum_vgpr_count @ 64,

@@ -25,7 +25,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use rocprofiler_sdk_sim::scenario::{self, ReplayHooks};
 use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
-use xla_rocm_tracer::export::{merge_host_api_plane, write_xspace, ExportOptions};
+use xla_rocm_tracer::export::{merge_host_api_plane, write_xspace, ExportOptions, GroupBy, Lane};
 use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
@@ -48,6 +48,14 @@ pub struct ReplayArgs {
     /// trace then differs from run to run).
     #[arg(long)]
     pub real_clock: bool,
+    /// Device lanes per HIP stream (`stream`, the default) or per HSA queue (`queue`, like
+    /// rocprofv3's --group-by-queue).
+    #[arg(long, value_name = "stream|queue", default_value = "stream", value_parser = parse_group_by)]
+    pub group_by: GroupBy,
+}
+
+fn parse_group_by(text: &str) -> std::result::Result<GroupBy, String> {
+    GroupBy::parse(text).ok_or_else(|| format!("expected `stream` or `queue`, got `{text}`"))
 }
 
 /// The wall time a virtual-clock capture starts at: this epoch (2025-01-01T00:00:00Z) plus the
@@ -294,6 +302,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
 
     let options = ExportOptions {
         cuda_style_line_names: args.cuda_style_lanes,
+        group_by: args.group_by,
     };
     let collectors = std::mem::take(&mut sessions.state().ended);
     let spaces: Vec<_> = collectors
@@ -335,6 +344,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             println!();
         }
         print!("{}", inspect::render(space, &title));
+        if let Some(collector) = collectors.get(index) {
+            print!(
+                "{}",
+                scenario_stream_lines(&summary, &collector.lanes(Tracer::timestamp(), &options))
+            );
+        }
         if let Some(output) = &args.output {
             let file = session_output(output, number, count);
             write_xspace(&file, space)?;
@@ -342,4 +357,30 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `Stream #0 = compute (GPU 0)` for each stream lane of the trace that is a scenario stream
+/// (matched by SDK stream id), so a reader can map lanes back to the scenario's names; the
+/// null and other reserved streams are named by their lane label already.
+pub fn scenario_stream_lines(summary: &scenario::ReplaySummary, lanes: &[Lane]) -> String {
+    let mut out = String::new();
+    for lane in lanes {
+        let Some(stream_id) = lane.stream_id else {
+            continue;
+        };
+        let declared = summary
+            .streams
+            .iter()
+            .find(|stream| stream.sdk_stream_id == Some(stream_id));
+        if let Some(stream) = declared {
+            if out.is_empty() {
+                out.push_str("\nscenario streams:\n");
+            }
+            out.push_str(&format!(
+                "  GPU {} Stream #{} = {}\n",
+                lane.device_ordinal, lane.lane, stream.name
+            ));
+        }
+    }
+    out
 }

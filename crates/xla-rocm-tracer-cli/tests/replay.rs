@@ -681,3 +681,191 @@ fn absurd_and_empty_scenarios_are_refused_naming_the_input_with_no_file_left() {
         assert!(!output.exists(), "{name}: a trace was written");
     }
 }
+
+fn lane_names(space: &XSpace) -> Vec<String> {
+    lanes(plane(space, "/device:GPU:0"))
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}
+
+#[test]
+fn named_streams_show_in_the_trace_inspect_and_chrome_json_and_map_to_scenario_names() {
+    let (space, stdout) = replay("scenarios/named_streams.toml", &[]);
+    let expected = [
+        "Stream #0 \"h2d\"",
+        "Stream #1 \"compute\"",
+        "Stream #2",
+        "Stream #3 (null)",
+    ];
+    assert_eq!(lane_names(&space), expected);
+    // inspect's view of the trace, printed by replay.
+    for lane in expected {
+        assert!(stdout.contains(lane), "{lane} in\n{stdout}");
+    }
+    // Every lane maps back to the scenario's stream names, named or not.
+    for line in [
+        "GPU 0 Stream #0 = h2d",
+        "GPU 0 Stream #1 = compute",
+        "GPU 0 Stream #2 = spare",
+    ] {
+        assert!(stdout.contains(line), "{line} in\n{stdout}");
+    }
+
+    // chrome-json: thread names and the stream stats as event args.
+    let dir = std::env::temp_dir().join(format!("named-streams-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("named.xplane.pb");
+    let json = dir.join("named.json");
+    let cli = |args: &[&str]| {
+        let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+            .current_dir(repo())
+            .args(args)
+            .env_remove("ROCSIM_GPUS")
+            .output()
+            .unwrap();
+        assert!(
+            result.status.success(),
+            "{}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+    };
+    cli(&[
+        "replay",
+        "scenarios/named_streams.toml",
+        "-o",
+        trace.to_str().unwrap(),
+    ]);
+    cli(&[
+        "convert",
+        trace.to_str().unwrap(),
+        "--to",
+        "chrome-json",
+        "-o",
+        json.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&json).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let chrome: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let events = chrome["traceEvents"].as_array().unwrap();
+    let thread_names: Vec<&str> = events
+        .iter()
+        .filter(|e| e["name"] == "thread_name")
+        .filter_map(|e| e["args"]["name"].as_str())
+        .collect();
+    for lane in expected {
+        assert!(thread_names.contains(&lane), "{lane} in {thread_names:?}");
+    }
+    let args_of = |name: &str| {
+        events
+            .iter()
+            .find(|e| e["ph"] == "X" && e["name"] == name)
+            .map(|e| e["args"].clone())
+            .unwrap_or_else(|| panic!("no {name} event"))
+    };
+    assert_eq!(args_of("MemcpyH2D")["stream_name"], "h2d");
+    assert_eq!(
+        args_of("__amd_rocclr_fillBufferAligned")["stream_kind"],
+        "null"
+    );
+}
+
+#[test]
+fn group_by_queue_puts_lanes_per_hsa_queue() {
+    // Two streams share HSA queue `q`, a third has its own; a copy runs on no queue.
+    let scenario = std::env::temp_dir().join(format!("shared-queue-{}.toml", std::process::id()));
+    std::fs::write(
+        &scenario,
+        r#"[[code_object]]
+kernels = { k = "loop_add_fusion" }
+[streams]
+a = { device = 0, queue = "q" }
+b = { device = 0, queue = "q" }
+c = { device = 0 }
+[[thread]]
+steps = [
+  { launch = "k", stream = "a" },
+  { launch = "k", stream = "b" },
+  { launch = "k", stream = "c" },
+  { memcpy = "h2d", stream = "c", bytes = 1048576 },
+  { sync_device = true },
+]
+"#,
+    )
+    .unwrap();
+    let path = scenario.to_str().unwrap();
+    let (by_stream, _) = replay(path, &[]);
+    let (by_queue, stdout) = replay(path, &["--group-by", "queue"]);
+    std::fs::remove_file(&scenario).ok();
+    assert_eq!(
+        lane_names(&by_stream),
+        ["Stream #0", "Stream #1", "Stream #2"]
+    );
+    let by_queue_lanes: Vec<(String, usize)> = lanes(plane(&by_queue, "/device:GPU:0"))
+        .into_iter()
+        .map(|(name, events)| (name, events.len()))
+        .collect();
+    assert_eq!(
+        by_queue_lanes,
+        [
+            ("Queue #0".to_owned(), 2),
+            ("Queue #1".to_owned(), 1),
+            ("Queue (copies)".to_owned(), 1),
+        ]
+    );
+    assert!(stdout.contains("Queue (copies)"), "{stdout}");
+}
+
+#[test]
+fn a_bad_group_by_is_refused_with_the_choices() {
+    let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+        .current_dir(repo())
+        .args(["replay", "scenarios/two_gpu.toml", "--group-by", "queues"])
+        .output()
+        .unwrap();
+    assert!(!result.status.success());
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(
+        stderr.contains("expected `stream` or `queue`, got `queues`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn streams_created_by_scenario_threads_get_their_roctx_names_too() {
+    // `worker` creates `w` at its start and `late` at a `create_stream` step: both are named
+    // right after creation, like the streams the replay creates up front.
+    let text = r#"
+[[code_object]]
+kernels = { k = "_Z1kv" }
+
+[streams]
+w = { device = 0, thread = "worker", roctx_name = "from-worker" }
+late = { device = 0, roctx_name = "made-late" }
+
+[[thread]]
+name = "worker"
+steps = [
+  { launch = "k", stream = "w" },
+  { create_stream = "late" },
+  { launch = "k", stream = "late" },
+  { sync_device = true },
+]
+"#;
+    let path = std::env::temp_dir().join(format!("thread-named-{}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let (space, stdout) = replay(path.to_str().unwrap(), &[]);
+    std::fs::remove_file(&path).ok();
+    let names = lane_names(&space);
+    assert!(
+        names.contains(&"Stream #0 \"from-worker\"".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"Stream #1 \"made-late\"".to_owned()),
+        "{names:?}"
+    );
+    // The summary maps both lanes back to their scenario names.
+    assert!(stdout.contains("= w"), "{stdout}");
+    assert!(stdout.contains("= late"), "{stdout}");
+}

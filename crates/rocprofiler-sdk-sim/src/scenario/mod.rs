@@ -17,7 +17,7 @@ pub use model::{
     ThreadSpec,
 };
 pub use random::{RandomDraws, RandomSpec, RandomSteps};
-pub use replay::{replay, ReplayHooks, ReplaySummary};
+pub use replay::{replay, ReplayHooks, ReplaySummary, ReplayedStream};
 
 use std::path::Path;
 

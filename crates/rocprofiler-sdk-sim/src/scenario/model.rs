@@ -108,6 +108,8 @@ pub struct StreamSpec {
     pub device: u32,
     /// Name of the HSA queue the stream starts on (streams naming the same queue share it).
     pub queue: Option<String>,
+    /// Name given with `roctxNameHipStream` right after the stream is created.
+    pub roctx_name: Option<String>,
     /// Which thread calls `hipStreamCreate`, and when.
     pub creator: StreamCreator,
 }

@@ -87,6 +87,7 @@ struct RawStream {
     queue: Option<String>,
     /// The scenario thread that creates the stream.
     thread: Option<Spanned<String>>,
+    roctx_name: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -479,6 +480,7 @@ impl<'a> Validator<'a> {
                 ));
             }
             let device = v.device(stream.get_ref().device.as_ref())?;
+            let roctx_name = roctx_stream_name(at, stream.get_ref().roctx_name.as_ref())?;
             v.streams.insert(name.get_ref().clone(), device);
             let creator = v.stream_creator(
                 name.get_ref(),
@@ -491,6 +493,7 @@ impl<'a> Validator<'a> {
                 device,
                 queue: stream.get_ref().queue.clone(),
                 creator,
+                roctx_name,
             });
         }
         // Streams are created in order of appearance in the file (their SDK ids follow it).
@@ -1346,4 +1349,33 @@ struct NodeParts {
     duration_us: Option<f64>,
     private_segment_size: Option<u32>,
     group_segment_size: Option<u32>,
+}
+
+/// Longest `roctx_name` a scenario may give a stream, in bytes.
+const MAX_ROCTX_NAME_BYTES: usize = 256;
+
+/// A stream's `roctx_name`: non-empty, no NUL (it travels as a C string), at most
+/// [`MAX_ROCTX_NAME_BYTES`].
+fn roctx_stream_name(
+    at: &Locator<'_>,
+    name: Option<&Spanned<String>>,
+) -> Result<Option<String>, ScenarioError> {
+    let Some(name) = name else { return Ok(None) };
+    let text = name.get_ref();
+    let problem = if text.is_empty() {
+        Some("`roctx_name` must not be empty".to_owned())
+    } else if text.contains('\0') {
+        Some("`roctx_name` must not contain a NUL character".to_owned())
+    } else if text.len() > MAX_ROCTX_NAME_BYTES {
+        Some(format!(
+            "`roctx_name` is {} bytes long; at most {MAX_ROCTX_NAME_BYTES} are allowed",
+            text.len()
+        ))
+    } else {
+        None
+    };
+    match problem {
+        Some(message) => Err(at.error(name.span(), message)),
+        None => Ok(Some(text.clone())),
+    }
 }

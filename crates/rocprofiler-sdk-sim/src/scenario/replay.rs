@@ -45,6 +45,22 @@ pub struct ReplaySummary {
     pub copies: BTreeMap<CopyKind, u64>,
     pub bytes_copied: u64,
     pub annotations: u64,
+    /// The scenario's `[streams]`, in creation order.
+    pub streams: Vec<ReplayedStream>,
+}
+
+/// One stream the replay created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayedStream {
+    /// Its name in the scenario.
+    pub name: String,
+    pub device: u32,
+    /// The `hipStream_t` value.
+    pub handle: u64,
+    /// The SDK stream id it had when created (`None` if the SDK's map lacked it).
+    pub sdk_stream_id: Option<u64>,
+    /// The name given with `roctxNameHipStream`.
+    pub roctx_name: Option<String>,
 }
 
 impl ReplaySummary {
@@ -69,6 +85,10 @@ struct World {
     queues: HashMap<String, u64>,
     /// Declared stream -> the named HSA queue it starts on.
     stream_queues: HashMap<String, u64>,
+    /// Declared stream -> its `roctx_name`, for streams the scenario threads create.
+    stream_roctx_names: HashMap<String, String>,
+    /// The streams the scenario threads created, for `ReplaySummary::streams`.
+    created_by_threads: Mutex<Vec<ReplayedStream>>,
 }
 
 /// Fake HSA queue addresses for named queues.
@@ -91,6 +111,17 @@ impl World {
         if let Some(&queue) = self.stream_queues.get(name) {
             driver::bind_stream_to_queue(stream, queue)?;
         }
+        let roctx_name = self.stream_roctx_names.get(name).cloned();
+        if let Some(roctx_name) = &roctx_name {
+            driver::roctx_name_hip_stream(stream, roctx_name)?;
+        }
+        self.created_by_threads.lock().push(ReplayedStream {
+            name: name.to_owned(),
+            device,
+            handle: stream,
+            sdk_stream_id: driver::sdk_stream_id(stream).ok(),
+            roctx_name,
+        });
         self.streams
             .lock()
             .insert(name.to_owned(), (stream, device));
@@ -146,6 +177,8 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
         streams: Mutex::new(HashMap::new()),
         queues: HashMap::new(),
         stream_queues: HashMap::new(),
+        stream_roctx_names: HashMap::new(),
+        created_by_threads: Mutex::new(Vec::new()),
     };
     for co in &scenario.code_objects {
         let symbols: Vec<&str> = co.kernels.iter().map(|(_, s)| s.as_str()).collect();
@@ -169,6 +202,14 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
             let queue = world.queue(queue);
             driver::bind_stream_to_queue(stream, queue).map_err(|e| sim(&context, e))?;
         }
+        name_stream(spec, stream, &context)?;
+        summary.streams.push(ReplayedStream {
+            name: spec.name.clone(),
+            device: spec.device,
+            handle: stream,
+            sdk_stream_id: driver::sdk_stream_id(stream).ok(),
+            roctx_name: spec.roctx_name.clone(),
+        });
         world
             .streams
             .get_mut()
@@ -181,6 +222,13 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
         {
             let handle = world.queue(queue);
             world.stream_queues.insert(spec.name.clone(), handle);
+        }
+        if let (StreamCreator::ThreadStart(_) | StreamCreator::Step, Some(roctx_name)) =
+            (spec.creator, &spec.roctx_name)
+        {
+            world
+                .stream_roctx_names
+                .insert(spec.name.clone(), roctx_name.clone());
         }
     }
     driver::set_device(restore).map_err(|e| sim("restoring the device", e))?;
@@ -264,6 +312,10 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
     for result in results {
         summary.merge(&result?);
     }
+    // Threads create concurrently: list their streams in SDK id order, which follows creation.
+    let mut created = std::mem::take(&mut *world.created_by_threads.lock());
+    created.sort_by_key(|stream| (stream.sdk_stream_id, stream.handle));
+    summary.streams.extend(created);
     for device in 0..scenario.hip_devices() {
         driver::set_device(device).map_err(|e| sim("final synchronize", e))?;
         driver::device_synchronize().map_err(|e| sim("final synchronize", e))?;
@@ -674,6 +726,14 @@ fn run_step(
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// `roctx_name`: ROCTx's `roctxNameHipStream` right after the stream's creation.
+fn name_stream(spec: &StreamSpec, stream: HipStream, context: &str) -> Result<(), ReplayError> {
+    if let Some(name) = &spec.roctx_name {
+        driver::roctx_name_hip_stream(stream, name).map_err(|e| sim(context, e))?;
     }
     Ok(())
 }
