@@ -206,8 +206,10 @@ fn annotation_cap_keeps_the_event_without_its_annotation() {
         .collect();
     assert_eq!(
         annotation_warnings,
-        ["Kept 2 events without their annotation: the annotation string cap \
-          (max_annotation_strings) was reached"]
+        [
+            "Kept 2 events without their annotation: the annotation string cap \
+          (max_annotation_strings) was reached"
+        ]
     );
 }
 
