@@ -204,13 +204,9 @@ fn annotation_cap_keeps_the_event_without_its_annotation() {
         .iter()
         .filter(|w| w.contains("max_annotation_strings"))
         .collect();
-    assert_eq!(
-        annotation_warnings,
-        [
-            "Kept 2 events without their annotation: the annotation string cap \
-          (max_annotation_strings) was reached"
-        ]
-    );
+    let expected = "Kept 2 events without their annotation: the annotation string cap \
+                    (max_annotation_strings) was reached";
+    assert_eq!(annotation_warnings, [expected]);
 }
 
 #[test]
