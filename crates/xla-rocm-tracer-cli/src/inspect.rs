@@ -91,6 +91,47 @@ pub fn format_duration_ps(ps: i128) -> String {
     }
 }
 
+/// Traces whose clock is the wall clock (XLA converts to it) start after this: 2000-01-01.
+const WALL_CLOCK_FROM_NS: i128 = 946_684_800 * 1_000_000_000;
+
+/// The trace start as a UTC date when the trace's clock is the wall clock, else as a reading
+/// of the trace's own clock.
+pub fn format_trace_start(ns: i128) -> String {
+    if ns < WALL_CLOCK_FROM_NS {
+        return format!("{ns} ns on the trace's clock");
+    }
+    let seconds = ns.div_euclid(1_000_000_000);
+    let nanos = ns.rem_euclid(1_000_000_000);
+    let (year, month, day) = civil_date(seconds.div_euclid(86_400));
+    let of_day = seconds.rem_euclid(86_400);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{nanos:09} UTC",
+        of_day / 3600,
+        of_day % 3600 / 60,
+        of_day % 60
+    )
+}
+
+/// (year, month, day) of a count of days since 1970-01-01 in the proleptic Gregorian
+/// calendar, counting in 400-year eras that start on March 1st (so leap days end a year).
+fn civil_date(days: i128) -> (i128, i128, i128) {
+    let shifted = days + 719_468; // days from 0000-03-01 to 1970-01-01
+    let era = shifted.div_euclid(146_097);
+    let day_of_era = shifted - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = year_of_era + era * 400 + i128::from(month <= 2);
+    (year, month, day)
+}
+
 /// A time relative to the trace start: `+1.234 ms`.
 pub fn format_offset_ps(ps: i128) -> String {
     format!("+{}", format_duration_ps(ps))
@@ -205,8 +246,8 @@ pub fn render(space: &XSpace, source: &str) -> String {
     if let Some(start) = trace_start {
         let _ = writeln!(
             out,
-            "trace start (its earliest event): {} ns on the trace's clock; times below are from it",
-            start / 1000
+            "trace start (its earliest event): {}; times below are from it",
+            format_trace_start(start / 1000)
         );
     }
     let mut device_span = None;
@@ -329,4 +370,35 @@ fn device_stats_line(plane: &XPlane) -> String {
         })
         .collect();
     parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_start_is_a_utc_date_on_the_wall_clock() {
+        // The virtual clock's epoch, and a leap day.
+        assert_eq!(
+            format_trace_start(1_735_689_600_000_000_000),
+            "2025-01-01 00:00:00.000000000 UTC"
+        );
+        assert_eq!(
+            format_trace_start(951_782_400_000_000_123 + 86_399 * 1_000_000_000),
+            "2000-02-29 23:59:59.000000123 UTC"
+        );
+        assert_eq!(format_trace_start(39_825), "39825 ns on the trace's clock");
+    }
+
+    #[test]
+    fn durations_and_bytes_carry_units() {
+        assert_eq!(format_duration_ps(850_000), "850 ns");
+        assert_eq!(format_duration_ps(12_500_000), "12.5 us");
+        assert_eq!(format_duration_ps(1_234_000_000), "1.234 ms");
+        assert_eq!(format_duration_ps(2_500_000_000_000), "2.500 s");
+        assert_eq!(format_bytes(1), "1 B");
+        assert_eq!(format_bytes(4096), "4.0 KiB");
+        assert_eq!(format_bytes(4 << 20), "4.00 MiB");
+        assert_eq!(format_bytes(3 << 29), "1.50 GiB");
+    }
 }
