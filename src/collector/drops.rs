@@ -57,8 +57,8 @@ impl DropCounters {
 
     /// One line per data-loss reason, in a fixed order, for `XSpace.warnings`. Every line
     /// starts with "Dropped <N> events: " (the annotation cap's with "Kept <N> events without
-    /// their annotation", since those events are kept); the event cap lines also name the XLA
-    /// flag that raises the cap.
+    /// their annotation", since those events are kept); cap lines also name the XLA flag that
+    /// raises the cap.
     pub fn warnings(&self) -> Vec<String> {
         let mut lines = Vec::new();
         for (&reason, &count) in &self.by_reason {
@@ -72,10 +72,11 @@ impl DropCounters {
             };
             if reason == DropReason::AnnotationCapReached {
                 // Not a loss of events, so not "Dropped": the events are in the trace and
-                // only their annotation is missing. XLA's flag does not raise this cap.
+                // only their annotation is missing.
                 lines.push(format!(
                     "Kept {count} {} without their annotation: the annotation string cap \
-                     (max_annotation_strings) was reached",
+                     (max_annotation_strings) was reached. To keep more annotations, set \
+                     XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>",
                     if count == 1 { "event" } else { "events" }
                 ));
                 continue;

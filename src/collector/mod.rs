@@ -241,11 +241,11 @@ impl CollectorState {
             return;
         }
         if reason == DropReason::AnnotationCapReached {
-            // The events stay; only their annotation is lost, and XLA's flag does not raise
-            // this cap.
+            // The events stay; only their annotation is lost.
             log::warn!(
                 "xla-rocm-tracer: {} (limit {cap}); further events are kept without their \
-                 annotation",
+                 annotation. To keep more annotations, set \
+                 XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>",
                 reason.describe()
             );
         } else {
