@@ -7,8 +7,15 @@ XSpace that XLA's ROCm tracer wrote. With a jaxlib whose XLA is built against th
 the device plane should show separate `Stream #` lanes for compute, H2D and D2H, ten matmul
 kernels and both copies.
 
+With `--cpu` the same workload (the jitted matmul steps under the same annotations, the upload,
+the readback and the elementwise kernel) runs on JAX's CPU backend, with float32 matrices of
+`--size` (default 256, so that it finishes in seconds): no GPU and no ROCm build are needed,
+and the XSpace is still a real one written by XLA's profiler (its host plane holds the XLA ops
+and the annotations). The tests run it this way (`tests/jax/run.sh`).
+
 Usage:
     python3 examples/jax_matmul.py [--logdir DIR] [--tracer PATH/TO/xla-rocm-tracer]
+    python3 examples/jax_matmul.py --cpu [--size N] [--logdir DIR] [--tracer PATH]
 """
 import argparse
 import glob
@@ -20,20 +27,28 @@ import tempfile
 
 STEPS = 10
 SIZE = 4096
+CPU_SIZE = 256
 
 
-def run_workload(logdir):
+def run_workload(logdir, cpu=False, size=SIZE):
+    if cpu:
+        # Must be set before JAX initializes its backends.
+        os.environ["JAX_PLATFORMS"] = "cpu"
     import jax
     import jax.numpy as jnp
     import numpy as np
 
-    gpus = [d for d in jax.devices() if d.platform in ("gpu", "rocm")]
-    if not gpus:
-        sys.exit(f"no ROCm GPU visible to JAX (devices: {jax.devices()})")
+    if cpu:
+        dtype = jnp.float32  # bf16 matmuls are emulated, and slow, on CPUs
+    else:
+        gpus = [d for d in jax.devices() if d.platform in ("gpu", "rocm")]
+        if not gpus:
+            sys.exit(f"no ROCm GPU visible to JAX (devices: {jax.devices()})")
+        dtype = jnp.bfloat16
 
     lhs_key, rhs_key = jax.random.split(jax.random.PRNGKey(46182))
-    lhs = jax.random.normal(lhs_key, (SIZE, SIZE), dtype=jnp.bfloat16)
-    rhs = jax.random.normal(rhs_key, (SIZE, SIZE), dtype=jnp.bfloat16)
+    lhs = jax.random.normal(lhs_key, (size, size), dtype=dtype)
+    rhs = jax.random.normal(rhs_key, (size, size), dtype=dtype)
     matmul = jax.jit(jnp.matmul)
     # Compile and warm up before tracing, so the trace holds only the steady state.
     matmul(lhs, rhs).block_until_ready()
@@ -69,11 +84,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--logdir", help="where jax.profiler writes the trace (default: a temporary dir)")
     parser.add_argument("--tracer", help="path of the xla-rocm-tracer command")
+    parser.add_argument("--cpu", action="store_true",
+                        help="run the workload on JAX's CPU backend (float32, no GPU needed)")
+    parser.add_argument("--size", type=int,
+                        help=f"matrix size (default {SIZE}, or {CPU_SIZE} with --cpu)")
     args = parser.parse_args()
+    size = args.size or (CPU_SIZE if args.cpu else SIZE)
+    if size <= 0:
+        parser.error(f"--size must be positive, not {size}")
 
     tracer = find_tracer(args.tracer)
     logdir = args.logdir or tempfile.mkdtemp(prefix="jax_matmul_trace_")
-    run_workload(logdir)
+    run_workload(logdir, cpu=args.cpu, size=size)
 
     traces = sorted(glob.glob(os.path.join(logdir, "**", "*.xplane.pb"), recursive=True))
     if not traces:

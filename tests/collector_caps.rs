@@ -197,10 +197,19 @@ fn annotation_cap_keeps_the_event_without_its_annotation() {
             .count(DropReason::AnnotationCapReached),
         2
     );
-    assert!(space
+    // The events are kept: the warning must not call them dropped. XLA sets this cap from the
+    // same flag as the event caps.
+    let annotation_warnings: Vec<_> = space
         .warnings
         .iter()
-        .any(|w| w.contains("max_annotation_strings") && w.contains(MAX_TRACE_EVENTS_FLAG)));
+        .filter(|w| w.contains("max_annotation_strings"))
+        .collect();
+    let expected = format!(
+        "Kept 2 events without their annotation: the annotation string cap \
+         (max_annotation_strings) was reached. To keep more annotations, set \
+         XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>"
+    );
+    assert_eq!(annotation_warnings, [&expected]);
 }
 
 #[test]

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Runs every test of the project: Rust (workspace), C++ drop-in (plain and ASan/UBSan),
-# the simulated HIP runtime program, xprof's conversion of a replayed trace, and the offline
-# Bazel build. Installs the Debian packages it needs when they are missing and it can.
+# the simulated HIP runtime program, xprof's conversion of a replayed trace, a real JAX (CPU)
+# trace read by the command, and the offline Bazel build. Installs the Debian packages it
+# needs when they are missing and it can.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+apt_log="$target_dir/run-all-apt.log"
+
+echo "== what this downloads when it is not cached yet:"
+echo "   Debian packages (apt, only missing ones, only as root), Rust crates from crates.io"
+echo "   (cargo, into ~/.cargo), PyPI packages into venvs under $target_dir: xprof (tests/xprof)"
+echo "   and jax[cpu] (tests/jax)"
 
 need_pkgs=()
 for pkg in libgtest-dev libgmock-dev libabsl-dev protobuf-compiler libprotobuf-dev cmake bazel-bootstrap binutils python3-venv; do
@@ -11,9 +20,15 @@ for pkg in libgtest-dev libgmock-dev libabsl-dev protobuf-compiler libprotobuf-d
 done
 if [ "${#need_pkgs[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "== installing ${need_pkgs[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}"
+    echo "== installing Debian packages: ${need_pkgs[*]} (apt output in $apt_log)"
+    # apt's progress is noise when it works: it goes to a log, printed only if apt fails.
+    mkdir -p "$(dirname "$apt_log")"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends "${need_pkgs[@]}"; } >"$apt_log" 2>&1; then
+      cat "$apt_log" >&2
+      echo "apt-get failed installing ${need_pkgs[*]} (log above, kept in $apt_log)" >&2
+      exit 1
+    fi
   else
     echo "missing Debian packages: ${need_pkgs[*]} (run as root, or install them)" >&2
     exit 1
@@ -22,13 +37,15 @@ fi
 
 echo "== Rust: cargo test --workspace"
 # Build first: cargo test builds libraries as rlibs only, and the simulator's tests inspect
-# its cdylib (exports, SONAME).
-cargo build --workspace --locked
+# its cdylib (exports, SONAME). `--all-targets` builds the tests and benches too, with the
+# features that the dev-dependencies add (cargo unifies them only when dev targets are
+# built), so `cargo test` compiles nothing again: the workspace is built once.
+cargo build --workspace --all-targets --locked
 cargo test --workspace --locked
 
 echo "== Rust: cargo test --release --workspace (optimized code; the stress, fault and property tests among them)"
 # Build first, as above: some tests inspect the release cdylib.
-cargo build --release --workspace --locked
+cargo build --release --workspace --all-targets --locked
 cargo test --release --workspace --locked
 
 echo "== C++ drop-in (GoogleTest), then under AddressSanitizer + UndefinedBehaviorSanitizer"
@@ -40,6 +57,9 @@ tests/hip/run.sh
 
 echo "== xprof trace_viewer conversion of a replayed trace"
 tests/xprof/run.sh
+
+echo "== JAX on its CPU backend (PyPI jax[cpu]): a real XSpace read by inspect and convert"
+tests/jax/run.sh
 
 echo "== Bazel 4.2.3 offline build and test of the XLA-shaped example workspace"
 tests/bazel/run.sh

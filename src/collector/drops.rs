@@ -56,7 +56,9 @@ impl DropCounters {
     }
 
     /// One line per data-loss reason, in a fixed order, for `XSpace.warnings`. Every line
-    /// starts with "Dropped <N> events: "; cap lines also name the XLA flag that raises the cap.
+    /// starts with "Dropped <N> events: " (the annotation cap's with "Kept <N> events without
+    /// their annotation", since those events are kept); cap lines also name the XLA flag that
+    /// raises the cap.
     pub fn warnings(&self) -> Vec<String> {
         let mut lines = Vec::new();
         for (&reason, &count) in &self.by_reason {
@@ -68,6 +70,17 @@ impl DropCounters {
             } else {
                 ""
             };
+            if reason == DropReason::AnnotationCapReached {
+                // Not a loss of events, so not "Dropped": the events are in the trace and
+                // only their annotation is missing.
+                lines.push(format!(
+                    "Kept {count} {} without their annotation: the annotation string cap \
+                     (max_annotation_strings) was reached. To keep more annotations, set \
+                     XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>",
+                    if count == 1 { "event" } else { "events" }
+                ));
+                continue;
+            }
             let mut line = format!("Dropped {count} events: {lost_in}{}", reason.describe());
             if reason.is_cap() {
                 line.push_str(&format!(

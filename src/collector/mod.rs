@@ -239,7 +239,18 @@ impl CollectorState {
     /// callback cap, docs/xla-interface.md#xla-edge-13).
     fn drop_at_cap(&mut self, reason: DropReason, cap: u64) {
         self.trace.drops.add(reason, 1);
-        if self.caps_warned.insert(reason) {
+        if !self.caps_warned.insert(reason) {
+            return;
+        }
+        if reason == DropReason::AnnotationCapReached {
+            // The events stay; only their annotation is lost.
+            log::warn!(
+                "xla-rocm-tracer: {} (limit {cap}); further events are kept without their \
+                 annotation. To keep more annotations, set \
+                 XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>",
+                reason.describe()
+            );
+        } else {
             log::warn!(
                 "xla-rocm-tracer: {} (limit {cap}); further such events are dropped. \
                  To collect more GPU events, set XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>",

@@ -43,6 +43,18 @@ pub fn memcpy_details_string(memcpy: &MemcpyDetails) -> String {
     )
 }
 
+/// A same-GPU copy HIP ran as a blit kernel: both sides are device memory, which is known
+/// here, so the memory kinds are written the way CUPTI's details write them (`kind_src` /
+/// `kind_dst`), and readers can tell a device-to-device copy (docs/xla-interface.md#copy-apis).
+pub fn blit_copy_details_string(memcpy: &MemcpyDetails) -> String {
+    format!(
+        "kind_src:device kind_dst:device size:{} dest:{} async:{}",
+        memcpy.num_bytes,
+        memcpy.destination,
+        u8::from(memcpy.is_async)
+    )
+}
+
 pub fn memalloc_details_string(memalloc: &MemAllocDetails) -> String {
     format!("kind:Unknown num_bytes:{}", memalloc.num_bytes)
 }
@@ -116,7 +128,7 @@ pub(crate) fn event_stats(
         // A blit kernel that did a copy call carries the copy's size (see the collector's join).
         EventType::Kernel if event.source == EventSource::Activity => {
             if let EventDetails::Memcpy(copy) = &event.details {
-                let details = memcpy_details_string(copy);
+                let details = blit_copy_details_string(copy);
                 stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
             } else {
                 let details = kernel_details_string(&kernel_details(event), 0.0);

@@ -9,7 +9,7 @@ use xla_rocm_tracer::export::XSpace;
 use crate::progress::Progress;
 use crate::xspace_view::{event_name, event_span_ps, line_name, stat_name, stat_value};
 
-fn write_record(out: &mut impl Write, first: &mut bool, record: &Value) -> io::Result<()> {
+fn write_record(out: &mut dyn Write, first: &mut bool, record: &Value) -> io::Result<()> {
     if !*first {
         out.write_all(b",\n")?;
     }
@@ -20,7 +20,7 @@ fn write_record(out: &mut impl Write, first: &mut bool, record: &Value) -> io::R
 /// Streams the JSON so that large traces are not held twice in memory.
 pub fn write_chrome_trace(
     space: &XSpace,
-    out: &mut impl Write,
+    out: &mut dyn Write,
     progress: &mut Progress,
 ) -> io::Result<()> {
     out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;

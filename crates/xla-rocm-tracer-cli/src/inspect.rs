@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use xla_rocm_tracer::event::EventType;
-use xla_rocm_tracer::export::plane_names::GPU_PLANE_PREFIX;
+use xla_rocm_tracer::export::plane_names::{GPU_PLANE_PREFIX, SCOPE_RANGE_TREE_PLANE_NAME};
 use xla_rocm_tracer::export::{XPlane, XSpace};
 
 use crate::event_kind::{infer_kind, memcpy_bytes};
+use crate::replay::plural;
 use crate::xspace_view::{event_span_ps, line_name};
 
 pub struct LaneSummary {
@@ -75,8 +76,157 @@ pub fn summarize_plane(plane: &XPlane) -> PlaneSummary {
     summary
 }
 
-fn format_duration_ps(ps: i128) -> String {
-    format!("{:.3} ms", ps as f64 / 1e9)
+/// A duration in the unit that keeps it readable: `850 ns`, `12.5 us`, `1.234 ms`, `2.500 s`.
+pub fn format_duration_ps(ps: i128) -> String {
+    let ns = ps as f64 / 1e3;
+    let magnitude = ns.abs();
+    if magnitude < 1e3 {
+        format!("{} ns", trim_decimals(ns, 1))
+    } else if magnitude < 1e6 {
+        format!("{} us", trim_decimals(ns / 1e3, 1))
+    } else if magnitude < 1e9 {
+        format!("{:.3} ms", ns / 1e6)
+    } else {
+        format!("{:.3} s", ns / 1e9)
+    }
+}
+
+/// Traces whose clock is the wall clock (XLA converts to it) start after this: 2000-01-01.
+const WALL_CLOCK_FROM_NS: i128 = 946_684_800 * 1_000_000_000;
+
+/// The trace start as a UTC date when the trace's clock is the wall clock, else as a reading
+/// of the trace's own clock.
+pub fn format_trace_start(ns: i128) -> String {
+    if ns < WALL_CLOCK_FROM_NS {
+        return format!("{ns} ns on the trace's clock");
+    }
+    let seconds = ns.div_euclid(1_000_000_000);
+    let nanos = ns.rem_euclid(1_000_000_000);
+    let (year, month, day) = civil_date(seconds.div_euclid(86_400));
+    let of_day = seconds.rem_euclid(86_400);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{nanos:09} UTC",
+        of_day / 3600,
+        of_day % 3600 / 60,
+        of_day % 60
+    )
+}
+
+/// (year, month, day) of a count of days since 1970-01-01 in the proleptic Gregorian
+/// calendar, counting in 400-year eras that start on March 1st (so leap days end a year).
+fn civil_date(days: i128) -> (i128, i128, i128) {
+    let shifted = days + 719_468; // days from 0000-03-01 to 1970-01-01
+    let era = shifted.div_euclid(146_097);
+    let day_of_era = shifted - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = year_of_era + era * 400 + i128::from(month <= 2);
+    (year, month, day)
+}
+
+/// A time relative to the trace start: `+1.234 ms`.
+pub fn format_offset_ps(ps: i128) -> String {
+    format!("+{}", format_duration_ps(ps))
+}
+
+/// `12.5`, `12` (no trailing `.0`).
+fn trim_decimals(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    match text.strip_suffix(".0") {
+        Some(whole) => whole.to_owned(),
+        None => text,
+    }
+}
+
+/// Bytes with a binary unit: `256 B`, `4.0 KiB`, `4.00 MiB`, `1.50 GiB`.
+pub fn format_bytes(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let value = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if value < KIB * KIB {
+        format!("{:.1} KiB", value / KIB)
+    } else if value < KIB * KIB * KIB {
+        format!("{:.2} MiB", value / (KIB * KIB))
+    } else {
+        format!("{:.2} GiB", value / (KIB * KIB * KIB))
+    }
+}
+
+/// Kernels, copies (with bytes) and memsets of all device planes, as the trace shows them.
+#[derive(Default)]
+pub struct DeviceTotals {
+    pub by_kind: BTreeMap<EventType, u64>,
+    pub memcpy_bytes: BTreeMap<EventType, u64>,
+    pub lanes: u64,
+}
+
+impl DeviceTotals {
+    pub fn of_spaces(spaces: &[XSpace]) -> DeviceTotals {
+        let mut totals = DeviceTotals::default();
+        for plane in spaces.iter().flat_map(|space| &space.planes) {
+            let summary = summarize_plane(plane);
+            if !summary.is_device {
+                continue;
+            }
+            totals.lanes += summary.lanes.len() as u64;
+            for lane in &summary.lanes {
+                for (kind, count) in &lane.by_kind {
+                    *totals.by_kind.entry(*kind).or_insert(0) += count;
+                }
+            }
+            for (kind, bytes) in &summary.memcpy_bytes {
+                *totals.memcpy_bytes.entry(*kind).or_insert(0) += bytes;
+            }
+        }
+        totals
+    }
+
+    fn count(&self, kind: EventType) -> u64 {
+        self.by_kind.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// "11 kernels, 2 copies (MemcpyH2D 1 of 4.00 MiB, MemcpyD2H 1 of 256 B) and 0 memsets
+    /// on 3 device lanes".
+    pub fn describe(&self) -> String {
+        let copies: Vec<String> = self
+            .by_kind
+            .iter()
+            .filter(|(kind, _)| kind.is_memcpy())
+            .map(|(kind, count)| {
+                let bytes = self.memcpy_bytes.get(kind).copied().unwrap_or(0);
+                format!("{} {count} of {}", kind.name(), format_bytes(bytes))
+            })
+            .collect();
+        let copy_count: u64 = self
+            .by_kind
+            .iter()
+            .filter(|(kind, _)| kind.is_memcpy())
+            .map(|(_, count)| count)
+            .sum();
+        let mut text = format!(
+            "{}, {}",
+            plural(self.count(EventType::Kernel), "kernel", "kernels"),
+            plural(copy_count, "copy", "copies")
+        );
+        if !copies.is_empty() {
+            text.push_str(&format!(" ({})", copies.join(", ")));
+        }
+        text.push_str(&format!(
+            " and {} on {}",
+            plural(self.count(EventType::Memset), "memset", "memsets"),
+            plural(self.lanes, "device lane", "device lanes")
+        ));
+        text
+    }
 }
 
 pub fn render(space: &XSpace, source: &str) -> String {
@@ -85,21 +235,51 @@ pub fn render(space: &XSpace, source: &str) -> String {
     if !space.hostnames.is_empty() {
         let _ = writeln!(out, "hosts: {}", space.hostnames.join(", "));
     }
+    let summaries: Vec<PlaneSummary> = space.planes.iter().map(summarize_plane).collect();
+    // Times are shown from the trace start (its earliest event), not as epoch nanoseconds.
+    let trace_start = summaries
+        .iter()
+        .filter_map(|summary| summary.span_ps)
+        .map(|(start, _)| start)
+        .min();
     let _ = writeln!(out, "planes: {}", space.planes.len());
+    if let Some(start) = trace_start {
+        let _ = writeln!(
+            out,
+            "trace start (its earliest event): {}; times below are from it",
+            format_trace_start(start / 1000)
+        );
+    }
     let mut device_span = None;
-    for plane in &space.planes {
-        let summary = summarize_plane(plane);
+    for (plane, summary) in space.planes.iter().zip(&summaries) {
         let events: u64 = summary.lanes.iter().map(|lane| lane.events).sum();
+        if summary.name == SCOPE_RANGE_TREE_PLANE_NAME {
+            // XLA's own bookkeeping, not a timeline: say what it is instead of listing it.
+            let _ = writeln!(
+                out,
+                "\n{} (id {}): XLA's scope-range id tree (annotation nesting), not a timeline; \
+                 kept in the file, not shown",
+                summary.name, summary.id
+            );
+            continue;
+        }
         let _ = write!(
             out,
-            "\n{} (id {}): {} lanes, {} events",
+            "\n{} (id {}): {}, {}",
             summary.name,
             summary.id,
-            summary.lanes.len(),
-            events
+            plural(summary.lanes.len() as u64, "lane", "lanes"),
+            plural(events, "event", "events")
         );
         if let Some((start, end)) = summary.span_ps {
-            let _ = write!(out, ", span {}", format_duration_ps(end - start));
+            let relative = start - trace_start.unwrap_or(start);
+            let _ = write!(
+                out,
+                ", {} to {} ({})",
+                format_offset_ps(relative),
+                format_offset_ps(relative + end - start),
+                format_duration_ps(end - start)
+            );
             if summary.is_device {
                 widen(&mut device_span, start, end);
             }
@@ -109,7 +289,12 @@ pub fn render(space: &XSpace, source: &str) -> String {
             let _ = writeln!(out, "  device stats: {}", device_stats_line(plane));
         }
         for lane in &summary.lanes {
-            let _ = write!(out, "  {}: {} events", lane.name, lane.events);
+            let _ = write!(
+                out,
+                "  {}: {}",
+                lane.name,
+                plural(lane.events, "event", "events")
+            );
             if !lane.by_kind.is_empty() || lane.others > 0 {
                 let mut kinds: Vec<String> = lane
                     .by_kind
@@ -127,18 +312,24 @@ pub fn render(space: &XSpace, source: &str) -> String {
             let bytes: Vec<String> = summary
                 .memcpy_bytes
                 .iter()
-                .map(|(kind, bytes)| format!("{} {bytes}", kind.name()))
+                .map(|(kind, bytes)| {
+                    if *bytes < 1024 {
+                        format!("{} {}", kind.name(), format_bytes(*bytes))
+                    } else {
+                        format!("{} {} ({bytes} B)", kind.name(), format_bytes(*bytes))
+                    }
+                })
                 .collect();
             let _ = writeln!(out, "  memcpy bytes: {}", bytes.join(", "));
         }
     }
-    if let Some((start, end)) = device_span {
+    if let (Some((start, end)), Some(trace_start)) = (device_span, trace_start) {
         let _ = writeln!(
             out,
-            "\ndevice time span: {} (from {} ns to {} ns)",
-            format_duration_ps(end - start),
-            start / 1000,
-            end / 1000
+            "\ndevice activity: {} to {} ({})",
+            format_offset_ps(start - trace_start),
+            format_offset_ps(end - trace_start),
+            format_duration_ps(end - start)
         );
     }
     if space.warnings.is_empty() && space.errors.is_empty() {
@@ -161,12 +352,53 @@ fn device_stats_line(plane: &XPlane) -> String {
         .iter()
         .map(|stat| {
             let value = crate::xspace_view::stat_value(plane, stat);
-            let value = match value {
-                serde_json::Value::String(text) => text,
-                other => other.to_string(),
+            let name = crate::xspace_view::stat_name(plane, stat);
+            let number = value.as_f64();
+            // XLA's device stats carry their units in their names' definitions only.
+            let value = match (name, number) {
+                ("clock_rate", Some(khz)) => format!("{:.2} GHz", khz / 1e6),
+                ("memory_size", Some(bytes)) => format_bytes(bytes as u64),
+                ("memory_bandwidth", Some(bytes_per_s)) => {
+                    format!("{:.1} GB/s", bytes_per_s / 1e9)
+                }
+                _ => match value {
+                    serde_json::Value::String(text) => text,
+                    other => other.to_string(),
+                },
             };
-            format!("{}={value}", crate::xspace_view::stat_name(plane, stat))
+            format!("{name}={value}")
         })
         .collect();
     parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_start_is_a_utc_date_on_the_wall_clock() {
+        // The virtual clock's epoch, and a leap day.
+        assert_eq!(
+            format_trace_start(1_735_689_600_000_000_000),
+            "2025-01-01 00:00:00.000000000 UTC"
+        );
+        assert_eq!(
+            format_trace_start(951_782_400_000_000_123 + 86_399 * 1_000_000_000),
+            "2000-02-29 23:59:59.000000123 UTC"
+        );
+        assert_eq!(format_trace_start(39_825), "39825 ns on the trace's clock");
+    }
+
+    #[test]
+    fn durations_and_bytes_carry_units() {
+        assert_eq!(format_duration_ps(850_000), "850 ns");
+        assert_eq!(format_duration_ps(12_500_000), "12.5 us");
+        assert_eq!(format_duration_ps(1_234_000_000), "1.234 ms");
+        assert_eq!(format_duration_ps(2_500_000_000_000), "2.500 s");
+        assert_eq!(format_bytes(1), "1 B");
+        assert_eq!(format_bytes(4096), "4.0 KiB");
+        assert_eq!(format_bytes(4 << 20), "4.00 MiB");
+        assert_eq!(format_bytes(3 << 29), "1.50 GiB");
+    }
 }

@@ -3,12 +3,11 @@
 mod chrome_trace;
 mod event_kind;
 mod inspect;
+mod output;
 mod progress;
 mod replay;
 mod xspace_view;
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -28,7 +27,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario on the simulated GPU through the real tracer and collector, print a lane
-    /// summary and optionally write the trace.
+    /// summary and write the trace (`<scenario name>.xplane.pb` unless `-o` says where).
     Replay(replay::ReplayArgs),
     /// Print planes, lanes with event counts by kind, copy bytes, time span and drops.
     Inspect {
@@ -73,25 +72,31 @@ fn inspect(trace: &Path) -> Result<()> {
 }
 
 fn convert(trace: &Path, output: Option<PathBuf>) -> Result<()> {
-    let (space, large) = read_trace(trace)?;
     let output = output.unwrap_or_else(|| {
         let mut name = trace.as_os_str().to_owned();
         name.push(".json");
         PathBuf::from(name)
     });
+    // Before reading a trace that may take a while to load.
+    output::check_writable(&output)?;
+    let (space, large) = read_trace(trace)?;
     let mut progress = Progress::new(large, "events written");
     progress.stage(&format!("writing {}", output.display()));
-    let file =
-        File::create(&output).with_context(|| format!("cannot create {}", output.display()))?;
-    let mut out = BufWriter::new(file);
-    chrome_trace::write_chrome_trace(&space, &mut out, &mut progress)
-        .and_then(|()| out.flush())
-        .with_context(|| format!("cannot write {}", output.display()))?;
+    output::write_atomically(&output, |out| {
+        chrome_trace::write_chrome_trace(&space, out, &mut progress)
+    })?;
     eprintln!("wrote {}", output.display());
     Ok(())
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`| head`) panics; a command-line
+    // tool should end quietly instead, as with the default action. Outputs are written
+    // through temporary files, so ending mid-way leaves no partial one.
+    // SAFETY: signal() with SIG_DFL installs no handler code; nothing else is running yet.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay(args) => replay::run(args),
@@ -105,6 +110,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
+            if let Some(interrupted) = error.downcast_ref::<replay::Interrupted>() {
+                eprintln!("xla-rocm-tracer: {interrupted}");
+                return ExitCode::from(replay::INTERRUPTED_EXIT_STATUS);
+            }
             // One line with the whole cause chain, without anyhow's backtrace.
             eprintln!("xla-rocm-tracer: error: {error:#}");
             ExitCode::FAILURE

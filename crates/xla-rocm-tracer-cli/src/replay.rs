@@ -18,29 +18,137 @@
 //! By default the replay runs on the simulator's virtual clock (`ROCSIM_CLOCK=virtual`): time,
 //! thread ids, handles and the capture's wall time follow from the scenario and `ROCSIM_SEED`,
 //! so replaying a scenario twice writes the same bytes. `--real-clock` keeps the host clock.
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
 use rocprofiler_sdk_sim::scenario::{self, ReplayHooks};
 use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
-use xla_rocm_tracer::export::{merge_host_api_plane, write_xspace, ExportOptions, GroupBy, Lane};
+use xla_rocm_tracer::export::{encode_xspace, merge_host_api_plane, ExportOptions, GroupBy, Lane};
 use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
-use crate::inspect;
+use crate::{inspect, output};
 
 /// Set in the re-executed child, so that a mismatch there is an error instead of a loop.
 const REEXECUTED_VARIABLE: &str = "XLA_ROCM_TRACER_REPLAY_REEXEC";
+
+/// Test hook: before this step (counted from 1 over all threads) the replay says
+/// "test hook: paused before step N" on stderr and waits for Ctrl-C, so that the tests send
+/// a real SIGINT mid-replay without racing a timer.
+const PAUSE_AT_STEP_VARIABLE: &str = "XLA_ROCM_TRACER_TEST_PAUSE_AT_STEP";
+
+/// The exit status of a replay stopped by Ctrl-C (SIGINT), as shells report 128 + signal.
+pub const INTERRUPTED_EXIT_STATUS: u8 = 130;
+
+/// A replay stopped by Ctrl-C: the tracer was disabled and no trace was written.
+#[derive(Debug)]
+pub struct Interrupted {
+    pub scenario: PathBuf,
+    pub steps: u64,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted: the replay of {} stopped after {} (Ctrl-C); the tracer was disabled \
+             and no trace was written",
+            self.scenario.display(),
+            plural(self.steps, "step", "steps")
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// "1 step", "2 steps".
+pub fn plural(count: u64, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
+/// Set by SIGINT. The first Ctrl-C asks the replay to stop at the next step boundary; a
+/// second one, while that is still under way, exits at once with status 130.
+fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    use signal_hook::consts::SIGINT;
+    let flag = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register_conditional_shutdown(
+        SIGINT,
+        i32::from(INTERRUPTED_EXIT_STATUS),
+        flag.clone(),
+    )
+    .context("cannot install the Ctrl-C handler")?;
+    signal_hook::flag::register(SIGINT, flag.clone())
+        .context("cannot install the Ctrl-C handler")?;
+    Ok(flag)
+}
+
+/// Step boundaries: where Ctrl-C stops the replay and where progress is reported.
+struct StepWatch {
+    interrupted: Arc<AtomicBool>,
+    steps: AtomicU64,
+    pause_at_step: Option<u64>,
+    progress: Option<Mutex<Instant>>,
+}
+
+impl StepWatch {
+    fn new(interrupted: Arc<AtomicBool>, progress: bool) -> StepWatch {
+        StepWatch {
+            interrupted,
+            steps: AtomicU64::new(0),
+            pause_at_step: std::env::var(PAUSE_AT_STEP_VARIABLE)
+                .ok()
+                .and_then(|value| value.trim().parse().ok()),
+            progress: progress.then(|| Mutex::new(Instant::now())),
+        }
+    }
+
+    fn before_step(&self) -> std::result::Result<(), String> {
+        let step = self.steps.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.pause_at_step == Some(step) {
+            eprintln!("test hook: paused before step {step}");
+            while !self.interrupted.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        if self.interrupted.load(Ordering::SeqCst) {
+            // Not counted: this step was not run.
+            self.steps.fetch_sub(1, Ordering::Relaxed);
+            return Err("interrupted".to_owned());
+        }
+        if let Some(last) = &self.progress {
+            let mut last = last.lock().unwrap_or_else(PoisonError::into_inner);
+            if last.elapsed() >= Duration::from_secs(1) {
+                eprintln!("  replaying: {} done", plural(step - 1, "step", "steps"));
+                *last = Instant::now();
+            }
+        }
+        Ok(())
+    }
+
+    fn steps(&self) -> u64 {
+        self.steps.load(Ordering::Relaxed)
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::SeqCst)
+    }
+}
 
 #[derive(clap::Args)]
 pub struct ReplayArgs {
     /// A scenario file (`scenarios/*.toml`).
     pub scenario: PathBuf,
-    /// Where to write the `.xplane.pb` trace.
+    /// Where to write the `.xplane.pb` trace [default: `<scenario name>.xplane.pb` in the
+    /// current directory]. Checked before the replay starts.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Report progress on stderr (the default when stderr is a terminal).
+    #[arg(long)]
+    pub progress: bool,
     /// Name lanes like XLA's CUPTI collector: "Stream #0(Kernel,MemcpyH2D)".
     #[arg(long)]
     pub cuda_style_lanes: bool,
@@ -81,6 +189,7 @@ struct TracerSessions {
     state: Mutex<SessionState>,
     /// The scenario's `[profiler]` table.
     profiler: scenario::ProfilerSpec,
+    steps: StepWatch,
 }
 
 #[derive(Default)]
@@ -91,11 +200,12 @@ struct SessionState {
 }
 
 impl TracerSessions {
-    fn new(tracer: &'static Tracer) -> TracerSessions {
+    fn new(tracer: &'static Tracer, steps: StepWatch) -> TracerSessions {
         TracerSessions {
             tracer,
             state: Mutex::default(),
             profiler: scenario::ProfilerSpec::default(),
+            steps,
         }
     }
 
@@ -148,6 +258,9 @@ impl ReplayHooks for TracerSessions {
     }
     fn disable_tracing(&self) {
         self.stop();
+    }
+    fn before_step(&self) -> std::result::Result<(), String> {
+        self.steps.before_step()
     }
 }
 
@@ -214,14 +327,14 @@ fn describe_env(env: &[(&'static str, String)]) -> String {
 }
 
 /// Runs this command again with the scenario's machine variables; exits with its status.
-fn reexecute_with(env: &[(&'static str, String)]) -> Result<()> {
+fn reexecute_with(env: &[(&'static str, String)], interrupted: &AtomicBool) -> Result<()> {
     let executable =
         std::env::current_exe().context("cannot find the xla-rocm-tracer executable")?;
-    let status = std::process::Command::new(&executable)
+    let mut child = std::process::Command::new(&executable)
         .args(std::env::args_os().skip(1))
         .envs(env.iter().map(|(name, value)| (name, value)))
         .env(REEXECUTED_VARIABLE, "1")
-        .status()
+        .spawn()
         .with_context(|| {
             format!(
                 "cannot re-run {} with {}",
@@ -229,6 +342,25 @@ fn reexecute_with(env: &[(&'static str, String)]) -> Result<()> {
                 describe_env(env)
             )
         })?;
+    // A Ctrl-C at a terminal reaches the child too (same process group); a SIGINT sent to
+    // this process alone is passed on, once, so that the child stops as it would.
+    let mut forwarded = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().context("cannot wait for the replay")? {
+            break status;
+        }
+        if !forwarded && interrupted.load(Ordering::SeqCst) {
+            forwarded = true;
+            if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+                // SAFETY: kill() has no memory-safety preconditions; `pid` is our own child,
+                // not yet reaped (try_wait above returned None).
+                unsafe {
+                    libc::kill(pid, libc::SIGINT);
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     if !status.success() {
         std::process::exit(status.code().unwrap_or(1));
     }
@@ -256,9 +388,40 @@ fn capture_start() -> CaptureStart {
     }
 }
 
+/// `replay`'s default output: `<scenario stem>.xplane.pb` in the current directory.
+pub fn default_output(scenario: &Path) -> PathBuf {
+    let stem = scenario
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "replay".to_owned());
+    PathBuf::from(format!("{stem}.xplane.pb"))
+}
+
+/// A scenario error on one line (the TOML parser's own messages span several).
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 pub fn run(args: ReplayArgs) -> Result<()> {
     let path = &args.scenario;
-    let scenario = scenario::load(path).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let scenario =
+        scenario::load(path).map_err(|error| anyhow::anyhow!(one_line(&error.to_string())))?;
+    // Outputs are checked before anything runs: a replay must not run for minutes and then
+    // find that it cannot write its trace.
+    let output = args.output.clone().unwrap_or_else(|| default_output(path));
+    let session_count = (scenario.sessions as usize).max(1);
+    let outputs: Vec<PathBuf> = (1..=session_count)
+        .map(|number| session_output(&output, number, session_count))
+        .collect();
+    for file in &outputs {
+        output::check_writable(file)?;
+    }
+    let interrupted = interrupt_flag()?;
+
     let mut wanted = scenario.machine_env();
     wanted.extend(clock_env(args.real_clock));
     let mismatches = machine_env_mismatches(&wanted);
@@ -270,7 +433,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
                 describe_env(&mismatches)
             );
         }
-        return reexecute_with(&wanted);
+        return reexecute_with(&wanted, &interrupted);
     }
 
     let tracer = Tracer::get();
@@ -280,8 +443,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     // Under the virtual clock, time passes only through the simulator: `disable()`'s wait for
     // records in flight sleeps on it (a real sleep under the real clock).
     xla_rocm_tracer::tracer::set_wait_sleeper(rocprofiler_sdk_sim::driver::host_sleep);
-    let mut sessions = TracerSessions::new(tracer);
+    let progress = args.progress || std::io::stderr().is_terminal();
+    let mut sessions = TracerSessions::new(tracer, StepWatch::new(interrupted, progress));
     sessions.profiler = scenario.profiler.clone();
+    if progress {
+        eprintln!("replaying {} (Ctrl-C stops it)", path.display());
+    }
     let whole_replay = scenario.sessions == 0;
     if whole_replay {
         sessions.start()?;
@@ -297,8 +464,23 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         sessions.keep_running_session();
         exited_while_tracing = true;
     }
+    if replayed.is_err() && sessions.steps.interrupted() {
+        // Chosen: nothing is written. A trace cut at an arbitrary step is easy to take for a
+        // whole one; the tracer is disabled (above), so the SDK delivers nothing further.
+        return Err(Interrupted {
+            scenario: path.clone(),
+            steps: sessions.steps.steps(),
+        }
+        .into());
+    }
     let summary =
         replayed.map_err(|error| anyhow::anyhow!("{}: replay failed: {error}", path.display()))?;
+    if progress {
+        eprintln!(
+            "replayed {}",
+            plural(sessions.steps.steps(), "step", "steps")
+        );
+    }
 
     let options = ExportOptions {
         cuda_style_line_names: args.cuda_style_lanes,
@@ -314,23 +496,44 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         })
         .collect();
 
-    let copies: Vec<String> = summary
-        .copies
-        .iter()
-        .map(|(kind, count)| format!("{kind:?} {count}"))
-        .collect();
-    println!(
-        "replayed {}: {} HIP calls, {} kernel dispatches ({} graph launches, {} memsets), copies [{}] of {} bytes, {} annotated steps\n",
-        path.display(),
-        summary.api_calls,
-        summary.kernels,
-        summary.graph_launches,
-        summary.memsets,
-        copies.join(", "),
-        summary.bytes_copied,
-        summary.annotations
-    );
+    // The traces are written before anything is printed: a reader that stops early (`| head`)
+    // must not cost the trace.
     let count = spaces.len();
+    let mut written = Vec::with_capacity(count);
+    for (index, space) in spaces.iter().enumerate() {
+        let file = session_output(&output, index + 1, count);
+        let bytes = encode_xspace(space);
+        output::write_atomically(&file, |out| out.write_all(&bytes))?;
+        written.push((file, bytes.len() as u64));
+    }
+
+    let copy_calls: u64 = summary.copies.values().sum();
+    let mut asked = Vec::new();
+    for (kind, count) in &summary.copies {
+        asked.push(format!("{kind:?} {count}"));
+    }
+    let mut copies = plural(copy_calls, "copy call", "copy calls");
+    if !asked.is_empty() {
+        copies.push_str(&format!(
+            " ({}; {})",
+            asked.join(", "),
+            inspect::format_bytes(summary.bytes_copied)
+        ));
+    }
+    println!(
+        "replayed {}: {}, {}, {}",
+        path.display(),
+        plural(summary.api_calls, "HIP call", "HIP calls"),
+        copies,
+        plural(summary.annotations, "annotated step", "annotated steps")
+    );
+    // Kernels, copies and memsets are counted as the trace shows them (device planes of every
+    // session), so that the summary and the trace agree.
+    let totals = inspect::DeviceTotals::of_spaces(&spaces);
+    // A same-GPU device-to-device copy runs as a blit kernel, whose event carries the copy's
+    // size and memory kinds: it is counted as the copy (docs/xla-interface.md#copy-apis).
+    println!("the trace shows {}", totals.describe());
+    println!();
     for (index, space) in spaces.iter().enumerate() {
         let number = index + 1;
         let mut title = format!("replay of {}", path.display());
@@ -350,11 +553,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
                 scenario_stream_lines(&summary, &collector.lanes(Tracer::timestamp(), &options))
             );
         }
-        if let Some(output) = &args.output {
-            let file = session_output(output, number, count);
-            write_xspace(&file, space)?;
-            println!("\nwrote {}", file.display());
-        }
+        let (file, size) = &written[index];
+        println!(
+            "\nwrote {} ({})",
+            file.display(),
+            inspect::format_bytes(*size)
+        );
     }
     Ok(())
 }

@@ -39,8 +39,16 @@ fn inspect_lists_the_three_stream_lanes_of_the_cuda_reference() {
         "/device:GPU:0 (id 0): 3 lanes, 27 events",
         "  Stream #14(Compute,Memset): 22 events (Kernel 12, Memset 10)\n",
         "  Stream #15(MemcpyH2D): 4 events (MemcpyH2D 4)\n",
-        "  Stream #16(MemcpyD2H): 1 events (MemcpyD2H 1)\n",
-        "  memcpy bytes: MemcpyH2D 4194316, MemcpyD2H 128\n",
+        "  Stream #16(MemcpyD2H): 1 event (MemcpyD2H 1)\n",
+        "  memcpy bytes: MemcpyH2D 4.00 MiB (4194316 B), MemcpyD2H 128 B\n",
+        // Times from the trace start, with units, not epoch nanoseconds.
+        "/device:GPU:0 (id 0): 3 lanes, 27 events, +28.591 ms to +170.496 ms (141.906 ms)\n",
+        "device activity: +28.591 ms to +170.496 ms (141.906 ms)\n",
+        "clock_rate=1.98 GHz",
+        "memory_size=139.80 GiB",
+        // XLA's internal plane: explained in one line, its contents not listed.
+        "/host:__ScopeRangeCallStack__ (id 0): XLA's scope-range id tree (annotation nesting), \
+         not a timeline; kept in the file, not shown\n",
         "device_vendor=Nvidia",
         "drops: none reported",
     ] {

@@ -121,7 +121,7 @@ fn jax_matmul_has_separate_compute_h2d_and_d2h_lanes() {
         .all(|line| line.name.starts_with("Host Threads/")));
     assert!(space.warnings.is_empty(), "{:?}", space.warnings);
     assert!(
-        stdout.contains("memcpy bytes: MemcpyH2D 4194304, MemcpyD2H 128"),
+        stdout.contains("memcpy bytes: MemcpyH2D 4.00 MiB (4194304 B), MemcpyD2H 128 B\n"),
         "{stdout}"
     );
 }
@@ -379,7 +379,9 @@ fn copy_paths_are_named_by_the_direction_the_program_asked_for() {
         "blits named by their call, the two pinned pieces joined into the call's size"
     );
     assert!(
-        stdout.contains("memcpy bytes: MemcpyH2D 67112960, MemcpyD2H 4096"),
+        stdout.contains(
+            "memcpy bytes: MemcpyH2D 64.00 MiB (67112960 B), MemcpyD2H 4.0 KiB (4096 B)\n"
+        ),
         "{stdout}"
     );
 

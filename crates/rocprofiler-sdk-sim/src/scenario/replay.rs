@@ -27,6 +27,11 @@ pub trait ReplayHooks: Sync {
     }
     /// A `disable` step: end the running profiling session.
     fn disable_tracing(&self) {}
+    /// Before each step of a scenario thread: an error stops the replay at this step boundary
+    /// with that error (a command's Ctrl-C). Also where a long replay can report progress.
+    fn before_step(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Hooks that do nothing.
@@ -538,6 +543,7 @@ fn run_steps(
     local: &mut Local,
 ) -> Result<(), ReplayError> {
     for step in steps {
+        hooks.before_step().map_err(ReplayError)?;
         let context = || format!("thread `{thread}`, step {step:?}");
         let fail = |e: SimError| ReplayError(format!("{}: {e}", context()));
         if let Step::Sleep { ns } = step {
