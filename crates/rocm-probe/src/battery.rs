@@ -73,7 +73,9 @@ impl Battery {
     }
 
     fn call(&mut self, name: &str, rc: HipError) -> bool {
-        self.current().calls.push(format!("{name} -> {}", hip_status(rc)));
+        self.current()
+            .calls
+            .push(format!("{name} -> {}", hip_status(rc)));
         rc == 0
     }
 

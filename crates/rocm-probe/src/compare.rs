@@ -11,7 +11,10 @@ type Fields = Vec<(String, Vec<String>)>;
 
 fn step_fields(out: &mut Fields, step: &Step) {
     let p = format!("steps.{}", step.name);
-    out.push((format!("{p}.skipped"), step.skipped.iter().cloned().collect()));
+    out.push((
+        format!("{p}.skipped"),
+        step.skipped.iter().cloned().collect(),
+    ));
     if step.skipped.is_some() {
         // A step run on one side only is one finding (its `skipped`), not one per field.
         return;
@@ -32,7 +35,10 @@ fn step_fields(out: &mut Fields, step: &Step) {
 
 fn fields(run: &Run) -> Fields {
     let mut out = vec![
-        ("sdk_version".to_string(), vec![run.libraries.sdk.version.clone()]),
+        (
+            "sdk_version".to_string(),
+            vec![run.libraries.sdk.version.clone()],
+        ),
         (
             "hip_runtime_version".to_string(),
             vec![run.libraries.hip.version.clone()],
@@ -88,9 +94,7 @@ pub fn simulator_for(key: &str, a: &str, b: &str) -> String {
     let mentions = |s: &str| a.contains(s) || b.contains(s);
     match key {
         "sdk_version" | "configure" => return "ROCSIM_VERSION".into(),
-        "hip_runtime_version" => {
-            return "hip-runtime-sim hipRuntimeGetVersion (no option)".into()
-        }
+        "hip_runtime_version" => return "hip-runtime-sim hipRuntimeGetVersion (no option)".into(),
         "hip_devices" | "agents" => {
             return "ROCSIM_GPUS, ROCSIM_CPUS, HIP_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES \
                     (agents and visibility)"
@@ -196,11 +200,6 @@ fn finding(key: &str, a: &[String], b: &[String]) -> Finding {
 pub fn render(findings: &[Finding], a: &str, b: &str) -> String {
     findings
         .iter()
-        .map(|f| {
-            format!(
-                "{}: {a} {} | {b} {} -> {}\n",
-                f.key, f.a, f.b, f.simulator
-            )
-        })
+        .map(|f| format!("{}: {a} {} | {b} {} -> {}\n", f.key, f.a, f.b, f.simulator))
         .collect()
 }

@@ -72,15 +72,20 @@ pub fn find_simulated(sim_dir: Option<&Path>) -> Option<LibraryPair> {
             vec![dir.clone(), dir.join("deps")]
         }
     };
-    dirs.into_iter().find_map(|dir| {
-        let hip = dir.join(SIM_HIP_FILE);
-        let sdk = dir.join(SIM_SDK_FILE);
-        (hip.is_file() && sdk.is_file()).then_some(LibraryPair {
-            origin: Origin::Simulated,
-            hip,
-            sdk,
+    // Both folders can hold a copy (a workspace build and a dependency build with other
+    // features); the newer SDK library is the one the last build made.
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    dirs.into_iter()
+        .filter_map(|dir| {
+            let hip = dir.join(SIM_HIP_FILE);
+            let sdk = dir.join(SIM_SDK_FILE);
+            (hip.is_file() && sdk.is_file()).then_some(LibraryPair {
+                origin: Origin::Simulated,
+                hip,
+                sdk,
+            })
         })
-    })
+        .max_by_key(|pair| modified(&pair.sdk))
 }
 
 /// `hipStream_t` and friends as the probe passes them: opaque pointers.
@@ -91,8 +96,7 @@ pub type HipError = c_int;
 #[derive(Clone, Copy)]
 pub struct Sdk {
     pub get_version: unsafe extern "C" fn(*mut u32, *mut u32, *mut u32) -> rocprofiler_status_t,
-    pub force_configure:
-        unsafe extern "C" fn(rocprofiler_configure_func_t) -> rocprofiler_status_t,
+    pub force_configure: unsafe extern "C" fn(rocprofiler_configure_func_t) -> rocprofiler_status_t,
     pub create_context: unsafe extern "C" fn(*mut rocprofiler_context_id_t) -> rocprofiler_status_t,
     pub start_context: unsafe extern "C" fn(rocprofiler_context_id_t) -> rocprofiler_status_t,
     pub stop_context: unsafe extern "C" fn(rocprofiler_context_id_t) -> rocprofiler_status_t,
@@ -195,8 +199,12 @@ fn open(path: &Path, what: &str) -> Result<&'static Library, LoadError> {
     // SAFETY: loading runs the library's initialisers; both are the ROCm (or simulated) runtime
     // libraries the user pointed the probe at, which is what the probe is for. RTLD_GLOBAL lets
     // the simulated HIP runtime resolve its `rocsim_*` symbols from the simulated SDK.
-    let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }
-        .map_err(|e| LoadError(format!("no {what} found: cannot load {}: {e}", path.display())))?;
+    let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| {
+        LoadError(format!(
+            "no {what} found: cannot load {}: {e}",
+            path.display()
+        ))
+    })?;
     // Never unloaded: the SDK keeps threads and callbacks into this process until exit.
     Ok(Box::leak(Box::new(lib)))
 }

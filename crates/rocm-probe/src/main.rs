@@ -90,7 +90,10 @@ fn run_battery(pair: &LibraryPair) -> Result<Run, Failure> {
     let env = |e: libs::LoadError| Failure(e.0, EXIT_ENVIRONMENT);
     if !pair.hip.is_file() {
         return Err(Failure(
-            format!("no HIP runtime found: {} does not exist", pair.hip.display()),
+            format!(
+                "no HIP runtime found: {} does not exist",
+                pair.hip.display()
+            ),
             EXIT_ENVIRONMENT,
         ));
     }
@@ -207,7 +210,10 @@ fn run_child(pair: &LibraryPair) -> Result<Run, Failure> {
         // The child's own one-line error, when it gave one.
         let prefix = "xla-rocm-tracer probe: ";
         if let Some(line) = err.lines().rev().find(|l| l.starts_with(prefix)) {
-            let code = status.code().and_then(|c| u8::try_from(c).ok()).unwrap_or(1);
+            let code = status
+                .code()
+                .and_then(|c| u8::try_from(c).ok())
+                .unwrap_or(1);
             return Err(Failure(line[prefix.len()..].to_string(), code));
         }
         let last = err.lines().last().unwrap_or("");
@@ -219,12 +225,8 @@ fn run_child(pair: &LibraryPair) -> Result<Run, Failure> {
             1,
         ));
     }
-    serde_json::from_str(out.trim()).map_err(|e| {
-        Failure(
-            format!("the battery's output is not a report: {e}"),
-            1,
-        )
-    })
+    serde_json::from_str(out.trim())
+        .map_err(|e| Failure(format!("the battery's output is not a report: {e}"), 1))
 }
 
 fn read_report(path: &Path) -> Result<Report, Failure> {
@@ -261,9 +263,7 @@ fn probe_main(args: &[String]) -> Result<(), Failure> {
         match args[i].as_str() {
             "--out" => out = Some(PathBuf::from(value(args, &mut i, "--out")?)),
             "--rocm-lib" => rocm_lib = Some(PathBuf::from(value(args, &mut i, "--rocm-lib")?)),
-            "--sim-lib-dir" => {
-                sim_dir = Some(PathBuf::from(value(args, &mut i, "--sim-lib-dir")?))
-            }
+            "--sim-lib-dir" => sim_dir = Some(PathBuf::from(value(args, &mut i, "--sim-lib-dir")?)),
             "--simulated-only" => simulated_only = true,
             "--compare-only" => {
                 let a = PathBuf::from(value(args, &mut i, "--compare-only")?);

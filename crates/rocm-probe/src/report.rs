@@ -92,7 +92,11 @@ impl Report {
 
 fn c_name(ptr: *const c_char) -> Option<String> {
     // SAFETY: the SDK returns null or a static C string.
-    (!ptr.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(ptr) }.to_string_lossy().into())
+    (!ptr.is_null()).then(|| {
+        unsafe { std::ffi::CStr::from_ptr(ptr) }
+            .to_string_lossy()
+            .into()
+    })
 }
 
 struct Names<'a> {
@@ -263,10 +267,13 @@ pub fn build_run(input: RunInputs) -> Run {
         agent_names.insert(*handle, label);
     }
     let agent = |h: u64| {
-        agent_names
-            .get(&h)
-            .cloned()
-            .unwrap_or_else(|| if h == 0 { "null-agent".into() } else { "unknown-agent".into() })
+        agent_names.get(&h).cloned().unwrap_or_else(|| {
+            if h == 0 {
+                "null-agent".into()
+            } else {
+                "unknown-agent".into()
+            }
+        })
     };
 
     // Which step and HIP function each internal correlation id belongs to.
@@ -314,7 +321,8 @@ pub fn build_run(input: RunInputs) -> Run {
             ..Default::default()
         })
         .collect();
-    let step_of_corr = |internal: u64, fallback: usize| *corr_step.get(&internal).unwrap_or(&fallback);
+    let step_of_corr =
+        |internal: u64, fallback: usize| *corr_step.get(&internal).unwrap_or(&fallback);
 
     let mut callbacks = rec.callbacks.clone();
     callbacks.sort_by_key(|c| c.seq);
@@ -325,9 +333,11 @@ pub fn build_run(input: RunInputs) -> Run {
         let line = format!("{kind} {op} {}", phase(cb.phase));
         if let Some((id, value)) = cb.stream {
             let label = stream_label(value);
-            steps[step]
-                .stream_ids
-                .push(format!("{}: {op} {} {label} id={id}", cb.thread, phase(cb.phase)));
+            steps[step].stream_ids.push(format!(
+                "{}: {op} {} {label} id={id}",
+                cb.thread,
+                phase(cb.phase)
+            ));
         }
         if cb.kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH
             || cb.kind == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY
@@ -391,14 +401,18 @@ pub fn build_run(input: RunInputs) -> Run {
             (0, Vec::new())
         });
         entry.0 += 1;
-        if let Some((_, _, bytes)) = r.agents.filter(|_| r.kind == ROCPROFILER_BUFFER_TRACING_MEMORY_COPY) {
+        if let Some((_, _, bytes)) = r
+            .agents
+            .filter(|_| r.kind == ROCPROFILER_BUFFER_TRACING_MEMORY_COPY)
+        {
             entry.1.push(bytes.to_string());
         }
         if r.kind != ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API {
             let at = when(r.seq, step, &rec.marks);
-            steps[step]
-                .arrival
-                .push(format!("record {kind} {op} delivered on {}: {at}", r.thread));
+            steps[step].arrival.push(format!(
+                "record {kind} {op} delivered on {}: {at}",
+                r.thread
+            ));
         }
     }
     for key in order {

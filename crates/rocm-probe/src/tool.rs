@@ -116,7 +116,10 @@ fn thread_label(role: &'static str) -> String {
             return label.clone();
         }
         let mut counts = ROLE_COUNTS.lock().unwrap_or_else(|e| e.into_inner());
-        let n = counts.get_or_insert_with(HashMap::new).entry(role).or_insert(0);
+        let n = counts
+            .get_or_insert_with(HashMap::new)
+            .entry(role)
+            .or_insert(0);
         *n += 1;
         let label = format!("{role}-{n}");
         *l = Some(label.clone());
@@ -144,7 +147,8 @@ pub fn take_recording() -> Recording {
 }
 
 pub fn sdk() -> &'static Sdk {
-    SDK.get().expect("the SDK is loaded before the tool registers")
+    SDK.get()
+        .expect("the SDK is loaded before the tool registers")
 }
 
 /// Registers the tool with `rocprofiler_force_configure`; must run before the first HIP call.
@@ -227,14 +231,26 @@ unsafe extern "C" fn configure(
 }
 
 const CALLBACK_KINDS: [(rocprofiler_callback_tracing_kind_t, &str); 4] = [
-    (ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, "HIP_RUNTIME_API"),
+    (
+        ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+        "HIP_RUNTIME_API",
+    ),
     (ROCPROFILER_CALLBACK_TRACING_HIP_STREAM, "HIP_STREAM"),
-    (ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, "KERNEL_DISPATCH"),
+    (
+        ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+        "KERNEL_DISPATCH",
+    ),
     (ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, "MEMORY_COPY"),
 ];
 const BUFFER_KINDS: [(rocprofiler_buffer_tracing_kind_t, &str); 3] = [
-    (ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, "HIP_RUNTIME_API"),
-    (ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, "KERNEL_DISPATCH"),
+    (
+        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
+        "HIP_RUNTIME_API",
+    ),
+    (
+        ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+        "KERNEL_DISPATCH",
+    ),
     (ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, "MEMORY_COPY"),
 ];
 const REQUEST_KINDS: [rocprofiler_external_correlation_id_request_kind_t; 3] = [
@@ -291,8 +307,7 @@ unsafe extern "C" fn initialize(
         );
         note_status("rocprofiler_create_buffer", status);
         for (kind, name) in BUFFER_KINDS {
-            let status =
-                (sdk.configure_buffer_tracing)(buf, kind, std::ptr::null(), 0, buffer);
+            let status = (sdk.configure_buffer_tracing)(buf, kind, std::ptr::null(), 0, buffer);
             note_status(
                 &format!("rocprofiler_configure_buffer_tracing_service({name})"),
                 status,
@@ -438,7 +453,8 @@ unsafe extern "C" fn on_buffer(
         // SAFETY (all three arms): the header's kind names the payload's record type.
         let record = match header.kind() {
             ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
-                let r = unsafe { &*(payload as *const rocprofiler_buffer_tracing_hip_api_record_t) };
+                let r =
+                    unsafe { &*(payload as *const rocprofiler_buffer_tracing_hip_api_record_t) };
                 Record {
                     seq,
                     thread: thread.clone(),
