@@ -106,9 +106,9 @@ impl Battery {
     pub fn run(&mut self) {
         let h = self.hip;
         self.begin("setup");
-        // SAFETY (every HIP call in this file): the function pointers have the HIP runtime's C
-        // signatures; out-parameters are valid locals; buffers are at least as large as the
-        // sizes passed (64 MiB each, the largest copy).
+        // SAFETY: (this holds for every HIP call in this file) the function pointers have the
+        // HIP runtime's C signatures; out-parameters are valid locals; buffers are at least as
+        // large as the sizes passed (64 MiB each, the largest copy).
         unsafe {
             let rc = (h.set_device)(0);
             self.call("hipSetDevice", rc);

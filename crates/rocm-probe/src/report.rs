@@ -91,8 +91,8 @@ impl Report {
 }
 
 fn c_name(ptr: *const c_char) -> Option<String> {
-    // SAFETY: the SDK returns null or a static C string.
     (!ptr.is_null()).then(|| {
+        // SAFETY: the SDK returns null or a static C string; this one is not null.
         unsafe { std::ffi::CStr::from_ptr(ptr) }
             .to_string_lossy()
             .into()

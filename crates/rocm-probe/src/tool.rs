@@ -450,9 +450,9 @@ unsafe extern "C" fn on_buffer(
             continue;
         }
         let payload = header.payload;
-        // SAFETY (all three arms): the header's kind names the payload's record type.
         let record = match header.kind() {
             ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
+                // SAFETY: the header's kind names the payload's record type.
                 let r =
                     unsafe { &*(payload as *const rocprofiler_buffer_tracing_hip_api_record_t) };
                 Record {
@@ -467,7 +467,7 @@ unsafe extern "C" fn on_buffer(
                 }
             }
             ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
-                // SAFETY: see above.
+                // SAFETY: the header's kind names the payload's record type.
                 let r = unsafe {
                     &*(payload as *const rocprofiler_buffer_tracing_kernel_dispatch_record_t)
                 };
@@ -484,7 +484,7 @@ unsafe extern "C" fn on_buffer(
                 }
             }
             ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
-                // SAFETY: see above.
+                // SAFETY: the header's kind names the payload's record type.
                 let r = unsafe {
                     &*(payload as *const rocprofiler_buffer_tracing_memory_copy_record_t)
                 };
