@@ -50,10 +50,23 @@ pub fn find_real(rocm_lib: Option<&Path>) -> Option<LibraryPair> {
             dirs.extend(std::env::split_paths(&paths).filter(|p| !p.as_os_str().is_empty()));
         }
     }
+    // The unversioned names come with ROCm's development packages; the SONAMEs always.
+    let first =
+        |dir: &Path, names: &[&str]| names.iter().map(|n| dir.join(n)).find(|p| p.is_file());
     dirs.into_iter().find_map(|dir| {
-        let hip = dir.join("libamdhip64.so");
-        let sdk = dir.join("librocprofiler-sdk.so");
-        (hip.is_file() && sdk.is_file()).then_some(LibraryPair {
+        let hip = first(
+            &dir,
+            &["libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6"],
+        )?;
+        let sdk = first(
+            &dir,
+            &[
+                "librocprofiler-sdk.so",
+                "librocprofiler-sdk.so.1",
+                "librocprofiler-sdk.so.0",
+            ],
+        )?;
+        Some(LibraryPair {
             origin: Origin::Real,
             hip,
             sdk,

@@ -152,7 +152,7 @@ fn run_battery(pair: &LibraryPair) -> Result<Run, Failure> {
 
 /// Runs the battery in a child process (it may abort or hang on a broken install) and reads
 /// its run from the child's stdout.
-fn run_child(pair: &LibraryPair) -> Result<Run, Failure> {
+fn run_child(pair: &LibraryPair, machine: &[(String, String)]) -> Result<Run, Failure> {
     let exe = std::env::current_exe().map_err(|e| Failure(e.to_string(), 1))?;
     let mut cmd = Command::new(exe);
     cmd.arg("battery")
@@ -168,6 +168,7 @@ fn run_child(pair: &LibraryPair) -> Result<Run, Failure> {
     if pair.origin == Origin::Simulated {
         // Deterministic: virtual time, thread ids and handles (SCENARIOS.md "Virtual clock").
         cmd.env("ROCSIM_CLOCK", "virtual");
+        cmd.envs(machine.iter().map(|(k, v)| (k, v)));
     }
     let mut child = cmd
         .spawn()
@@ -227,6 +228,22 @@ fn run_child(pair: &LibraryPair) -> Result<Run, Failure> {
     }
     serde_json::from_str(out.trim())
         .map_err(|e| Failure(format!("the battery's output is not a report: {e}"), 1))
+}
+
+/// The simulated machine shaped like the real one (as many CPU and GPU agents), so the
+/// comparison is about behaviour, not about the host's size. Options the user set win.
+fn simulated_machine(real: &Run) -> Vec<(String, String)> {
+    let count = |prefix: &str| real.agents.iter().filter(|a| a.starts_with(prefix)).count();
+    let mut env = Vec::new();
+    for (key, n, max) in [
+        ("ROCSIM_GPUS", count("gpu"), 16),
+        ("ROCSIM_CPUS", count("cpu"), 8),
+    ] {
+        if std::env::var_os(key).is_none() && (1..=max).contains(&n) {
+            env.push((key.to_string(), n.to_string()));
+        }
+    }
+    env
 }
 
 fn read_report(path: &Path) -> Result<Report, Failure> {
@@ -316,8 +333,12 @@ fn probe_main(args: &[String]) -> Result<(), Failure> {
             EXIT_ENVIRONMENT,
         ));
     }
-    let real_run = real.as_ref().map(run_child).transpose()?;
-    let sim_run = simulated.as_ref().map(run_child).transpose()?;
+    let real_run = real.as_ref().map(|pair| run_child(pair, &[])).transpose()?;
+    let machine = real_run.as_ref().map(simulated_machine).unwrap_or_default();
+    let sim_run = simulated
+        .as_ref()
+        .map(|pair| run_child(pair, &machine))
+        .transpose()?;
     let findings = match (&real_run, &sim_run) {
         (Some(r), Some(s)) => compare::compare(r, s),
         _ => Vec::new(),

@@ -313,3 +313,60 @@ fn binary_links_neither_hip_nor_the_sdk() {
         );
     }
 }
+
+/// The two-run path: "real" libraries found under their SONAMEs in `--rocm-lib` (here the
+/// simulated ones, linked there under ROCm's names) and the simulated ones, both under the
+/// virtual clock, give two identical runs and no finding; the simulated run is shaped like
+/// the "real" machine.
+#[test]
+fn real_and_simulated_runs_are_compared() {
+    let lib_dir = sim_lib_dir();
+    let rocm = scratch("rocm-lib");
+    std::os::unix::fs::symlink(
+        lib_dir.join("libamdhip64.so"),
+        rocm.join("libamdhip64.so.7"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        lib_dir.join("librocprofiler_sdk_sim.so"),
+        rocm.join("librocprofiler-sdk.so.1"),
+    )
+    .unwrap();
+    let out = scratch("two-runs").join("report.json");
+    let output = probe(
+        &[("ROCSIM_CLOCK", "virtual")],
+        &[
+            "--rocm-lib",
+            rocm.to_str().unwrap(),
+            "--sim-lib-dir",
+            lib_dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("findings (real vs simulated): 0\n"),
+        "{stdout}"
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let real = &report["real"]["libraries"];
+    assert_eq!(real["origin"], "real");
+    assert!(real["sdk"]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("librocprofiler-sdk.so.1"));
+    let sim = &report["simulated"]["libraries"];
+    assert_eq!(sim["origin"], "simulated");
+    assert_eq!(sim["simulator_options"]["ROCSIM_GPUS"], "1");
+    assert_eq!(sim["simulator_options"]["ROCSIM_CPUS"], "2");
+    assert_eq!(report["findings"], Value::Array(vec![]));
+    assert_eq!(report["real"]["steps"], report["simulated"]["steps"]);
+    let _ = std::fs::remove_dir_all(&rocm);
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}
