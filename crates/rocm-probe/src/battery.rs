@@ -29,6 +29,9 @@ const D2D: c_int = 3;
 const STREAM_LEGACY: HipStream = 1 as HipStream;
 const STREAM_PER_THREAD: HipStream = 2 as HipStream;
 
+/// The value `external_id_pushed` pushes; callbacks that carry it show `ext=77`.
+const PUSHED_EXTERNAL_ID: u64 = 77;
+
 /// How long the battery waits for records that are still on their way (a lagging completion
 /// after a synchronize): virtual time on the simulator, real time on a real SDK.
 const SETTLE_NS: u64 = 500_000_000;
@@ -139,6 +142,7 @@ impl Battery {
         self.streams();
         self.special_streams();
         self.memset();
+        self.pushed_external_id();
         self.copies();
         self.graph();
         self.two_threads();
@@ -220,6 +224,24 @@ impl Battery {
             self.call("hipStreamSynchronize", rc);
         }
         self.synced();
+    }
+
+    /// A memset with an external correlation id pushed on the callback context: which
+    /// callbacks carry it (the SDK leaves it off HIP_STREAM SET ENTER; `ROCSIM_CORRELATION`).
+    fn pushed_external_id(&mut self) {
+        let h = self.hip;
+        let s = self.stream;
+        self.begin("external_id_pushed");
+        tool::push_external(PUSHED_EXTERNAL_ID);
+        // SAFETY: see `run`.
+        unsafe {
+            let rc = (h.memset_async)(self.dev_a, 3, 4 * KIB, s);
+            self.call("hipMemsetAsync", rc);
+            let rc = (h.stream_synchronize)(s);
+            self.call("hipStreamSynchronize", rc);
+        }
+        self.synced();
+        tool::pop_external();
     }
 
     fn copies(&mut self) {
@@ -381,6 +403,7 @@ impl Battery {
         self.settle();
         tool::flush("after stop");
         tool::mark("flushed");
+        tool::stop_edges();
     }
 
     /// Frees everything with the contexts stopped (nothing of it is reported).

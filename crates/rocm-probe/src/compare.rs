@@ -155,7 +155,7 @@ pub fn compare(a: &Run, b: &Run) -> Vec<Finding> {
     let fa = fields(a);
     let fb: BTreeMap<String, Vec<String>> = fields(b).into_iter().collect();
     let mut seen = std::collections::HashSet::new();
-    let mut findings = Vec::new();
+    let mut diffs: Vec<(String, String, String)> = Vec::new();
     let absent: Vec<String> = Vec::new();
     let skipped_somewhere = |key: &str| {
         let Some(rest) = key.strip_prefix("steps.") else {
@@ -167,6 +167,10 @@ pub fn compare(a: &Run, b: &Run) -> Vec<Finding> {
             && (fa.iter().any(|(k, v)| *k == skipped && !v.is_empty())
                 || fb.get(&skipped).is_some_and(|v| !v.is_empty()))
     };
+    let mut push = |key: &str, va: &[String], vb: &[String]| {
+        let (da, db) = describe(va, vb);
+        diffs.push((key.to_string(), da, db));
+    };
     for (key, va) in &fa {
         seen.insert(key.clone());
         if skipped_somewhere(key) {
@@ -174,26 +178,56 @@ pub fn compare(a: &Run, b: &Run) -> Vec<Finding> {
         }
         let vb = fb.get(key).unwrap_or(&absent);
         if va != vb {
-            findings.push(finding(key, va, vb));
+            push(key, va, vb);
         }
     }
-    let fb_ordered = fields(b);
-    for (key, vb) in &fb_ordered {
-        if !seen.contains(key) && !vb.is_empty() && !skipped_somewhere(key) {
-            findings.push(finding(key, &absent, vb));
+    for (key, vb) in fields(b) {
+        if !seen.contains(&key) && !vb.is_empty() && !skipped_somewhere(&key) {
+            push(&key, &absent, &vb);
         }
     }
-    findings
+    diffs
+        .iter()
+        .map(|(key, da, db)| Finding {
+            key: key.clone(),
+            simulator: step_cause(key, &diffs).unwrap_or_else(|| simulator_for(key, da, db)),
+            a: da.clone(),
+            b: db.clone(),
+        })
+        .collect()
 }
 
-fn finding(key: &str, a: &[String], b: &[String]) -> Finding {
-    let (da, db) = describe(a, b);
-    Finding {
-        key: key.to_string(),
-        simulator: simulator_for(key, &da, &db),
-        a: da,
-        b: db,
+/// One cause can show in several fields of a step: a copy done another way changes its
+/// records, and with them its callbacks, requests and arrivals; work submitted from another
+/// thread changes all of those too. The step's first such cause names every field but
+/// `skipped` (and `records`, which has its own, unless the work moved threads).
+fn step_cause(key: &str, diffs: &[(String, String, String)]) -> Option<String> {
+    let rest = key.strip_prefix("steps.")?;
+    let (step, field) = rest.split_once('.')?;
+    if field == "skipped" {
+        return None;
     }
+    let prefix = format!("steps.{step}.");
+    let step_diffs: Vec<&(String, String, String)> = diffs
+        .iter()
+        .filter(|(k, _, _)| k.starts_with(&prefix))
+        .collect();
+    let moved = step_diffs.iter().any(|(k, a, b)| {
+        k.contains(".callbacks.sdk-other") || a.contains("sdk-other") || b.contains("sdk-other")
+    });
+    if moved {
+        return Some("ROCSIM_DIRECT_DISPATCH".into());
+    }
+    if field == "records" {
+        return None;
+    }
+    if step.starts_with("copy_") {
+        let records = format!("{prefix}records");
+        if let Some((k, a, b)) = step_diffs.iter().find(|(k, _, _)| *k == records) {
+            return Some(simulator_for(k, a, b));
+        }
+    }
+    None
 }
 
 /// One line per finding.

@@ -164,6 +164,17 @@ pub struct Sdk {
         *mut u64,
     ) -> rocprofiler_status_t,
     pub status_name: unsafe extern "C" fn(rocprofiler_status_t) -> *const c_char,
+    pub get_thread_id: unsafe extern "C" fn(*mut rocprofiler_thread_id_t) -> rocprofiler_status_t,
+    pub push_external_correlation_id: unsafe extern "C" fn(
+        rocprofiler_context_id_t,
+        rocprofiler_thread_id_t,
+        rocprofiler_user_data_t,
+    ) -> rocprofiler_status_t,
+    pub pop_external_correlation_id: unsafe extern "C" fn(
+        rocprofiler_context_id_t,
+        rocprofiler_thread_id_t,
+        *mut rocprofiler_user_data_t,
+    ) -> rocprofiler_status_t,
     /// The simulator's own hook (`rocsim_host_sleep_ns`): a wait that moves its virtual clock.
     /// Absent from the real SDK, where the probe sleeps for real.
     pub sim_host_sleep_ns: Option<unsafe extern "C" fn(u64)>,
@@ -273,6 +284,9 @@ pub fn load_sdk(pair: &LibraryPair) -> Result<Sdk, LoadError> {
             "rocprofiler_query_buffer_tracing_kind_operation_name",
         )?,
         status_name: required(lib, p, "rocprofiler_get_status_name")?,
+        get_thread_id: required(lib, p, "rocprofiler_get_thread_id")?,
+        push_external_correlation_id: required(lib, p, "rocprofiler_push_external_correlation_id")?,
+        pop_external_correlation_id: required(lib, p, "rocprofiler_pop_external_correlation_id")?,
         sim_host_sleep_ns: optional(lib, "rocsim_host_sleep_ns"),
     })
 }

@@ -330,7 +330,10 @@ pub fn build_run(input: RunInputs) -> Run {
         let step = step_of_corr(cb.internal, cb.step);
         let kind = callback_kind(cb.kind);
         let op = names.callback_op(cb.kind, cb.op);
-        let line = format!("{kind} {op} {}", phase(cb.phase));
+        let mut line = format!("{kind} {op} {}", phase(cb.phase));
+        if cb.external != 0 {
+            line.push_str(&format!(" ext={}", cb.external));
+        }
         if let Some((id, value)) = cb.stream {
             let label = stream_label(value);
             steps[step].stream_ids.push(format!(

@@ -29,6 +29,8 @@ pub struct Callback {
     pub phase: u32,
     /// HIP_STREAM: (stream id, `hipStream_t` value).
     pub stream: Option<(u64, u64)>,
+    /// The external correlation id the record carries.
+    pub external: u64,
 }
 
 /// One external-correlation request of the `buffered` context.
@@ -86,6 +88,8 @@ static SEQ: AtomicU64 = AtomicU64::new(1);
 static STEP: AtomicUsize = AtomicUsize::new(0);
 static CONTEXTS: Mutex<Option<(rocprofiler_context_id_t, rocprofiler_context_id_t)>> =
     Mutex::new(None);
+/// A context created with the others and never started, for the status of stopping it.
+static IDLE_CONTEXT: Mutex<Option<rocprofiler_context_id_t>> = Mutex::new(None);
 static BUFFER: Mutex<Option<rocprofiler_buffer_id_t>> = Mutex::new(None);
 static ROLE_COUNTS: Mutex<Option<HashMap<&'static str, usize>>> = Mutex::new(None);
 
@@ -190,6 +194,52 @@ pub fn stop() {
     }
 }
 
+/// Status edges the SDK and the simulator's `ROCSIM_STATUSES=sim` disagree on: stopping a
+/// context that was never started, and stopping the stopped contexts again.
+pub fn stop_edges() {
+    let idle = *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(idle) = idle {
+        // SAFETY: an id from rocprofiler_create_context.
+        note_status("rocprofiler_stop_context(never started)", unsafe {
+            (sdk().stop_context)(idle)
+        });
+    }
+    if let Some((cb, _)) = contexts() {
+        // SAFETY: as above.
+        note_status("rocprofiler_stop_context(callbacks, again)", unsafe {
+            (sdk().stop_context)(cb)
+        });
+    }
+}
+
+/// Pushes `value` as the calling thread's external correlation id in the callback context.
+pub fn push_external(value: u64) {
+    let Some((cb, _)) = contexts() else { return };
+    let mut tid = 0;
+    // SAFETY: out-parameter is a valid local; the id is from rocprofiler_create_context.
+    unsafe {
+        note_status("rocprofiler_get_thread_id", (sdk().get_thread_id)(&mut tid));
+        note_status(
+            "rocprofiler_push_external_correlation_id",
+            (sdk().push_external_correlation_id)(cb, tid, rocprofiler_user_data_t { value }),
+        );
+    }
+}
+
+pub fn pop_external() {
+    let Some((cb, _)) = contexts() else { return };
+    let mut tid = 0;
+    let mut popped = rocprofiler_user_data_t { value: 0 };
+    // SAFETY: out-parameters are valid locals; the id is from rocprofiler_create_context.
+    unsafe {
+        note_status("rocprofiler_get_thread_id", (sdk().get_thread_id)(&mut tid));
+        note_status(
+            "rocprofiler_pop_external_correlation_id",
+            (sdk().pop_external_correlation_id)(cb, tid, &mut popped),
+        );
+    }
+}
+
 pub fn flush(label: &str) {
     let buffer = *BUFFER.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(buffer) = buffer {
@@ -281,6 +331,12 @@ unsafe extern "C" fn initialize(
             "rocprofiler_create_context(buffered)",
             (sdk.create_context)(&mut buf),
         );
+        let mut idle = rocprofiler_context_id_t::default();
+        note_status(
+            "rocprofiler_create_context(never started)",
+            (sdk.create_context)(&mut idle),
+        );
+        *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner()) = Some(idle);
         for (kind, name) in CALLBACK_KINDS {
             let status = (sdk.configure_callback_tracing)(
                 cb,
@@ -401,6 +457,8 @@ unsafe extern "C" fn on_callback(
         op: record.operation,
         phase: record.phase,
         stream,
+        // SAFETY: the probe only ever pushes integers.
+        external: unsafe { record.correlation_id.external.value },
     };
     with_recording(|r| r.callbacks.push(event));
 }

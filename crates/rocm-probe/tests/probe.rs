@@ -226,6 +226,26 @@ fn sdk_version_and_stream_map_differences_are_named() {
     );
 }
 
+/// Each machine option the battery can see, changed alone, is the only one its findings name.
+#[test]
+fn each_option_changed_alone_is_the_one_named() {
+    for (key, value, named) in [
+        ("ROCSIM_STATUSES", "sim", "ROCSIM_STATUSES"),
+        ("ROCSIM_CORRELATION", "sim", "ROCSIM_CORRELATION"),
+        ("ROCSIM_DIRECT_DISPATCH", "0", "ROCSIM_DIRECT_DISPATCH"),
+        ("ROCSIM_SDMA_THRESHOLD", "0", "ROCSIM_SDMA_THRESHOLD"),
+        ("ROCSIM_PAGEABLE_CHUNK", "0", "ROCSIM_PAGEABLE_CHUNK"),
+        ("ROCSIM_GPUS", "2", "ROCSIM_GPUS"),
+    ] {
+        let (findings, text) = compare_modes(&key.to_lowercase(), &[], &[(key, value)]);
+        assert!(!findings.is_empty(), "{key}={value}: no finding");
+        for f in &findings {
+            let simulator = f["simulator"].as_str().unwrap();
+            assert!(simulator.contains(named), "{key}={value}: {text}");
+        }
+    }
+}
+
 /// A bad environment: exit status 2, one line on stderr naming the problem, no report.
 fn assert_bad_environment(env: &[(&str, &str)], extra: &[&str], expected: &str) {
     let dir = scratch("bad");
