@@ -21,6 +21,7 @@ const MIB: usize = 1 << 20;
 pub const COPY_SIZES: [(usize, &str); 3] = [(4 * KIB, "4k"), (MIB, "1m"), (64 * MIB, "64m")];
 
 // hipMemcpyKind
+const H2H: c_int = 0;
 const H2D: c_int = 1;
 const D2H: c_int = 2;
 const D2D: c_int = 3;
@@ -247,24 +248,32 @@ impl Battery {
     fn copies(&mut self) {
         let h = self.hip;
         let s = self.stream;
-        for (dir, kind) in [("h2d", H2D), ("d2h", D2H), ("d2d", D2D)] {
+        for (dir, kind) in [("h2d", H2D), ("d2h", D2H), ("d2d", D2D), ("h2h", H2H)] {
             let memories: &[&str] = if kind == D2D {
                 &["device"]
             } else {
                 &["pinned", "pageable"]
             };
+            // Host-to-host copies are CPU copies whatever their size: one size shows it.
+            let sizes = if kind == H2H {
+                &COPY_SIZES[1..2]
+            } else {
+                &COPY_SIZES[..]
+            };
             for &memory in memories {
-                for (size, size_name) in COPY_SIZES {
+                for &(size, size_name) in sizes {
                     for mode in ["sync", "async"] {
                         let host = match memory {
                             "pinned" => self.pinned,
                             "pageable" => self.pageable.as_mut_ptr().cast(),
                             _ => self.dev_b,
                         };
-                        let (dst, src) = if kind == D2H {
-                            (host, self.dev_a)
-                        } else {
-                            (self.dev_a, host)
+                        let (dst, src) = match kind {
+                            D2H => (host, self.dev_a),
+                            // From `memory` into the other kind of host memory.
+                            H2H if memory == "pinned" => (self.pageable.as_mut_ptr().cast(), host),
+                            H2H => (self.pinned, host),
+                            _ => (self.dev_a, host),
                         };
                         self.begin(&format!("copy_{dir}_{memory}_{size_name}_{mode}"));
                         // SAFETY: see `run`.

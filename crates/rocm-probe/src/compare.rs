@@ -132,6 +132,7 @@ pub fn simulator_for(key: &str, a: &str, b: &str) -> String {
         let (_, dir, memory) = (parts.next(), parts.next(), parts.next());
         return match (dir, memory) {
             (Some("d2d"), _) => "device-to-device copy as a blit kernel (no option)".into(),
+            (Some("h2h"), _) => "ROCSIM_H2H_RECORD".into(),
             (Some("h2d"), Some("pageable")) => {
                 "ROCSIM_SDMA_THRESHOLD, ROCSIM_LARGE_BAR_H2D_MAX, ROCSIM_PAGEABLE_CHUNK".into()
             }

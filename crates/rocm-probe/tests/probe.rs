@@ -236,6 +236,7 @@ fn each_option_changed_alone_is_the_one_named() {
         ("ROCSIM_SDMA_THRESHOLD", "0", "ROCSIM_SDMA_THRESHOLD"),
         ("ROCSIM_PAGEABLE_CHUNK", "0", "ROCSIM_PAGEABLE_CHUNK"),
         ("ROCSIM_GPUS", "2", "ROCSIM_GPUS"),
+        ("ROCSIM_H2H_RECORD", "1", "ROCSIM_H2H_RECORD"),
     ] {
         let (findings, text) = compare_modes(&key.to_lowercase(), &[], &[(key, value)]);
         assert!(!findings.is_empty(), "{key}={value}: no finding");
