@@ -145,13 +145,13 @@ fn probe_main(args: &[String]) -> Result<(), Failure> {
         println!("findings: {}", findings.len());
         print!("{}", compare::render(&findings, "A", "B"));
         if let Some(path) = out {
-            let report = Report {
-                probe_report: report::FORMAT,
-                real: Some(pa.clone()),
-                simulated: Some(pb.clone()),
+            let comparison = report::Comparison {
+                probe_comparison: report::FORMAT,
+                a: a.display().to_string(),
+                b: b.display().to_string(),
                 findings,
             };
-            write_report(&path, &report)?;
+            write_json(&path, &comparison)?;
         }
         return Ok(());
     }
@@ -203,18 +203,22 @@ fn probe_main(args: &[String]) -> Result<(), Failure> {
     };
     match out {
         Some(path) => {
-            write_report(&path, &report)?;
-            println!(
-                "wrote {}; please attach it to an issue at the xla-rocm-tracer repository",
-                path.display()
-            );
+            write_json(&path, &report)?;
+            if report.real.is_some() {
+                println!(
+                    "wrote {}; please attach it to an issue at the xla-rocm-tracer repository",
+                    path.display()
+                );
+            } else {
+                println!("wrote {}", path.display());
+            }
         }
         None => println!("(--out report.json writes the full report)"),
     }
     Ok(())
 }
 
-fn write_report(path: &Path, report: &Report) -> Result<(), Failure> {
+fn write_json(path: &Path, report: &impl serde::Serialize) -> Result<(), Failure> {
     let mut text = serde_json::to_string_pretty(report).map_err(|e| Failure(e.to_string(), 1))?;
     text.push('\n');
     std::fs::write(path, text)

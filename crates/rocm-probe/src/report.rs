@@ -79,7 +79,17 @@ pub struct Report {
     pub probe_report: u32,
     pub real: Option<Run>,
     pub simulated: Option<Run>,
-    /// `a` is the real run, `b` the simulated one (for `--compare-only`, the two files).
+    /// `a` is the real run, `b` the simulated one.
+    pub findings: Vec<Finding>,
+}
+
+/// The file `--compare-only A B --out` writes: the comparison alone (the runs are in A and B).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Comparison {
+    pub probe_comparison: u32,
+    /// The two report files, `a` first.
+    pub a: String,
+    pub b: String,
     pub findings: Vec<Finding>,
 }
 

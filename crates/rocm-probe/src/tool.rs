@@ -383,7 +383,9 @@ unsafe extern "C" fn initialize(
         let status = (sdk.query_available_agents)(
             ROCPROFILER_AGENT_INFO_VERSION_0,
             Some(on_agents),
-            std::mem::size_of::<rocprofiler_agent_v0_t>(),
+            // The fields up to `uuid` keep their offsets in every layout since ROCm 6, and the
+            // SDK refuses a size larger than its own struct (docs/sdk-facts.md#agents).
+            std::mem::offset_of!(rocprofiler_agent_v0_t, uuid),
             std::ptr::null_mut(),
         );
         note_status("rocprofiler_query_available_agents", status);
