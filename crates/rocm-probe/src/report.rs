@@ -122,6 +122,20 @@ impl Names<'_> {
         self.op(true, kind, op)
     }
     fn op(&mut self, buffer: bool, kind: u32, op: i32) -> String {
+        // Operations whose numbers are fixed by the SDK's headers get our names, so that a
+        // library spelling them differently does not turn every line into a finding. HIP API
+        // operation numbers differ between releases: for those the name is the key.
+        let fixed = match (buffer, kind) {
+            (false, ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY)
+            | (true, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY) => copy_op(op),
+            (false, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH)
+            | (true, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH) => dispatch_op(op),
+            (false, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM) => stream_op(op),
+            _ => None,
+        };
+        if let Some(name) = fixed {
+            return name.to_string();
+        }
         let sdk = self.sdk;
         self.cache
             .entry((buffer, kind, op))
@@ -143,6 +157,36 @@ impl Names<'_> {
             })
             .clone()
     }
+}
+
+fn copy_op(op: i32) -> Option<&'static str> {
+    Some(match op {
+        ROCPROFILER_MEMORY_COPY_NONE => "NONE",
+        ROCPROFILER_MEMORY_COPY_HOST_TO_HOST => "HOST_TO_HOST",
+        ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE => "HOST_TO_DEVICE",
+        ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST => "DEVICE_TO_HOST",
+        ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE => "DEVICE_TO_DEVICE",
+        _ => return None,
+    })
+}
+
+fn dispatch_op(op: i32) -> Option<&'static str> {
+    Some(match op {
+        ROCPROFILER_KERNEL_DISPATCH_NONE => "NONE",
+        ROCPROFILER_KERNEL_DISPATCH_ENQUEUE => "ENQUEUE",
+        ROCPROFILER_KERNEL_DISPATCH_COMPLETE => "COMPLETE",
+        _ => return None,
+    })
+}
+
+fn stream_op(op: i32) -> Option<&'static str> {
+    Some(match op {
+        ROCPROFILER_HIP_STREAM_NONE => "NONE",
+        ROCPROFILER_HIP_STREAM_CREATE => "CREATE",
+        ROCPROFILER_HIP_STREAM_DESTROY => "DESTROY",
+        ROCPROFILER_HIP_STREAM_SET => "SET",
+        _ => return None,
+    })
 }
 
 pub fn status_name(sdk: &Sdk, status: rocprofiler_status_t) -> String {
