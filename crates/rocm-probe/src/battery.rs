@@ -213,6 +213,24 @@ impl Battery {
         }
     }
 
+    /// `legacy` or `per-thread` alone: a memset and a synchronize on it, nothing else.
+    pub fn alone(&mut self, stream: &str) {
+        let h = self.hip;
+        let s = if stream == "legacy" {
+            STREAM_LEGACY
+        } else {
+            STREAM_PER_THREAD
+        };
+        // SAFETY: see `run`.
+        unsafe {
+            (h.set_device)(0);
+            let mut p = null_mut();
+            (h.malloc)(&mut p, 4 * KIB);
+            self.dev_a = p;
+        }
+        self.on_stream(stream, s);
+    }
+
     fn memset(&mut self) {
         let h = self.hip;
         let s = self.stream;

@@ -5,7 +5,8 @@
 //!
 //!   xla-rocm-tracer-probe [--out report.json] [--rocm-lib DIR] [--sim-lib-dir DIR] [--simulated-only]
 //!   xla-rocm-tracer-probe --compare-only A.json B.json
-//!   xla-rocm-tracer-probe battery --hip LIB --sdk LIB --origin real|simulated   (internal)
+//!   xla-rocm-tracer-probe battery --hip LIB --sdk LIB --origin real|simulated [--alone STREAM]
+//!   (internal: one battery, or one special stream alone, in this process)
 
 mod battery;
 mod compare;
@@ -58,7 +59,19 @@ fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str, F
 
 /// The battery, in this process: prints the run as JSON on stdout.
 fn battery_main(args: &[String]) -> Result<(), Failure> {
+    // A battery that aborts (the SDK 1.0 stream map, a broken install) must not leave a core
+    // dump behind: the probe writes nothing but its report.
+    // SAFETY: plain system calls on this process with valid arguments.
+    unsafe {
+        let none = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &none);
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
     let (mut hip, mut sdk, mut origin) = (None, None, Origin::Simulated);
+    let mut alone = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -70,6 +83,7 @@ fn battery_main(args: &[String]) -> Result<(), Failure> {
                     _ => Origin::Simulated,
                 }
             }
+            "--alone" => alone = Some(value(args, &mut i, "--alone")?.to_string()),
             other => return Err(usage(&format!("unknown battery argument {other}"))),
         }
         i += 1;
@@ -78,6 +92,9 @@ fn battery_main(args: &[String]) -> Result<(), Failure> {
         return Err(usage("battery needs --hip and --sdk"));
     };
     let pair = LibraryPair { origin, hip, sdk };
+    if let Some(stream) = alone {
+        return runner::run_alone(&pair, &stream);
+    }
     let run = run_battery(&pair)?;
     let text = serde_json::to_string(&run).map_err(|e| Failure(e.to_string(), 1))?;
     println!("{text}");

@@ -5,13 +5,25 @@ use crate::libs::{self, LibraryPair, Origin};
 use crate::report::{self, Run};
 use crate::{battery, tool, Failure, EXIT_ENVIRONMENT};
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long one battery may take before the probe gives up on it.
 const BATTERY_TIMEOUT: Duration = Duration::from_secs(600);
 
-pub fn run_battery(pair: &LibraryPair) -> Result<Run, Failure> {
+/// The libraries, loaded and checked, with the tool registered.
+struct Opened {
+    sdk: libs::Sdk,
+    hip: libs::Hip,
+    sdk_version: (u32, u32, u32),
+    hip_version: i32,
+    devices: i32,
+}
+
+/// Loads the SDK, checks its version, registers the tool, loads HIP and checks for a GPU:
+/// each failure is one line and the bad-environment status.
+fn open(pair: &LibraryPair) -> Result<Opened, Failure> {
     let env = |e: libs::LoadError| Failure(e.0, EXIT_ENVIRONMENT);
     if !pair.hip.is_file() {
         return Err(Failure(
@@ -60,14 +72,31 @@ pub fn run_battery(pair: &LibraryPair) -> Result<Run, Failure> {
             EXIT_ENVIRONMENT,
         ));
     }
+    Ok(Opened {
+        sdk,
+        hip,
+        sdk_version: (a, b, c),
+        hip_version,
+        devices,
+    })
+}
+
+pub fn run_battery(pair: &LibraryPair) -> Result<Run, Failure> {
+    let Opened {
+        sdk,
+        hip,
+        sdk_version,
+        hip_version,
+        devices,
+    } = open(pair)?;
     tool::start();
-    let mut bat = battery::Battery::new(hip, sdk, (a, b, c));
+    let mut bat = battery::Battery::new(hip, sdk, sdk_version);
     bat.run();
     let steps = std::mem::take(&mut bat.steps);
     Ok(report::build_run(report::RunInputs {
         libraries: pair,
         sdk: &sdk,
-        sdk_version: (a, b, c),
+        sdk_version,
         hip_version,
         hip_devices: devices,
         recording: tool::take_recording(),
@@ -75,9 +104,30 @@ pub fn run_battery(pair: &LibraryPair) -> Result<Run, Failure> {
     }))
 }
 
-/// Runs the battery in a child process (it may abort or hang on a broken install) and reads
-/// its run from the child's stdout.
-pub fn run_child(pair: &LibraryPair, machine: &[(String, String)]) -> Result<Run, Failure> {
+/// One special stream alone, traced: the step the main battery skips on SDK 1.0.x, run here
+/// so that its parent can see whether the process survives it.
+pub fn run_alone(pair: &LibraryPair, stream: &str) -> Result<(), Failure> {
+    let opened = open(pair)?;
+    tool::start();
+    let mut bat = battery::Battery::new(opened.hip, opened.sdk, opened.sdk_version);
+    bat.alone(stream);
+    Ok(())
+}
+
+/// A finished child: its status, stdout and stderr.
+struct ChildOutput {
+    status: ExitStatus,
+    out: String,
+    err: String,
+}
+
+/// Runs this binary's `battery` subcommand on `pair` with `extra` arguments, in a child
+/// process (it may abort or hang on a broken install).
+fn spawn_battery(
+    pair: &LibraryPair,
+    machine: &[(String, String)],
+    extra: &[&str],
+) -> Result<ChildOutput, Failure> {
     let exe = std::env::current_exe().map_err(|e| Failure(e.to_string(), 1))?;
     let mut cmd = Command::new(exe);
     cmd.arg("battery")
@@ -87,6 +137,7 @@ pub fn run_child(pair: &LibraryPair, machine: &[(String, String)]) -> Result<Run
         .arg(&pair.sdk)
         .arg("--origin")
         .arg(pair.origin.name())
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -130,8 +181,18 @@ pub fn run_child(pair: &LibraryPair, machine: &[(String, String)]) -> Result<Run
             Err(e) => return Err(Failure(format!("waiting for the battery: {e}"), 1)),
         }
     };
-    let out = out_reader.join().unwrap_or_default();
-    let err = err_reader.join().unwrap_or_default();
+    Ok(ChildOutput {
+        status,
+        out: out_reader.join().unwrap_or_default(),
+        err: err_reader.join().unwrap_or_default(),
+    })
+}
+
+/// Runs the battery in a child process and reads its run from the child's stdout. Steps the
+/// battery skipped because the SDK would abort on them are then run alone, each in a child of
+/// its own, and the skip says what happened: on a real SDK that checks the abort itself.
+pub fn run_child(pair: &LibraryPair, machine: &[(String, String)]) -> Result<Run, Failure> {
+    let ChildOutput { status, out, err } = spawn_battery(pair, machine, &[])?;
     if !status.success() {
         // The child's own one-line error, when it gave one.
         let prefix = "xla-rocm-tracer probe: ";
@@ -151,8 +212,35 @@ pub fn run_child(pair: &LibraryPair, machine: &[(String, String)]) -> Result<Run
             1,
         ));
     }
-    serde_json::from_str(out.trim())
-        .map_err(|e| Failure(format!("the battery's output is not a report: {e}"), 1))
+    let mut run: Run = serde_json::from_str(out.trim())
+        .map_err(|e| Failure(format!("the battery's output is not a report: {e}"), 1))?;
+    for step in &mut run.steps {
+        let stream = match step.name.as_str() {
+            "legacy_stream" => "legacy",
+            "per_thread_stream" => "per-thread",
+            _ => continue,
+        };
+        if let Some(skipped) = &mut step.skipped {
+            let outcome = alone_outcome(&spawn_battery(pair, machine, &["--alone", stream])?);
+            skipped.push_str(&format!("; run alone in a child process: {outcome}"));
+        }
+    }
+    Ok(run)
+}
+
+/// What became of a child that ran one special stream alone.
+fn alone_outcome(child: &ChildOutput) -> String {
+    if child.status.success() {
+        return "completed".into();
+    }
+    match (child.status.signal(), child.status.code()) {
+        (Some(libc::SIGABRT), _) => "the process aborted (SIGABRT)".into(),
+        (Some(signal), _) => format!("the process died of signal {signal}"),
+        (None, code) => format!(
+            "it failed with exit status {}",
+            code.map_or("unknown".into(), |c| c.to_string())
+        ),
+    }
 }
 
 /// The simulated machine shaped like the real one (as many CPU and GPU agents), so the
