@@ -46,6 +46,7 @@ fn fields(run: &Run) -> Fields {
         ("configure".to_string(), vec![run.configure.clone()]),
         ("hip_devices".to_string(), vec![run.hip_devices.to_string()]),
         ("agents".to_string(), run.agents.clone()),
+        ("gpu_names".to_string(), run.gpu_names.clone()),
         ("sdk_statuses".to_string(), run.sdk_statuses.clone()),
         (
             "buffer_callback_threads".to_string(),
@@ -100,6 +101,7 @@ pub fn simulator_for(key: &str, a: &str, b: &str) -> String {
                     (agents and visibility)"
                 .into()
         }
+        "gpu_names" => return "the simulated GPU model (MI300X-class gfx942; no option)".into(),
         "sdk_statuses" => return "ROCSIM_STATUSES".into(),
         "buffer_callback_threads" => {
             return "callback threads (the simulator's internal_threading; no option)".into()

@@ -57,6 +57,8 @@ pub struct Run {
     pub configure: String,
     pub hip_devices: i64,
     pub agents: Vec<String>,
+    /// The GPU models: the distinct names (gfx targets) of the GPU agents, sorted.
+    pub gpu_names: Vec<String>,
     /// Every SDK call the tool made, with its status name.
     pub sdk_statuses: Vec<String>,
     pub buffer_callback_threads: Vec<String>,
@@ -301,6 +303,7 @@ pub fn build_run(input: RunInputs) -> Run {
     // Agents: "cpu0", "gpu0", ... in the SDK's order.
     let mut agent_names: HashMap<u64, String> = HashMap::new();
     let mut agents = Vec::new();
+    let mut gpu_names = Vec::new();
     let (mut cpus, mut gpus) = (0, 0);
     for (handle, ty, node, logical, type_id, vis, name) in &rec.agents {
         let label = match *ty {
@@ -316,10 +319,16 @@ pub fn build_run(input: RunInputs) -> Run {
         };
         agents.push(format!(
             "{label}: node {node}, logical node {logical}, logical type index {type_id}, \
-             visibility {vis:#x}, name {name}"
+             visibility {vis:#x}"
         ));
+        // The model is the machine's, not a behaviour: the GPU models go apart (the compare
+        // names them as the simulated model), CPU names not at all.
+        if *ty == ROCPROFILER_AGENT_TYPE_GPU && !gpu_names.contains(name) {
+            gpu_names.push(name.clone());
+        }
         agent_names.insert(*handle, label);
     }
+    gpu_names.sort();
     let agent = |h: u64| {
         agent_names.get(&h).cloned().unwrap_or_else(|| {
             if h == 0 {
@@ -508,6 +517,7 @@ pub fn build_run(input: RunInputs) -> Run {
             .unwrap_or_else(|| "rocprofiler_configure was not called".into()),
         hip_devices: hip_devices.into(),
         agents,
+        gpu_names,
         sdk_statuses,
         buffer_callback_threads: rec.buffer_threads,
         steps,
