@@ -138,6 +138,10 @@ fn spawn_battery(
         .arg("--origin")
         .arg(pair.origin.name())
         .args(extra)
+        // Other tools the SDK or HSA would load from the environment would see and change
+        // what the probe records.
+        .env_remove("ROCP_TOOL_LIBRARIES")
+        .env_remove("HSA_TOOLS_LIB")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
