@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: xla-rocm-tracer probe [--out report.json] [--rocm-lib DIR] \
-[--sim-lib-dir DIR] [--simulated-only]\n       xla-rocm-tracer probe --compare-only A.json B.json";
+[--sim-lib-dir DIR] [--simulated-only]\n       xla-rocm-tracer probe --compare-only A.json B.json \
+[--out findings.json]";
 
 /// Exit status of a bad environment (no HIP runtime, SDK too old, no GPU).
 pub(crate) const EXIT_ENVIRONMENT: u8 = 2;
@@ -178,6 +179,15 @@ fn probe_main(args: &[String]) -> Result<(), Failure> {
     } else {
         libs::find_real(rocm_lib.as_deref())
     };
+    if let (Some(dir), None, false) = (&rocm_lib, &real, simulated_only) {
+        return Err(Failure(
+            format!(
+                "no HIP runtime found: no libamdhip64.so with librocprofiler-sdk.so in {}",
+                dir.display()
+            ),
+            EXIT_ENVIRONMENT,
+        ));
+    }
     let simulated = libs::find_simulated(sim_dir.as_deref());
     if real.is_none() && simulated.is_none() {
         return Err(Failure(

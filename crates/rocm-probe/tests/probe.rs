@@ -302,6 +302,23 @@ fn no_hip_runtime_is_one_line() {
 }
 
 #[test]
+fn a_rocm_lib_without_the_libraries_is_one_line() {
+    let empty = scratch("empty-rocm");
+    let output = probe(&[], &["--rocm-lib", empty.to_str().unwrap()]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "xla-rocm-tracer probe: no HIP runtime found: no libamdhip64.so with \
+             librocprofiler-sdk.so in {}\n",
+            empty.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+#[test]
 fn sdk_older_than_1_0_is_one_line() {
     let lib_dir = sim_lib_dir();
     assert_bad_environment(
