@@ -4,6 +4,7 @@ mod chrome_trace;
 mod event_kind;
 mod inspect;
 mod output;
+mod probe;
 mod progress;
 mod replay;
 mod xspace_view;
@@ -43,6 +44,16 @@ enum Command {
         /// Output file; defaults to the input with `.json` appended.
         #[arg(short, long)]
         output: Option<PathBuf>,
+    },
+    /// Run a fixed HIP battery under a small recording profiler tool on the real ROCm
+    /// libraries (when found) and the simulated ones, and report where they differ
+    /// (`probe --help` for its options).
+    #[command(disable_help_flag = true)]
+    Probe {
+        /// Passed to `xla-rocm-tracer-probe`: [--out report.json] [--rocm-lib DIR]
+        /// [--sim-lib-dir DIR] [--simulated-only] | --compare-only A.json B.json
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
 }
 
@@ -99,6 +110,12 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Probe { args } => {
+            return probe::run(args).unwrap_or_else(|error| {
+                eprintln!("xla-rocm-tracer: error: {error:#}");
+                ExitCode::FAILURE
+            })
+        }
         Command::Replay(args) => replay::run(args),
         Command::Inspect { trace } => inspect(&trace),
         Command::Convert {

@@ -1,0 +1,242 @@
+//! The comparison: two runs flattened into fields ("steps.<step>.<field>", "agents", ...) and
+//! every field that differs turned into one finding, naming the simulator's machine option or
+//! behaviour that decides it. Findings come in the order of the fields in the first run, then
+//! the fields only the second has, so the same two reports always give the same list.
+
+use crate::report::{Finding, Run, Step};
+use std::collections::BTreeMap;
+
+/// One comparable field: a list of lines (order matters) or a single value.
+type Fields = Vec<(String, Vec<String>)>;
+
+fn step_fields(out: &mut Fields, step: &Step) {
+    let p = format!("steps.{}", step.name);
+    out.push((
+        format!("{p}.skipped"),
+        step.skipped.iter().cloned().collect(),
+    ));
+    if step.skipped.is_some() {
+        // A step run on one side only is one finding (its `skipped`), not one per field.
+        return;
+    }
+    out.push((format!("{p}.calls"), step.calls.clone()));
+    out.push((format!("{p}.notes"), step.notes.clone()));
+    for (thread, lines) in &step.callbacks {
+        out.push((format!("{p}.callbacks.{thread}"), lines.clone()));
+    }
+    out.push((format!("{p}.stream_ids"), step.stream_ids.clone()));
+    out.push((
+        format!("{p}.external_correlation_requests"),
+        step.external_correlation_requests.clone(),
+    ));
+    out.push((format!("{p}.records"), step.records.clone()));
+    out.push((format!("{p}.arrival"), step.arrival.clone()));
+}
+
+fn fields(run: &Run) -> Fields {
+    let mut out = vec![
+        (
+            "sdk_version".to_string(),
+            vec![run.libraries.sdk.version.clone()],
+        ),
+        (
+            "hip_runtime_version".to_string(),
+            vec![run.libraries.hip.version.clone()],
+        ),
+        ("configure".to_string(), vec![run.configure.clone()]),
+        ("hip_devices".to_string(), vec![run.hip_devices.to_string()]),
+        ("agents".to_string(), run.agents.clone()),
+        ("gpu_names".to_string(), run.gpu_names.clone()),
+        ("sdk_statuses".to_string(), run.sdk_statuses.clone()),
+        (
+            "buffer_callback_threads".to_string(),
+            run.buffer_callback_threads.clone(),
+        ),
+    ];
+    for step in &run.steps {
+        step_fields(&mut out, step);
+    }
+    out
+}
+
+/// A list difference in a line: the lines only one side has, or "same lines, other order".
+fn describe(a: &[String], b: &[String]) -> (String, String) {
+    let mut only_a = Vec::new();
+    let mut rest_b: Vec<&String> = b.iter().collect();
+    for line in a {
+        match rest_b.iter().position(|l| *l == line) {
+            Some(i) => {
+                rest_b.remove(i);
+            }
+            None => only_a.push(line.as_str()),
+        }
+    }
+    let only_b: Vec<&str> = rest_b.iter().map(|s| s.as_str()).collect();
+    if only_a.is_empty() && only_b.is_empty() {
+        return (
+            format!("order [{}]", a.join("; ")),
+            format!("order [{}]", b.join("; ")),
+        );
+    }
+    let side = |v: &[&str]| {
+        if v.is_empty() {
+            "(none)".to_string()
+        } else {
+            format!("[{}]", v.join("; "))
+        }
+    };
+    (side(&only_a), side(&only_b))
+}
+
+/// The simulator knob behind a field (SCENARIOS.md names each `ROCSIM_*` option).
+pub fn simulator_for(key: &str, a: &str, b: &str) -> String {
+    let step = key.strip_prefix("steps.").unwrap_or("");
+    let (step_name, field) = step.split_once('.').unwrap_or((step, ""));
+    let mentions = |s: &str| a.contains(s) || b.contains(s);
+    match key {
+        "sdk_version" | "configure" => return "ROCSIM_VERSION".into(),
+        "hip_runtime_version" => return "hip-runtime-sim hipRuntimeGetVersion (no option)".into(),
+        "hip_devices" | "agents" => {
+            return "ROCSIM_GPUS, ROCSIM_CPUS, HIP_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES \
+                    (agents and visibility)"
+                .into()
+        }
+        "gpu_names" => return "the simulated GPU model (MI300X-class gfx942; no option)".into(),
+        "sdk_statuses" => return "ROCSIM_STATUSES".into(),
+        "buffer_callback_threads" => {
+            return "callback threads (the simulator's internal_threading; no option)".into()
+        }
+        _ => {}
+    }
+    if field == "skipped" && (step_name == "legacy_stream" || step_name == "per_thread_stream") {
+        return "ROCSIM_STREAM_MAP (with ROCSIM_VERSION)".into();
+    }
+    if step_name == "graph_capture_launch" {
+        return "hip-runtime-sim stream capture and graphs (no option)".into();
+    }
+    if field == "stream_ids" || field == "notes" && step_name == "stream_create_destroy" {
+        return "ROCSIM_STREAM_MAP".into();
+    }
+    if field == "arrival" || step_name == "disable_after_sync" {
+        if mentions("KERNEL_DISPATCH") {
+            return "ROCSIM_KERNEL_RECORD_LAG_US".into();
+        }
+        return "copy records are pushed before the copy completes (no option)".into();
+    }
+    if field == "external_correlation_requests" || field.starts_with("callbacks.") {
+        if mentions("sdk-") {
+            return "ROCSIM_DIRECT_DISPATCH".into();
+        }
+        return "ROCSIM_CORRELATION".into();
+    }
+    if field == "records" && step_name.starts_with("copy_") {
+        let mut parts = step_name.split('_');
+        let (_, dir, memory) = (parts.next(), parts.next(), parts.next());
+        return match (dir, memory) {
+            (Some("d2d"), _) => "device-to-device copy as a blit kernel (no option)".into(),
+            (Some("h2h"), _) => "ROCSIM_H2H_RECORD".into(),
+            (Some("h2d"), Some("pageable")) => {
+                "ROCSIM_SDMA_THRESHOLD, ROCSIM_LARGE_BAR_H2D_MAX, ROCSIM_PAGEABLE_CHUNK".into()
+            }
+            (Some("d2h"), Some("pageable")) => {
+                "ROCSIM_SDMA_THRESHOLD, ROCSIM_LARGE_BAR_D2H_MAX, ROCSIM_PAGEABLE_CHUNK".into()
+            }
+            _ => "ROCSIM_SDMA_THRESHOLD".into(),
+        };
+    }
+    if field == "records" {
+        return "hip-runtime-sim: the records of this call (no option)".into();
+    }
+    if field == "calls" {
+        return "hip-runtime-sim: the call's return code (no option)".into();
+    }
+    "no simulator option (a behaviour of the simulated runtime)".into()
+}
+
+/// Every field where `a` and `b` differ, one finding each.
+pub fn compare(a: &Run, b: &Run) -> Vec<Finding> {
+    let fa = fields(a);
+    let fb: BTreeMap<String, Vec<String>> = fields(b).into_iter().collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut diffs: Vec<(String, String, String)> = Vec::new();
+    let absent: Vec<String> = Vec::new();
+    let skipped_somewhere = |key: &str| {
+        let Some(rest) = key.strip_prefix("steps.") else {
+            return false;
+        };
+        let step = rest.split('.').next().unwrap_or("");
+        let skipped = format!("steps.{step}.skipped");
+        key != skipped
+            && (fa.iter().any(|(k, v)| *k == skipped && !v.is_empty())
+                || fb.get(&skipped).is_some_and(|v| !v.is_empty()))
+    };
+    let mut push = |key: &str, va: &[String], vb: &[String]| {
+        let (da, db) = describe(va, vb);
+        diffs.push((key.to_string(), da, db));
+    };
+    for (key, va) in &fa {
+        seen.insert(key.clone());
+        if skipped_somewhere(key) {
+            continue;
+        }
+        let vb = fb.get(key).unwrap_or(&absent);
+        if va != vb {
+            push(key, va, vb);
+        }
+    }
+    for (key, vb) in fields(b) {
+        if !seen.contains(&key) && !vb.is_empty() && !skipped_somewhere(&key) {
+            push(&key, &absent, &vb);
+        }
+    }
+    diffs
+        .iter()
+        .map(|(key, da, db)| Finding {
+            key: key.clone(),
+            simulator: step_cause(key, &diffs).unwrap_or_else(|| simulator_for(key, da, db)),
+            a: da.clone(),
+            b: db.clone(),
+        })
+        .collect()
+}
+
+/// One cause can show in several fields of a step: a copy done another way changes its
+/// records, and with them its callbacks, requests and arrivals; work submitted from another
+/// thread changes all of those too. The step's first such cause names every field but
+/// `skipped` (and `records`, which has its own, unless the work moved threads).
+fn step_cause(key: &str, diffs: &[(String, String, String)]) -> Option<String> {
+    let rest = key.strip_prefix("steps.")?;
+    let (step, field) = rest.split_once('.')?;
+    if field == "skipped" {
+        return None;
+    }
+    let prefix = format!("steps.{step}.");
+    let step_diffs: Vec<&(String, String, String)> = diffs
+        .iter()
+        .filter(|(k, _, _)| k.starts_with(&prefix))
+        .collect();
+    let moved = step_diffs.iter().any(|(k, a, b)| {
+        k.contains(".callbacks.sdk-other") || a.contains("sdk-other") || b.contains("sdk-other")
+    });
+    if moved {
+        return Some("ROCSIM_DIRECT_DISPATCH".into());
+    }
+    if field == "records" {
+        return None;
+    }
+    if step.starts_with("copy_") {
+        let records = format!("{prefix}records");
+        if let Some((k, a, b)) = step_diffs.iter().find(|(k, _, _)| *k == records) {
+            return Some(simulator_for(k, a, b));
+        }
+    }
+    None
+}
+
+/// One line per finding.
+pub fn render(findings: &[Finding], a: &str, b: &str) -> String {
+    findings
+        .iter()
+        .map(|f| format!("{}: {a} {} | {b} {} -> {}\n", f.key, f.a, f.b, f.simulator))
+        .collect()
+}

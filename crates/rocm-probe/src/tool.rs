@@ -1,0 +1,572 @@
+//! The recording tool: a rocprofiler-sdk client of its own (not the tracer) that writes down
+//! everything the SDK does during the battery, raw, with a process-wide sequence number so that
+//! arrivals can be ordered against the battery's own marks ("the synchronize returned").
+//!
+//! Two contexts, so that the probe never depends on whether one context may hold a callback and
+//! a buffer service for the same kind: `callbacks` traces HIP API, HIP_STREAM, KERNEL_DISPATCH
+//! and MEMORY_COPY callbacks; `buffered` traces the same kinds into one buffer and requests
+//! external correlation ids, answering each request with the battery's current step.
+//!
+//! Callbacks only copy data into the recorder; names are looked up after the battery.
+
+use crate::libs::Sdk;
+use rocprofiler_sdk_sys::*;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// One callback from the `callbacks` context.
+#[derive(Clone, Debug)]
+pub struct Callback {
+    pub seq: u64,
+    pub step: usize,
+    pub thread: String,
+    pub internal: u64,
+    pub kind: u32,
+    pub op: i32,
+    pub phase: u32,
+    /// HIP_STREAM: (stream id, `hipStream_t` value).
+    pub stream: Option<(u64, u64)>,
+    /// The external correlation id the record carries.
+    pub external: u64,
+}
+
+/// One external-correlation request of the `buffered` context.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub seq: u64,
+    pub step: usize,
+    pub thread: String,
+    pub kind: u32,
+    pub op: i32,
+    pub internal: u64,
+}
+
+/// One buffer record, as delivered.
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub seq: u64,
+    pub thread: String,
+    pub kind: u32,
+    pub op: i32,
+    pub internal: u64,
+    pub external: u64,
+    /// MEMORY_COPY: (source agent, destination agent, bytes). KERNEL_DISPATCH: (agent, agent, 0).
+    pub agents: Option<(u64, u64, u64)>,
+}
+
+/// A point in the battery: `what` is e.g. "sync" (the step's synchronizing call returned) or
+/// "flushed" (the flush that followed it returned).
+#[derive(Clone, Debug)]
+pub struct Mark {
+    pub seq: u64,
+    pub step: usize,
+    pub what: &'static str,
+}
+
+#[derive(Default)]
+pub struct Recording {
+    pub callbacks: Vec<Callback>,
+    pub requests: Vec<Request>,
+    pub records: Vec<Record>,
+    pub marks: Vec<Mark>,
+    /// Every SDK call the tool and the battery made, with its status.
+    pub statuses: Vec<(String, rocprofiler_status_t)>,
+    /// The threads buffer deliveries ran on.
+    pub buffer_threads: Vec<String>,
+    /// `rocprofiler_configure`'s version argument and runtime version string.
+    pub configure: Option<(u32, String)>,
+    /// Agents: (handle, type, node id, logical node id, logical node type id, visibility, name).
+    pub agents: Vec<(u64, u32, u32, i32, i32, u32, String)>,
+}
+
+static SDK: OnceLock<Sdk> = OnceLock::new();
+static RECORDING: Mutex<Option<Recording>> = Mutex::new(None);
+static SEQ: AtomicU64 = AtomicU64::new(1);
+static STEP: AtomicUsize = AtomicUsize::new(0);
+static CONTEXTS: Mutex<Option<(rocprofiler_context_id_t, rocprofiler_context_id_t)>> =
+    Mutex::new(None);
+/// A context created with the others and never started, for the status of stopping it.
+static IDLE_CONTEXT: Mutex<Option<rocprofiler_context_id_t>> = Mutex::new(None);
+static BUFFER: Mutex<Option<rocprofiler_buffer_id_t>> = Mutex::new(None);
+static ROLE_COUNTS: Mutex<Option<HashMap<&'static str, usize>>> = Mutex::new(None);
+
+thread_local! {
+    static LABEL: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+fn next_seq() -> u64 {
+    SEQ.fetch_add(1, Ordering::SeqCst)
+}
+
+fn with_recording<R>(f: impl FnOnce(&mut Recording) -> R) -> R {
+    let mut guard = RECORDING.lock().unwrap_or_else(|e| e.into_inner());
+    f(guard.get_or_insert_with(Recording::default))
+}
+
+/// Names the calling thread in the report ("main", "worker-1", ...).
+pub fn set_thread_label(label: &str) {
+    LABEL.with(|l| *l.borrow_mut() = Some(label.to_string()));
+}
+
+/// The calling thread's label; a thread the battery did not name is an SDK (or runtime) thread,
+/// named after the first thing it was seen doing and numbered per role.
+fn thread_label(role: &'static str) -> String {
+    LABEL.with(|l| {
+        let mut l = l.borrow_mut();
+        if let Some(label) = l.as_ref() {
+            return label.clone();
+        }
+        let mut counts = ROLE_COUNTS.lock().unwrap_or_else(|e| e.into_inner());
+        let n = counts
+            .get_or_insert_with(HashMap::new)
+            .entry(role)
+            .or_insert(0);
+        *n += 1;
+        let label = format!("{role}-{n}");
+        *l = Some(label.clone());
+        label
+    })
+}
+
+pub fn set_step(step: usize) {
+    STEP.store(step, Ordering::SeqCst);
+}
+
+pub fn mark(what: &'static str) {
+    let seq = next_seq();
+    let step = STEP.load(Ordering::SeqCst);
+    with_recording(|r| r.marks.push(Mark { seq, step, what }));
+}
+
+pub fn note_status(call: &str, status: rocprofiler_status_t) {
+    with_recording(|r| r.statuses.push((call.to_string(), status)));
+}
+
+pub fn take_recording() -> Recording {
+    let mut guard = RECORDING.lock().unwrap_or_else(|e| e.into_inner());
+    guard.take().unwrap_or_default()
+}
+
+pub fn sdk() -> &'static Sdk {
+    SDK.get()
+        .expect("the SDK is loaded before the tool registers")
+}
+
+/// Registers the tool with `rocprofiler_force_configure`; must run before the first HIP call.
+pub fn register(sdk: Sdk) -> rocprofiler_status_t {
+    let _ = SDK.set(sdk);
+    // SAFETY: `configure` has the `rocprofiler_configure_func_t` signature.
+    let status = unsafe { (sdk.force_configure)(Some(configure)) };
+    note_status("rocprofiler_force_configure", status);
+    status
+}
+
+pub fn contexts() -> Option<(rocprofiler_context_id_t, rocprofiler_context_id_t)> {
+    *CONTEXTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn start() {
+    if let Some((cb, buf)) = contexts() {
+        // SAFETY: ids from rocprofiler_create_context.
+        note_status("rocprofiler_start_context(callbacks)", unsafe {
+            (sdk().start_context)(cb)
+        });
+        // SAFETY: as above.
+        note_status("rocprofiler_start_context(buffered)", unsafe {
+            (sdk().start_context)(buf)
+        });
+    }
+}
+
+pub fn stop() {
+    if let Some((cb, buf)) = contexts() {
+        // SAFETY: ids from rocprofiler_create_context.
+        note_status("rocprofiler_stop_context(callbacks)", unsafe {
+            (sdk().stop_context)(cb)
+        });
+        // SAFETY: as above.
+        note_status("rocprofiler_stop_context(buffered)", unsafe {
+            (sdk().stop_context)(buf)
+        });
+    }
+}
+
+/// Status edges the SDK and the simulator's `ROCSIM_STATUSES=sim` disagree on: stopping a
+/// context that was never started, and stopping the stopped contexts again.
+pub fn stop_edges() {
+    let idle = *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(idle) = idle {
+        // SAFETY: an id from rocprofiler_create_context.
+        note_status("rocprofiler_stop_context(never started)", unsafe {
+            (sdk().stop_context)(idle)
+        });
+    }
+    if let Some((cb, _)) = contexts() {
+        // SAFETY: as above.
+        note_status("rocprofiler_stop_context(callbacks, again)", unsafe {
+            (sdk().stop_context)(cb)
+        });
+    }
+}
+
+/// Pushes `value` as the calling thread's external correlation id in the callback context.
+pub fn push_external(value: u64) {
+    let Some((cb, _)) = contexts() else { return };
+    let mut tid = 0;
+    // SAFETY: out-parameter is a valid local; the id is from rocprofiler_create_context.
+    unsafe {
+        note_status("rocprofiler_get_thread_id", (sdk().get_thread_id)(&mut tid));
+        note_status(
+            "rocprofiler_push_external_correlation_id",
+            (sdk().push_external_correlation_id)(cb, tid, rocprofiler_user_data_t { value }),
+        );
+    }
+}
+
+pub fn pop_external() {
+    let Some((cb, _)) = contexts() else { return };
+    let mut tid = 0;
+    let mut popped = rocprofiler_user_data_t { value: 0 };
+    // SAFETY: out-parameters are valid locals; the id is from rocprofiler_create_context.
+    unsafe {
+        note_status("rocprofiler_get_thread_id", (sdk().get_thread_id)(&mut tid));
+        note_status(
+            "rocprofiler_pop_external_correlation_id",
+            (sdk().pop_external_correlation_id)(cb, tid, &mut popped),
+        );
+    }
+}
+
+pub fn flush(label: &str) {
+    let buffer = *BUFFER.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(buffer) = buffer {
+        // SAFETY: id from rocprofiler_create_buffer.
+        let status = unsafe { (sdk().flush_buffer)(buffer) };
+        note_status(&format!("rocprofiler_flush_buffer({label})"), status);
+    }
+}
+
+static mut CONFIGURE_RESULT: rocprofiler_tool_configure_result_t =
+    rocprofiler_tool_configure_result_t {
+        size: std::mem::size_of::<rocprofiler_tool_configure_result_t>(),
+        initialize: Some(initialize),
+        finalize: None,
+        tool_data: std::ptr::null_mut(),
+    };
+
+unsafe extern "C" fn configure(
+    version: u32,
+    runtime_version: *const c_char,
+    _priority: u32,
+    client_id: *mut rocprofiler_client_id_t,
+) -> *mut rocprofiler_tool_configure_result_t {
+    let text = if runtime_version.is_null() {
+        String::new()
+    } else {
+        // SAFETY: the SDK passes a C string.
+        unsafe { std::ffi::CStr::from_ptr(runtime_version) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    with_recording(|r| r.configure = Some((version, text)));
+    if !client_id.is_null() {
+        // SAFETY: the SDK passes a writable client id; the name is a static C string.
+        unsafe { (*client_id).name = c"xla-rocm-tracer-probe".as_ptr() };
+    }
+    // The SDK keeps the pointer and reads it; nothing in the probe writes it.
+    &raw mut CONFIGURE_RESULT
+}
+
+const CALLBACK_KINDS: [(rocprofiler_callback_tracing_kind_t, &str); 4] = [
+    (
+        ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+        "HIP_RUNTIME_API",
+    ),
+    (ROCPROFILER_CALLBACK_TRACING_HIP_STREAM, "HIP_STREAM"),
+    (
+        ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+        "KERNEL_DISPATCH",
+    ),
+    (ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, "MEMORY_COPY"),
+];
+const BUFFER_KINDS: [(rocprofiler_buffer_tracing_kind_t, &str); 3] = [
+    (
+        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
+        "HIP_RUNTIME_API",
+    ),
+    (
+        ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+        "KERNEL_DISPATCH",
+    ),
+    (ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, "MEMORY_COPY"),
+];
+const REQUEST_KINDS: [rocprofiler_external_correlation_id_request_kind_t; 3] = [
+    ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API,
+    ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+    ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
+];
+
+/// A buffer far larger than the battery's records, with the watermark at its size, so that
+/// only the battery's flushes deliver.
+const BUFFER_BYTES: usize = 8 << 20;
+
+unsafe extern "C" fn initialize(
+    _finalize: rocprofiler_client_finalize_t,
+    _tool_data: *mut c_void,
+) -> c_int {
+    let sdk = sdk();
+    let mut cb = rocprofiler_context_id_t::default();
+    let mut buf = rocprofiler_context_id_t::default();
+    // SAFETY: out-parameters are valid locals; callbacks have the SDK's signatures; the
+    // operation lists are empty (all operations).
+    unsafe {
+        note_status(
+            "rocprofiler_create_context(callbacks)",
+            (sdk.create_context)(&mut cb),
+        );
+        note_status(
+            "rocprofiler_create_context(buffered)",
+            (sdk.create_context)(&mut buf),
+        );
+        let mut idle = rocprofiler_context_id_t::default();
+        note_status(
+            "rocprofiler_create_context(never started)",
+            (sdk.create_context)(&mut idle),
+        );
+        *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner()) = Some(idle);
+        for (kind, name) in CALLBACK_KINDS {
+            let status = (sdk.configure_callback_tracing)(
+                cb,
+                kind,
+                std::ptr::null(),
+                0,
+                Some(on_callback),
+                std::ptr::null_mut(),
+            );
+            note_status(
+                &format!("rocprofiler_configure_callback_tracing_service({name})"),
+                status,
+            );
+        }
+        let mut buffer = rocprofiler_buffer_id_t::default();
+        let status = (sdk.create_buffer)(
+            buf,
+            BUFFER_BYTES,
+            BUFFER_BYTES,
+            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+            Some(on_buffer),
+            std::ptr::null_mut(),
+            &mut buffer,
+        );
+        note_status("rocprofiler_create_buffer", status);
+        for (kind, name) in BUFFER_KINDS {
+            let status = (sdk.configure_buffer_tracing)(buf, kind, std::ptr::null(), 0, buffer);
+            note_status(
+                &format!("rocprofiler_configure_buffer_tracing_service({name})"),
+                status,
+            );
+        }
+        let status = (sdk.configure_external_correlation)(
+            buf,
+            REQUEST_KINDS.as_ptr(),
+            REQUEST_KINDS.len(),
+            Some(on_request),
+            std::ptr::null_mut(),
+        );
+        note_status(
+            "rocprofiler_configure_external_correlation_id_request_service",
+            status,
+        );
+        let status = (sdk.query_available_agents)(
+            ROCPROFILER_AGENT_INFO_VERSION_0,
+            Some(on_agents),
+            // The fields up to `uuid` keep their offsets in every layout since ROCm 6, and the
+            // SDK refuses a size larger than its own struct (docs/sdk-facts.md#agents).
+            std::mem::offset_of!(rocprofiler_agent_v0_t, uuid),
+            std::ptr::null_mut(),
+        );
+        note_status("rocprofiler_query_available_agents", status);
+        *BUFFER.lock().unwrap_or_else(|e| e.into_inner()) = Some(buffer);
+    }
+    *CONTEXTS.lock().unwrap_or_else(|e| e.into_inner()) = Some((cb, buf));
+    0
+}
+
+unsafe extern "C" fn on_agents(
+    _version: rocprofiler_agent_version_t,
+    agents: *mut *const c_void,
+    num_agents: usize,
+    _user_data: *mut c_void,
+) -> rocprofiler_status_t {
+    let mut list = Vec::new();
+    for i in 0..num_agents {
+        // SAFETY: the SDK passes `num_agents` pointers to agents of the requested version. Only
+        // fields that precede the UUID are read; they sit at the same offsets in every layout
+        // since ROCm 7.0.
+        let agent = unsafe { &*(*agents.add(i) as *const rocprofiler_agent_v0_t) };
+        let name = if agent.name.is_null() {
+            String::new()
+        } else {
+            // SAFETY: a C string owned by the SDK.
+            unsafe { std::ffi::CStr::from_ptr(agent.name) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        list.push((
+            agent.id.handle,
+            agent.type_,
+            agent.node_id,
+            agent.logical_node_id,
+            agent.logical_node_type_id,
+            agent.runtime_visibility,
+            name,
+        ));
+    }
+    with_recording(|r| r.agents = list);
+    ROCPROFILER_STATUS_SUCCESS
+}
+
+unsafe extern "C" fn on_callback(
+    record: rocprofiler_callback_tracing_record_t,
+    _user_data: *mut rocprofiler_user_data_t,
+    _data: *mut c_void,
+) {
+    let seq = next_seq();
+    let role = match record.kind {
+        ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH | ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY => {
+            "sdk-completion"
+        }
+        _ => "sdk-other",
+    };
+    let stream = (record.kind == ROCPROFILER_CALLBACK_TRACING_HIP_STREAM
+        && !record.payload.is_null())
+    .then(|| {
+        // SAFETY: a HIP_STREAM callback's payload is the stream data struct.
+        let data =
+            unsafe { &*(record.payload as *const rocprofiler_callback_tracing_hip_stream_data_t) };
+        // SAFETY: the value is a `hipStream_t`, read as an integer.
+        (data.stream_id.handle, unsafe { data.stream_value.handle })
+    });
+    let event = Callback {
+        seq,
+        step: STEP.load(Ordering::SeqCst),
+        thread: thread_label(role),
+        internal: record.correlation_id.internal,
+        kind: record.kind,
+        op: record.operation,
+        phase: record.phase,
+        stream,
+        // SAFETY: the probe only ever pushes integers.
+        external: unsafe { record.correlation_id.external.value },
+    };
+    with_recording(|r| r.callbacks.push(event));
+}
+
+unsafe extern "C" fn on_request(
+    _thread_id: rocprofiler_thread_id_t,
+    _context_id: rocprofiler_context_id_t,
+    kind: rocprofiler_external_correlation_id_request_kind_t,
+    operation: rocprofiler_tracing_operation_t,
+    internal_corr_id_value: u64,
+    external_corr_id_value: *mut rocprofiler_user_data_t,
+    _data: *mut c_void,
+) -> c_int {
+    let seq = next_seq();
+    let step = STEP.load(Ordering::SeqCst);
+    if !external_corr_id_value.is_null() {
+        // SAFETY: the SDK passes a writable user-data slot.
+        unsafe { (*external_corr_id_value).value = step as u64 + 1 };
+    }
+    let event = Request {
+        seq,
+        step,
+        thread: thread_label("sdk-other"),
+        kind,
+        op: operation,
+        internal: internal_corr_id_value,
+    };
+    with_recording(|r| r.requests.push(event));
+    0
+}
+
+unsafe extern "C" fn on_buffer(
+    _context: rocprofiler_context_id_t,
+    _buffer_id: rocprofiler_buffer_id_t,
+    headers: *mut *mut rocprofiler_record_header_t,
+    num_headers: usize,
+    _data: *mut c_void,
+    _drop_count: u64,
+) {
+    let seq = next_seq();
+    let thread = thread_label("sdk-buffer");
+    let mut records = Vec::with_capacity(num_headers);
+    for i in 0..num_headers {
+        // SAFETY: the SDK passes `num_headers` valid header pointers.
+        let header = unsafe { &**headers.add(i) };
+        if header.category() != ROCPROFILER_BUFFER_CATEGORY_TRACING {
+            continue;
+        }
+        let payload = header.payload;
+        let record = match header.kind() {
+            ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
+                // SAFETY: the header's kind names the payload's record type.
+                let r =
+                    unsafe { &*(payload as *const rocprofiler_buffer_tracing_hip_api_record_t) };
+                Record {
+                    seq,
+                    thread: thread.clone(),
+                    kind: r.kind,
+                    op: r.operation,
+                    internal: r.correlation_id.internal,
+                    // SAFETY: the external id is a plain integer here (the tool wrote it).
+                    external: unsafe { r.correlation_id.external.value },
+                    agents: None,
+                }
+            }
+            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
+                // SAFETY: the header's kind names the payload's record type.
+                let r = unsafe {
+                    &*(payload as *const rocprofiler_buffer_tracing_kernel_dispatch_record_t)
+                };
+                let agent = r.dispatch_info.agent_id.handle;
+                Record {
+                    seq,
+                    thread: thread.clone(),
+                    kind: r.kind,
+                    op: r.operation,
+                    internal: r.correlation_id.internal,
+                    // SAFETY: as above.
+                    external: unsafe { r.correlation_id.external.value },
+                    agents: Some((agent, agent, 0)),
+                }
+            }
+            ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
+                // SAFETY: the header's kind names the payload's record type.
+                let r = unsafe {
+                    &*(payload as *const rocprofiler_buffer_tracing_memory_copy_record_t)
+                };
+                Record {
+                    seq,
+                    thread: thread.clone(),
+                    kind: r.kind,
+                    op: r.operation,
+                    internal: r.correlation_id.internal,
+                    // SAFETY: as above.
+                    external: unsafe { r.correlation_id.external.value },
+                    agents: Some((r.src_agent_id.handle, r.dst_agent_id.handle, r.bytes)),
+                }
+            }
+            _ => continue,
+        };
+        records.push(record);
+    }
+    with_recording(|r| {
+        if !r.buffer_threads.contains(&thread) {
+            r.buffer_threads.push(thread.clone());
+        }
+        r.records.extend(records);
+    });
+}
