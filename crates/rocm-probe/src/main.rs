@@ -248,6 +248,13 @@ fn probe_main(args: &[String]) -> Result<(), Failure> {
 fn write_json(path: &Path, report: &impl serde::Serialize) -> Result<(), Failure> {
     let mut text = serde_json::to_string_pretty(report).map_err(|e| Failure(e.to_string(), 1))?;
     text.push('\n');
-    std::fs::write(path, text)
-        .map_err(|e| Failure(format!("cannot write {}: {e}", path.display()), 1))
+    // Written beside the target and renamed, so a failure (a full disk) leaves no partial
+    // report, as with the command's other outputs.
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        Failure(format!("cannot write {}: {e}", path.display()), 1)
+    })
 }
