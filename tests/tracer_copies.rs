@@ -397,9 +397,9 @@ fn child_same_gpu_copy_shows_its_size() {
     assert_eq!(device.len(), 1, "{device:?}");
     assert_eq!(device[0].0, driver::BLIT_COPY_KERNEL);
     assert!(
-        device[0]
-            .1
-            .starts_with(&format!("memcpy_details=kind:Unknown size:{bytes} ")),
+        device[0].1.starts_with(&format!(
+            "memcpy_details=kind_src:device kind_dst:device size:{bytes} "
+        )),
         "{device:?}"
     );
     let host = details_of("/host:ROCTRACER");
