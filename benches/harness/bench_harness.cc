@@ -123,6 +123,9 @@ inline void one_hip_call(HotPathState& s, uint64_t i) {
   const CapturedCallbacks& cb = captured();
   const uint64_t stream = 1 + (i & 3);
   s.payload.stream_id.handle = stream;
+  // The hipStream_t the id stands for, as the SDK passes it: an ordinary stream's address, not
+  // one of the reserved handles 0-2 (null, legacy, per-thread), which tracers note separately.
+  s.payload.stream_value.value = 0x7f0000000000ull + 0x100 * stream;
   s.record.phase = ROCPROFILER_CALLBACK_PHASE_ENTER;
   cb.hip_stream(s.record, &s.user_data, cb.hip_stream_data);
   s.api_record.correlation_id.internal = i + 1;

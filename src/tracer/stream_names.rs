@@ -32,12 +32,29 @@ struct Registry {
 
 static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::new(Registry::default()));
 
+/// SDK ids remembered per reserved handle and thread. A reserved handle stands for one stream
+/// per device (the null stream of each GPU), so a thread alternating between GPUs sees
+/// several ids on one handle; with one remembered id it would take the lock on every call.
+const REMEMBERED_IDS: usize = 4;
+
 thread_local! {
-    /// The SDK id this thread last saw for each reserved handle (0 null, 1 legacy, 2
-    /// per-thread; `u64::MAX` = none yet), so a thread issuing many calls on them takes the
-    /// lock once per handle. Slot 2 is also this thread's own `hipStreamPerThread`: each thread
-    /// has its own, so a name given to handle 2 on this thread belongs to this one.
-    static SEEN_RESERVED: Cell<[u64; 3]> = const { Cell::new([u64::MAX; 3]) };
+    /// The SDK ids this thread saw for each reserved handle (row 0 null, 1 legacy, 2
+    /// per-thread; most recent first; `u64::MAX` = none), so a thread issuing many calls on
+    /// them takes the lock only for an id it has not seen lately. Row 2's first id is also
+    /// this thread's own `hipStreamPerThread`: each thread has its own, so a name given to
+    /// handle 2 on this thread belongs to the stream it used last.
+    static SEEN_RESERVED: Cell<[[u64; REMEMBERED_IDS]; 3]> =
+        const { Cell::new([[u64::MAX; REMEMBERED_IDS]; 3]) };
+}
+
+/// Moves `stream_id` to the front of `row`; whether it was not there (then the oldest id is
+/// forgotten).
+fn remember(row: &mut [u64; REMEMBERED_IDS], stream_id: u64) -> bool {
+    let position = row.iter().position(|&id| id == stream_id);
+    let end = position.unwrap_or(REMEMBERED_IDS - 1);
+    row[..=end].rotate_right(1);
+    row[0] = stream_id;
+    position.is_none()
 }
 
 /// `hipStreamPerThread`.
@@ -94,10 +111,9 @@ pub fn note_set(stream_id: u64, handle: u64) {
     }
     let fresh = SEEN_RESERVED
         .try_with(|seen| {
-            let mut ids = seen.get();
-            let fresh = ids[handle as usize] != stream_id;
-            ids[handle as usize] = stream_id;
-            seen.set(ids);
+            let mut rows = seen.get();
+            let fresh = remember(&mut rows[handle as usize], stream_id);
+            seen.set(rows);
             fresh
         })
         .unwrap_or(false);
@@ -114,7 +130,7 @@ pub fn note_set(stream_id: u64, handle: u64) {
 pub fn note_name(handle: u64, name: &str) {
     let name = truncate(name);
     let per_thread = if handle == PER_THREAD_HANDLE {
-        match SEEN_RESERVED.try_with(|seen| seen.get()[PER_THREAD_HANDLE as usize]) {
+        match SEEN_RESERVED.try_with(|seen| seen.get()[PER_THREAD_HANDLE as usize][0]) {
             Ok(id) if id != u64::MAX => Some(id),
             _ => return,
         }
@@ -228,6 +244,25 @@ mod tests {
     // that create streams do not meet them.
     const ID: u64 = 1 << 40;
     const HANDLE: u64 = 0x5eed_0000_0000;
+
+    #[test]
+    fn a_thread_remembers_a_few_ids_per_reserved_handle() {
+        let mut row = [u64::MAX; REMEMBERED_IDS];
+        // Null streams of two GPUs in turn: each id is new once, then remembered.
+        assert!(remember(&mut row, 10));
+        assert!(remember(&mut row, 20));
+        for _ in 0..3 {
+            assert!(!remember(&mut row, 10));
+            assert_eq!(row[0], 10, "most recent first");
+            assert!(!remember(&mut row, 20));
+            assert_eq!(row[0], 20);
+        }
+        // Beyond REMEMBERED_IDS ids the oldest is forgotten.
+        for id in 30..30 + REMEMBERED_IDS as u64 {
+            assert!(remember(&mut row, id));
+        }
+        assert!(remember(&mut row, 10));
+    }
 
     #[test]
     fn names_follow_the_id_a_handle_has_when_named() {
