@@ -103,22 +103,38 @@ pub fn note_destroyed(handle: u64) {
 }
 
 /// HIP_STREAM SET ENTER: records reserved handles (null, legacy, per-thread) by their id.
-/// Cheap when the handle is an ordinary stream or was just seen on this thread.
+/// Cheap when the handle is an ordinary stream or its id was seen lately on this thread. This
+/// runs on the application thread for every HIP call with a stream, so it never waits: when
+/// another thread holds the registry, the id stays unremembered and the next SET retries.
 #[inline]
 pub fn note_set(stream_id: u64, handle: u64) {
     if handle > PER_THREAD_HANDLE {
         return;
     }
-    let fresh = SEEN_RESERVED
+    let row = handle as usize;
+    let known = SEEN_RESERVED
         .try_with(|seen| {
             let mut rows = seen.get();
-            let fresh = remember(&mut rows[handle as usize], stream_id);
-            seen.set(rows);
-            fresh
+            let known = rows[row].contains(&stream_id);
+            if known {
+                remember(&mut rows[row], stream_id);
+                seen.set(rows);
+            }
+            known
         })
-        .unwrap_or(false);
-    if fresh {
-        REGISTRY.lock().see(stream_id, handle);
+        // Thread teardown: nothing to remember with.
+        .unwrap_or(true);
+    if known {
+        return;
+    }
+    if let Some(mut registry) = REGISTRY.try_lock() {
+        registry.see(stream_id, handle);
+        drop(registry);
+        let _ = SEEN_RESERVED.try_with(|seen| {
+            let mut rows = seen.get();
+            remember(&mut rows[row], stream_id);
+            seen.set(rows);
+        });
     }
 }
 

@@ -14,8 +14,8 @@
 //! panic, even during thread teardown. Nesting deeper than [`MAX_DEPTH`] entries (the SDK
 //! never nests deeper than one) is counted, not stored: the deepest stored stream stays the
 //! top until the extra entries are popped. A SET on a reserved handle (null, legacy,
-//! per-thread) is also noted for the lane labels (`stream_names`): a lock and a map insert
-//! only the first time a thread sees that handle with that id.
+//! per-thread) is also noted for the lane labels (`stream_names`): a `try_lock` (never a
+//! wait) and a map insert only when the thread has not seen that handle with that id lately.
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
