@@ -3,6 +3,7 @@
 mod chrome_trace;
 mod event_kind;
 mod inspect;
+mod interrupts;
 mod output;
 mod probe;
 mod progress;
@@ -89,14 +90,18 @@ fn convert(trace: &Path, output: Option<PathBuf>) -> Result<()> {
         PathBuf::from(name)
     });
     // Before reading a trace that may take a while to load.
-    output::check_writable(&output)?;
+    let output = output::check(
+        &output,
+        &[output::Input {
+            what: "the input trace",
+            path: trace,
+        }],
+    )?;
     let (space, large) = read_trace(trace)?;
     let mut progress = Progress::new(large, "events written");
-    progress.stage(&format!("writing {}", output.display()));
-    output::write_atomically(&output, |out| {
-        chrome_trace::write_chrome_trace(&space, out, &mut progress)
-    })?;
-    eprintln!("wrote {}", output.display());
+    progress.stage(&format!("writing {}", output.shown().display()));
+    output.write(|out| chrome_trace::write_chrome_trace(&space, out, &mut progress))?;
+    eprintln!("wrote {}", output.shown().display());
     Ok(())
 }
 
@@ -109,6 +114,10 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    if let Err(error) = interrupts::install() {
+        eprintln!("xla-rocm-tracer: error: {error:#}");
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
         Command::Probe { args } => {
             return probe::run(args).unwrap_or_else(|error| {
@@ -129,7 +138,7 @@ fn main() -> ExitCode {
         Err(error) => {
             if let Some(interrupted) = error.downcast_ref::<replay::Interrupted>() {
                 eprintln!("xla-rocm-tracer: {interrupted}");
-                return ExitCode::from(replay::INTERRUPTED_EXIT_STATUS);
+                return ExitCode::from(interrupted.exit_status());
             }
             // One line with the whole cause chain, without anyhow's backtrace.
             eprintln!("xla-rocm-tracer: error: {error:#}");
