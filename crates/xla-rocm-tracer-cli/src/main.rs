@@ -47,15 +47,9 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// Run a fixed HIP battery under a small recording profiler tool on the real ROCm
-    /// libraries (when found) and the simulated ones, and report where they differ
-    /// (`probe --help` for its options).
-    #[command(disable_help_flag = true)]
-    Probe {
-        /// Passed to `xla-rocm-tracer-probe`: [--out report.json] [--rocm-lib DIR]
-        /// [--sim-lib-dir DIR] [--simulated-only] | --compare-only A.json B.json
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+    /// libraries (when found) and the simulated ones, and report where they differ. Runs
+    /// `xla-rocm-tracer-probe` from beside this program (docs/probe.md).
+    Probe(probe::ProbeArgs),
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -119,8 +113,8 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let result = match cli.command {
-        Command::Probe { args } => {
-            return probe::run(args).unwrap_or_else(|error| {
+        Command::Probe(args) => {
+            return probe::run(&args).unwrap_or_else(|error| {
                 eprintln!("xla-rocm-tracer: error: {error:#}");
                 ExitCode::FAILURE
             })
