@@ -136,3 +136,92 @@ fn broken_inputs_fail_with_the_file_named() {
     std::fs::remove_file(text_file).ok();
     std::fs::remove_file(truncated).ok();
 }
+
+/// `(pid, tid)` -> `(start, end)` of each complete event, in nanoseconds as a viewer reads
+/// them: `ts` and `dur` parsed as doubles and each rounded to whole nanoseconds.
+fn slices_by_lane(
+    json: &serde_json::Value,
+) -> std::collections::BTreeMap<(i64, i64), Vec<(i64, i64)>> {
+    let mut lanes: std::collections::BTreeMap<(i64, i64), Vec<(i64, i64)>> = Default::default();
+    for event in json["traceEvents"].as_array().unwrap() {
+        if event["ph"] != "X" {
+            continue;
+        }
+        let ns = |key: &str| (event[key].as_f64().unwrap() * 1000.0).round() as i64;
+        let key = (
+            event["pid"].as_i64().unwrap(),
+            event["tid"].as_i64().unwrap(),
+        );
+        lanes
+            .entry(key)
+            .or_default()
+            .push((ns("ts"), ns("ts") + ns("dur")));
+    }
+    lanes
+}
+
+#[test]
+fn back_to_back_slices_do_not_overlap_in_chrome_json() {
+    let dir = temp_path("many-streams");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("many_streams.xplane.pb");
+    let scenario =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/many_streams.toml");
+    let replay = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+        .args(["replay", scenario.to_str().unwrap(), "-o"])
+        .arg(&trace)
+        .env_remove("ROCSIM_CLOCK")
+        .env_remove("ROCSIM_GPUS")
+        .output()
+        .unwrap();
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    // No -o: the JSON goes beside the trace, not into the current directory.
+    let output = cli(&["convert", trace.to_str().unwrap(), "--to", "chrome-json"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json_path = dir.join("many_streams.xplane.pb.json");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
+    let space = xla_rocm_tracer::export::read_xspace_file(&trace).unwrap();
+    // The XSpace has back-to-back events (one ends where the next starts) on its lanes; the
+    // JSON must keep them apart as exactly.
+    let mut touching = 0;
+    let mut checked = 0;
+    for (lane, mut slices) in slices_by_lane(&json) {
+        slices.sort();
+        for pair in slices.windows(2) {
+            checked += 1;
+            assert!(
+                pair[0].1 <= pair[1].0,
+                "{lane:?}: {:?} overlaps {:?}",
+                pair[0],
+                pair[1]
+            );
+            touching += usize::from(pair[0].1 == pair[1].0);
+        }
+    }
+    assert!(
+        checked > 100 && touching > 0,
+        "{checked} pairs, {touching} back to back"
+    );
+    let events: usize = space
+        .planes
+        .iter()
+        .flat_map(|p| &p.lines)
+        .map(|l| l.events.len())
+        .sum();
+    assert_eq!(
+        slices_by_lane(&json).values().map(Vec::len).sum::<usize>(),
+        events
+    );
+    assert!(json["otherData"]["start_time_ns"].as_str().is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
