@@ -141,10 +141,26 @@ pub struct ReplayArgs {
     /// trace then differs from run to run).
     #[arg(long)]
     pub real_clock: bool,
-    /// Device lanes per HIP stream (`stream`, the default) or per HSA queue (`queue`, like
-    /// rocprofv3's --group-by-queue).
-    #[arg(long, value_name = "stream|queue", default_value = "stream", value_parser = parse_group_by)]
-    pub group_by: GroupBy,
+    /// Device lanes per HIP stream (`stream`) or per HSA queue (`queue`, like rocprofv3's
+    /// --group-by-queue) [default: `XLA_ROCM_TRACER_GROUP_BY` as on the XLA path, else
+    /// `stream`].
+    #[arg(long, value_name = "stream|queue", value_parser = parse_group_by)]
+    pub group_by: Option<GroupBy>,
+}
+
+/// `--group-by`, else `XLA_ROCM_TRACER_GROUP_BY` (read as the XLA path reads it, but a bad
+/// value is an error here rather than a warning: a command can refuse before it runs).
+fn group_by(flag: Option<GroupBy>) -> Result<GroupBy> {
+    use xla_rocm_tracer::ffi::GROUP_BY_VARIABLE;
+    if let Some(group_by) = flag {
+        return Ok(group_by);
+    }
+    match std::env::var(GROUP_BY_VARIABLE) {
+        Ok(value) if !value.trim().is_empty() => GroupBy::parse(&value).ok_or_else(|| {
+            anyhow::anyhow!("{GROUP_BY_VARIABLE}={value:?} is not `stream` or `queue`")
+        }),
+        _ => Ok(GroupBy::default()),
+    }
 }
 
 fn parse_group_by(text: &str) -> std::result::Result<GroupBy, String> {
@@ -394,6 +410,7 @@ fn one_line(text: &str) -> String {
 
 pub fn run(args: ReplayArgs) -> Result<()> {
     let path = &args.scenario;
+    let group_by = group_by(args.group_by)?;
     let scenario =
         scenario::load(path).map_err(|error| anyhow::anyhow!(one_line(&error.to_string())))?;
     // Outputs are checked before anything runs: a replay must not run for minutes and then
@@ -480,7 +497,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
 
     let options = ExportOptions {
         cuda_style_line_names: args.cuda_style_lanes,
-        group_by: args.group_by,
+        group_by,
     };
     let collectors = std::mem::take(&mut sessions.state().ended);
     let spaces: Vec<_> = collectors
