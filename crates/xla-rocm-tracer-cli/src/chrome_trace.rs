@@ -81,9 +81,9 @@ pub fn write_chrome_trace(
     progress: &mut Progress,
 ) -> io::Result<()> {
     let origin_ps = trace_start_ps(space);
-    write!(
+    writeln!(
         out,
-        "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"start_time_ns\":\"{}\"}},\"traceEvents\":[\n",
+        "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"start_time_ns\":\"{}\"}},\"traceEvents\":[",
         origin_ps.div_euclid(1000)
     )?;
     let mut first = true;

@@ -10,6 +10,7 @@ mod progress;
 mod replay;
 mod xspace_view;
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -35,6 +36,10 @@ enum Command {
     Inspect {
         /// An XSpace file (`.xplane.pb`).
         trace: PathBuf,
+        /// Report progress on stderr (the default for inputs of 32 MiB or more when stderr is
+        /// a terminal).
+        #[arg(long)]
+        progress: bool,
     },
     /// Convert an XSpace file to another format.
     Convert {
@@ -42,9 +47,13 @@ enum Command {
         trace: PathBuf,
         #[arg(long, value_enum)]
         to: ConvertFormat,
-        /// Output file; defaults to the input with `.json` appended.
+        /// Output file; defaults to the input with `.json` appended, beside the input.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Report progress on stderr (the default for inputs of 32 MiB or more when stderr is
+        /// a terminal).
+        #[arg(long)]
+        progress: bool,
     },
     /// Run a fixed HIP battery under a small recording profiler tool on the real ROCm
     /// libraries (when found) and the simulated ones, and report where they differ. Runs
@@ -58,26 +67,31 @@ enum ConvertFormat {
     ChromeJson,
 }
 
-fn read_trace(path: &Path) -> Result<(XSpace, bool)> {
+/// Whether to report progress: asked for, or a large input while stderr is a terminal.
+fn wants_progress(asked: bool, input_bytes: u64) -> bool {
+    asked || (input_bytes >= LARGE_INPUT_BYTES && std::io::stderr().is_terminal())
+}
+
+fn read_trace(path: &Path, asked_progress: bool) -> Result<(XSpace, bool)> {
     let size = std::fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
-    let large = size >= LARGE_INPUT_BYTES;
-    let progress = Progress::new(large, "events");
+    let enabled = wants_progress(asked_progress, size);
+    let progress = Progress::new(enabled, "events");
     progress.stage(&format!("reading {} ({} MiB)", path.display(), size >> 20));
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     progress.stage("decoding XSpace");
     let space = read_xspace(&bytes).with_context(|| format!("cannot load {}", path.display()))?;
-    Ok((space, large))
+    Ok((space, enabled))
 }
 
-fn inspect(trace: &Path) -> Result<()> {
-    let (space, _) = read_trace(trace)?;
+fn inspect(trace: &Path, progress: bool) -> Result<()> {
+    let (space, _) = read_trace(trace, progress)?;
     print!("{}", inspect::render(&space, &trace.display().to_string()));
     Ok(())
 }
 
-fn convert(trace: &Path, output: Option<PathBuf>) -> Result<()> {
+fn convert(trace: &Path, output: Option<PathBuf>, progress: bool) -> Result<()> {
     let output = output.unwrap_or_else(|| {
         let mut name = trace.as_os_str().to_owned();
         name.push(".json");
@@ -91,8 +105,8 @@ fn convert(trace: &Path, output: Option<PathBuf>) -> Result<()> {
             path: trace,
         }],
     )?;
-    let (space, large) = read_trace(trace)?;
-    let mut progress = Progress::new(large, "events written");
+    let (space, enabled) = read_trace(trace, progress)?;
+    let mut progress = Progress::new(enabled, "events written");
     progress.stage(&format!("writing {}", output.shown().display()));
     output.write(|out| chrome_trace::write_chrome_trace(&space, out, &mut progress))?;
     eprintln!("wrote {}", output.shown().display());
@@ -120,12 +134,13 @@ fn main() -> ExitCode {
             })
         }
         Command::Replay(args) => replay::run(args),
-        Command::Inspect { trace } => inspect(&trace),
+        Command::Inspect { trace, progress } => inspect(&trace, progress),
         Command::Convert {
             trace,
             to: ConvertFormat::ChromeJson,
             output,
-        } => convert(&trace, output),
+            progress,
+        } => convert(&trace, output, progress),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

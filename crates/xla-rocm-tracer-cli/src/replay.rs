@@ -599,7 +599,9 @@ pub fn scenario_stream_lines(summary: &scenario::ReplaySummary, lanes: &[Lane]) 
             }
             out.push_str(&format!(
                 "  GPU {} Stream #{} = {}\n",
-                lane.device_ordinal, lane.lane, stream.name
+                lane.device_ordinal,
+                lane.lane,
+                inspect::printable(&stream.name)
             ));
         }
     }
