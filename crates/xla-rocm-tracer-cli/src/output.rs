@@ -68,7 +68,10 @@ pub fn check(path: &Path, inputs: &[Input]) -> Result<Output> {
         bail!("cannot write an output with an empty name");
     }
     let target = match resolve(path).map_err(|error| refuse(error.to_string()))? {
-        Resolved::Descriptor(fd) => Target::Descriptor(fd),
+        Resolved::Descriptor(fd) => {
+            check_descriptor(fd).map_err(refuse)?;
+            Target::Descriptor(fd)
+        }
         Resolved::Path(file) => match std::fs::metadata(&file) {
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
                 check_directory(&file).map_err(refuse)?;
@@ -158,6 +161,19 @@ fn descriptor_named(path: &Path) -> Option<i32> {
         .or_else(|| text.strip_prefix("/proc/self/fd/"))
         .or_else(|| text.strip_prefix(own.as_str()))?;
     number.parse().ok()
+}
+
+/// Fails with why unless `fd` is open for writing in this process.
+fn check_descriptor(fd: i32) -> std::result::Result<(), String> {
+    // SAFETY: fcntl(F_GETFL) has no memory-safety preconditions; it fails on a bad fd.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(format!("descriptor {fd} is not open"));
+    }
+    match flags & libc::O_ACCMODE {
+        libc::O_WRONLY | libc::O_RDWR => Ok(()),
+        _ => Err(format!("descriptor {fd} is open for reading only")),
+    }
 }
 
 fn special_kind(metadata: &Metadata) -> &'static str {

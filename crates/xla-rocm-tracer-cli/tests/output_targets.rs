@@ -377,3 +377,16 @@ fn sigterm_and_sighup_stop_a_replay_like_ctrl_c() {
         assert_eq!(entries(&dir), Vec::<String>::new());
     }
 }
+
+#[test]
+fn a_descriptor_that_is_not_open_for_writing_is_refused_before_running() {
+    // fd 9 is not open in the child; stdin (fd 0) is open for reading only.
+    let output = replay_to(&jax_matmul(), Path::new("/dev/fd/9"));
+    assert_refused(&output, Path::new("/dev/fd/9"), "descriptor 9 is not open");
+    let output = command()
+        .args(["replay", jax_matmul().to_str().unwrap(), "-o", "/dev/stdin"])
+        .stdin(std::fs::File::open(jax_matmul()).unwrap())
+        .output()
+        .unwrap();
+    assert_refused(&output, Path::new("/dev/stdin"), "open for reading only");
+}
