@@ -288,8 +288,8 @@ impl xla_rocm_tracer::sink::EventSink for ReentrantSink {
     fn on_events_dropped(&self, reason: DropReason, count: u64) {
         self.0.on_events_dropped(reason, count);
     }
-    fn flush(&self) {
-        self.0.flush();
+    fn end_session(&self, end: xla_rocm_tracer::sink::SessionEnd) {
+        self.0.end_session(end);
     }
 }
 

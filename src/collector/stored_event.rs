@@ -38,6 +38,15 @@ fn join(low: u32, high: u32) -> u64 {
     u64::from(low) | (u64::from(high) << 32)
 }
 
+/// 0 for none, else the type's value plus one.
+fn pack_direction(direction: Option<EventType>) -> u32 {
+    direction.map_or(0, |t| t as u32 + 1)
+}
+
+fn unpack_direction(word: u32) -> Option<EventType> {
+    word.checked_sub(1).and_then(EventType::from_u32)
+}
+
 impl PackedDetails {
     pub fn pack(details: EventDetails) -> PackedDetails {
         let mut words = [0u32; 8];
@@ -58,7 +67,14 @@ impl PackedDetails {
             }
             EventDetails::Memcpy(copy) => {
                 let [low, high] = split(copy.num_bytes);
-                words[..4].copy_from_slice(&[low, high, copy.destination, copy.is_async.into()]);
+                words[..6].copy_from_slice(&[
+                    low,
+                    high,
+                    copy.destination,
+                    copy.is_async.into(),
+                    pack_direction(copy.call_direction),
+                    pack_direction(copy.recorded_direction),
+                ]);
                 DetailsKind::Memcpy
             }
             EventDetails::Memset(set) => {
@@ -92,6 +108,8 @@ impl PackedDetails {
                 num_bytes: join(w[0], w[1]),
                 destination: w[2],
                 is_async: w[3] != 0,
+                call_direction: unpack_direction(w[4]),
+                recorded_direction: unpack_direction(w[5]),
             }),
             DetailsKind::Memset => EventDetails::Memset(MemsetDetails {
                 num_bytes: join(w[0], w[1]),
@@ -213,6 +231,8 @@ mod tests {
                 num_bytes: u64::MAX - 5,
                 destination: 0xdead_beef,
                 is_async: true,
+                call_direction: Some(EventType::MemcpyH2D),
+                recorded_direction: Some(EventType::MemcpyD2D),
             }),
             EventDetails::Memset(MemsetDetails {
                 num_bytes: 1 << 40,
@@ -268,6 +288,8 @@ mod tests {
                 num_bytes: 9,
                 destination: 10,
                 is_async: false,
+                call_direction: None,
+                recorded_direction: Some(EventType::MemcpyOther),
             }),
         };
         let (stored, range) = StoredEvent::from_event(event.clone());

@@ -27,7 +27,7 @@ use crate::export::{
 };
 use crate::ffi::flat_event::{DetailCode, FlatDetails, FlatEvent};
 use crate::gpu_agent::GpuAgentInfo;
-use crate::sink::EventSink;
+use crate::sink::{EventSink, SessionEnd};
 use crate::tracer::agents::AgentInfo;
 use crate::tracer::annotation::{AnnotationMap, AnnotationSource};
 use crate::tracer::{Tracer, TracerError, TracerOptions};
@@ -879,8 +879,18 @@ impl EventSink for CppCollectorSink {
         ffi::deliver_dropped(reason.describe(), count);
     }
 
-    // RocmTracer::Disable flushes the C++ collector itself once the buffer is drained.
-    fn flush(&self) {}
+    /// What XLA's `RocmTraceCollector` interface can take of the end: the in-flight count
+    /// (through `OnEventsDropped`) and the flush (`RocmTracer::Disable` calls `Flush()` itself
+    /// once this returns). It has no hook for stream labels or trace warnings: the labels are
+    /// dropped (C++ collectors name lanes by stream id, as XLA's do) and the warnings logged.
+    fn end_session(&self, end: SessionEnd) {
+        if end.in_flight > 0 {
+            ffi::deliver_dropped(DropReason::InFlightAtDisable.describe(), end.in_flight);
+        }
+        for warning in &end.warnings {
+            log::warn!("{warning}");
+        }
+    }
 }
 
 /// tsl's `AnnotationStack`, read through the C++ side.

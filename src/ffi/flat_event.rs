@@ -86,6 +86,9 @@ impl FlatDetails {
                 num_bytes: self.num_bytes,
                 destination: self.destination,
                 is_async: self.is_async,
+                // XLA's event has no copy facts (docs/ARCHITECTURE.md#a-copy): C++ collectors
+                // see the copy as the SDK recorded it.
+                ..MemcpyDetails::default()
             }),
             DetailCode::Memset => EventDetails::Memset(MemsetDetails {
                 num_bytes: self.num_bytes,
@@ -175,6 +178,7 @@ mod tests {
                 num_bytes: 4096,
                 destination: 17,
                 is_async: true,
+                ..MemcpyDetails::default()
             }),
             EventDetails::Memset(MemsetDetails {
                 num_bytes: 9,

@@ -28,6 +28,7 @@ use crate::event::{
 };
 use crate::tracer::agents::Agents;
 use crate::tracer::annotation::AnnotationMap;
+use crate::tracer::copy_calls::CopyCalls;
 use crate::tracer::hip_api::{self, HipApiNames, UNKNOWN_OP_NAME};
 use crate::tracer::kernel_names::{KernelNames, UNKNOWN_KERNEL_NAME};
 
@@ -70,6 +71,9 @@ pub struct RecordDecoder<'a> {
     pub hip_names: &'a HipApiNames,
     pub kernel_names: &'a KernelNames,
     pub annotations: &'a AnnotationMap,
+    /// What copy calls asked for, noted at their ENTER; `None` decodes API records without
+    /// (a record decoded outside the session's buffer callback).
+    pub copy_calls: Option<&'a CopyCalls>,
     /// SDK timestamp taken just before the main context was started for this session.
     pub session_start_ns: u64,
 }
@@ -248,7 +252,14 @@ impl RecordDecoder<'_> {
             thread_id: record.thread_id,
             stream_id: RocmTracerEvent::INVALID_STREAM_ID,
             details: if is_copy {
-                EventDetails::Memcpy(MemcpyDetails::default())
+                let call = self
+                    .copy_calls
+                    .and_then(|calls| calls.take(record.correlation_id.internal));
+                EventDetails::Memcpy(MemcpyDetails {
+                    num_bytes: call.map_or(0, |call| call.bytes),
+                    call_direction: call.map(|call| call.direction),
+                    ..MemcpyDetails::default()
+                })
             } else {
                 EventDetails::Kernel(KernelDetails::default())
             },
@@ -360,6 +371,7 @@ impl RecordDecoder<'_> {
                 // identical `memcpy_details` strings.
                 destination: dst as u32,
                 is_async: false,
+                ..MemcpyDetails::default()
             }),
             ..RocmTracerEvent::default()
         };
@@ -440,12 +452,14 @@ pub mod crafted {
 mod tests {
     use super::*;
     use crate::tracer::agents::{AgentInfo, AgentKind};
+    use crate::tracer::copy_calls::CopyCall;
 
     struct Fixture {
         agents: Agents,
         names: HipApiNames,
         kernels: KernelNames,
         annotations: AnnotationMap,
+        copy_calls: CopyCalls,
     }
 
     const CPU: u64 = 300;
@@ -465,6 +479,7 @@ mod tests {
                 names: HipApiNames::from_bindings(),
                 kernels,
                 annotations: AnnotationMap::new(100),
+                copy_calls: CopyCalls::default(),
             }
         }
         fn decoder(&self, session_start_ns: u64) -> RecordDecoder<'_> {
@@ -473,6 +488,7 @@ mod tests {
                 hip_names: &self.names,
                 kernel_names: &self.kernels,
                 annotations: &self.annotations,
+                copy_calls: Some(&self.copy_calls),
                 session_start_ns,
             }
         }
@@ -582,6 +598,23 @@ mod tests {
         assert_eq!(copy.stream_id, RocmTracerEvent::INVALID_STREAM_ID);
         assert_eq!(copy.device_id, RocmTracerEvent::INVALID_DEVICE_ID);
         assert_eq!(copy.thread_id, 42);
+        assert_eq!(
+            copy.details,
+            EventDetails::Memcpy(MemcpyDetails::default()),
+            "no call noted"
+        );
+        // What the call asked for at ENTER rides on its API event, once.
+        let asked = CopyCall {
+            direction: EventType::MemcpyD2H,
+            bytes: 4096,
+        };
+        fixture.copy_calls.note(5, asked);
+        let EventDetails::Memcpy(details) = decoder.hip_api_event(&record).details else {
+            panic!("memcpy details expected");
+        };
+        assert_eq!(details.call_direction, Some(EventType::MemcpyD2H));
+        assert_eq!(details.num_bytes, 4096);
+        assert_eq!(fixture.copy_calls.take(5), None, "taken by the decoder");
         record.operation = sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel;
         assert_eq!(decoder.hip_api_event(&record).event_type, EventType::Kernel);
         record.operation = 100_000;
@@ -607,7 +640,8 @@ mod tests {
             EventDetails::Memcpy(MemcpyDetails {
                 num_bytes: 4096,
                 destination: GPU1 as u32,
-                is_async: false
+                is_async: false,
+                ..MemcpyDetails::default()
             })
         );
         let d2h = event(sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST, GPU0, CPU);
