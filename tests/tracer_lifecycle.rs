@@ -1,7 +1,6 @@
 //! The tracer's lifecycle against the simulator: enable/disable cycles isolate sessions,
 //! `disable()` alone is safe, SDK failures at start/stop/flush produce errors (with the SDK's
 //! status string) and leave the tracer usable, options are honoured.
-mod known_failures;
 mod tracer_common;
 
 use std::collections::BTreeSet;

@@ -53,16 +53,7 @@ impl PackedDetails {
         let kind = match details {
             EventDetails::None => DetailsKind::None,
             EventDetails::Kernel(kernel) => {
-                words = [
-                    kernel.private_segment_size,
-                    kernel.group_segment_size,
-                    kernel.workgroup_x,
-                    kernel.workgroup_y,
-                    kernel.workgroup_z,
-                    kernel.grid_x,
-                    kernel.grid_y,
-                    kernel.grid_z,
-                ];
+                words = kernel.to_array();
                 DetailsKind::Kernel
             }
             EventDetails::Memcpy(copy) => {
@@ -94,16 +85,7 @@ impl PackedDetails {
         let w = self.words;
         match self.kind {
             DetailsKind::None => EventDetails::None,
-            DetailsKind::Kernel => EventDetails::Kernel(KernelDetails {
-                private_segment_size: w[0],
-                group_segment_size: w[1],
-                workgroup_x: w[2],
-                workgroup_y: w[3],
-                workgroup_z: w[4],
-                grid_x: w[5],
-                grid_y: w[6],
-                grid_z: w[7],
-            }),
+            DetailsKind::Kernel => EventDetails::Kernel(KernelDetails::from_array(w)),
             DetailsKind::Memcpy => EventDetails::Memcpy(MemcpyDetails {
                 num_bytes: join(w[0], w[1]),
                 destination: w[2],
