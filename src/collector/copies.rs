@@ -95,15 +95,8 @@ impl CopyPieces {
             emit(activity);
             return;
         };
-        if let (Some(asked), EventDetails::Memcpy(details)) =
-            (call.call_direction, &mut activity.details)
-        {
-            details.call_direction = Some(asked);
-            if activity.event_type != asked {
-                details.recorded_direction = Some(activity.event_type);
-                activity.event_type = asked;
-                activity.name = asked.shared_name();
-            }
+        if let Some(asked) = call.call_direction {
+            name_by_call(&mut activity, asked);
         }
         let bytes = copy_bytes(&activity);
         if call.num_bytes == 0 || bytes >= call.num_bytes {
@@ -133,6 +126,21 @@ impl CopyPieces {
         if let Some(partial) = self.partial {
             emit(partial);
         }
+    }
+}
+
+/// Names a copy activity by the direction its call asked for, keeping the record's own in
+/// `recorded_direction`. Also the whole of the copy rules a C++ collector gets (XLA's event has
+/// no room for the rest), from the direction the tracer put on the activity.
+pub(crate) fn name_by_call(activity: &mut RocmTracerEvent, asked: EventType) {
+    let EventDetails::Memcpy(details) = &mut activity.details else {
+        return;
+    };
+    details.call_direction = Some(asked);
+    if activity.event_type != asked {
+        details.recorded_direction = Some(activity.event_type);
+        activity.event_type = asked;
+        activity.name = asked.shared_name();
     }
 }
 

@@ -21,7 +21,7 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::collector::{CaptureStart, Collector, CollectorOptions};
 use crate::drop_reason::DropReason;
-use crate::event::{KernelDetails, RocmTracerEvent};
+use crate::event::{EventDetails, EventSource, KernelDetails, RocmTracerEvent};
 use crate::export::{
     build_xspace, device_capabilities_plane, encode_xspace, merge_plane, plane_names, XPlane,
 };
@@ -871,7 +871,18 @@ struct CppCollectorSink;
 
 impl EventSink for CppCollectorSink {
     fn add_events(&self, batch: &mut Vec<RocmTracerEvent>) {
-        let bridged: Vec<BridgeEvent> = batch.drain(..).map(|e| bridge_event(&e)).collect();
+        let named = |mut event: RocmTracerEvent| {
+            if let (EventSource::Activity, EventDetails::Memcpy(details)) =
+                (event.source, event.details)
+            {
+                let Some(asked) = details.call_direction else {
+                    return bridge_event(&event);
+                };
+                crate::collector::name_by_call(&mut event, asked);
+            }
+            bridge_event(&event)
+        };
+        let bridged: Vec<BridgeEvent> = batch.drain(..).map(named).collect();
         ffi::deliver_events(&bridged);
     }
 
@@ -956,7 +967,7 @@ impl log::Log for CppLogger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{EventDetails, EventDomain, EventSource, EventType};
+    use crate::event::{EventDomain, EventType};
     use crate::export::ExportOptions;
 
     fn config() -> CollectorConfig {

@@ -144,9 +144,10 @@ impl CopyCalls {
         }
     }
 
-    /// The call noted under `correlation_id`, forgotten here: its API record has come.
-    pub fn take(&self, correlation_id: u64) -> Option<CopyCall> {
-        self.calls.lock().remove(&correlation_id)
+    /// The call noted under `correlation_id` (kept for the session: its API record and its
+    /// copy records come in any order).
+    pub fn get(&self, correlation_id: u64) -> Option<CopyCall> {
+        self.calls.lock().get(&correlation_id).copied()
     }
 
     pub fn clear(&self) {

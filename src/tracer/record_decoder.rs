@@ -254,7 +254,7 @@ impl RecordDecoder<'_> {
             details: if is_copy {
                 let call = self
                     .copy_calls
-                    .and_then(|calls| calls.take(record.correlation_id.internal));
+                    .and_then(|calls| calls.get(record.correlation_id.internal));
                 EventDetails::Memcpy(MemcpyDetails {
                     num_bytes: call.map_or(0, |call| call.bytes),
                     call_direction: call.map(|call| call.direction),
@@ -371,6 +371,10 @@ impl RecordDecoder<'_> {
                 // identical `memcpy_details` strings.
                 destination: dst as u32,
                 is_async: false,
+                call_direction: self
+                    .copy_calls
+                    .and_then(|calls| calls.get(record.correlation_id.internal))
+                    .map(|call| call.direction),
                 ..MemcpyDetails::default()
             }),
             ..RocmTracerEvent::default()

@@ -152,7 +152,7 @@ fn hip_api_names_types_and_no_stream() {
         EventDetails::Memcpy(MemcpyDetails::default()),
         "no call noted"
     );
-    // What the call asked for at ENTER rides on its API event, once.
+    // What the call asked for at ENTER rides on its API event.
     let asked = CopyCall {
         direction: EventType::MemcpyD2H,
         bytes: 4096,
@@ -163,7 +163,11 @@ fn hip_api_names_types_and_no_stream() {
     };
     assert_eq!(details.call_direction, Some(EventType::MemcpyD2H));
     assert_eq!(details.num_bytes, 4096);
-    assert_eq!(fixture.copy_calls.take(5), None, "taken by the decoder");
+    assert_eq!(
+        fixture.copy_calls.get(5),
+        Some(asked),
+        "kept for the copy records"
+    );
     record.operation = sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel;
     assert_eq!(decoder.hip_api_event(&record).event_type, EventType::Kernel);
     record.operation = 100_000;
