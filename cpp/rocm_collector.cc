@@ -143,7 +143,7 @@ class RustBackedCollector final : public RocmTraceCollector {
     SetAgents(*rust_, agents);
   }
   void AddEvent(RocmTracerEvent&& event, bool is_auxiliary) override {
-    rust_->add_event(ToBridgeEvent(event), is_auxiliary);
+    rust_->add_event(ToFlatEvent(event), is_auxiliary);
   }
   void OnEventsDropped(const std::string& reason, uint64_t num_events) override {
     rust_->add_drop(reason, num_events);
@@ -220,7 +220,7 @@ void RocmTraceCollectorImpl::AddEvent(RocmTracerEvent&& event, bool is_auxiliary
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
   ImplSlots::Get(num_callback_events_,
                  ConfigOf(options_, start_walltime_ns_, start_gputime_ns_))
-      .add_event(ToBridgeEvent(event), is_auxiliary);
+      .add_event(ToFlatEvent(event), is_auxiliary);
 }
 
 // The Rust collector joins at export.
@@ -289,7 +289,7 @@ void PerDeviceCollector::Export(uint64_t start_walltime_ns, uint64_t start_gputi
   options.num_gpus = 1;
   rust::Box<bridge::SessionCollector> rust =
       bridge::new_session_collector(ConfigOf(options, start_walltime_ns, start_gputime_ns));
-  for (const RocmTracerEvent& event : events) rust->add_event(ToBridgeEvent(event), false);
+  for (const RocmTracerEvent& event : events) rust->add_event(ToFlatEvent(event), false);
   bridge::DevicePlanes planes = rust->export_device_planes(end_gputime_ns);
   if (planes.status.code != bridge::StatusCode::Ok) {
     ROCM_SHIM_LOG(ERROR) << "ROCm device export failed: " << std::string(planes.status.message);

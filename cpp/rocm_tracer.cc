@@ -63,7 +63,7 @@ void DecodeRecord(const rocprofiler_record_header_t* header, uint32_t expected_k
     bridge::DecodedRecord decoded =
         bridge::tracer_decode_record(reinterpret_cast<const uint8_t*>(header));
     if (decoded.status.code == bridge::StatusCode::Ok) {
-      *event = FromBridgeEvent(decoded.event, annotations);
+      *event = FromFlatEvent(decoded.event, annotations);
       return;
     }
     ROCM_SHIM_VLOG(2) << "rocprofiler record not decoded: " << ToStdString(decoded.status.message);
@@ -294,14 +294,14 @@ AnnotationView read_annotation_stack() {
 // Reached only in a session with a C++ collector. The collector pointer is set before the
 // session starts and cleared after Disable has drained it, and the Rust tracer delivers one
 // buffer callback at a time, so neither needs collector_mutex_ here.
-void deliver_events(rust::Slice<const BridgeEvent> events) {
+void deliver_events(rust::Slice<const FlatEvent> events) {
   RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
   if (tracer == nullptr || events.empty()) return;
   RocmTraceCollector* collector = tracer->collector();
   if (collector == nullptr) return;
   WithoutEscapingExceptions("delivering events to the collector", [&] {
-    for (const BridgeEvent& event : events) {
-      collector->AddEvent(FromBridgeEvent(event, *tracer->annotation_map()),
+    for (const FlatEvent& event : events) {
+      collector->AddEvent(FromFlatEvent(event, *tracer->annotation_map()),
                           /*is_auxiliary=*/false);
     }
   });

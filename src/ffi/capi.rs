@@ -12,9 +12,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
-use crate::event::{KernelDetails, RocmTracerEvent};
+use crate::event::RocmTracerEvent;
 use crate::export::{encode_xspace, write_xspace};
-use crate::ffi::flat_event::{DetailCode, FlatDetails, FlatEvent};
+use crate::ffi::bridge::{DetailKind, FlatEvent};
 use crate::tracer::sdk;
 use crate::tracer::stream_stack;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
@@ -395,8 +395,8 @@ unsafe fn rust_event(event: &XrtEvent) -> Option<RocmTracerEvent> {
         event_type: event.event_type,
         source: event.source,
         domain: event.domain,
-        name: text(event.name)?,
-        annotation: text(event.annotation)?,
+        name: text(event.name)?.to_owned(),
+        annotation: text(event.annotation)?.to_owned(),
         start_time_ns: event.start_time_ns,
         end_time_ns: event.end_time_ns,
         device_id: event.device_id,
@@ -405,13 +405,11 @@ unsafe fn rust_event(event: &XrtEvent) -> Option<RocmTracerEvent> {
         stream_id: event.stream_id,
         queue_id: event.queue_id,
         scope_range_id: event.scope_range_id,
-        details: FlatDetails {
-            kind: DetailCode::from_u32(event.detail_kind),
-            kernel: KernelDetails::from_array(event.kernel),
-            num_bytes: event.num_bytes,
-            destination: event.destination,
-            is_async: event.is_async,
-        },
+        detail_kind: DetailKind::from_u32(event.detail_kind),
+        kernel: event.kernel,
+        num_bytes: event.num_bytes,
+        destination: event.destination,
+        is_async: event.is_async,
     };
     Some(flat.to_event())
 }

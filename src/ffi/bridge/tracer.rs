@@ -1,0 +1,266 @@
+//! The bridge's tracer functions: registration, the state XLA's `RocmTracer` mirrors, and the
+//! sessions the C++ tracer starts (straight into a Rust collector, or to a C++ collector).
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Once};
+
+use parking_lot::Mutex;
+use rocprofiler_sdk_sys as sys;
+
+use super::{guarded, host, ok, status, BridgeStatus, DecodedRecord, FlatEvent, SessionCollector};
+use super::{StatusCode, TracerState};
+use crate::collector::Collector;
+use crate::event::RocmTracerEvent;
+use crate::sink::EventSink;
+use crate::tracer::agents::AgentInfo;
+use crate::tracer::{Tracer, TracerError, TracerOptions};
+
+static CPP_SIDE: Once = Once::new();
+
+pub(super) fn ensure_registered() {
+    guarded(
+        "ensure_registered",
+        || (),
+        || {
+            CPP_SIDE.call_once(|| {
+                // Another logger (the host program's) keeps priority.
+                if log::set_logger(&host::CPP_LOGGER).is_ok() {
+                    log::set_max_level(match super::ffi::shim_vlog_level() {
+                        level if level >= 2 => log::LevelFilter::Trace,
+                        1 => log::LevelFilter::Debug,
+                        _ => log::LevelFilter::Info,
+                    });
+                }
+                if Tracer::get()
+                    .set_annotation_source(Box::new(host::CppAnnotationSource))
+                    .is_err()
+                {
+                    log::warn!(
+                        "xla-rocm-tracer: an annotation source was already installed; tsl's \
+                         AnnotationStack will not be recorded"
+                    );
+                }
+            });
+            crate::tracer::registration::ensure_registered();
+        },
+    )
+}
+
+pub(super) fn tracer_state() -> TracerState {
+    guarded(
+        "tracer_state",
+        || TracerState {
+            available: false,
+            init_error: "panic while reading the tracer state".to_owned(),
+            num_gpus: 0,
+            utility_context: 0,
+            context: 0,
+            buffer: 0,
+            hip_stream_context: 0,
+        },
+        || {
+            let tracer = Tracer::get();
+            let handle = |context: Option<sys::rocprofiler_context_id_t>| {
+                context.map_or(0, |context| context.handle)
+            };
+            TracerState {
+                available: tracer.is_available(),
+                init_error: tracer.init_error().map_or(String::new(), |e| e.to_string()),
+                num_gpus: tracer.num_gpus(),
+                utility_context: handle(tracer.utility_context()),
+                context: handle(tracer.main_context()),
+                buffer: tracer.buffer().map_or(0, |buffer| buffer.handle),
+                hip_stream_context: handle(tracer.stream_context()),
+            }
+        },
+    )
+}
+
+/// # Safety
+/// `out` is valid for writes of `capacity * agent_size` bytes (or `capacity` is 0).
+pub(super) unsafe fn tracer_copy_gpu_agents(
+    out: *mut u8,
+    capacity: usize,
+    agent_size: usize,
+) -> usize {
+    guarded(
+        "tracer_copy_gpu_agents",
+        || 0,
+        || {
+            let gpus = Tracer::get().gpu_agents();
+            // SAFETY: this function's contract.
+            unsafe { copy_agents(gpus.iter(), gpus.len(), out, capacity, agent_size) }
+        },
+    )
+}
+
+/// # Safety
+/// `out` is valid for writes of `capacity * agent_size` bytes (or `capacity` is 0).
+pub(super) unsafe fn tracer_copy_all_agents(
+    out: *mut u8,
+    capacity: usize,
+    agent_size: usize,
+) -> usize {
+    guarded(
+        "tracer_copy_all_agents",
+        || 0,
+        || {
+            let Some(agents) = Tracer::get().agents() else {
+                return 0;
+            };
+            // SAFETY: this function's contract.
+            unsafe { copy_agents(agents.iter(), agents.len(), out, capacity, agent_size) }
+        },
+    )
+}
+
+/// Writes the SDK structs of up to `capacity` of `agents` (`count` of them) to `out` and
+/// returns `count`, or 0 if the C++ struct size differs from this library's.
+///
+/// # Safety
+/// `out` is null or valid for writes of `capacity * agent_size` bytes.
+unsafe fn copy_agents<'a>(
+    agents: impl Iterator<Item = &'a AgentInfo>,
+    count: usize,
+    out: *mut u8,
+    capacity: usize,
+    agent_size: usize,
+) -> usize {
+    if agent_size != std::mem::size_of::<sys::rocprofiler_agent_v0_t>() {
+        log::error!(
+            "xla-rocm-tracer: rocprofiler_agent_v0_t is {agent_size} bytes in C++ but {} in \
+             Rust; agents not copied",
+            std::mem::size_of::<sys::rocprofiler_agent_v0_t>()
+        );
+        return 0;
+    }
+    if !out.is_null() {
+        let out = out as *mut sys::rocprofiler_agent_v0_t;
+        for (index, agent) in agents.take(capacity).enumerate() {
+            // SAFETY: per this function's contract; unaligned in case the caller's buffer is
+            // only byte-aligned.
+            unsafe { out.add(index).write_unaligned(agent.raw.0) };
+        }
+    }
+    count
+}
+
+/// Where the running session's events go, as far as the bridge is concerned.
+enum Delivery {
+    /// No session started through the bridge.
+    Idle,
+    /// Straight into this collector (`CreateRocmCollector`'s).
+    Direct(Arc<Collector>),
+    /// To the C++ tracer's collector, through `deliver_events`.
+    Cpp,
+}
+
+static DELIVERY: Mutex<Delivery> = Mutex::new(Delivery::Idle);
+
+/// Read on every HIP API ENTER: whether annotations go to the Rust annotation map (direct
+/// sessions) or to the C++ tracer's `annotation_map_` (sessions with a C++ collector).
+pub(super) static ANNOTATIONS_IN_RUST: AtomicBool = AtomicBool::new(false);
+
+fn enable_status(result: Result<(), TracerError>) -> BridgeStatus {
+    match result {
+        Ok(()) => ok(),
+        Err(error @ TracerError::AlreadyExists) => {
+            status(StatusCode::AlreadyExists, error.to_string())
+        }
+        // XLA's Enable only ever returns AlreadyExists or Internal.
+        Err(error @ (TracerError::Unavailable(_) | TracerError::Internal(_))) => {
+            status(StatusCode::Internal, error.to_string())
+        }
+    }
+}
+
+fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
+    let sink: Arc<dyn EventSink> = match &delivery {
+        Delivery::Direct(collector) => collector.clone(),
+        _ => Arc::new(host::CppCollectorSink),
+    };
+    let mut current = DELIVERY.lock();
+    ANNOTATIONS_IN_RUST.store(matches!(delivery, Delivery::Direct(_)), Ordering::Release);
+    let result = Tracer::get().enable(
+        TracerOptions {
+            max_annotation_strings,
+            ..TracerOptions::default()
+        },
+        sink,
+    );
+    if result.is_ok() {
+        *current = delivery;
+    }
+    enable_status(result)
+}
+
+pub(super) fn tracer_enable_into(
+    max_annotation_strings: u64,
+    collector: &SessionCollector,
+) -> BridgeStatus {
+    guarded(
+        "tracer_enable_into",
+        || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
+        || {
+            enable(
+                max_annotation_strings,
+                Delivery::Direct(collector.current()),
+            )
+        },
+    )
+}
+
+pub(super) fn tracer_enable_for_cpp_collector(max_annotation_strings: u64) -> BridgeStatus {
+    guarded(
+        "tracer_enable_for_cpp_collector",
+        || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
+        || enable(max_annotation_strings, Delivery::Cpp),
+    )
+}
+
+pub(super) fn tracer_disable() {
+    guarded(
+        "tracer_disable",
+        || (),
+        || {
+            let mut delivery = DELIVERY.lock();
+            match &*delivery {
+                // XLA hands the collector the tree of the C++ annotation map, which direct
+                // sessions leave empty: the tree recorded in Rust goes in here instead.
+                Delivery::Direct(collector) => crate::ffi::disable_into(collector),
+                Delivery::Idle | Delivery::Cpp => Tracer::get().disable(),
+            }
+            *delivery = Delivery::Idle;
+        },
+    )
+}
+
+pub(super) fn tracer_timestamp() -> u64 {
+    guarded("tracer_timestamp", || 0, Tracer::timestamp)
+}
+
+/// # Safety
+/// `header` is null or points to a `rocprofiler_record_header_t` whose payload is a record of
+/// the header's (category, kind), valid for the duration of the call.
+pub(super) unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
+    let failed = |message: &str| DecodedRecord {
+        status: status(StatusCode::Internal, message),
+        event: FlatEvent::of(&RocmTracerEvent::default()),
+    };
+    guarded(
+        "tracer_decode_record",
+        || failed("panic while decoding a rocprofiler record"),
+        || {
+            // SAFETY: per this function's contract.
+            let decoded = unsafe {
+                Tracer::get().decode_record(header as *const sys::rocprofiler_record_header_t)
+            };
+            match decoded {
+                Ok(event) => DecodedRecord {
+                    status: ok(),
+                    event: FlatEvent::of(&event),
+                },
+                Err(reason) => failed(reason),
+            }
+        },
+    )
+}
