@@ -182,10 +182,14 @@ mod ffi {
             max_annotation_strings: u64,
             collector: &SessionCollector,
         ) -> BridgeStatus;
-        /// Starts a session that delivers through `deliver_events` to the C++ tracer's
-        /// collector.
-        fn tracer_enable_for_cpp_collector(max_annotation_strings: u64) -> BridgeStatus;
-        /// Ends the session: every record it made has been delivered when this returns.
+        /// Starts a session that delivers through `deliver_events` to `collector` (a
+        /// `RocmTraceCollector*`, valid until `tracer_disable` returns).
+        fn tracer_enable_for_cpp_collector(
+            max_annotation_strings: u64,
+            collector: usize,
+        ) -> BridgeStatus;
+        /// Ends the session started through the bridge (no other): every record it made has
+        /// been delivered when this returns.
         fn tracer_disable();
         fn tracer_timestamp() -> u64;
         /// Decodes the record behind `header` (a `const rocprofiler_record_header_t*`) with
@@ -223,9 +227,11 @@ mod ffi {
         /// Records tsl's `AnnotationStack` of the calling thread under `correlation_id` into
         /// the C++ tracer's `annotation_map_` (sessions with a C++ collector).
         fn record_hip_api_annotation(correlation_id: u64);
-        /// One buffer callback's events, for the C++ tracer's collector.
-        fn deliver_events(events: &[FlatEvent]);
-        fn deliver_dropped(reason: &str, count: u64);
+        /// Clears the C++ tracer's `annotation_map_`: a session is starting.
+        fn clear_hip_api_annotations();
+        /// One buffer callback's events, for `collector` (a `RocmTraceCollector*`).
+        fn deliver_events(collector: usize, events: &[FlatEvent]);
+        fn deliver_dropped(collector: usize, reason: &str, count: u64);
         /// The absl VLOG verbosity of the shim (0 if none), read once for Rust's log level.
         fn shim_vlog_level() -> i32;
         fn log_from_rust(level: LogLevel, message: &str);

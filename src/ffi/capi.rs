@@ -190,10 +190,9 @@ pub unsafe extern "C" fn xrt_enable(options: *const XrtCaptureOptions) -> XrtSta
         let options = unsafe { options.as_ref() }.copied().unwrap_or_default();
         let defaults = CollectorOptions::default();
         let tracer = Tracer::get();
+        // Whether a capture may start is the tracer's decision (`Tracer::enable`), shared with
+        // the C++ tracer.
         let mut capture = CAPTURE.lock();
-        if capture.as_ref().is_some_and(|c| c.running) {
-            return XrtStatus::AlreadyExists;
-        }
         let collector_options = CollectorOptions {
             max_callback_api_events: or_default(
                 options.max_callback_api_events,

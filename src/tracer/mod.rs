@@ -224,7 +224,7 @@ impl Tracer {
         self.annotation_source.set(source)
     }
 
-    fn annotation_source(&self) -> &dyn AnnotationSource {
+    pub(super) fn annotation_source(&self) -> &dyn AnnotationSource {
         match self.annotation_source.get() {
             Some(source) => source.as_ref(),
             None => &ThreadAnnotationStack,

@@ -104,7 +104,7 @@ impl Tracer {
         if self.running.load(Ordering::Acquire) {
             return Err(TracerError::AlreadyExists);
         }
-        self.annotations.clear();
+        self.annotation_source().session_starts(&self.annotations);
         self.annotations
             .set_max_strings(options.max_annotation_strings);
         self.copy_calls.clear();

@@ -1,7 +1,9 @@
 //! What the Rust core calls in C++: a C++ collector's sink, tsl's annotation stack, absl
 //! logging.
+use std::cell::Cell;
 use std::sync::atomic::Ordering;
 
+use super::tracer::{ANNOTATIONS_IN_RUST, STARTING_FOR_CPP};
 use super::{ffi, FlatEvent};
 use crate::drop_reason::DropReason;
 use crate::event::{EventDetails, EventSource, RocmTracerEvent};
@@ -9,8 +11,9 @@ use crate::sink::{EventSink, SessionEnd};
 use crate::tracer::annotation::{AnnotationMap, AnnotationSource};
 
 /// The sink of a session whose collector is C++ code (a test's `RocmTraceCollectorImpl`
-/// subclass, `hlo_op_profiler`'s collector): one crossing per buffer callback.
-pub(super) struct CppCollectorSink;
+/// subclass, `hlo_op_profiler`'s collector), a `RocmTraceCollector*`: one crossing per buffer
+/// callback.
+pub(super) struct CppCollectorSink(pub usize);
 
 impl EventSink for CppCollectorSink {
     fn add_events(&self, batch: &mut Vec<RocmTracerEvent>) {
@@ -26,11 +29,11 @@ impl EventSink for CppCollectorSink {
             FlatEvent::of(&event)
         };
         let bridged: Vec<FlatEvent> = batch.drain(..).map(named).collect();
-        ffi::deliver_events(&bridged);
+        ffi::deliver_events(self.0, &bridged);
     }
 
     fn on_events_dropped(&self, reason: DropReason, count: u64) {
-        ffi::deliver_dropped(reason.describe(), count);
+        ffi::deliver_dropped(self.0, reason.describe(), count);
     }
 
     /// What XLA's `RocmTraceCollector` interface can take of the end: the in-flight count
@@ -39,7 +42,11 @@ impl EventSink for CppCollectorSink {
     /// dropped (C++ collectors name lanes by stream id, as XLA's do) and the warnings logged.
     fn end_session(&self, end: SessionEnd) {
         if end.in_flight > 0 {
-            ffi::deliver_dropped(DropReason::InFlightAtDisable.describe(), end.in_flight);
+            ffi::deliver_dropped(
+                self.0,
+                DropReason::InFlightAtDisable.describe(),
+                end.in_flight,
+            );
         }
         for warning in &end.warnings {
             log::warn!("{warning}");
@@ -74,11 +81,22 @@ impl AnnotationSource for CppAnnotationSource {
     }
 
     fn record(&self, correlation_id: u64, map: &AnnotationMap) {
-        if super::tracer::ANNOTATIONS_IN_RUST.load(Ordering::Acquire) {
+        if ANNOTATIONS_IN_RUST.load(Ordering::Acquire) {
             self.with_current(&mut |annotation, ids| map.add(correlation_id, annotation, ids));
         } else {
             ffi::record_hip_api_annotation(correlation_id);
         }
+    }
+
+    /// The C++ tracer's map is cleared only for its own sessions: a C ABI session leaves it
+    /// to the events of the last C++ one, which may point into it.
+    fn session_starts(&self, map: &AnnotationMap) {
+        map.clear();
+        let through_bridge = STARTING_FOR_CPP.with(Cell::get);
+        if through_bridge.is_some() {
+            ffi::clear_hip_api_annotations();
+        }
+        ANNOTATIONS_IN_RUST.store(through_bridge != Some(true), Ordering::Release);
     }
 }
 

@@ -1,6 +1,7 @@
 //! The bridge's tracer functions: registration, the state XLA's `RocmTracer` mirrors, and the
 //! sessions the C++ tracer starts (straight into a Rust collector, or to a C++ collector).
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Once};
 
 use parking_lot::Mutex;
@@ -150,15 +151,22 @@ enum Delivery {
     Idle,
     /// Straight into this collector (`CreateRocmCollector`'s).
     Direct(Arc<Collector>),
-    /// To the C++ tracer's collector, through `deliver_events`.
-    Cpp,
+    /// To this C++ `RocmTraceCollector*`, through `deliver_events`.
+    Cpp(usize),
 }
 
 static DELIVERY: Mutex<Delivery> = Mutex::new(Delivery::Idle);
 
-/// Read on every HIP API ENTER: whether annotations go to the Rust annotation map (direct
-/// sessions) or to the C++ tracer's `annotation_map_` (sessions with a C++ collector).
-pub(super) static ANNOTATIONS_IN_RUST: AtomicBool = AtomicBool::new(false);
+/// Read on every HIP API ENTER: whether annotations go to the Rust annotation map or to the
+/// C++ tracer's `annotation_map_` (sessions with a C++ collector). Set when a session starts,
+/// by [`host::CppAnnotationSource`], from [`STARTING_FOR_CPP`].
+pub(super) static ANNOTATIONS_IN_RUST: AtomicBool = AtomicBool::new(true);
+
+thread_local! {
+    /// The session this thread is starting through the bridge, if any: whether it delivers to
+    /// a C++ collector.
+    pub(super) static STARTING_FOR_CPP: Cell<Option<bool>> = const { Cell::new(None) };
+}
 
 fn enable_status(result: Result<(), TracerError>) -> BridgeStatus {
     match result {
@@ -173,13 +181,16 @@ fn enable_status(result: Result<(), TracerError>) -> BridgeStatus {
     }
 }
 
+/// Starts a session delivering to `delivery`. Whether one may start is the tracer's decision
+/// alone ([`Tracer::enable`]), for the C++ tracer as for the C ABI.
 fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
     let sink: Arc<dyn EventSink> = match &delivery {
         Delivery::Direct(collector) => collector.clone(),
-        _ => Arc::new(host::CppCollectorSink),
+        Delivery::Cpp(collector) => Arc::new(host::CppCollectorSink(*collector)),
+        Delivery::Idle => return status(StatusCode::Internal, "a session needs a collector"),
     };
     let mut current = DELIVERY.lock();
-    ANNOTATIONS_IN_RUST.store(matches!(delivery, Delivery::Direct(_)), Ordering::Release);
+    STARTING_FOR_CPP.with(|cpp| cpp.set(Some(matches!(delivery, Delivery::Cpp(_)))));
     let result = Tracer::get().enable(
         TracerOptions {
             max_annotation_strings,
@@ -187,6 +198,7 @@ fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
         },
         sink,
     );
+    STARTING_FOR_CPP.with(|cpp| cpp.set(None));
     if result.is_ok() {
         *current = delivery;
     }
@@ -209,11 +221,14 @@ pub(super) fn tracer_enable_into(
     )
 }
 
-pub(super) fn tracer_enable_for_cpp_collector(max_annotation_strings: u64) -> BridgeStatus {
+pub(super) fn tracer_enable_for_cpp_collector(
+    max_annotation_strings: u64,
+    collector: usize,
+) -> BridgeStatus {
     guarded(
         "tracer_enable_for_cpp_collector",
         || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
-        || enable(max_annotation_strings, Delivery::Cpp),
+        || enable(max_annotation_strings, Delivery::Cpp(collector)),
     )
 }
 
@@ -227,7 +242,9 @@ pub(super) fn tracer_disable() {
                 // XLA hands the collector the tree of the C++ annotation map, which direct
                 // sessions leave empty: the tree recorded in Rust goes in here instead.
                 Delivery::Direct(collector) => crate::ffi::disable_into(collector),
-                Delivery::Idle | Delivery::Cpp => Tracer::get().disable(),
+                Delivery::Cpp(_) => Tracer::get().disable(),
+                // A session started through the C ABI is not the C++ tracer's to end.
+                Delivery::Idle => {}
             }
             *delivery = Delivery::Idle;
         },
