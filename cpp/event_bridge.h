@@ -36,7 +36,7 @@ inline KernelDetails KernelOfArray(const std::array<uint32_t, 8>& a) {
 }
 
 inline rust_bridge::FlatEvent ToFlatEvent(const RocmTracerEvent& event) {
-  rust_bridge::FlatEvent out;
+  rust_bridge::FlatEvent out{};  // no details unless the type has some
   out.event_type = static_cast<uint32_t>(event.type);
   out.source = static_cast<uint32_t>(event.source);
   out.domain = static_cast<uint32_t>(event.domain);
@@ -50,11 +50,6 @@ inline rust_bridge::FlatEvent ToFlatEvent(const RocmTracerEvent& event) {
   out.stream_id = event.stream_id;
   out.queue_id = event.queue_id;
   out.scope_range_id = event.scope_range_id;
-  out.kernel = {};
-  out.detail_kind = rust_bridge::DetailKind::None;
-  out.num_bytes = 0;
-  out.destination = 0;
-  out.is_async = false;
   // The union member XLA's export reads for each type.
   switch (event.type) {
     case RocmTracerEventType::Kernel:

@@ -264,3 +264,16 @@ fn status(code: StatusCode, message: impl Into<String>) -> BridgeStatus {
 fn ok() -> BridgeStatus {
     status(StatusCode::Ok, "")
 }
+
+/// Whether C++'s `rocprofiler_agent_v0_t` (of `agent_size` bytes) is this library's; logs
+/// why agents are not read if not.
+fn agent_size_matches(agent_size: usize) -> bool {
+    let rust_size = std::mem::size_of::<rocprofiler_sdk_sys::rocprofiler_agent_v0_t>();
+    if agent_size != rust_size {
+        log::error!(
+            "xla-rocm-tracer: rocprofiler_agent_v0_t is {agent_size} bytes in C++ but \
+             {rust_size} in Rust; agents not read"
+        );
+    }
+    agent_size == rust_size
+}

@@ -130,11 +130,24 @@ fn guarded(body: impl FnOnce() -> XrtStatus) -> XrtStatus {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(XrtStatus::Internal)
 }
 
-fn or_default(value: u64, default: u64) -> u64 {
-    if value == 0 {
-        default
-    } else {
-        value
+/// The collector options of `options` (0 means XLA's default) for `num_gpus` GPUs.
+fn collector_options(options: XrtCaptureOptions, num_gpus: u32) -> CollectorOptions {
+    let defaults = CollectorOptions::default();
+    let or_default = |value: u64, default: u64| if value == 0 { default } else { value };
+    CollectorOptions {
+        max_callback_api_events: or_default(
+            options.max_callback_api_events,
+            defaults.max_callback_api_events,
+        ),
+        max_activity_api_events: or_default(
+            options.max_activity_api_events,
+            defaults.max_activity_api_events,
+        ),
+        max_annotation_strings: or_default(
+            options.max_annotation_strings,
+            defaults.max_annotation_strings,
+        ),
+        num_gpus,
     }
 }
 
@@ -188,26 +201,11 @@ pub unsafe extern "C" fn xrt_enable(options: *const XrtCaptureOptions) -> XrtSta
     guarded(|| {
         // SAFETY: null or valid per this function's contract.
         let options = unsafe { options.as_ref() }.copied().unwrap_or_default();
-        let defaults = CollectorOptions::default();
         let tracer = Tracer::get();
         // Whether a capture may start is the tracer's decision (`Tracer::enable`), shared with
         // the C++ tracer.
         let mut capture = CAPTURE.lock();
-        let collector_options = CollectorOptions {
-            max_callback_api_events: or_default(
-                options.max_callback_api_events,
-                defaults.max_callback_api_events,
-            ),
-            max_activity_api_events: or_default(
-                options.max_activity_api_events,
-                defaults.max_activity_api_events,
-            ),
-            max_annotation_strings: or_default(
-                options.max_annotation_strings,
-                defaults.max_annotation_strings,
-            ),
-            num_gpus: tracer.num_gpus(),
-        };
+        let collector_options = collector_options(options, tracer.num_gpus());
         let start = CaptureStart {
             gputime_ns: Tracer::timestamp(),
             walltime_ns: wall_clock_ns(),
@@ -316,22 +314,7 @@ pub unsafe extern "C" fn xrt_export_events(
             // SAFETY: per this function's contract.
             unsafe { std::slice::from_raw_parts(events, count) }
         };
-        let defaults = CollectorOptions::default();
-        let options = CollectorOptions {
-            max_callback_api_events: or_default(
-                input.options.max_callback_api_events,
-                defaults.max_callback_api_events,
-            ),
-            max_activity_api_events: or_default(
-                input.options.max_activity_api_events,
-                defaults.max_activity_api_events,
-            ),
-            max_annotation_strings: or_default(
-                input.options.max_annotation_strings,
-                defaults.max_annotation_strings,
-            ),
-            num_gpus: input.num_gpus,
-        };
+        let options = collector_options(input.options, input.num_gpus);
         let collector = Collector::new(
             options,
             CaptureStart {

@@ -171,12 +171,7 @@ unsafe fn gpu_agent_infos(agents: *const u8, count: usize, agent_size: usize) ->
     if agents.is_null() || count == 0 {
         return Vec::new();
     }
-    if agent_size != std::mem::size_of::<sys::rocprofiler_agent_v0_t>() {
-        log::error!(
-            "xla-rocm-tracer: rocprofiler_agent_v0_t is {agent_size} bytes in C++ but {} in \
-             Rust; agents ignored",
-            std::mem::size_of::<sys::rocprofiler_agent_v0_t>()
-        );
+    if !super::agent_size_matches(agent_size) {
         return Vec::new();
     }
     (0..count)
@@ -308,18 +303,15 @@ mod tests {
             child: 5,
             parent: 4,
         }]);
-        let collector = Collector::new(
-            CollectorOptions {
-                max_callback_api_events: 100,
-                max_activity_api_events: 100,
-                max_annotation_strings: 100,
-                num_gpus: 1,
-            },
-            CaptureStart {
-                walltime_ns: 1000,
-                gputime_ns: 5,
-            },
+        let configured = session.current();
+        assert_eq!(
+            (
+                configured.start().gputime_ns,
+                configured.options().max_annotation_strings
+            ),
+            (5, 100)
         );
+        let collector = Collector::new(configured.options(), configured.start());
         collector.add_events(&mut events.clone());
         collector.set_scope_range_id_tree([(5, 4)]);
         let expected = encode_xspace(&collector.export(1_000_000, &ExportOptions::default()));

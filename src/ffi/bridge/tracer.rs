@@ -126,12 +126,7 @@ unsafe fn copy_agents<'a>(
     capacity: usize,
     agent_size: usize,
 ) -> usize {
-    if agent_size != std::mem::size_of::<sys::rocprofiler_agent_v0_t>() {
-        log::error!(
-            "xla-rocm-tracer: rocprofiler_agent_v0_t is {agent_size} bytes in C++ but {} in \
-             Rust; agents not copied",
-            std::mem::size_of::<sys::rocprofiler_agent_v0_t>()
-        );
+    if !super::agent_size_matches(agent_size) {
         return 0;
     }
     if !out.is_null() {
