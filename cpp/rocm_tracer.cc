@@ -125,15 +125,15 @@ absl::Status RocmTracer::InitProfiling(void* /*tool_data*/) {
   hip_stream_ctx_.handle = state.hip_stream_context;
   gpu_agents_.resize(state.num_gpus);
   // SAFETY of the bridge call: the vector holds num_gpus agents of the size passed.
-  size_t copied = bridge::tracer_copy_gpu_agents(reinterpret_cast<uint8_t*>(gpu_agents_.data()),
-                                                 gpu_agents_.size(),
-                                                 sizeof(rocprofiler_agent_v0_t));
+  size_t copied = bridge::tracer_copy_agents(/*gpus_only=*/true,
+                                             reinterpret_cast<uint8_t*>(gpu_agents_.data()),
+                                             gpu_agents_.size(), sizeof(rocprofiler_agent_v0_t));
   gpu_agents_.resize(std::min<size_t>(copied, gpu_agents_.size()));
   // Every agent, CPUs too, as XLA's InitProfiling fills agents_ (docs/xla-interface.md#initialization-order).
   std::vector<rocprofiler_agent_v0_t> all_agents(
-      bridge::tracer_copy_all_agents(nullptr, 0, sizeof(rocprofiler_agent_v0_t)));
-  copied = bridge::tracer_copy_all_agents(reinterpret_cast<uint8_t*>(all_agents.data()),
-                                          all_agents.size(), sizeof(rocprofiler_agent_v0_t));
+      bridge::tracer_copy_agents(false, nullptr, 0, sizeof(rocprofiler_agent_v0_t)));
+  copied = bridge::tracer_copy_agents(false, reinterpret_cast<uint8_t*>(all_agents.data()),
+                                      all_agents.size(), sizeof(rocprofiler_agent_v0_t));
   all_agents.resize(std::min<size_t>(copied, all_agents.size()));
   for (const rocprofiler_agent_v0_t& agent : all_agents) agents_[agent.id.handle] = agent;
   num_gpus_ = static_cast<uint32_t>(gpu_agents_.size());

@@ -22,9 +22,8 @@ mod tracer;
 pub use collector::SessionCollector;
 use collector::{device_capability_stats, merge_xplanes, new_session_collector};
 use tracer::{
-    ensure_registered, tracer_copy_all_agents, tracer_copy_gpu_agents, tracer_decode_record,
-    tracer_disable, tracer_enable_for_cpp_collector, tracer_enable_into, tracer_state,
-    tracer_timestamp,
+    ensure_registered, tracer_copy_agents, tracer_decode_record, tracer_disable,
+    tracer_enable_for_cpp_collector, tracer_enable_into, tracer_state, tracer_timestamp,
 };
 
 #[cxx::bridge(namespace = "xla::profiler::rust_bridge")]
@@ -91,6 +90,7 @@ mod ffi {
     }
 
     /// What the C++ `RocmTracer` mirrors into XLA's public members.
+    #[derive(Default)]
     struct TracerState {
         available: bool,
         /// Why the tracer cannot trace (empty if it can).
@@ -169,14 +169,15 @@ mod ffi {
         /// routes Rust log lines and annotations through the C++ side. Idempotent.
         fn ensure_registered();
         fn tracer_state() -> TracerState;
-        /// Copies up to `capacity` GPU agents (`rocprofiler_agent_v0_t`, query order) to
-        /// `out`; returns how many GPU agents there are, or 0 if `agent_size` is not the
-        /// size this library was built with.
-        unsafe fn tracer_copy_gpu_agents(out: *mut u8, capacity: usize, agent_size: usize)
-            -> usize;
-        /// As `tracer_copy_gpu_agents`, for every agent (CPUs too), in no particular order.
-        unsafe fn tracer_copy_all_agents(out: *mut u8, capacity: usize, agent_size: usize)
-            -> usize;
+        /// Copies up to `capacity` agents (`rocprofiler_agent_v0_t`) to `out`: the GPUs in
+        /// query order, or every agent (CPUs too) in no particular order. Returns how many
+        /// there are, or 0 if `agent_size` is not the size this library was built with.
+        unsafe fn tracer_copy_agents(
+            gpus_only: bool,
+            out: *mut u8,
+            capacity: usize,
+            agent_size: usize,
+        ) -> usize;
         /// Starts a session that delivers straight into `collector`.
         fn tracer_enable_into(
             max_annotation_strings: u64,

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
 
-use super::record_decoder::{DropCounts, RecordDecoder};
+use super::record_decoder::DropCounts;
 use super::session_ledger::Attribution;
 use super::setup::SdkSetup;
 use super::{copy_calls, correlation, hip_api, instance, Tracer, IN_BUFFER_CALLBACK};
@@ -16,7 +16,7 @@ use crate::event::EventSource;
 
 impl Tracer {
     /// # Safety
-    /// The arguments of a buffer callback (see [`RecordDecoder::decode_buffer`]).
+    /// The arguments of a buffer callback (see [`super::record_decoder::RecordDecoder::decode_buffer`]).
     unsafe fn on_buffer(
         &self,
         headers: *const *const sys::rocprofiler_record_header_t,
@@ -35,14 +35,7 @@ impl Tracer {
             unsafe { self.count_records_without_session(setup, headers, num_headers) };
             return;
         };
-        let decoder = RecordDecoder {
-            agents: &setup.agents,
-            hip_names: &setup.hip_names,
-            kernel_names: &self.kernel_names,
-            annotations: &self.annotations,
-            copy_calls: Some(&self.copy_calls),
-            session_start_ns: session.start_ns,
-        };
+        let decoder = self.decoder(setup, session.start_ns);
         let mut drops = DropCounts::default();
         drops.add(DropReason::SdkDropped, new_sdk_drops);
         let mut late = 0u64;
@@ -109,14 +102,7 @@ impl Tracer {
         headers: *const *const sys::rocprofiler_record_header_t,
         num_headers: usize,
     ) {
-        let decoder = RecordDecoder {
-            agents: &setup.agents,
-            hip_names: &setup.hip_names,
-            kernel_names: &self.kernel_names,
-            annotations: &self.annotations,
-            copy_calls: Some(&self.copy_calls),
-            session_start_ns: 0,
-        };
+        let decoder = self.decoder(setup, 0);
         let (mut late, mut without) = (0u64, 0u64);
         // SAFETY: forwarded from the buffer callback.
         unsafe {

@@ -261,19 +261,22 @@ impl Tracer {
         let setup = self
             .ready_setup()
             .map_err(|_| "the tracer is not initialized")?;
-        let decoder = RecordDecoder {
+        // One record outside any buffer callback: no session to be older than.
+        let decoder = self.decoder(setup, 0);
+        // SAFETY: per this function's contract.
+        unsafe { decoder.decode(header) }.map_err(DropReason::describe)
+    }
+
+    /// The decoder of this tracer's records, for a session started at `session_start_ns`.
+    fn decoder<'a>(&'a self, setup: &'a SdkSetup, session_start_ns: u64) -> RecordDecoder<'a> {
+        RecordDecoder {
             agents: &setup.agents,
             hip_names: &setup.hip_names,
             kernel_names: &self.kernel_names,
             annotations: &self.annotations,
-            // A record decoded for a C++ caller: the session's copy notes stay for its own
-            // buffer callback.
-            copy_calls: None,
-            // One record outside any buffer callback: no session to be older than.
-            session_start_ns: 0,
-        };
-        // SAFETY: per this function's contract.
-        unsafe { decoder.decode(header) }.map_err(DropReason::describe)
+            copy_calls: Some(&self.copy_calls),
+            session_start_ns,
+        }
     }
 
     /// Records that arrived while no session was enabled.

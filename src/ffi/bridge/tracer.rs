@@ -50,13 +50,8 @@ pub(super) fn tracer_state() -> TracerState {
     guarded(
         "tracer_state",
         || TracerState {
-            available: false,
             init_error: "panic while reading the tracer state".to_owned(),
-            num_gpus: 0,
-            utility_context: 0,
-            context: 0,
-            buffer: 0,
-            hip_stream_context: 0,
+            ..TracerState::default()
         },
         || {
             let tracer = Tracer::get();
@@ -77,67 +72,37 @@ pub(super) fn tracer_state() -> TracerState {
 }
 
 /// # Safety
-/// `out` is valid for writes of `capacity * agent_size` bytes (or `capacity` is 0).
-pub(super) unsafe fn tracer_copy_gpu_agents(
-    out: *mut u8,
-    capacity: usize,
-    agent_size: usize,
-) -> usize {
-    guarded(
-        "tracer_copy_gpu_agents",
-        || 0,
-        || {
-            let gpus = Tracer::get().gpu_agents();
-            // SAFETY: this function's contract.
-            unsafe { copy_agents(gpus.iter(), gpus.len(), out, capacity, agent_size) }
-        },
-    )
-}
-
-/// # Safety
-/// `out` is valid for writes of `capacity * agent_size` bytes (or `capacity` is 0).
-pub(super) unsafe fn tracer_copy_all_agents(
-    out: *mut u8,
-    capacity: usize,
-    agent_size: usize,
-) -> usize {
-    guarded(
-        "tracer_copy_all_agents",
-        || 0,
-        || {
-            let Some(agents) = Tracer::get().agents() else {
-                return 0;
-            };
-            // SAFETY: this function's contract.
-            unsafe { copy_agents(agents.iter(), agents.len(), out, capacity, agent_size) }
-        },
-    )
-}
-
-/// Writes the SDK structs of up to `capacity` of `agents` (`count` of them) to `out` and
-/// returns `count`, or 0 if the C++ struct size differs from this library's.
-///
-/// # Safety
 /// `out` is null or valid for writes of `capacity * agent_size` bytes.
-unsafe fn copy_agents<'a>(
-    agents: impl Iterator<Item = &'a AgentInfo>,
-    count: usize,
+pub(super) unsafe fn tracer_copy_agents(
+    gpus_only: bool,
     out: *mut u8,
     capacity: usize,
     agent_size: usize,
 ) -> usize {
-    if !super::agent_size_matches(agent_size) {
-        return 0;
-    }
-    if !out.is_null() {
-        let out = out as *mut sys::rocprofiler_agent_v0_t;
-        for (index, agent) in agents.take(capacity).enumerate() {
-            // SAFETY: per this function's contract; unaligned in case the caller's buffer is
-            // only byte-aligned.
-            unsafe { out.add(index).write_unaligned(agent.raw.0) };
-        }
-    }
-    count
+    guarded(
+        "tracer_copy_agents",
+        || 0,
+        || {
+            let tracer = Tracer::get();
+            let agents: Vec<&AgentInfo> = match tracer.agents() {
+                _ if gpus_only => tracer.gpu_agents().iter().collect(),
+                Some(agents) => agents.iter().collect(),
+                None => Vec::new(),
+            };
+            if !super::agent_size_matches(agent_size) {
+                return 0;
+            }
+            if !out.is_null() {
+                let out = out as *mut sys::rocprofiler_agent_v0_t;
+                for (index, agent) in agents.iter().take(capacity).enumerate() {
+                    // SAFETY: per this function's contract; unaligned in case the caller's
+                    // buffer is only byte-aligned.
+                    unsafe { out.add(index).write_unaligned(agent.raw.0) };
+                }
+            }
+            agents.len()
+        },
+    )
 }
 
 /// Where the running session's events go, as far as the bridge is concerned.
