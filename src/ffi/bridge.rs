@@ -19,7 +19,7 @@ mod collector;
 mod host;
 mod tracer;
 
-pub use collector::SessionCollector;
+pub(crate) use collector::SessionCollector;
 use collector::{device_capability_stats, merge_xplanes, new_session_collector};
 use tracer::{
     ensure_registered, tracer_copy_agents, tracer_decode_record, tracer_disable,
@@ -239,9 +239,9 @@ mod ffi {
     }
 }
 
-pub use ffi::{
-    AnnotationView, BridgeStatus, Bytes, CollectorConfig, DecodedRecord, DetailKind, DevicePlanes,
-    DropCount, ExportResult, FlatEvent, ScopeRangeEdge, StatusCode, TracerState,
+pub(crate) use ffi::{
+    BridgeStatus, Bytes, CollectorConfig, DecodedRecord, DetailKind, DevicePlanes, DropCount,
+    ExportResult, FlatEvent, ScopeRangeEdge, StatusCode, TracerState,
 };
 
 /// Runs `body`, turning a panic into `fallback` so that it never unwinds into C++.

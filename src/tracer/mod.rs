@@ -29,9 +29,9 @@ pub mod record_decoder;
 pub mod registration;
 pub mod sdk;
 mod session;
-pub mod session_ledger;
+pub(crate) mod session_ledger;
 mod setup;
-pub mod stream_names;
+pub(crate) mod stream_names;
 pub mod stream_stack;
 pub mod version;
 

@@ -20,7 +20,7 @@ use rocprofiler_sdk_sys as sys;
 use crate::event::{StreamKind, StreamLabel};
 
 /// Longest name kept, in bytes; longer ones are cut at a character boundary.
-pub const MAX_NAME_BYTES: usize = 256;
+pub(crate) const MAX_NAME_BYTES: usize = 256;
 
 #[derive(Default)]
 struct Registry {
@@ -90,7 +90,7 @@ impl Registry {
 }
 
 /// HIP_STREAM CREATE: `handle` now has SDK id `stream_id`, with no name yet.
-pub fn note_created(stream_id: u64, handle: u64) {
+pub(crate) fn note_created(stream_id: u64, handle: u64) {
     let mut registry = REGISTRY.lock();
     registry.labels.remove(&stream_id);
     registry.see(stream_id, handle);
@@ -98,7 +98,7 @@ pub fn note_created(stream_id: u64, handle: u64) {
 
 /// HIP_STREAM DESTROY: the handle is free for reuse; its id keeps its label for the lanes
 /// that already show it.
-pub fn note_destroyed(handle: u64) {
+pub(crate) fn note_destroyed(handle: u64) {
     REGISTRY.lock().current.remove(&handle);
 }
 
@@ -107,7 +107,7 @@ pub fn note_destroyed(handle: u64) {
 /// runs on the application thread for every HIP call with a stream, so it never waits: when
 /// another thread holds the registry, the id stays unremembered and the next SET retries.
 #[inline]
-pub fn note_set(stream_id: u64, handle: u64) {
+pub(crate) fn note_set(stream_id: u64, handle: u64) {
     if handle > PER_THREAD_HANDLE {
         return;
     }
@@ -143,7 +143,7 @@ pub fn note_set(stream_id: u64, handle: u64) {
 /// it was seen on this thread); the null stream and `hipStreamLegacy` are id 0 when no SET
 /// showed otherwise; another unknown handle is ignored (its CREATE was not seen, so no id can
 /// carry the name).
-pub fn note_name(handle: u64, name: &str) {
+pub(crate) fn note_name(handle: u64, name: &str) {
     let name = truncate(name);
     let per_thread = if handle == PER_THREAD_HANDLE {
         match SEEN_RESERVED.try_with(|seen| seen.get()[PER_THREAD_HANDLE as usize][0]) {
@@ -185,7 +185,7 @@ fn truncate(name: &str) -> &str {
 /// Every known stream, by id; the null stream (id 0) is always listed. Streams destroyed since
 /// are then forgotten (the session that saw them has them), so the registry holds the live
 /// streams plus those destroyed during the running session.
-pub fn snapshot() -> Vec<StreamLabel> {
+pub(crate) fn snapshot() -> Vec<StreamLabel> {
     let mut registry = REGISTRY.lock();
     if !registry.labels.contains_key(&0) && !registry.current.contains_key(&0) {
         registry.see(0, 0);

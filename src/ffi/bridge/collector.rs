@@ -17,7 +17,7 @@ use crate::gpu_agent::GpuAgentInfo;
 /// The Rust collector of one C++ collector object. Export forgets what was exported (XLA's
 /// collectors empty themselves on export), so the collector is replaced by a fresh one with
 /// the same options, start and agents.
-pub struct SessionCollector {
+pub(crate) struct SessionCollector {
     current: Mutex<Arc<Collector>>,
 }
 
