@@ -82,7 +82,7 @@ pub(super) struct CopyPieces {
 
 impl CopyPieces {
     /// For the activities of `api_event`'s correlation id (`None`: no API event).
-    pub fn of_call(api_event: Option<&StoredEvent>) -> CopyPieces {
+    pub(crate) fn of_call(api_event: Option<&StoredEvent>) -> CopyPieces {
         CopyPieces {
             call: api_event.and_then(call_of),
             partial: None,
@@ -90,7 +90,11 @@ impl CopyPieces {
     }
 
     /// Hands `activity` on to `emit`, named by its call, or keeps it as a piece.
-    pub fn pass(&mut self, mut activity: RocmTracerEvent, emit: &mut impl FnMut(RocmTracerEvent)) {
+    pub(crate) fn pass(
+        &mut self,
+        mut activity: RocmTracerEvent,
+        emit: &mut impl FnMut(RocmTracerEvent),
+    ) {
         let Some(call) = self.call.filter(|_| activity.event_type.is_memcpy()) else {
             emit(activity);
             return;
@@ -122,7 +126,7 @@ impl CopyPieces {
     }
 
     /// Pieces that never added up to their call (the session ended first) leave as they are.
-    pub fn finish(self, emit: &mut impl FnMut(RocmTracerEvent)) {
+    pub(crate) fn finish(self, emit: &mut impl FnMut(RocmTracerEvent)) {
         if let Some(partial) = self.partial {
             emit(partial);
         }

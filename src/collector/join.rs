@@ -20,7 +20,7 @@ pub(super) struct PendingEvents {
 }
 
 impl PendingEvents {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.api.is_empty() && self.auxiliary_api.is_empty() && self.activities.is_empty()
     }
 }

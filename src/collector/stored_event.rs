@@ -48,7 +48,7 @@ fn unpack_direction(word: u32) -> Option<EventType> {
 }
 
 impl PackedDetails {
-    pub fn pack(details: EventDetails) -> PackedDetails {
+    pub(crate) fn pack(details: EventDetails) -> PackedDetails {
         let mut words = [0u32; 8];
         let kind = match details {
             EventDetails::None => DetailsKind::None,
@@ -81,7 +81,7 @@ impl PackedDetails {
         PackedDetails { kind, words }
     }
 
-    pub fn unpack(&self) -> EventDetails {
+    pub(crate) fn unpack(&self) -> EventDetails {
         let w = self.words;
         match self.kind {
             DetailsKind::None => EventDetails::None,
@@ -103,15 +103,15 @@ impl PackedDetails {
         }
     }
 
-    pub fn is_kernel(&self) -> bool {
+    pub(crate) fn is_kernel(&self) -> bool {
         self.kind == DetailsKind::Kernel
     }
 
-    pub fn is_memcpy(&self) -> bool {
+    pub(crate) fn is_memcpy(&self) -> bool {
         self.kind == DetailsKind::Memcpy
     }
 
-    pub fn is_memset(&self) -> bool {
+    pub(crate) fn is_memset(&self) -> bool {
         self.kind == DetailsKind::Memset
     }
 }
@@ -138,7 +138,7 @@ pub(super) struct StoredEvent {
 
 impl StoredEvent {
     /// Takes `event` apart; its `roctx_range` is returned for the caller to keep aside.
-    pub fn from_event(event: RocmTracerEvent) -> (StoredEvent, Option<Arc<str>>) {
+    pub(crate) fn from_event(event: RocmTracerEvent) -> (StoredEvent, Option<Arc<str>>) {
         let stored = StoredEvent {
             start_time_ns: event.start_time_ns,
             end_time_ns: event.end_time_ns,
@@ -157,7 +157,7 @@ impl StoredEvent {
         (stored, event.roctx_range)
     }
 
-    pub fn event_type(&self) -> EventType {
+    pub(crate) fn event_type(&self) -> EventType {
         EventType::from_u32(self.event_type.into()).unwrap_or(EventType::Unsupported)
     }
 
@@ -165,7 +165,11 @@ impl StoredEvent {
         EventDomain::from_u32(self.domain.into()).unwrap_or(EventDomain::InvalidDomain)
     }
 
-    pub fn to_event(&self, source: EventSource, roctx_range: Option<Arc<str>>) -> RocmTracerEvent {
+    pub(crate) fn to_event(
+        &self,
+        source: EventSource,
+        roctx_range: Option<Arc<str>>,
+    ) -> RocmTracerEvent {
         RocmTracerEvent {
             event_type: self.event_type(),
             source,
