@@ -23,16 +23,7 @@ inline std::array<uint32_t, 8> KernelArray(const KernelDetails& k) {
 }
 
 inline KernelDetails KernelOfArray(const std::array<uint32_t, 8>& a) {
-  KernelDetails k{};
-  k.private_segment_size = a[0];
-  k.group_segment_size = a[1];
-  k.workgroup_x = a[2];
-  k.workgroup_y = a[3];
-  k.workgroup_z = a[4];
-  k.grid_x = a[5];
-  k.grid_y = a[6];
-  k.grid_z = a[7];
-  return k;
+  return KernelDetails{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], /*func_ptr=*/nullptr};
 }
 
 inline rust_bridge::FlatEvent ToFlatEvent(const RocmTracerEvent& event) {

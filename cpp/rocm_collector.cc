@@ -119,8 +119,7 @@ class RustCollectors {
  public:
   static bridge::SessionCollector& Make(const void* owner, const bridge::CollectorConfig& config) {
     absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(Mutex()));
-    Table().erase(owner);
-    return *Table().try_emplace(owner, bridge::new_session_collector(config)).first->second;
+    return *Table().insert_or_assign(owner, bridge::new_session_collector(config)).first->second;
   }
 
   // `owner`'s Rust collector, or null if `owner` is any other RocmTraceCollector.

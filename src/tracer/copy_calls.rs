@@ -118,23 +118,16 @@ pub unsafe fn hip_api_args(
     }
 }
 
-/// Copy calls of the running session by correlation id, from ENTER until their API record is
-/// decoded. Bounded: past the bound new calls are not noted, and their records keep the
-/// record's own direction.
+/// Copy calls of the running session by correlation id, from ENTER to the session's end (its
+/// API record and copy records come in any order). Bounded: past the bound new calls are not
+/// noted, and their records keep the record's own direction.
+#[derive(Default)]
 pub struct CopyCalls {
     calls: Mutex<FxHashMap<u64, CopyCall>>,
 }
 
 /// Copy calls noted per session at most; a noted call costs about 40 bytes.
 const MAX_NOTED_CALLS: usize = 1 << 20;
-
-impl Default for CopyCalls {
-    fn default() -> Self {
-        CopyCalls {
-            calls: Mutex::new(FxHashMap::default()),
-        }
-    }
-}
 
 impl CopyCalls {
     pub fn note(&self, correlation_id: u64, call: CopyCall) {
@@ -144,8 +137,6 @@ impl CopyCalls {
         }
     }
 
-    /// The call noted under `correlation_id` (kept for the session: its API record and its
-    /// copy records come in any order).
     pub fn get(&self, correlation_id: u64) -> Option<CopyCall> {
         self.calls.lock().get(&correlation_id).copied()
     }

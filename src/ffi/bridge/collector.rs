@@ -195,24 +195,12 @@ unsafe fn gpu_agent_infos(agents: *const u8, count: usize, agent_size: usize) ->
 pub(super) unsafe fn device_capability_stats(agent: *const u8, agent_size: usize) -> Bytes {
     guarded(
         "device_capability_stats",
-        || Bytes {
-            status: status(
-                StatusCode::Internal,
-                "panic while reading device capabilities",
-            ),
-            bytes: Vec::new(),
-        },
+        || Bytes::failed("panic while reading device capabilities"),
         || {
             // SAFETY: per this function's contract.
             match unsafe { gpu_agent_infos(agent, 1, agent_size) }.first() {
-                Some(info) => Bytes {
-                    status: ok(),
-                    bytes: device_capabilities_plane(info).encode_to_vec(),
-                },
-                None => Bytes {
-                    status: status(StatusCode::Internal, "no readable agent"),
-                    bytes: Vec::new(),
-                },
+                Some(info) => Bytes::of(device_capabilities_plane(info).encode_to_vec()),
+                None => Bytes::failed("no readable agent"),
             }
         },
     )
@@ -221,24 +209,31 @@ pub(super) unsafe fn device_capability_stats(agent: *const u8, agent_size: usize
 pub(super) fn merge_xplanes(into: &[u8], from: &[u8]) -> Bytes {
     guarded(
         "merge_xplanes",
-        || Bytes {
-            status: status(StatusCode::Internal, "panic while merging planes"),
-            bytes: Vec::new(),
-        },
+        || Bytes::failed("panic while merging planes"),
         || match (XPlane::decode(into), XPlane::decode(from)) {
             (Ok(mut into), Ok(from)) => {
                 merge_plane(from, &mut into);
-                Bytes {
-                    status: ok(),
-                    bytes: into.encode_to_vec(),
-                }
+                Bytes::of(into.encode_to_vec())
             }
-            _ => Bytes {
-                status: status(StatusCode::Internal, "an XPlane to merge is unreadable"),
-                bytes: Vec::new(),
-            },
+            _ => Bytes::failed("an XPlane to merge is unreadable"),
         },
     )
+}
+
+impl Bytes {
+    fn of(bytes: Vec<u8>) -> Bytes {
+        Bytes {
+            status: ok(),
+            bytes,
+        }
+    }
+
+    fn failed(message: &str) -> Bytes {
+        Bytes {
+            status: status(StatusCode::Internal, message),
+            bytes: Vec::new(),
+        }
+    }
 }
 
 #[cfg(test)]
