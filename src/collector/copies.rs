@@ -18,8 +18,11 @@ use crate::event::{EventDetails, EventType, MemcpyDetails, RocmTracerEvent};
 
 /// The call facts of a HIP API copy event, if it is one.
 fn call_of(api_event: &StoredEvent) -> Option<MemcpyDetails> {
+    if !api_event.event_type().is_memcpy() {
+        return None;
+    }
     match api_event.details.unpack() {
-        EventDetails::Memcpy(call) if api_event.event_type().is_memcpy() => Some(call),
+        EventDetails::Memcpy(call) => Some(call),
         _ => None,
     }
 }
