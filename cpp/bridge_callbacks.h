@@ -13,13 +13,14 @@ namespace profiler {
 namespace rust_bridge {
 
 struct AnnotationView;
-struct BridgeEvent;
+struct FlatEvent;
 enum class LogLevel : uint8_t;
 
 AnnotationView read_annotation_stack();
 void record_hip_api_annotation(uint64_t correlation_id);
-void deliver_events(rust::Slice<const BridgeEvent> events);
-void deliver_dropped(rust::Str reason, uint64_t count);
+void clear_hip_api_annotations();
+void deliver_events(size_t collector, rust::Slice<const FlatEvent> events);
+void deliver_dropped(size_t collector, rust::Str reason, uint64_t count);
 int32_t shim_vlog_level();
 void log_from_rust(LogLevel level, rust::Str message);
 

@@ -18,7 +18,9 @@ __attribute__((weak)) void record_hip_api_annotation(uint64_t) {}
 // Reached only if a C++ session was enabled but cpp/rocm_tracer.cc was not linked (e.g. the
 // shim and the Rust library ended up in different shared objects): say so once rather than
 // losing every event silently.
-__attribute__((weak)) void deliver_events(rust::Slice<const BridgeEvent> events) {
+__attribute__((weak)) void clear_hip_api_annotations() {}
+
+__attribute__((weak)) void deliver_events(size_t, rust::Slice<const FlatEvent> events) {
   static std::atomic<bool> warned{false};
   if (!events.empty() && !warned.exchange(true)) {
     std::cerr << "xla-rocm-tracer: events dropped: the C++ shim (rocm_tracer.cc) is not linked "
@@ -26,7 +28,7 @@ __attribute__((weak)) void deliver_events(rust::Slice<const BridgeEvent> events)
   }
 }
 
-__attribute__((weak)) void deliver_dropped(rust::Str, uint64_t) {}
+__attribute__((weak)) void deliver_dropped(size_t, rust::Str, uint64_t) {}
 
 __attribute__((weak)) int32_t shim_vlog_level() { return 0; }
 

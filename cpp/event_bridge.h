@@ -1,4 +1,4 @@
-// XLA's RocmTracerEvent <-> the bridge's flat BridgeEvent (src/ffi/bridge.rs), for the C++
+// XLA's RocmTracerEvent <-> the bridge's FlatEvent (src/ffi/bridge.rs), for the C++
 // collectors the Rust tracer delivers to and for events C++ code adds to a Rust-backed
 // collector. The flat form's rules (enum ranges, which union member a detail kind means) are
 // the Rust core's (src/ffi/flat_event.rs); this file only copies fields.
@@ -6,6 +6,7 @@
 #ifndef XLA_ROCM_TRACER_CPP_EVENT_BRIDGE_H_
 #define XLA_ROCM_TRACER_CPP_EVENT_BRIDGE_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -15,34 +16,18 @@
 namespace xla {
 namespace profiler {
 
-inline rust_bridge::BridgeKernel ToBridgeKernel(const KernelDetails& k) {
-  rust_bridge::BridgeKernel out;
-  out.private_segment_size = k.private_segment_size;
-  out.group_segment_size = k.group_segment_size;
-  out.workgroup_x = k.workgroup_x;
-  out.workgroup_y = k.workgroup_y;
-  out.workgroup_z = k.workgroup_z;
-  out.grid_x = k.grid_x;
-  out.grid_y = k.grid_y;
-  out.grid_z = k.grid_z;
-  return out;
+// KernelDetails as the flat form's array (KernelDetails::to_array in src/event.rs orders it).
+inline std::array<uint32_t, 8> KernelArray(const KernelDetails& k) {
+  return {k.private_segment_size, k.group_segment_size, k.workgroup_x, k.workgroup_y,
+          k.workgroup_z,          k.grid_x,             k.grid_y,      k.grid_z};
 }
 
-inline KernelDetails FromBridgeKernel(const rust_bridge::BridgeKernel& k) {
-  KernelDetails out{};
-  out.private_segment_size = k.private_segment_size;
-  out.group_segment_size = k.group_segment_size;
-  out.workgroup_x = k.workgroup_x;
-  out.workgroup_y = k.workgroup_y;
-  out.workgroup_z = k.workgroup_z;
-  out.grid_x = k.grid_x;
-  out.grid_y = k.grid_y;
-  out.grid_z = k.grid_z;
-  return out;
+inline KernelDetails KernelOfArray(const std::array<uint32_t, 8>& a) {
+  return KernelDetails{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], /*func_ptr=*/nullptr};
 }
 
-inline rust_bridge::BridgeEvent ToBridgeEvent(const RocmTracerEvent& event) {
-  rust_bridge::BridgeEvent out;
+inline rust_bridge::FlatEvent ToFlatEvent(const RocmTracerEvent& event) {
+  rust_bridge::FlatEvent out{};  // no details unless the type has some
   out.event_type = static_cast<uint32_t>(event.type);
   out.source = static_cast<uint32_t>(event.source);
   out.domain = static_cast<uint32_t>(event.domain);
@@ -56,16 +41,11 @@ inline rust_bridge::BridgeEvent ToBridgeEvent(const RocmTracerEvent& event) {
   out.stream_id = event.stream_id;
   out.queue_id = event.queue_id;
   out.scope_range_id = event.scope_range_id;
-  out.kernel = rust_bridge::BridgeKernel{};
-  out.detail_kind = rust_bridge::DetailKind::None;
-  out.num_bytes = 0;
-  out.destination = 0;
-  out.is_async = false;
   // The union member XLA's export reads for each type.
   switch (event.type) {
     case RocmTracerEventType::Kernel:
       out.detail_kind = rust_bridge::DetailKind::Kernel;
-      out.kernel = ToBridgeKernel(event.kernel_info);
+      out.kernel = KernelArray(event.kernel_info);
       break;
     case RocmTracerEventType::MemcpyH2D:
     case RocmTracerEventType::MemcpyD2H:
@@ -97,7 +77,7 @@ inline rust_bridge::BridgeEvent ToBridgeEvent(const RocmTracerEvent& event) {
 // collector's export, so it is interned in `annotations` (the tracer's map, cleared only at the
 // next Enable); an event without one takes what the HIP API ENTER callback recorded there.
 // The Rust core only produces enum values in XLA's ranges.
-inline RocmTracerEvent FromBridgeEvent(const rust_bridge::BridgeEvent& from,
+inline RocmTracerEvent FromFlatEvent(const rust_bridge::FlatEvent& from,
                                        AnnotationMap& annotations) {
   RocmTracerEvent event;
   event.type = static_cast<RocmTracerEventType>(from.event_type);
@@ -122,7 +102,7 @@ inline RocmTracerEvent FromBridgeEvent(const rust_bridge::BridgeEvent& from,
   event.kernel_info = KernelDetails{};
   switch (from.detail_kind) {
     case rust_bridge::DetailKind::Kernel:
-      event.kernel_info = FromBridgeKernel(from.kernel);
+      event.kernel_info = KernelOfArray(from.kernel);
       break;
     case rust_bridge::DetailKind::Memcpy:
       event.memcpy_info = MemcpyDetails{from.num_bytes, from.destination, from.is_async};

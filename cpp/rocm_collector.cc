@@ -6,21 +6,19 @@
 //  * CreateRocmCollector returns a RustBackedCollector: it owns a Rust SessionCollector, and a
 //    tracer session enabled with it delivers straight into Rust (cpp/rocm_tracer.cc). Its
 //    Export crosses once.
-//  * A RocmTraceCollectorImpl that C++ code builds itself (XLA's tests do, and subclass it)
-//    forwards each call to a Rust SessionCollector of its own; see ImplSlots for where that
-//    lives, since XLA's header declares the class's members.
-//  * PerDeviceCollector keeps XLA's one-device store and exports it through a Rust
-//    SessionCollector into the planes its caller builds.
+//  * XLA's RocmTraceCollectorImpl (which C++ code builds itself: XLA's tests do, and subclass
+//    it) and PerDeviceCollector keep their events in the members XLA's header declares for
+//    them and cross once, at Export, through a Rust SessionCollector of that call.
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "xla-rocm-tracer/cpp/absl_compat.h"
 #include "xla-rocm-tracer/cpp/event_bridge.h"
@@ -113,6 +111,42 @@ rust::Vec<bridge::DropCount> ExportInto(bridge::SessionCollector& rust, XSpace* 
   return std::move(result.drops);
 }
 
+// The Rust collectors of the collectors CreateRocmCollector made, by object: each entry
+// lives as long as its object, and tells the tracer that a session with it delivers in Rust.
+// XLA's own classes need none: they keep their events in the members XLA's header declares
+// for them (freed with the object) and cross once, at Export.
+class RustCollectors {
+ public:
+  static bridge::SessionCollector& Make(const void* owner, const bridge::CollectorConfig& config) {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(Mutex()));
+    return *Table().insert_or_assign(owner, bridge::new_session_collector(config)).first->second;
+  }
+
+  // `owner`'s Rust collector, or null if `owner` is any other RocmTraceCollector.
+  static bridge::SessionCollector* Find(const void* owner) {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(Mutex()));
+    auto it = Table().find(owner);
+    return it == Table().end() ? nullptr : &*it->second;
+  }
+
+  static void Forget(const void* owner) {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(Mutex()));
+    Table().erase(owner);
+  }
+
+ private:
+  // Leaked: used until exit.
+  static absl::Mutex& Mutex() {
+    static absl::Mutex* const mutex = new absl::Mutex();
+    return *mutex;
+  }
+  static absl::flat_hash_map<const void*, rust::Box<bridge::SessionCollector>>& Table() {
+    static auto* const table =
+        new absl::flat_hash_map<const void*, rust::Box<bridge::SessionCollector>>();
+    return *table;
+  }
+};
+
 // The collector CreateRocmCollector returns: every call goes to its Rust collector, and a
 // tracer session with it never calls AddEvent (the tracer delivers in Rust).
 class RustBackedCollector final : public RocmTraceCollector {
@@ -120,94 +154,38 @@ class RustBackedCollector final : public RocmTraceCollector {
   RustBackedCollector(const RocmTraceCollectorOptions& options, uint64_t start_walltime_ns,
                       uint64_t start_gputime_ns)
       : RocmTraceCollector(options),
-        rust_(bridge::new_session_collector(
-            ConfigOf(options, start_walltime_ns, start_gputime_ns))) {
-    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(RegistryMutex()));
-    Registry().insert(this);
-  }
+        rust_(RustCollectors::Make(this,
+                                   ConfigOf(options, start_walltime_ns, start_gputime_ns))) {}
 
-  ~RustBackedCollector() override {
-    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(RegistryMutex()));
-    Registry().erase(this);
-  }
-
-  static bridge::SessionCollector* Find(const RocmTraceCollector* collector) {
-    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(RegistryMutex()));
-    auto it = Registry().find(collector);
-    if (it == Registry().end()) return nullptr;
-    // The registry holds only RustBackedCollectors, and their Rust collector is thread-safe.
-    return &*const_cast<RustBackedCollector*>(static_cast<const RustBackedCollector*>(*it))->rust_;
-  }
+  ~RustBackedCollector() override { RustCollectors::Forget(this); }
 
   void SetGpuAgents(std::vector<rocprofiler_agent_v0_t> agents) override {
-    SetAgents(*rust_, agents);
+    SetAgents(rust_, agents);
   }
   void AddEvent(RocmTracerEvent&& event, bool is_auxiliary) override {
-    rust_->add_event(ToBridgeEvent(event), is_auxiliary);
+    rust_.add_event(ToFlatEvent(event), is_auxiliary);
   }
   void OnEventsDropped(const std::string& reason, uint64_t num_events) override {
-    rust_->add_drop(reason, num_events);
+    rust_.add_drop(reason, num_events);
   }
   // The Rust collector joins at export.
   void Flush() override {}
   void Export(XSpace* space) override {
-    if (space != nullptr) ExportInto(*rust_, space);
+    if (space != nullptr) ExportInto(rust_, space);
   }
   // Adds to the tree the tracer already gave the collector at Disable (XLA passes the C++
   // annotation map's tree, which sessions delivering into Rust leave empty).
-  void SetScopeRangeIdTree(ScopeRangeIdTree tree) override { AddScopeRangeTree(*rust_, tree); }
+  void SetScopeRangeIdTree(ScopeRangeIdTree tree) override { AddScopeRangeTree(rust_, tree); }
 
  private:
-  static absl::Mutex& RegistryMutex() {
-    static absl::Mutex* const mutex = new absl::Mutex();
-    return *mutex;
-  }
-  static absl::flat_hash_set<const RocmTraceCollector*>& Registry() {
-    static auto* const registry = new absl::flat_hash_set<const RocmTraceCollector*>();
-    return *registry;
-  }
-
-  rust::Box<bridge::SessionCollector> rust_;
-};
-
-// The Rust collectors of RocmTraceCollectorImpl objects. XLA's header gives the class no
-// member to hold one and defines its constructor and destructor inline, so the collector lives
-// here and the object keeps its slot number + 1 in num_callback_events_, which the inline
-// constructor sets to 0 ("no slot yet") and which nothing else uses here (the caps are the Rust
-// collector's). Export empties the Rust collector; one whose object is destroyed without an
-// Export keeps its events until exit (XLA's own code always exports its collectors, and builds
-// them through CreateRocmCollector).
-class ImplSlots {
- public:
-  static bridge::SessionCollector& Get(std::atomic<int>& slot_plus_one,
-                                       const bridge::CollectorConfig& config) {
-    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(Mutex()));
-    int slot = slot_plus_one.load() - 1;
-    if (slot < 0 || static_cast<size_t>(slot) >= Slots().size()) {
-      Slots().push_back(std::make_unique<rust::Box<bridge::SessionCollector>>(
-          bridge::new_session_collector(config)));
-      slot = static_cast<int>(Slots().size()) - 1;
-      slot_plus_one.store(slot + 1);
-    }
-    return **Slots()[slot];
-  }
-
- private:
-  static absl::Mutex& Mutex() {
-    static absl::Mutex* const mutex = new absl::Mutex();
-    return *mutex;
-  }
-  static std::vector<std::unique_ptr<rust::Box<bridge::SessionCollector>>>& Slots() {
-    static auto* const slots =
-        new std::vector<std::unique_ptr<rust::Box<bridge::SessionCollector>>>();
-    return *slots;
-  }
+  // Its table entry, which lives as long as this object.
+  bridge::SessionCollector& rust_;
 };
 
 }  // namespace
 
 bridge::SessionCollector* RustSessionOf(const RocmTraceCollector* collector) {
-  return RustBackedCollector::Find(collector);
+  return RustCollectors::Find(collector);
 }
 
 std::unique_ptr<RocmTraceCollector> CreateRocmCollector(const RocmTraceCollectorOptions& options,
@@ -216,28 +194,51 @@ std::unique_ptr<RocmTraceCollector> CreateRocmCollector(const RocmTraceCollector
   return std::make_unique<RustBackedCollector>(options, start_walltime_ns, start_gputime_ns);
 }
 
+// Kept as XLA keeps them, in the event maps its header declares (freed with the object): API
+// events and activities per correlation id in arrival order, auxiliary API events apart.
 void RocmTraceCollectorImpl::AddEvent(RocmTracerEvent&& event, bool is_auxiliary) {
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
-  ImplSlots::Get(num_callback_events_,
-                 ConfigOf(options_, start_walltime_ns_, start_gputime_ns_))
-      .add_event(ToBridgeEvent(event), is_auxiliary);
+  const uint64_t id = event.correlation_id;
+  if (is_auxiliary) {
+    auxiliary_api_events_map_.insert_or_assign(id, std::move(event));
+  } else {
+    activity_ops_events_map_[id].push_back(std::move(event));
+  }
 }
 
 // The Rust collector joins at export.
 void RocmTraceCollectorImpl::Flush() {}
 
+// Hands the kept events to a Rust collector in correlation order (the order of the calls),
+// exports it and forgets them.
 void RocmTraceCollectorImpl::Export(tsl::profiler::XSpace* space) {
   if (space == nullptr) return;
   rust::Vec<bridge::DropCount> drops;
   {
     absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
-    bridge::SessionCollector& rust = ImplSlots::Get(
-        num_callback_events_, ConfigOf(options_, start_walltime_ns_, start_gputime_ns_));
+    rust::Box<bridge::SessionCollector> rust = bridge::new_session_collector(
+        ConfigOf(options_, start_walltime_ns_, start_gputime_ns_));
     // SetGpuAgents and SetScopeRangeIdTree are inline in XLA's header: they fill members,
-    // read here. The tree replaces, as XLA's does, since it goes into an emptied collector.
-    SetAgents(rust, gpu_agents_);
-    AddScopeRangeTree(rust, scope_range_id_tree_);
-    drops = ExportInto(rust, space);
+    // read here.
+    SetAgents(*rust, gpu_agents_);
+    AddScopeRangeTree(*rust, scope_range_id_tree_);
+    std::vector<uint64_t> ids;
+    for (const auto& [id, event] : auxiliary_api_events_map_) ids.push_back(id);
+    for (const auto& [id, events] : activity_ops_events_map_) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (uint64_t id : ids) {
+      auto auxiliary = auxiliary_api_events_map_.find(id);
+      if (auxiliary != auxiliary_api_events_map_.end()) {
+        rust->add_event(ToFlatEvent(auxiliary->second), /*is_auxiliary=*/true);
+      }
+      auto events = activity_ops_events_map_.find(id);
+      if (events == activity_ops_events_map_.end()) continue;
+      for (const RocmTracerEvent& event : events->second) rust->add_event(ToFlatEvent(event), false);
+    }
+    auxiliary_api_events_map_.clear();
+    activity_ops_events_map_.clear();
+    drops = ExportInto(*rust, space);
   }
   // Subclasses (XLA's tests) override OnEventsDropped to see losses; XLA's own only VLOGs.
   for (const bridge::DropCount& drop : drops) {
@@ -289,7 +290,7 @@ void PerDeviceCollector::Export(uint64_t start_walltime_ns, uint64_t start_gputi
   options.num_gpus = 1;
   rust::Box<bridge::SessionCollector> rust =
       bridge::new_session_collector(ConfigOf(options, start_walltime_ns, start_gputime_ns));
-  for (const RocmTracerEvent& event : events) rust->add_event(ToBridgeEvent(event), false);
+  for (const RocmTracerEvent& event : events) rust->add_event(ToFlatEvent(event), false);
   bridge::DevicePlanes planes = rust->export_device_planes(end_gputime_ns);
   if (planes.status.code != bridge::StatusCode::Ok) {
     ROCM_SHIM_LOG(ERROR) << "ROCm device export failed: " << std::string(planes.status.message);

@@ -63,7 +63,7 @@ void DecodeRecord(const rocprofiler_record_header_t* header, uint32_t expected_k
     bridge::DecodedRecord decoded =
         bridge::tracer_decode_record(reinterpret_cast<const uint8_t*>(header));
     if (decoded.status.code == bridge::StatusCode::Ok) {
-      *event = FromBridgeEvent(decoded.event, annotations);
+      *event = FromFlatEvent(decoded.event, annotations);
       return;
     }
     ROCM_SHIM_VLOG(2) << "rocprofiler record not decoded: " << ToStdString(decoded.status.message);
@@ -125,15 +125,15 @@ absl::Status RocmTracer::InitProfiling(void* /*tool_data*/) {
   hip_stream_ctx_.handle = state.hip_stream_context;
   gpu_agents_.resize(state.num_gpus);
   // SAFETY of the bridge call: the vector holds num_gpus agents of the size passed.
-  size_t copied = bridge::tracer_copy_gpu_agents(reinterpret_cast<uint8_t*>(gpu_agents_.data()),
-                                                 gpu_agents_.size(),
-                                                 sizeof(rocprofiler_agent_v0_t));
+  size_t copied = bridge::tracer_copy_agents(/*gpus_only=*/true,
+                                             reinterpret_cast<uint8_t*>(gpu_agents_.data()),
+                                             gpu_agents_.size(), sizeof(rocprofiler_agent_v0_t));
   gpu_agents_.resize(std::min<size_t>(copied, gpu_agents_.size()));
   // Every agent, CPUs too, as XLA's InitProfiling fills agents_ (docs/xla-interface.md#initialization-order).
   std::vector<rocprofiler_agent_v0_t> all_agents(
-      bridge::tracer_copy_all_agents(nullptr, 0, sizeof(rocprofiler_agent_v0_t)));
-  copied = bridge::tracer_copy_all_agents(reinterpret_cast<uint8_t*>(all_agents.data()),
-                                          all_agents.size(), sizeof(rocprofiler_agent_v0_t));
+      bridge::tracer_copy_agents(false, nullptr, 0, sizeof(rocprofiler_agent_v0_t)));
+  copied = bridge::tracer_copy_agents(false, reinterpret_cast<uint8_t*>(all_agents.data()),
+                                      all_agents.size(), sizeof(rocprofiler_agent_v0_t));
   all_agents.resize(std::min<size_t>(copied, all_agents.size()));
   for (const rocprofiler_agent_v0_t& agent : all_agents) agents_[agent.id.handle] = agent;
   num_gpus_ = static_cast<uint32_t>(gpu_agents_.size());
@@ -145,44 +145,26 @@ bool RocmTracer::IsAvailable() const {
   return !activity_tracing_enabled_ && !api_tracing_enabled_;
 }
 
+// Whether a session may start is the Rust tracer's decision alone (shared with the C ABI): a
+// refused Enable leaves every member as it was.
 absl::Status RocmTracer::Enable(const RocmTracerOptions& options,
                                 RocmTraceCollector* collector) {
+  if (collector == nullptr) {
+    return absl::InvalidArgumentError("RocmTracer::Enable needs a collector");
+  }
   absl::MutexLock lifecycle(XRT_MUTEX_LOCK_ARG(LifecycleMutex()));
-  {
-    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
-    if (collector_ != nullptr) {
-      return absl::AlreadyExistsError("ROCM tracer is already running");
-    }
-    if (collector == nullptr) {
-      return absl::InvalidArgumentError("RocmTracer::Enable needs a collector");
-    }
-  }
-  // A session started through the C ABI belongs to someone else: refuse before touching the
-  // annotation map, whose strings a previous collector's events may still point into.
-  const bridge::TracerState state = bridge::tracer_state();
-  if (!state.available) {
-    if (!state.init_error.empty()) return absl::InternalError(std::string(state.init_error));
-    return absl::AlreadyExistsError("ROCM tracer is already running");
-  }
-  {
-    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
-    options_ = options;
-    collector_ = collector;
-  }
-  // Before the context starts, so the first calls' annotations are not wiped (XLA clears
-  // after starting).
-  annotation_map_.Clear();
+  // The Rust tracer clears annotation_map_ (clear_hip_api_annotations) once it has accepted
+  // the session and before its context starts, so the first calls' annotations are kept.
   bridge::SessionCollector* rust_collector = RustSessionOf(collector);
   absl::Status status = ToAbslStatus(
       rust_collector != nullptr
           ? bridge::tracer_enable_into(options.max_annotation_strings, *rust_collector)
-          : bridge::tracer_enable_for_cpp_collector(options.max_annotation_strings));
-  if (!status.ok()) {
-    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
-    options_.reset();
-    collector_ = nullptr;
-    return status;
-  }
+          : bridge::tracer_enable_for_cpp_collector(options.max_annotation_strings,
+                                                    reinterpret_cast<size_t>(collector)));
+  if (!status.ok()) return status;
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
+  options_ = options;
+  collector_ = collector;
   api_tracing_enabled_ = true;
   activity_tracing_enabled_ = true;
   return absl::OkStatus();
@@ -190,16 +172,13 @@ absl::Status RocmTracer::Enable(const RocmTracerOptions& options,
 
 void RocmTracer::Disable() {
   absl::MutexLock lifecycle(XRT_MUTEX_LOCK_ARG(LifecycleMutex()));
-  {
-    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
-    // XLA dereferences collector_ unconditionally (docs/xla-interface.md#xla-edge-4); without a session of
-    // this shim there is nothing to stop (and a C ABI session is not ours to end).
-    if (collector_ == nullptr) return;
-  }
-  // Stops the context and drains the buffer: every event of the session has reached the
-  // collector when this returns, and none will after.
+  // Stops the context and drains the buffer of the session Enable started (not a C ABI one):
+  // every event of the session has reached the collector when this returns, and none will
+  // after.
   bridge::tracer_disable();
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
+  // XLA dereferences collector_ unconditionally (docs/xla-interface.md#xla-edge-4).
+  if (collector_ == nullptr) return;
   collector_->Flush();
   collector_ = nullptr;
   options_.reset();
@@ -291,29 +270,29 @@ AnnotationView read_annotation_stack() {
   return view;
 }
 
-// Reached only in a session with a C++ collector. The collector pointer is set before the
-// session starts and cleared after Disable has drained it, and the Rust tracer delivers one
-// buffer callback at a time, so neither needs collector_mutex_ here.
-void deliver_events(rust::Slice<const BridgeEvent> events) {
+void clear_hip_api_annotations() {
   RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
-  if (tracer == nullptr || events.empty()) return;
-  RocmTraceCollector* collector = tracer->collector();
-  if (collector == nullptr) return;
+  if (tracer != nullptr) tracer->annotation_map()->Clear();
+}
+
+// Reached only in a session with a C++ collector, which Enable passed to the Rust tracer and
+// which stays valid until Disable has drained the session.
+void deliver_events(size_t collector, rust::Slice<const FlatEvent> events) {
+  RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
+  if (tracer == nullptr || collector == 0 || events.empty()) return;
   WithoutEscapingExceptions("delivering events to the collector", [&] {
-    for (const BridgeEvent& event : events) {
-      collector->AddEvent(FromBridgeEvent(event, *tracer->annotation_map()),
-                          /*is_auxiliary=*/false);
+    for (const FlatEvent& event : events) {
+      reinterpret_cast<RocmTraceCollector*>(collector)->AddEvent(
+          FromFlatEvent(event, *tracer->annotation_map()), /*is_auxiliary=*/false);
     }
   });
 }
 
-void deliver_dropped(rust::Str reason, uint64_t count) {
-  RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
-  if (tracer == nullptr) return;
-  RocmTraceCollector* collector = tracer->collector();
-  if (collector == nullptr) return;
-  WithoutEscapingExceptions("reporting dropped events to the collector",
-                            [&] { collector->OnEventsDropped(ToStdString(reason), count); });
+void deliver_dropped(size_t collector, rust::Str reason, uint64_t count) {
+  if (collector == 0) return;
+  WithoutEscapingExceptions("reporting dropped events to the collector", [&] {
+    reinterpret_cast<RocmTraceCollector*>(collector)->OnEventsDropped(ToStdString(reason), count);
+  });
 }
 
 int32_t shim_vlog_level() {

@@ -187,12 +187,22 @@ impl KernelDetails {
     }
 }
 
+/// A copy's facts, like CUPTI's `MemcpyDetails` carrying its copy kinds: what the HIP call
+/// asked for and what the SDK recorded travel with the event (docs/ARCHITECTURE.md#a-copy).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemcpyDetails {
+    /// The record's bytes on an activity; the call's `sizeBytes` on a HIP API event (0 when
+    /// its arguments were not available).
     pub num_bytes: u64,
     /// XLA stores the destination agent handle truncated to 32 bits here (docs/xla-interface.md#xla-edge-7).
     pub destination: u32,
     pub is_async: bool,
+    /// The direction the HIP call asked for (its function, or its `kind` argument), noted by
+    /// the tracer at the call's ENTER; `None` when unknown (`hipMemcpyDefault`).
+    pub call_direction: Option<EventType>,
+    /// Set by the collector on an activity it named by `call_direction`: the direction the SDK
+    /// record said (a small host-to-device copy done by a GPU blit is recorded device-to-device).
+    pub recorded_direction: Option<EventType>,
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

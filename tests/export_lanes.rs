@@ -6,7 +6,7 @@ use std::sync::Arc;
 use xla_rocm_tracer::collector::DropReason;
 use xla_rocm_tracer::event::{EventType, RocmTracerEvent, StreamKind, StreamLabel};
 use xla_rocm_tracer::export::{ExportOptions, GroupBy, LANE_LINE_ID_BASE};
-use xla_rocm_tracer::sink::EventSink;
+use xla_rocm_tracer::sink::{EventSink, SessionEnd};
 
 /// Raw stream 7 starts last; 3 and 9 start together, so the lower raw id comes first.
 fn three_streams() -> Vec<RocmTracerEvent> {
@@ -127,12 +127,15 @@ fn null_per_thread_and_named_streams_show_in_lane_labels_and_stats() {
         api(4, 1, 2_300_000, "hipLaunchKernel"),
         kernel(4, AGENT0, 5, 2_310_000, "on_unnamed"),
     ]);
-    collector.on_stream_labels(&[
-        label(0, 0, Some("main")),
-        label(4, 0x7f00_0000_0100, Some("h2d")),
-        label(5, 0x7f00_0000_0200, None),
-        label(6, 2, None),
-    ]);
+    collector.end_session(SessionEnd {
+        stream_labels: vec![
+            label(0, 0, Some("main")),
+            label(4, 0x7f00_0000_0100, Some("h2d")),
+            label(5, 0x7f00_0000_0200, None),
+            label(6, 2, None),
+        ],
+        ..SessionEnd::default()
+    });
     let space = export(&collector);
     let gpu = plane(&space, "/device:GPU:0");
     assert_eq!(

@@ -35,6 +35,7 @@ fn detail_strings_have_xlas_exact_formats() {
         num_bytes: 4194304,
         destination: 0x1a2b,
         is_async: true,
+        ..MemcpyDetails::default()
     };
     assert_eq!(
         memcpy_details_string(&copy),

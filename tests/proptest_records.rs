@@ -243,6 +243,7 @@ fn decode_and_check(context: &Context, records: &[Crafted], null_headers: usize)
         hip_names: &context.names,
         kernel_names: &context.kernels,
         annotations: &context.annotations,
+        copy_calls: None,
         session_start_ns: SESSION_START_NS,
     };
     let mut events = Vec::new();
@@ -316,6 +317,7 @@ fn a_null_header_array_or_zero_count_decodes_nothing() {
         hip_names: &context.names,
         kernel_names: &context.kernels,
         annotations: &context.annotations,
+        copy_calls: None,
         session_start_ns: 0,
     };
     let mut events = Vec::new();

@@ -14,7 +14,7 @@ use rocprofiler_sdk_sim::{driver, faults};
 use rocprofiler_sdk_sys as sys;
 use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::RocmTracerEvent;
-use xla_rocm_tracer::sink::EventSink;
+use xla_rocm_tracer::sink::{EventSink, SessionEnd};
 use xla_rocm_tracer::tracer::sdk;
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
@@ -148,7 +148,7 @@ fn stop_and_flush_faults_under_traffic_lose_no_record_uncounted() {
 }
 
 /// A user sink that panics: in `add_events` on every `panic_every`-th batch (before taking
-/// anything), in `on_events_dropped` when told to, and in `flush`.
+/// anything), in `on_events_dropped` when told to, and in `end_session`.
 #[derive(Default)]
 struct PanickingSink {
     counted: CountingSink,
@@ -174,8 +174,8 @@ impl EventSink for PanickingSink {
         }
         self.counted.on_events_dropped(reason, count);
     }
-    fn flush(&self) {
-        panic!("user collector failure in flush (injected)");
+    fn end_session(&self, _end: SessionEnd) {
+        panic!("user collector failure in end_session (injected)");
     }
 }
 
@@ -206,7 +206,7 @@ fn a_panicking_sink_does_not_take_the_process_down_and_its_events_are_counted() 
         driver::wait_idle();
         sdk::flush_buffer(tracer.buffer().unwrap()).unwrap();
     }
-    tracer.disable(); // flush() panics: the session still ends
+    tracer.disable(); // end_session() panics: the session still ends
     assert!(
         tracer.is_available(),
         "a panicking flush left the tracer running"
@@ -279,8 +279,8 @@ impl EventSink for SlowExitSink {
     fn on_events_dropped(&self, reason: DropReason, count: u64) {
         self.0.on_events_dropped(reason, count);
     }
-    fn flush(&self) {
-        self.0.flush();
+    fn end_session(&self, end: SessionEnd) {
+        self.0.end_session(end);
     }
 }
 

@@ -1,7 +1,6 @@
 //! The tracer's lifecycle against the simulator: enable/disable cycles isolate sessions,
 //! `disable()` alone is safe, SDK failures at start/stop/flush produce errors (with the SDK's
 //! status string) and leave the tracer usable, options are honoured.
-mod known_failures;
 mod tracer_common;
 
 use std::collections::BTreeSet;
@@ -288,8 +287,8 @@ impl xla_rocm_tracer::sink::EventSink for ReentrantSink {
     fn on_events_dropped(&self, reason: DropReason, count: u64) {
         self.0.on_events_dropped(reason, count);
     }
-    fn flush(&self) {
-        self.0.flush();
+    fn end_session(&self, end: xla_rocm_tracer::sink::SessionEnd) {
+        self.0.end_session(end);
     }
 }
 

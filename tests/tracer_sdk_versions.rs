@@ -3,7 +3,6 @@
 //! query fails with INCOMPATIBLE_ABI) still gives a working tracer with the right GPUs, and an
 //! SDK older than 1.0.0 makes it unavailable with an error naming the version. The SDK reads
 //! its release once per process, before `main`, so each case runs in a re-executed child.
-mod known_failures;
 mod tracer_common;
 
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};

@@ -1,7 +1,6 @@
 //! Stream attribution through the simulator's real SDK call path: every kernel and copy must
 //! carry the SDK stream id its issuing thread had set (openxla/xla#46182), and `queue_id` the
 //! HSA queue it ran on.
-mod known_failures;
 mod tracer_common;
 
 use std::cell::Cell;

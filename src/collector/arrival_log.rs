@@ -20,7 +20,7 @@ pub(super) struct ArrivalLog {
 }
 
 impl ArrivalLog {
-    pub fn push(&mut self, event: RocmTracerEvent) {
+    pub(crate) fn push(&mut self, event: RocmTracerEvent) {
         let (stored, roctx_range) = StoredEvent::from_event(event);
         if let Some(range) = roctx_range {
             self.roctx_ranges.insert(self.len, range);
@@ -36,30 +36,30 @@ impl ArrivalLog {
         self.len += 1;
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The event that arrived `index`-th; `index < len()`.
-    pub fn get(&self, index: usize) -> &StoredEvent {
+    pub(crate) fn get(&self, index: usize) -> &StoredEvent {
         &self.chunks[index / CHUNK_LEN][index % CHUNK_LEN]
     }
 
-    pub fn get_mut(&mut self, index: usize) -> &mut StoredEvent {
+    pub(crate) fn get_mut(&mut self, index: usize) -> &mut StoredEvent {
         &mut self.chunks[index / CHUNK_LEN][index % CHUNK_LEN]
     }
 
-    pub fn roctx_range(&self, index: usize) -> Option<Arc<str>> {
+    pub(crate) fn roctx_range(&self, index: usize) -> Option<Arc<str>> {
         self.roctx_ranges.get(&index).cloned()
     }
 
     /// Arrival indices ordered by correlation id, ties in arrival order: the order the join
     /// walks, the same on every run. Ids usually arrive ascending, then no sort is needed.
-    pub fn order_by_correlation_id(&self) -> Vec<usize> {
+    pub(crate) fn order_by_correlation_id(&self) -> Vec<usize> {
         let mut keyed: Vec<(u64, usize)> = Vec::with_capacity(self.len);
         for (chunk_index, chunk) in self.chunks.iter().enumerate() {
             let first = chunk_index * CHUNK_LEN;
@@ -77,7 +77,7 @@ impl ArrivalLog {
         keyed.into_iter().map(|(_, index)| index).collect()
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         *self = ArrivalLog::default();
     }
 }

@@ -17,12 +17,12 @@ pub(super) enum DeviceNumbering {
 }
 
 impl DeviceNumbering {
-    pub fn by_agents(agents: &[GpuAgentInfo]) -> DeviceNumbering {
+    pub(crate) fn by_agents(agents: &[GpuAgentInfo]) -> DeviceNumbering {
         // The tracer stores `(uint32_t)handle` in events (docs/xla-interface.md#event-fields), so compare truncated.
         DeviceNumbering::ByAgentHandle(agents.iter().map(|agent| agent.handle as u32).collect())
     }
 
-    pub fn by_minimum_handle(events: &[RocmTracerEvent]) -> DeviceNumbering {
+    pub(crate) fn by_minimum_handle(events: &[RocmTracerEvent]) -> DeviceNumbering {
         let minimum = events
             .iter()
             .map(|event| event.device_id)
@@ -31,7 +31,7 @@ impl DeviceNumbering {
         DeviceNumbering::ByMinimumHandle(minimum)
     }
 
-    pub fn ordinal(&self, device_id: u32, num_gpus: u32) -> Option<u32> {
+    pub(crate) fn ordinal(&self, device_id: u32, num_gpus: u32) -> Option<u32> {
         if device_id == RocmTracerEvent::INVALID_DEVICE_ID {
             return None;
         }
@@ -56,7 +56,7 @@ pub(super) struct DevicePlacement<'a> {
 }
 
 impl<'a> DevicePlacement<'a> {
-    pub fn new(
+    pub(crate) fn new(
         numbering: &'a DeviceNumbering,
         num_gpus: u32,
         per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
@@ -71,7 +71,7 @@ impl<'a> DevicePlacement<'a> {
         }
     }
 
-    pub fn place(&mut self, event: RocmTracerEvent) {
+    pub(crate) fn place(&mut self, event: RocmTracerEvent) {
         if event.source == EventSource::ApiCallback
             && event.device_id == RocmTracerEvent::INVALID_DEVICE_ID
             && event.event_type.is_memcpy()
@@ -86,7 +86,7 @@ impl<'a> DevicePlacement<'a> {
     }
 
     /// Counts the events that had no valid device as drops.
-    pub fn finish(self, drops: &mut DropCounters) {
+    pub(crate) fn finish(self, drops: &mut DropCounters) {
         drops.add(DropReason::InvalidDevice, self.invalid_device);
     }
 }

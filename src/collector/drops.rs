@@ -13,14 +13,14 @@ pub struct DropCounters {
 }
 
 impl DropCounters {
-    pub fn add(&mut self, reason: DropReason, count: u64) {
+    pub(crate) fn add(&mut self, reason: DropReason, count: u64) {
         if count > 0 {
             let total = self.by_reason.entry(reason).or_insert(0);
             *total = total.saturating_add(count);
         }
     }
 
-    pub fn add_reported(&mut self, reason: &str, count: u64) {
+    pub(crate) fn add_reported(&mut self, reason: &str, count: u64) {
         if count > 0 {
             let total = self
                 .by_reported_reason
@@ -30,7 +30,7 @@ impl DropCounters {
         }
     }
 
-    pub fn merge(&mut self, other: &DropCounters) {
+    pub(crate) fn merge(&mut self, other: &DropCounters) {
         for (&reason, &count) in &other.by_reason {
             self.add(reason, count);
         }
@@ -51,7 +51,7 @@ impl DropCounters {
         &self.by_reason
     }
 
-    pub fn by_reported_reason(&self) -> &BTreeMap<String, u64> {
+    pub(crate) fn by_reported_reason(&self) -> &BTreeMap<String, u64> {
         &self.by_reported_reason
     }
 
@@ -59,7 +59,7 @@ impl DropCounters {
     /// starts with "Dropped <N> events: " (the annotation cap's with "Kept <N> events without
     /// their annotation", since those events are kept); cap lines also name the XLA flag that
     /// raises the cap.
-    pub fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         let mut lines = Vec::new();
         for (&reason, &count) in &self.by_reason {
             if !reason.is_data_loss() {

@@ -3,9 +3,10 @@
 use super::id_set::IdSet;
 
 use super::arrival_log::ArrivalLog;
+use super::copies::{self, CopyPieces};
 use super::drops::{DropCounters, DropReason};
 use super::stored_event::StoredEvent;
-use crate::event::{EventDetails, EventSource, EventType, MemcpyDetails, RocmTracerEvent};
+use crate::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
 
 /// Events waiting for their counterpart, in arrival order. The join sorts them by correlation
 /// id, so the joined order (and with it everything exported) is the same on every run (XLA's
@@ -19,7 +20,7 @@ pub(super) struct PendingEvents {
 }
 
 impl PendingEvents {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.api.is_empty() && self.auxiliary_api.is_empty() && self.activities.is_empty()
     }
 }
@@ -91,43 +92,37 @@ pub(super) fn join_api_and_activities(
     let activity_order = pending.activities.order_by_correlation_id();
 
     // API events take device, stream and details from the first activity of their id.
-    let mut api_has_activity = vec![false; api_order.len()];
+    let mut first_activities = Vec::with_capacity(api_order.len());
     let mut cursor = 0;
-    for (has_activity, &api_index) in api_has_activity.iter_mut().zip(&api_order) {
-        let api_event = pending.api.get_mut(api_index);
-        let activities = &pending.activities;
-        let Some(first) = seek(
-            activities,
+    for &api_index in &api_order {
+        let correlation_id = pending.api.get(api_index).correlation_id;
+        first_activities.push(seek(
+            &pending.activities,
             &activity_order,
             &mut cursor,
-            api_event.correlation_id,
-        ) else {
-            continue;
-        };
-        let first = activities.get(first);
-        *has_activity = true;
-        api_event.device_id = first.device_id;
-        api_event.stream_id = first.stream_id;
-        let takes_details = (first.details.is_kernel()
-            && api_event.event_type() == EventType::Kernel)
-            || (first.details.is_memcpy() && api_event.event_type().is_memcpy());
-        if takes_details {
-            api_event.details = first.details;
-        }
+            correlation_id,
+        ));
     }
 
-    for (&has_activity, &api_index) in api_has_activity.iter().zip(&api_order) {
+    for (&first, &api_index) in first_activities.iter().zip(&api_order) {
         let api_event = pending.api.get(api_index);
         let roctx_range = || pending.api.roctx_range(api_index);
-        if has_activity && is_kept_api_type(api_event.event_type()) {
-            emit(api_event.to_event(EventSource::ApiCallback, roctx_range()));
-        } else if !has_activity && capped.activities.contains(api_event.correlation_id) {
+        if let Some(first) = first.filter(|_| is_kept_api_type(api_event.event_type())) {
+            let first = pending.activities.get(first);
+            let mut event = api_event.to_event(EventSource::ApiCallback, roctx_range());
+            event.device_id = first.device_id;
+            event.stream_id = first.stream_id;
+            if first.details.is_kernel() && api_event.event_type() == EventType::Kernel {
+                event.details = first.details.unpack();
+            } else if first.details.is_memcpy() && api_event.event_type().is_memcpy() {
+                event.details = copies::api_copy_details(api_event, first);
+            }
+            emit(event);
+        } else if first.is_none() && capped.activities.contains(api_event.correlation_id) {
             // Its activity was dropped at the cap: this event is lost to the cap too.
             drops.add(DropReason::ActivityCapReached, 1);
-        } else if api_event.event_type().is_memcpy() {
-            // A copy the HIP runtime did with the CPU (host-to-host, small pageable copies on
-            // a large-BAR GPU) has no device record: the call stays on its host thread, with
-            // no device (`INVALID_DEVICE_ID`); export counts it (DropReason::CopyDoneByCpu).
+        } else if copies::is_done_by_cpu(api_event) {
+            // No device (`INVALID_DEVICE_ID`): the call stays on its host thread.
             emit(api_event.to_event(EventSource::ApiCallback, roctx_range()));
         } else {
             drops.add(DropReason::ApiWithoutActivity, 1);
@@ -141,8 +136,10 @@ pub(super) fn join_api_and_activities(
         let correlation_id = pending.activities.get(group[0]).correlation_id;
         let api = &pending.api;
         let auxiliary = &pending.auxiliary_api;
+        let first = pending.activities.get(group[0]);
+        // A (non-auxiliary) API event has taken its first activity's device and details.
         let api_event = seek(api, &api_order, &mut api_cursor, correlation_id)
-            .map(|index| api.get(index))
+            .map(|index| (api.get(index), Some(first)))
             .or_else(|| {
                 seek(
                     auxiliary,
@@ -150,8 +147,9 @@ pub(super) fn join_api_and_activities(
                     &mut auxiliary_cursor,
                     correlation_id,
                 )
-                .map(|index| auxiliary.get(index))
+                .map(|index| (auxiliary.get(index), None))
             });
+        let mut copy_pieces = CopyPieces::of_call(api_event.map(|(api_event, _)| api_event));
         let Some(api_event) = api_event else {
             // Work HIP's worker thread submitted (no direct dispatch) carries a correlation id
             // no API call has, and the tracer marked its stream unknown: it is kept for an
@@ -180,8 +178,9 @@ pub(super) fn join_api_and_activities(
                 .activities
                 .get(index)
                 .to_event(EventSource::Activity, pending.activities.roctx_range(index));
-            emit(take_from_api_event(activity, api_event));
+            copy_pieces.pass(take_from_api_event(activity, api_event), &mut emit);
         }
+        copy_pieces.finish(&mut emit);
     }
 
     pending.api.clear();
@@ -190,35 +189,37 @@ pub(super) fn join_api_and_activities(
 }
 
 /// What an activity takes from the HIP API event of its correlation id.
-fn take_from_api_event(mut activity: RocmTracerEvent, api_event: &StoredEvent) -> RocmTracerEvent {
+/// `api_event` comes with the first activity of its id if it took that activity's device and
+/// details (it is not auxiliary).
+fn take_from_api_event(
+    mut activity: RocmTracerEvent,
+    (api_event, first): (&StoredEvent, Option<&StoredEvent>),
+) -> RocmTracerEvent {
+    let api_details = match first {
+        Some(first) if first.details.is_kernel() && api_event.event_type() == EventType::Kernel => {
+            first.details
+        }
+        _ => api_event.details,
+    };
     match activity.event_type {
         // Deliberate change from XLA (docs/xla-interface.md#xla-edge-15): a dispatch keeps its own grid and
         // block sizes, so the kernels of one hipGraph launch are not all given the first
         // kernel's. The API event's details only fill in a dispatch that has none.
         EventType::Kernel
-            if !matches!(activity.details, EventDetails::Kernel(_))
-                && api_event.details.is_kernel() =>
+            if !matches!(activity.details, EventDetails::Kernel(_)) && api_details.is_kernel() =>
         {
-            activity.details = api_event.details.unpack();
+            activity.details = api_details.unpack();
         }
-        // A copy HIP ran as a blit kernel (same-GPU device-to-device): the kernel carries the
-        // copy call's size instead of the blit's launch geometry, which no reader needs
-        // (docs/xla-interface.md#copy-apis).
-        EventType::Kernel if api_event.event_type().is_memcpy() => {
-            if let EventDetails::Memcpy(copy) = api_event.details.unpack() {
-                if copy.num_bytes > 0 {
-                    activity.details = EventDetails::Memcpy(MemcpyDetails {
-                        destination: activity.device_id,
-                        ..copy
-                    });
-                }
+        EventType::Kernel => {
+            if let Some(details) = copies::blit_kernel_details(&activity, api_event) {
+                activity.details = details;
             }
         }
         EventType::Memset if api_event.details.is_memset() => {
             activity.details = api_event.details.unpack();
         }
         EventType::MemoryAlloc | EventType::MemoryFree | EventType::Synchronization => {
-            activity.device_id = api_event.device_id;
+            activity.device_id = first.map_or(api_event.device_id, |first| first.device_id);
         }
         _ => {}
     }

@@ -2,6 +2,7 @@
 //! (docs/xla-interface.md#collector): receives the tracer's events, joins HIP API calls with their GPU
 //! activities, assigns events to devices and keeps them for export.
 mod arrival_log;
+mod copies;
 mod device_numbering;
 mod drops;
 mod id_set;
@@ -15,11 +16,13 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 pub use crate::gpu_agent::{GpuAgentInfo, MemoryBank};
+pub(crate) use copies::name_by_call;
+pub use copies::recorded_direction;
 pub use drops::{DropCounters, DropReason, MAX_TRACE_EVENTS_FLAG};
 pub use options::{CaptureStart, CollectorOptions};
 
-use crate::event::{EventSource, EventType, RocmTracerEvent, StreamLabel};
-use crate::sink::EventSink;
+use crate::event::{EventSource, RocmTracerEvent, StreamLabel};
+use crate::sink::{EventSink, SessionEnd};
 use device_numbering::{DeviceNumbering, DevicePlacement};
 use join::{join_api_and_activities, CappedIds, PendingEvents};
 
@@ -38,12 +41,9 @@ pub struct CollectedTrace {
     /// HIP copy calls without a device record (the CPU copied): exported on their host thread
     /// only, and counted by export as [`DropReason::CopyDoneByCpu`].
     pub host_only: Vec<RocmTracerEvent>,
-    /// Copies named by their HIP call's direction: the type the SDK record had, by correlation
-    /// id (exported as the `recorded_direction` stat).
-    pub copy_recorded_as: BTreeMap<u64, EventType>,
-    /// Warnings the tracer sent (`EventSink::on_trace_warning`), each once, in arrival order.
+    /// Warnings the tracer sent at the end of its session, each once, in arrival order.
     pub warnings: Vec<String>,
-    /// Kinds and ROCTx names of streams by SDK stream id (`EventSink::on_stream_labels`).
+    /// Kinds and ROCTx names of streams by SDK stream id, sent at the end of the session.
     pub stream_labels: BTreeMap<u64, StreamLabel>,
 }
 
@@ -110,7 +110,7 @@ impl Collector {
     }
 
     /// XLA's `Flush()`: joins what arrived so far and assigns it to devices.
-    pub fn flush_pending(&self) {
+    pub fn flush(&self) {
         self.state.lock().flush();
     }
 
@@ -348,29 +348,21 @@ impl EventSink for Collector {
         self.state.lock().trace.drops.add(reason, count);
     }
 
-    fn flush(&self) {
-        self.flush_pending();
-    }
-
-    fn on_copy_recorded_as(&self, correlation_id: u64, recorded_as: EventType) {
-        self.state
-            .lock()
+    fn end_session(&self, end: SessionEnd) {
+        let mut state = self.state.lock();
+        state
             .trace
-            .copy_recorded_as
-            .insert(correlation_id, recorded_as);
-    }
-
-    fn on_trace_warning(&self, warning: &str) {
-        let warnings = &mut self.state.lock().trace.warnings;
-        if !warnings.iter().any(|known| known == warning) {
-            warnings.push(warning.to_owned());
+            .drops
+            .add(DropReason::InFlightAtDisable, end.in_flight);
+        let trace = &mut state.trace;
+        for warning in end.warnings {
+            if !trace.warnings.contains(&warning) {
+                trace.warnings.push(warning);
+            }
         }
-    }
-
-    fn on_stream_labels(&self, labels: &[StreamLabel]) {
-        let known = &mut self.state.lock().trace.stream_labels;
-        for label in labels {
-            known.insert(label.stream_id, label.clone());
+        for label in end.stream_labels {
+            trace.stream_labels.insert(label.stream_id, label);
         }
+        state.flush();
     }
 }

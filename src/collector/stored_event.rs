@@ -38,27 +38,34 @@ fn join(low: u32, high: u32) -> u64 {
     u64::from(low) | (u64::from(high) << 32)
 }
 
+/// 0 for none, else the type's value plus one.
+fn pack_direction(direction: Option<EventType>) -> u32 {
+    direction.map_or(0, |t| t as u32 + 1)
+}
+
+fn unpack_direction(word: u32) -> Option<EventType> {
+    word.checked_sub(1).and_then(EventType::from_u32)
+}
+
 impl PackedDetails {
-    pub fn pack(details: EventDetails) -> PackedDetails {
+    pub(crate) fn pack(details: EventDetails) -> PackedDetails {
         let mut words = [0u32; 8];
         let kind = match details {
             EventDetails::None => DetailsKind::None,
             EventDetails::Kernel(kernel) => {
-                words = [
-                    kernel.private_segment_size,
-                    kernel.group_segment_size,
-                    kernel.workgroup_x,
-                    kernel.workgroup_y,
-                    kernel.workgroup_z,
-                    kernel.grid_x,
-                    kernel.grid_y,
-                    kernel.grid_z,
-                ];
+                words = kernel.to_array();
                 DetailsKind::Kernel
             }
             EventDetails::Memcpy(copy) => {
                 let [low, high] = split(copy.num_bytes);
-                words[..4].copy_from_slice(&[low, high, copy.destination, copy.is_async.into()]);
+                words[..6].copy_from_slice(&[
+                    low,
+                    high,
+                    copy.destination,
+                    copy.is_async.into(),
+                    pack_direction(copy.call_direction),
+                    pack_direction(copy.recorded_direction),
+                ]);
                 DetailsKind::Memcpy
             }
             EventDetails::Memset(set) => {
@@ -74,24 +81,17 @@ impl PackedDetails {
         PackedDetails { kind, words }
     }
 
-    pub fn unpack(&self) -> EventDetails {
+    pub(crate) fn unpack(&self) -> EventDetails {
         let w = self.words;
         match self.kind {
             DetailsKind::None => EventDetails::None,
-            DetailsKind::Kernel => EventDetails::Kernel(KernelDetails {
-                private_segment_size: w[0],
-                group_segment_size: w[1],
-                workgroup_x: w[2],
-                workgroup_y: w[3],
-                workgroup_z: w[4],
-                grid_x: w[5],
-                grid_y: w[6],
-                grid_z: w[7],
-            }),
+            DetailsKind::Kernel => EventDetails::Kernel(KernelDetails::from_array(w)),
             DetailsKind::Memcpy => EventDetails::Memcpy(MemcpyDetails {
                 num_bytes: join(w[0], w[1]),
                 destination: w[2],
                 is_async: w[3] != 0,
+                call_direction: unpack_direction(w[4]),
+                recorded_direction: unpack_direction(w[5]),
             }),
             DetailsKind::Memset => EventDetails::Memset(MemsetDetails {
                 num_bytes: join(w[0], w[1]),
@@ -103,15 +103,15 @@ impl PackedDetails {
         }
     }
 
-    pub fn is_kernel(&self) -> bool {
+    pub(crate) fn is_kernel(&self) -> bool {
         self.kind == DetailsKind::Kernel
     }
 
-    pub fn is_memcpy(&self) -> bool {
+    pub(crate) fn is_memcpy(&self) -> bool {
         self.kind == DetailsKind::Memcpy
     }
 
-    pub fn is_memset(&self) -> bool {
+    pub(crate) fn is_memset(&self) -> bool {
         self.kind == DetailsKind::Memset
     }
 }
@@ -138,7 +138,7 @@ pub(super) struct StoredEvent {
 
 impl StoredEvent {
     /// Takes `event` apart; its `roctx_range` is returned for the caller to keep aside.
-    pub fn from_event(event: RocmTracerEvent) -> (StoredEvent, Option<Arc<str>>) {
+    pub(crate) fn from_event(event: RocmTracerEvent) -> (StoredEvent, Option<Arc<str>>) {
         let stored = StoredEvent {
             start_time_ns: event.start_time_ns,
             end_time_ns: event.end_time_ns,
@@ -157,7 +157,7 @@ impl StoredEvent {
         (stored, event.roctx_range)
     }
 
-    pub fn event_type(&self) -> EventType {
+    pub(crate) fn event_type(&self) -> EventType {
         EventType::from_u32(self.event_type.into()).unwrap_or(EventType::Unsupported)
     }
 
@@ -165,7 +165,11 @@ impl StoredEvent {
         EventDomain::from_u32(self.domain.into()).unwrap_or(EventDomain::InvalidDomain)
     }
 
-    pub fn to_event(&self, source: EventSource, roctx_range: Option<Arc<str>>) -> RocmTracerEvent {
+    pub(crate) fn to_event(
+        &self,
+        source: EventSource,
+        roctx_range: Option<Arc<str>>,
+    ) -> RocmTracerEvent {
         RocmTracerEvent {
             event_type: self.event_type(),
             source,
@@ -213,6 +217,8 @@ mod tests {
                 num_bytes: u64::MAX - 5,
                 destination: 0xdead_beef,
                 is_async: true,
+                call_direction: Some(EventType::MemcpyH2D),
+                recorded_direction: Some(EventType::MemcpyD2D),
             }),
             EventDetails::Memset(MemsetDetails {
                 num_bytes: 1 << 40,
@@ -268,6 +274,8 @@ mod tests {
                 num_bytes: 9,
                 destination: 10,
                 is_async: false,
+                call_direction: None,
+                recorded_direction: Some(EventType::MemcpyOther),
             }),
         };
         let (stored, range) = StoredEvent::from_event(event.clone());

@@ -46,7 +46,7 @@ pub fn memcpy_details_string(memcpy: &MemcpyDetails) -> String {
 /// A same-GPU copy HIP ran as a blit kernel: both sides are device memory, which is known
 /// here, so the memory kinds are written the way CUPTI's details write them (`kind_src` /
 /// `kind_dst`), and readers can tell a device-to-device copy (docs/xla-interface.md#copy-apis).
-pub fn blit_copy_details_string(memcpy: &MemcpyDetails) -> String {
+pub(crate) fn blit_copy_details_string(memcpy: &MemcpyDetails) -> String {
     format!(
         "kind_src:device kind_dst:device size:{} dest:{} async:{}",
         memcpy.num_bytes,

@@ -11,7 +11,7 @@ pub(crate) struct PlaneBuilder {
 }
 
 impl PlaneBuilder {
-    pub fn new(id: i64, name: impl Into<String>) -> PlaneBuilder {
+    pub(crate) fn new(id: i64, name: impl Into<String>) -> PlaneBuilder {
         PlaneBuilder {
             plane: XPlane {
                 id,
@@ -23,7 +23,7 @@ impl PlaneBuilder {
         }
     }
 
-    pub fn event_metadata_id(&mut self, name: &str) -> i64 {
+    pub(crate) fn event_metadata_id(&mut self, name: &str) -> i64 {
         if let Some(&id) = self.event_metadata_ids.get(name) {
             return id;
         }
@@ -40,7 +40,7 @@ impl PlaneBuilder {
         id
     }
 
-    pub fn stat_metadata_id(&mut self, name: &str) -> i64 {
+    pub(crate) fn stat_metadata_id(&mut self, name: &str) -> i64 {
         if let Some(&id) = self.stat_metadata_ids.get(name) {
             return id;
         }
@@ -57,34 +57,34 @@ impl PlaneBuilder {
         id
     }
 
-    pub fn stat(&mut self, name: &str, value: x_stat::Value) -> XStat {
+    pub(crate) fn stat(&mut self, name: &str, value: x_stat::Value) -> XStat {
         XStat {
             metadata_id: self.stat_metadata_id(name),
             value: Some(value),
         }
     }
 
-    pub fn uint64_stat(&mut self, name: &str, value: u64) -> XStat {
+    pub(crate) fn uint64_stat(&mut self, name: &str, value: u64) -> XStat {
         self.stat(name, x_stat::Value::Uint64Value(value))
     }
 
-    pub fn int64_stat(&mut self, name: &str, value: i64) -> XStat {
+    pub(crate) fn int64_stat(&mut self, name: &str, value: i64) -> XStat {
         self.stat(name, x_stat::Value::Int64Value(value))
     }
 
-    pub fn str_stat(&mut self, name: &str, value: &str) -> XStat {
+    pub(crate) fn str_stat(&mut self, name: &str, value: &str) -> XStat {
         self.stat(name, x_stat::Value::StrValue(value.to_owned()))
     }
 
     /// A string stored once as the name of a stat metadata and referenced by id, as tsl does
     /// for repeated strings (kernel details, tf_op).
-    pub fn ref_stat(&mut self, name: &str, value: &str) -> XStat {
+    pub(crate) fn ref_stat(&mut self, name: &str, value: &str) -> XStat {
         let value_id = self.stat_metadata_id(value) as u64;
         self.stat(name, x_stat::Value::RefValue(value_id))
     }
 
     /// tsl's `ParseAndAddStatValue`: an int64, else a uint64, else a double, else a ref string.
-    pub fn parsed_stat(&mut self, name: &str, value: &str) -> XStat {
+    pub(crate) fn parsed_stat(&mut self, name: &str, value: &str) -> XStat {
         let trimmed = value.trim_ascii();
         if let Ok(number) = trimmed.parse::<i64>() {
             self.int64_stat(name, number)
@@ -97,15 +97,15 @@ impl PlaneBuilder {
         }
     }
 
-    pub fn add_plane_stat(&mut self, stat: XStat) {
+    pub(crate) fn add_plane_stat(&mut self, stat: XStat) {
         self.plane.stats.push(stat);
     }
 
-    pub fn plane_mut(&mut self) -> &mut XPlane {
+    pub(crate) fn plane_mut(&mut self) -> &mut XPlane {
         &mut self.plane
     }
 
-    pub fn finish(self) -> XPlane {
+    pub(crate) fn finish(self) -> XPlane {
         self.plane
     }
 }

@@ -20,7 +20,7 @@ pub(crate) struct Placement {
 impl Timeline {
     /// `None` when XLA would drop the event (`start < start_gputime`, `end > end_gputime`,
     /// `start > end`), or when the picosecond values do not fit an `int64`.
-    pub fn place(&self, event: &RocmTracerEvent) -> Option<Placement> {
+    pub(crate) fn place(&self, event: &RocmTracerEvent) -> Option<Placement> {
         let (start, end) = (event.start_time_ns, event.end_time_ns);
         if start < self.start_gputime_ns || end > self.end_gputime_ns || start > end {
             return None;

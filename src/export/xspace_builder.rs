@@ -14,7 +14,7 @@ use super::stream_lanes::{
 };
 use super::timeline::{Placement, Timeline};
 use super::xplane_proto::{x_event, x_stat, XEvent, XLine, XSpace, XStat};
-use crate::collector::{CollectedTrace, Collector, DropCounters, DropReason};
+use crate::collector::{recorded_direction, CollectedTrace, Collector, DropCounters, DropReason};
 use crate::event::{EventSource, EventType, RocmTracerEvent, StreamKind, StreamLabel};
 
 /// Choices that change the exported trace.
@@ -152,7 +152,7 @@ pub fn build_xspace_with_lanes(
     let mut all_lanes = Vec::new();
     let recorded_as = |event: &RocmTracerEvent| {
         if event.source == EventSource::Activity && event.event_type.is_memcpy() {
-            trace.copy_recorded_as.get(&event.correlation_id).copied()
+            recorded_direction(event)
         } else {
             None
         }

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
-use crate::event::{KernelDetails, RocmTracerEvent};
+use crate::event::RocmTracerEvent;
 use crate::export::{encode_xspace, write_xspace};
-use crate::ffi::flat_event::{DetailCode, FlatDetails, FlatEvent};
+use crate::ffi::bridge::{DetailKind, FlatEvent};
 use crate::tracer::sdk;
 use crate::tracer::stream_stack;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
@@ -130,11 +130,24 @@ fn guarded(body: impl FnOnce() -> XrtStatus) -> XrtStatus {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(XrtStatus::Internal)
 }
 
-fn or_default(value: u64, default: u64) -> u64 {
-    if value == 0 {
-        default
-    } else {
-        value
+/// The collector options of `options` (0 means XLA's default) for `num_gpus` GPUs.
+fn collector_options(options: XrtCaptureOptions, num_gpus: u32) -> CollectorOptions {
+    let defaults = CollectorOptions::default();
+    let or_default = |value: u64, default: u64| if value == 0 { default } else { value };
+    CollectorOptions {
+        max_callback_api_events: or_default(
+            options.max_callback_api_events,
+            defaults.max_callback_api_events,
+        ),
+        max_activity_api_events: or_default(
+            options.max_activity_api_events,
+            defaults.max_activity_api_events,
+        ),
+        max_annotation_strings: or_default(
+            options.max_annotation_strings,
+            defaults.max_annotation_strings,
+        ),
+        num_gpus,
     }
 }
 
@@ -188,27 +201,11 @@ pub unsafe extern "C" fn xrt_enable(options: *const XrtCaptureOptions) -> XrtSta
     guarded(|| {
         // SAFETY: null or valid per this function's contract.
         let options = unsafe { options.as_ref() }.copied().unwrap_or_default();
-        let defaults = CollectorOptions::default();
         let tracer = Tracer::get();
+        // Whether a capture may start is the tracer's decision (`Tracer::enable`), shared with
+        // the C++ tracer.
         let mut capture = CAPTURE.lock();
-        if capture.as_ref().is_some_and(|c| c.running) {
-            return XrtStatus::AlreadyExists;
-        }
-        let collector_options = CollectorOptions {
-            max_callback_api_events: or_default(
-                options.max_callback_api_events,
-                defaults.max_callback_api_events,
-            ),
-            max_activity_api_events: or_default(
-                options.max_activity_api_events,
-                defaults.max_activity_api_events,
-            ),
-            max_annotation_strings: or_default(
-                options.max_annotation_strings,
-                defaults.max_annotation_strings,
-            ),
-            num_gpus: tracer.num_gpus(),
-        };
+        let collector_options = collector_options(options, tracer.num_gpus());
         let start = CaptureStart {
             gputime_ns: Tracer::timestamp(),
             walltime_ns: wall_clock_ns(),
@@ -317,22 +314,7 @@ pub unsafe extern "C" fn xrt_export_events(
             // SAFETY: per this function's contract.
             unsafe { std::slice::from_raw_parts(events, count) }
         };
-        let defaults = CollectorOptions::default();
-        let options = CollectorOptions {
-            max_callback_api_events: or_default(
-                input.options.max_callback_api_events,
-                defaults.max_callback_api_events,
-            ),
-            max_activity_api_events: or_default(
-                input.options.max_activity_api_events,
-                defaults.max_activity_api_events,
-            ),
-            max_annotation_strings: or_default(
-                input.options.max_annotation_strings,
-                defaults.max_annotation_strings,
-            ),
-            num_gpus: input.num_gpus,
-        };
+        let options = collector_options(input.options, input.num_gpus);
         let collector = Collector::new(
             options,
             CaptureStart {
@@ -395,8 +377,8 @@ unsafe fn rust_event(event: &XrtEvent) -> Option<RocmTracerEvent> {
         event_type: event.event_type,
         source: event.source,
         domain: event.domain,
-        name: text(event.name)?,
-        annotation: text(event.annotation)?,
+        name: text(event.name)?.to_owned(),
+        annotation: text(event.annotation)?.to_owned(),
         start_time_ns: event.start_time_ns,
         end_time_ns: event.end_time_ns,
         device_id: event.device_id,
@@ -405,13 +387,11 @@ unsafe fn rust_event(event: &XrtEvent) -> Option<RocmTracerEvent> {
         stream_id: event.stream_id,
         queue_id: event.queue_id,
         scope_range_id: event.scope_range_id,
-        details: FlatDetails {
-            kind: DetailCode::from_u32(event.detail_kind),
-            kernel: KernelDetails::from_array(event.kernel),
-            num_bytes: event.num_bytes,
-            destination: event.destination,
-            is_async: event.is_async,
-        },
+        detail_kind: DetailKind::from_u32(event.detail_kind),
+        kernel: event.kernel,
+        num_bytes: event.num_bytes,
+        destination: event.destination,
+        is_async: event.is_async,
     };
     Some(flat.to_event())
 }

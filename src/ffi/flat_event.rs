@@ -1,131 +1,34 @@
-//! The one flat form of a [`RocmTracerEvent`] at the foreign boundaries: enums as XLA's integer
-//! values and the detail union as a kind plus plain fields. The cxx bridge's `BridgeEvent` and
-//! the C ABI's `XrtEvent` both convert through [`FlatEvent`], so the mapping is written once.
+//! The one flat form of a [`RocmTracerEvent`] at the foreign boundaries: the cxx bridge's
+//! [`FlatEvent`] (enums as XLA's integer values, the detail union as a kind plus plain fields,
+//! the kernel's fields as [`KernelDetails::to_array`]). C++ reads and writes it as is; the C
+//! ABI's `XrtEvent` is its C spelling and converts through it, so the mapping is written once.
 use std::sync::Arc;
 
+use super::bridge::{DetailKind, FlatEvent};
 use crate::event::{
     EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemAllocDetails,
     MemcpyDetails, MemsetDetails, RocmTracerEvent,
 };
 
-/// Which member of XLA's detail union is meaningful; the values are the C ABI's
-/// `XrtEvent::detail_kind` and the order of the bridge's `DetailKind`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum DetailCode {
-    None = 0,
-    Kernel = 1,
-    Memcpy = 2,
-    Memset = 3,
-    MemAlloc = 4,
-}
-
-impl DetailCode {
-    /// Unknown codes mean "no details", as XLA's export ignores the union for such events.
-    pub(crate) fn from_u32(value: u32) -> DetailCode {
-        match value {
-            1 => DetailCode::Kernel,
-            2 => DetailCode::Memcpy,
-            3 => DetailCode::Memset,
-            4 => DetailCode::MemAlloc,
-            _ => DetailCode::None,
+impl DetailKind {
+    /// The C ABI's `XrtEvent::detail_kind`; unknown values mean "no details", as XLA's export
+    /// ignores the union for such events.
+    pub(crate) fn from_u32(value: u32) -> DetailKind {
+        match u8::try_from(value) {
+            Ok(repr) if repr <= DetailKind::MemAlloc.repr => DetailKind { repr },
+            _ => DetailKind::None,
         }
     }
 }
 
-/// The detail union flattened.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FlatDetails {
-    pub kind: DetailCode,
-    pub kernel: KernelDetails,
-    /// Memcpy, memset, memory allocation.
-    pub num_bytes: u64,
-    /// Memcpy: the destination agent handle truncated to 32 bits.
-    pub destination: u32,
-    pub is_async: bool,
-}
-
-impl FlatDetails {
-    pub(crate) fn of(details: &EventDetails) -> FlatDetails {
-        let mut flat = FlatDetails {
-            kind: DetailCode::None,
-            kernel: KernelDetails::default(),
-            num_bytes: 0,
-            destination: 0,
-            is_async: false,
-        };
-        match *details {
-            EventDetails::None => {}
-            EventDetails::Kernel(kernel) => {
-                flat.kind = DetailCode::Kernel;
-                flat.kernel = kernel;
-            }
-            EventDetails::Memcpy(memcpy) => {
-                flat.kind = DetailCode::Memcpy;
-                flat.num_bytes = memcpy.num_bytes;
-                flat.destination = memcpy.destination;
-                flat.is_async = memcpy.is_async;
-            }
-            EventDetails::Memset(memset) => {
-                flat.kind = DetailCode::Memset;
-                flat.num_bytes = memset.num_bytes;
-                flat.is_async = memset.is_async;
-            }
-            EventDetails::MemAlloc(alloc) => {
-                flat.kind = DetailCode::MemAlloc;
-                flat.num_bytes = alloc.num_bytes;
-            }
-        }
-        flat
-    }
-
-    pub(crate) fn into_details(self) -> EventDetails {
-        match self.kind {
-            DetailCode::None => EventDetails::None,
-            DetailCode::Kernel => EventDetails::Kernel(self.kernel),
-            DetailCode::Memcpy => EventDetails::Memcpy(MemcpyDetails {
-                num_bytes: self.num_bytes,
-                destination: self.destination,
-                is_async: self.is_async,
-            }),
-            DetailCode::Memset => EventDetails::Memset(MemsetDetails {
-                num_bytes: self.num_bytes,
-                is_async: self.is_async,
-            }),
-            DetailCode::MemAlloc => EventDetails::MemAlloc(MemAllocDetails {
-                num_bytes: self.num_bytes,
-            }),
-        }
-    }
-}
-
-/// One event in flat form, borrowing its strings from the foreign struct.
-#[derive(Clone, Debug)]
-pub(crate) struct FlatEvent<'a> {
-    pub event_type: u32,
-    pub source: u32,
-    pub domain: u32,
-    pub name: &'a str,
-    /// "" means none.
-    pub annotation: &'a str,
-    pub start_time_ns: u64,
-    pub end_time_ns: u64,
-    pub device_id: u32,
-    pub correlation_id: u64,
-    pub thread_id: u64,
-    pub stream_id: u64,
-    pub queue_id: u64,
-    pub scope_range_id: i64,
-    pub details: FlatDetails,
-}
-
-impl<'a> FlatEvent<'a> {
-    pub(crate) fn of(event: &'a RocmTracerEvent) -> FlatEvent<'a> {
-        FlatEvent {
+impl FlatEvent {
+    pub(crate) fn of(event: &RocmTracerEvent) -> FlatEvent {
+        let mut flat = FlatEvent {
             event_type: event.event_type as u32,
             source: event.source as u32,
             domain: event.domain as u32,
-            name: &event.name,
-            annotation: event.annotation.as_deref().unwrap_or(""),
+            name: event.name.to_string(),
+            annotation: event.annotation.as_deref().unwrap_or("").to_owned(),
             start_time_ns: event.start_time_ns,
             end_time_ns: event.end_time_ns,
             device_id: event.device_id,
@@ -134,19 +37,64 @@ impl<'a> FlatEvent<'a> {
             stream_id: event.stream_id,
             queue_id: event.queue_id,
             scope_range_id: event.scope_range_id,
-            details: FlatDetails::of(&event.details),
+            detail_kind: DetailKind::None,
+            kernel: [0; 8],
+            num_bytes: 0,
+            destination: 0,
+            is_async: false,
+        };
+        match event.details {
+            EventDetails::None => {}
+            EventDetails::Kernel(kernel) => {
+                flat.detail_kind = DetailKind::Kernel;
+                flat.kernel = kernel.to_array();
+            }
+            EventDetails::Memcpy(memcpy) => {
+                flat.detail_kind = DetailKind::Memcpy;
+                flat.num_bytes = memcpy.num_bytes;
+                flat.destination = memcpy.destination;
+                flat.is_async = memcpy.is_async;
+            }
+            EventDetails::Memset(memset) => {
+                flat.detail_kind = DetailKind::Memset;
+                flat.num_bytes = memset.num_bytes;
+                flat.is_async = memset.is_async;
+            }
+            EventDetails::MemAlloc(alloc) => {
+                flat.detail_kind = DetailKind::MemAlloc;
+                flat.num_bytes = alloc.num_bytes;
+            }
         }
+        flat
     }
 
     /// The Rust core's event. Values outside XLA's enums become `Unsupported` / `Invalid` /
     /// `InvalidDomain`, which the collector drops and counts.
     pub(crate) fn to_event(&self) -> RocmTracerEvent {
+        let details = match self.detail_kind {
+            DetailKind::Kernel => EventDetails::Kernel(KernelDetails::from_array(self.kernel)),
+            DetailKind::Memcpy => EventDetails::Memcpy(MemcpyDetails {
+                num_bytes: self.num_bytes,
+                destination: self.destination,
+                is_async: self.is_async,
+                // XLA's event has no copy facts (docs/ARCHITECTURE.md#a-copy).
+                ..MemcpyDetails::default()
+            }),
+            DetailKind::Memset => EventDetails::Memset(MemsetDetails {
+                num_bytes: self.num_bytes,
+                is_async: self.is_async,
+            }),
+            DetailKind::MemAlloc => EventDetails::MemAlloc(MemAllocDetails {
+                num_bytes: self.num_bytes,
+            }),
+            _ => EventDetails::None,
+        };
         RocmTracerEvent {
             event_type: EventType::from_u32(self.event_type).unwrap_or(EventType::Unsupported),
             source: EventSource::from_u32(self.source).unwrap_or(EventSource::Invalid),
             domain: EventDomain::from_u32(self.domain).unwrap_or(EventDomain::InvalidDomain),
-            name: Arc::from(self.name),
-            annotation: (!self.annotation.is_empty()).then(|| Arc::from(self.annotation)),
+            name: Arc::from(self.name.as_str()),
+            annotation: (!self.annotation.is_empty()).then(|| Arc::from(self.annotation.as_str())),
             roctx_range: None,
             start_time_ns: self.start_time_ns,
             end_time_ns: self.end_time_ns,
@@ -156,7 +104,7 @@ impl<'a> FlatEvent<'a> {
             stream_id: self.stream_id,
             queue_id: self.queue_id,
             scope_range_id: self.scope_range_id,
-            details: self.details.into_details(),
+            details,
         }
     }
 }
@@ -175,6 +123,7 @@ mod tests {
                 num_bytes: 4096,
                 destination: 17,
                 is_async: true,
+                ..MemcpyDetails::default()
             }),
             EventDetails::Memset(MemsetDetails {
                 num_bytes: 9,
@@ -183,17 +132,26 @@ mod tests {
             EventDetails::MemAlloc(MemAllocDetails { num_bytes: 11 }),
         ];
         for details in all {
-            assert_eq!(FlatDetails::of(&details).into_details(), details);
+            let event = RocmTracerEvent {
+                name: Arc::from("k"),
+                annotation: Some(Arc::from("step")),
+                correlation_id: 7,
+                scope_range_id: 5,
+                details,
+                ..RocmTracerEvent::default()
+            };
+            assert_eq!(FlatEvent::of(&event).to_event(), event);
         }
         assert_eq!(kernel.to_array(), [1, 2, 3, 4, 5, 6, 7, 8]);
         assert_eq!(kernel.workgroup_z, 5);
         assert_eq!(kernel.grid_x, 6);
+        assert_eq!(DetailKind::from_u32(4), DetailKind::MemAlloc);
+        assert_eq!(DetailKind::from_u32(5), DetailKind::None);
     }
 
     #[test]
     fn out_of_range_enum_values_become_invalid() {
-        let event = RocmTracerEvent::default();
-        let mut flat = FlatEvent::of(&event);
+        let mut flat = FlatEvent::of(&RocmTracerEvent::default());
         flat.event_type = 1000;
         flat.source = 77;
         flat.domain = 9;

@@ -167,6 +167,11 @@ pub trait AnnotationSource: Send + Sync {
             map.add(correlation_id, annotation, scope_range_ids)
         });
     }
+
+    /// A session starts (the tracer decided it may): forget what the last one recorded.
+    fn session_starts(&self, map: &AnnotationMap) {
+        map.clear();
+    }
 }
 
 #[derive(Default)]

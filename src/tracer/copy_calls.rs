@@ -1,23 +1,18 @@
-//! Copies named by what the program asked for.
+//! What a HIP copy call asked for, noted at its API ENTER.
 //!
-//! The HIP runtime does not always submit a copy the way the program wrote it: a small
-//! host<->device copy is a blit on the GPU, which the SDK records as DEVICE_TO_DEVICE with the
-//! GPU on both sides; a large copy from pageable memory is pinned piece by piece, one
-//! MEMORY_COPY record per piece under the call's correlation id; and a copy the runtime does
-//! with the CPU has no record at all.
-//!
-//! The HIP API ENTER callback therefore notes, per correlation id, the direction the call asked
-//! for (from the function, `hipMemcpyHtoD*` / `DtoH*` / `DtoD*`, or from the `kind` argument of
-//! `hipMemcpy`, `hipMemcpyAsync` and `hipMemcpyWithStream`) and its size. The buffer callback
-//! then names each copy record by that direction (the record's own direction is reported to
-//! the sink as a stat) and joins the pieces of one call into one event of the call's size.
+//! The HIP API record of a copy has no arguments, and the SDK's copy record says how the
+//! runtime moved the bytes, not what the program asked for (docs/ARCHITECTURE.md#a-copy). So
+//! the HIP API ENTER callback notes, per correlation id, the direction the call asked for
+//! (from the function, `hipMemcpyHtoD*` / `DtoH*` / `DtoD*`, or from the `kind` argument of
+//! `hipMemcpy`, `hipMemcpyAsync` and `hipMemcpyWithStream`) and its size; the decoder takes
+//! the note when it decodes the call's API record and puts it on that event's
+//! `MemcpyDetails`. The collector does the rest (`collector/copies.rs`).
 
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 use rustc_hash::FxHashMap;
-use std::collections::HashMap;
 
-use crate::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
+use crate::event::EventType;
 
 /// What one HIP copy call asked for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -123,22 +118,16 @@ pub unsafe fn hip_api_args(
     }
 }
 
-/// Copy calls of the running session by correlation id. Bounded: past the bound new calls are
-/// not noted, and their records keep the record's own direction.
+/// Copy calls of the running session by correlation id, from ENTER to the session's end (its
+/// API record and copy records come in any order). Bounded: past the bound new calls are not
+/// noted, and their records keep the record's own direction.
+#[derive(Default)]
 pub struct CopyCalls {
     calls: Mutex<FxHashMap<u64, CopyCall>>,
 }
 
 /// Copy calls noted per session at most; a noted call costs about 40 bytes.
 const MAX_NOTED_CALLS: usize = 1 << 20;
-
-impl Default for CopyCalls {
-    fn default() -> Self {
-        CopyCalls {
-            calls: Mutex::new(FxHashMap::default()),
-        }
-    }
-}
 
 impl CopyCalls {
     pub fn note(&self, correlation_id: u64, call: CopyCall) {
@@ -155,131 +144,11 @@ impl CopyCalls {
     pub fn clear(&self) {
         self.calls.lock().clear();
     }
-
-    pub fn len(&self) -> usize {
-        self.calls.lock().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// The HIP API record of a copy has no arguments, so its size comes from the call noted at
-/// ENTER. A copy with a device record takes the record's size in the collector's join anyway;
-/// this matters for a same-GPU device-to-device copy, which HIP runs as a blit kernel: the
-/// kernel takes the size from here (docs/xla-interface.md#copy-apis).
-fn give_api_event_the_call_size(calls: &CopyCalls, event: &mut RocmTracerEvent) {
-    if let EventDetails::Memcpy(details) = &mut event.details {
-        if details.num_bytes == 0 {
-            if let Some(call) = calls.get(event.correlation_id) {
-                details.num_bytes = call.bytes;
-            }
-        }
-    }
-}
-
-/// Pieces of chunked copies waiting for the rest of their call, per session.
-#[derive(Default)]
-pub struct CopyPieces {
-    partial: HashMap<u64, RocmTracerEvent>,
-}
-
-fn copy_bytes(event: &RocmTracerEvent) -> u64 {
-    match event.details {
-        EventDetails::Memcpy(details) => details.num_bytes,
-        _ => 0,
-    }
-}
-
-impl CopyPieces {
-    /// Names the copy activities of `batch` by their call's direction and joins the pieces of
-    /// one call: a piece smaller than its call waits here until the pieces add up to the call's
-    /// size, then one event spanning them all takes the place of the last. Each renamed copy
-    /// adds `(correlation id, the record's own type)` to `recorded_as`.
-    pub fn apply(
-        &mut self,
-        calls: &CopyCalls,
-        batch: &mut Vec<RocmTracerEvent>,
-        recorded_as: &mut Vec<(u64, EventType)>,
-    ) {
-        batch.retain_mut(|event| {
-            if event.source == EventSource::ApiCallback && event.event_type.is_memcpy() {
-                give_api_event_the_call_size(calls, event);
-                return true;
-            }
-            if event.source != EventSource::Activity || !event.event_type.is_memcpy() {
-                return true;
-            }
-            let Some(call) = calls.get(event.correlation_id) else {
-                return true;
-            };
-            if event.event_type != call.direction {
-                recorded_as.push((event.correlation_id, event.event_type));
-                event.event_type = call.direction;
-                event.name = call.direction.shared_name();
-            }
-            let bytes = copy_bytes(event);
-            if call.bytes == 0 || bytes >= call.bytes {
-                return true;
-            }
-            let merged = match self.partial.remove(&event.correlation_id) {
-                None => event.clone(),
-                Some(mut merged) => {
-                    merged.start_time_ns = merged.start_time_ns.min(event.start_time_ns);
-                    merged.end_time_ns = merged.end_time_ns.max(event.end_time_ns);
-                    if let EventDetails::Memcpy(details) = &mut merged.details {
-                        details.num_bytes = details.num_bytes.saturating_add(bytes);
-                    }
-                    merged
-                }
-            };
-            if copy_bytes(&merged) >= call.bytes {
-                *event = merged;
-                true
-            } else {
-                self.partial.insert(event.correlation_id, merged);
-                false
-            }
-        });
-    }
-
-    /// The pieces whose call never added up (the session ended first), in correlation order.
-    pub fn take_partial(&mut self) -> Vec<RocmTracerEvent> {
-        let mut partial: Vec<RocmTracerEvent> =
-            std::mem::take(&mut self.partial).into_values().collect();
-        partial.sort_by_key(|event| event.correlation_id);
-        partial
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::MemcpyDetails;
-
-    fn piece(
-        correlation_id: u64,
-        event_type: EventType,
-        bytes: u64,
-        start: u64,
-    ) -> RocmTracerEvent {
-        RocmTracerEvent {
-            event_type,
-            source: EventSource::Activity,
-            name: event_type.shared_name(),
-            correlation_id,
-            start_time_ns: start,
-            end_time_ns: start + 10,
-            details: EventDetails::Memcpy(MemcpyDetails {
-                num_bytes: bytes,
-                destination: 1,
-                is_async: false,
-            }),
-            ..RocmTracerEvent::default()
-        }
-    }
-
     #[test]
     fn directions_come_from_the_function_or_its_kind() {
         // SAFETY: plain data, zero is valid.
@@ -328,55 +197,5 @@ mod tests {
         assert!(unsafe { hip_api_args(small.as_ptr().cast()) }.is_none());
         // SAFETY: null is allowed.
         assert!(unsafe { hip_api_args(std::ptr::null()) }.is_none());
-    }
-
-    #[test]
-    fn records_take_the_call_direction_and_pieces_join_into_one_event() {
-        let calls = CopyCalls::default();
-        calls.note(
-            1,
-            CopyCall {
-                direction: EventType::MemcpyH2D,
-                bytes: 4096,
-            },
-        );
-        calls.note(
-            2,
-            CopyCall {
-                direction: EventType::MemcpyH2D,
-                bytes: 3 << 20,
-            },
-        );
-        let mut pieces = CopyPieces::default();
-        let mut recorded = Vec::new();
-        let mut first = vec![
-            piece(1, EventType::MemcpyD2D, 4096, 100),
-            piece(2, EventType::MemcpyH2D, 1 << 20, 200),
-            piece(2, EventType::MemcpyH2D, 1 << 20, 300),
-            piece(9, EventType::MemcpyD2H, 64, 50),
-        ];
-        pieces.apply(&calls, &mut first, &mut recorded);
-        assert_eq!(recorded, [(1, EventType::MemcpyD2D)]);
-        let kept: Vec<(u64, EventType)> = first
-            .iter()
-            .map(|e| (e.correlation_id, e.event_type))
-            .collect();
-        assert_eq!(kept, [(1, EventType::MemcpyH2D), (9, EventType::MemcpyD2H)]);
-        assert_eq!(&*first[0].name, "MemcpyH2D");
-
-        // The last piece arrives in a later buffer.
-        let mut second = vec![piece(2, EventType::MemcpyH2D, 1 << 20, 400)];
-        pieces.apply(&calls, &mut second, &mut recorded);
-        assert_eq!(second.len(), 1);
-        assert_eq!(copy_bytes(&second[0]), 3 << 20);
-        assert_eq!((second[0].start_time_ns, second[0].end_time_ns), (200, 410));
-        assert!(pieces.take_partial().is_empty());
-
-        let mut lone = vec![piece(2, EventType::MemcpyH2D, 1 << 20, 500)];
-        pieces.apply(&calls, &mut lone, &mut recorded);
-        assert!(lone.is_empty());
-        let partial = pieces.take_partial();
-        assert_eq!(partial.len(), 1);
-        assert_eq!(copy_bytes(&partial[0]), 1 << 20);
     }
 }

@@ -4,7 +4,7 @@
 //! The SDK calls it for KERNEL_DISPATCH and MEMORY_COPY operations of the main context, on the
 //! thread that enqueues the work, inside the HIP_STREAM SET window of the issuing HIP call. The
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
-//! where `records.rs` reads it back as `stream_id`.
+//! where `record_decoder.rs` reads it back as `stream_id`.
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,9 +16,9 @@ use crate::tracer::stream_stack;
 
 /// Requests made outside any HIP_STREAM SET window of the calling thread. HIP calls without a
 /// stream argument (`hipMemcpy`, ...) land here legitimately and get the null stream; but when
-/// HIP submits from a worker thread (no direct dispatch, docs/sdk-facts.md#direct-dispatch) *every* request does, and the
-/// stream ids are wrong. The value written is still this thread's top, as in XLA; the counts
-/// make that hazard visible instead of silent.
+/// HIP submits from a worker thread (no direct dispatch, docs/sdk-facts.md#direct-dispatch)
+/// *every* request does, and no stream stack of that thread can name the stream: those get
+/// [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`]. The count goes into the session's warning.
 static REQUESTS_OUTSIDE_SET_WINDOW: AtomicU64 = AtomicU64::new(0);
 
 pub fn requests_outside_set_window() -> u64 {
@@ -74,11 +74,14 @@ fn in_hip_call() -> bool {
             let (seen, depth) = open.get();
             seen == generation && depth > 0
         })
-        // Without the thread-local (thread teardown) nothing is known: keep XLA's behaviour.
+        // Without the thread-local (thread teardown) nothing is known: assume a call without a
+        // stream argument (the null stream), which is what XLA would write.
         .unwrap_or(true)
 }
 
-/// Returns 0 ("use the value I wrote") with the top of the calling thread's stream stack.
+/// Writes the stream of the calling thread's innermost HIP_STREAM SET window (or, outside one,
+/// the null stream inside a HIP call and [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`] outside
+/// any), notes the request in the session ledger, and returns 0 ("use the value I wrote").
 ///
 /// # Safety
 /// `external_corr_id_value` is null or points to the SDK's writable `rocprofiler_user_data_t`.

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where a kernel or copy record belongs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Attribution {
+pub(crate) enum Attribution {
     /// Requested by the running session.
     Current,
     /// Requested by a session that has ended: a late record.
@@ -41,7 +41,7 @@ struct Stripe {
 
 /// Thread-safe. `begin` and `end` are serialized by the tracer's control lock.
 #[derive(Default)]
-pub struct SessionLedger {
+pub(crate) struct SessionLedger {
     /// Whether a session runs (requests count only then).
     running: AtomicU64,
     /// Correlation ids up to this one were requested by ended sessions. Constant while a
@@ -54,7 +54,7 @@ pub struct SessionLedger {
 
 impl SessionLedger {
     /// A session starts: nothing requested, nothing arrived.
-    pub fn begin(&self) {
+    pub(crate) fn begin(&self) {
         for stripe in &self.stripes {
             stripe.requested.store(0, Ordering::Relaxed);
         }
@@ -64,7 +64,7 @@ impl SessionLedger {
 
     /// The session ends; returns how many of its records are still missing. Its ids become
     /// "ended" for the records that arrive later.
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         if self.running.swap(0, Ordering::AcqRel) == 0 {
             return 0;
         }
@@ -80,7 +80,7 @@ impl SessionLedger {
     }
 
     /// One kernel dispatch or copy requested by thread `thread_id` under `correlation_id`.
-    pub fn on_request(&self, thread_id: u64, correlation_id: u64) {
+    pub(crate) fn on_request(&self, thread_id: u64, correlation_id: u64) {
         if self.running.load(Ordering::Acquire) == 0
             || correlation_id <= self.ended_max.load(Ordering::Relaxed)
         {
@@ -93,7 +93,7 @@ impl SessionLedger {
 
     /// Where the kernel or copy record of `correlation_id` belongs (counted as arrived when it
     /// is the running session's).
-    pub fn on_record(&self, correlation_id: u64) -> Attribution {
+    pub(crate) fn on_record(&self, correlation_id: u64) -> Attribution {
         if correlation_id <= self.ended_max.load(Ordering::Acquire) {
             Attribution::EndedSession
         } else if self.running.load(Ordering::Acquire) != 0 {
@@ -105,7 +105,7 @@ impl SessionLedger {
     }
 
     /// Records the running session requested that have not arrived yet.
-    pub fn missing(&self) -> u64 {
+    pub(crate) fn missing(&self) -> u64 {
         let requested: u64 = self
             .stripes
             .iter()

@@ -20,7 +20,7 @@ use rocprofiler_sdk_sys as sys;
 use crate::event::{StreamKind, StreamLabel};
 
 /// Longest name kept, in bytes; longer ones are cut at a character boundary.
-pub const MAX_NAME_BYTES: usize = 256;
+pub(crate) const MAX_NAME_BYTES: usize = 256;
 
 #[derive(Default)]
 struct Registry {
@@ -92,7 +92,7 @@ impl Registry {
 }
 
 /// HIP_STREAM CREATE: `handle` now has SDK id `stream_id`, with no name yet.
-pub fn note_created(stream_id: u64, handle: u64) {
+pub(crate) fn note_created(stream_id: u64, handle: u64) {
     let mut registry = REGISTRY.lock();
     registry.labels.remove(&stream_id);
     registry.see(stream_id, handle);
@@ -100,7 +100,7 @@ pub fn note_created(stream_id: u64, handle: u64) {
 
 /// HIP_STREAM DESTROY: the handle is free for reuse; its id keeps its label for the lanes
 /// that already show it.
-pub fn note_destroyed(handle: u64) {
+pub(crate) fn note_destroyed(handle: u64) {
     REGISTRY.lock().current.remove(&handle);
 }
 
@@ -109,7 +109,7 @@ pub fn note_destroyed(handle: u64) {
 /// runs on the application thread for every HIP call with a stream, so it never waits: when
 /// another thread holds the registry, the id stays unremembered and the next SET retries.
 #[inline]
-pub fn note_set(stream_id: u64, handle: u64) {
+pub(crate) fn note_set(stream_id: u64, handle: u64) {
     if handle > PER_THREAD_HANDLE {
         return;
     }
@@ -145,7 +145,7 @@ pub fn note_set(stream_id: u64, handle: u64) {
 /// it was seen on this thread); the null stream and `hipStreamLegacy` are id 0 when no SET
 /// showed otherwise; another unknown handle is ignored (its CREATE was not seen, so no id can
 /// carry the name).
-pub fn note_name(handle: u64, name: &str) {
+pub(crate) fn note_name(handle: u64, name: &str) {
     let given_len = name.len();
     let name = truncate(name);
     let per_thread = if handle == PER_THREAD_HANDLE {
@@ -182,7 +182,7 @@ pub fn note_name(handle: u64, name: &str) {
 /// The trace warning for the streams among `labels` whose ROCTx name was cut to
 /// [`MAX_NAME_BYTES`], if any: "2 stream names given with roctxNameHipStream were longer than
 /// 256 bytes and are cut (stream ids 5 of 10240 bytes, 7 of 300 bytes)".
-pub fn cut_names_warning(labels: &[StreamLabel]) -> Option<String> {
+pub(crate) fn cut_names_warning(labels: &[StreamLabel]) -> Option<String> {
     let registry = REGISTRY.lock();
     let mut cut: Vec<(u64, usize)> = labels
         .iter()
@@ -222,7 +222,7 @@ fn truncate(name: &str) -> &str {
 /// Every known stream, by id; the null stream (id 0) is always listed. Streams destroyed since
 /// are then forgotten (the session that saw them has them), so the registry holds the live
 /// streams plus those destroyed during the running session.
-pub fn snapshot() -> Vec<StreamLabel> {
+pub(crate) fn snapshot() -> Vec<StreamLabel> {
     let mut registry = REGISTRY.lock();
     if !registry.labels.contains_key(&0) && !registry.current.contains_key(&0) {
         registry.see(0, 0);

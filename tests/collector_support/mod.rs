@@ -125,6 +125,7 @@ pub fn memcpy(
             num_bytes: bytes,
             destination: device as u32,
             is_async: false,
+            ..MemcpyDetails::default()
         }),
         ..RocmTracerEvent::default()
     }

@@ -14,7 +14,7 @@ use xla_rocm_tracer::collector::{
 };
 use xla_rocm_tracer::event::{EventSource, EventType, RocmTracerEvent};
 use xla_rocm_tracer::export::{ExportOptions, XSpace};
-use xla_rocm_tracer::sink::EventSink;
+use xla_rocm_tracer::sink::{EventSink, SessionEnd};
 use xla_rocm_tracer::tracer::sdk;
 use xla_rocm_tracer::tracer::Tracer;
 
@@ -121,10 +121,17 @@ impl EventSink for CountingSink {
         }
     }
 
-    fn flush(&self) {
+    fn end_session(&self, end: SessionEnd) {
+        if end.in_flight > 0 {
+            *self
+                .drops
+                .lock()
+                .entry(DropReason::InFlightAtDisable.describe().to_owned())
+                .or_default() += end.in_flight;
+        }
         self.flushes.fetch_add(1, Ordering::Relaxed);
         if let Some(collector) = &self.forward_to {
-            collector.flush();
+            collector.end_session(end);
         }
     }
 }

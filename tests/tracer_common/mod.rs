@@ -2,11 +2,12 @@
 #![allow(dead_code)]
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions};
 use xla_rocm_tracer::drop_reason::DropReason;
 
 use parking_lot::Mutex;
 use xla_rocm_tracer::event::{EventSource, RocmTracerEvent};
-use xla_rocm_tracer::sink::EventSink;
+use xla_rocm_tracer::sink::{EventSink, SessionEnd};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
 #[path = "../child_process/mod.rs"]
@@ -19,13 +20,15 @@ pub use child_process::{assert_child_passed, is_child, rerun_test_with_env, runs
 /// pushed only when later work moves time past it, the same way on every run.
 pub const VIRTUAL_CLOCK: (&str, &str) = ("ROCSIM_CLOCK", "virtual");
 
-/// Keeps every event, batch size, drop and flush it is given.
+/// Keeps every event, batch size, drop and session end it is given.
 #[derive(Default)]
 pub struct RecordingSink {
     pub events: Mutex<Vec<RocmTracerEvent>>,
     pub batches: Mutex<Vec<usize>>,
     pub drops: Mutex<BTreeMap<String, u64>>,
     pub flushes: Mutex<u32>,
+    /// What the last session's end carried.
+    pub end: Mutex<Option<SessionEnd>>,
 }
 
 impl RecordingSink {
@@ -77,8 +80,11 @@ impl EventSink for RecordingSink {
             .or_default() += count;
     }
 
-    fn flush(&self) {
+    fn end_session(&self, end: SessionEnd) {
+        self.on_events_dropped(DropReason::InFlightAtDisable, end.in_flight);
+        self.drops.lock().retain(|_, count| *count > 0);
         *self.flushes.lock() += 1;
+        *self.end.lock() = Some(end);
     }
 }
 
@@ -102,4 +108,38 @@ pub fn start_recording(tracer: &Tracer) -> Arc<RecordingSink> {
 pub fn gettid() -> u64 {
     // SAFETY: gettid has no arguments and cannot fail.
     unsafe { libc::syscall(libc::SYS_gettid) as u64 }
+}
+
+/// Enables `tracer` with the default options and a new Rust collector: the tracer's events
+/// as the collector joins them (copies named by their call, pieces merged).
+pub fn start_collecting(tracer: &Tracer) -> Arc<Collector> {
+    wait_on_simulated_time();
+    let collector = Arc::new(Collector::new(
+        CollectorOptions {
+            num_gpus: tracer.num_gpus(),
+            ..CollectorOptions::default()
+        },
+        CaptureStart {
+            walltime_ns: 0,
+            gputime_ns: Tracer::timestamp(),
+        },
+    ));
+    tracer
+        .enable(TracerOptions::default(), collector.clone())
+        .expect("enable the tracer");
+    collector
+}
+
+/// The joined events of `correlation_id` the collector keeps, on devices or host only.
+pub fn joined(collector: &Collector, correlation_id: u64) -> Vec<RocmTracerEvent> {
+    collector.with_collected(|trace| {
+        trace
+            .devices
+            .values()
+            .flatten()
+            .chain(&trace.host_only)
+            .filter(|e| e.correlation_id == correlation_id)
+            .cloned()
+            .collect()
+    })
 }

@@ -16,7 +16,7 @@ use std::ffi::{c_void, CStr};
 use std::sync::Arc;
 use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::{EventDetails, EventType, RocmTracerEvent};
-use xla_rocm_tracer::sink::EventSink;
+use xla_rocm_tracer::sink::{EventSink, SessionEnd};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
 #[derive(Default)]
@@ -29,7 +29,7 @@ impl EventSink for RecordingSink {
     fn on_events_dropped(&self, reason: DropReason, count: u64) {
         panic!("{count} events dropped: {reason}");
     }
-    fn flush(&self) {}
+    fn end_session(&self, _end: SessionEnd) {}
 }
 
 // Host stubs: their addresses identify the kernels, so each must be a function of its own.

@@ -1,10 +1,6 @@
 //! `replay` of the repository's scenarios through the simulator, the tracer and the collector.
 // The library calls the SDK; the simulator supplies its symbols to this test binary.
 use rocprofiler_sdk_sim as _;
-// The root crate's tests own this file and its formatting.
-#[rustfmt::skip]
-#[path = "../../../tests/known_failures/mod.rs"]
-mod known_failures;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

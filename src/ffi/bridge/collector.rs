@@ -1,0 +1,369 @@
+//! The bridge's collector functions: the Rust collector behind a C++ collector object, its
+//! export, and the plane helpers `PerDeviceCollector` uses.
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use prost::Message;
+use rocprofiler_sdk_sys as sys;
+
+use super::{guarded, ok, status, Bytes, CollectorConfig, DevicePlanes, DropCount, ExportResult};
+use super::{FlatEvent, ScopeRangeEdge, StatusCode};
+use crate::collector::{CaptureStart, Collector, CollectorOptions};
+use crate::export::{
+    build_xspace, device_capabilities_plane, encode_xspace, merge_plane, plane_names, XPlane,
+};
+use crate::gpu_agent::GpuAgentInfo;
+
+/// The Rust collector of one C++ collector object. Export forgets what was exported (XLA's
+/// collectors empty themselves on export), so the collector is replaced by a fresh one with
+/// the same options, start and agents.
+pub(crate) struct SessionCollector {
+    current: Mutex<Arc<Collector>>,
+}
+
+impl SessionCollector {
+    pub(super) fn current(&self) -> Arc<Collector> {
+        self.current.lock().clone()
+    }
+
+    /// Takes the collector out, leaving an empty one configured alike.
+    fn take(&self) -> Arc<Collector> {
+        let mut current = self.current.lock();
+        let fresh = Arc::new(Collector::new(current.options(), current.start()));
+        fresh.set_gpu_agents(current.with_collected(|trace| trace.gpu_agents.clone()));
+        std::mem::replace(&mut *current, fresh)
+    }
+
+    /// # Safety
+    /// `agents` is null or points to `count` SDK agent structs of `agent_size` bytes, whose
+    /// string and bank pointers are valid for the call.
+    pub(super) unsafe fn set_gpu_agents(&self, agents: *const u8, count: usize, agent_size: usize) {
+        guarded(
+            "SessionCollector::set_gpu_agents",
+            || (),
+            || {
+                // SAFETY: per this function's contract.
+                let list = unsafe { gpu_agent_infos(agents, count, agent_size) };
+                self.current().set_gpu_agents(list);
+            },
+        )
+    }
+
+    pub(super) fn add_event(&self, event: &FlatEvent, is_auxiliary: bool) {
+        guarded(
+            "SessionCollector::add_event",
+            || (),
+            || self.current().add_event(event.to_event(), is_auxiliary),
+        )
+    }
+
+    pub(super) fn add_drop(&self, reason: &str, count: u64) {
+        guarded(
+            "SessionCollector::add_drop",
+            || (),
+            || self.current().add_reported_drop(reason, count),
+        )
+    }
+
+    pub(super) fn add_scope_range_edges(&self, edges: &[ScopeRangeEdge]) {
+        guarded(
+            "SessionCollector::add_scope_range_edges",
+            || (),
+            || {
+                self.current()
+                    .set_scope_range_id_tree(edges.iter().map(|edge| (edge.child, edge.parent)))
+            },
+        )
+    }
+
+    pub(super) fn export_xspace(&self, end_gputime_ns: u64) -> ExportResult {
+        guarded(
+            "SessionCollector::export_xspace",
+            || ExportResult {
+                status: status(StatusCode::Internal, "panic while exporting the ROCm trace"),
+                xspace: Vec::new(),
+                drops: Vec::new(),
+            },
+            || {
+                let collector = self.take();
+                let (space, drops) = collector.with_collected(|trace| {
+                    let space = build_xspace(trace, end_gputime_ns, &crate::ffi::export_options());
+                    let drops = drop_counts(&trace.drops);
+                    (space, drops)
+                });
+                ExportResult {
+                    status: ok(),
+                    xspace: encode_xspace(&space),
+                    drops,
+                }
+            },
+        )
+    }
+
+    pub(super) fn export_device_planes(&self, end_gputime_ns: u64) -> DevicePlanes {
+        guarded(
+            "SessionCollector::export_device_planes",
+            || DevicePlanes {
+                status: status(StatusCode::Internal, "panic while exporting a ROCm device"),
+                device_plane: Vec::new(),
+                host_plane: Vec::new(),
+            },
+            || {
+                let collector = self.take();
+                let space = collector.export(end_gputime_ns, &crate::ffi::export_options());
+                let encoded = |name: &str| {
+                    space
+                        .planes
+                        .iter()
+                        .find(|plane| plane.name == name)
+                        .map_or_else(Vec::new, Message::encode_to_vec)
+                };
+                DevicePlanes {
+                    status: ok(),
+                    device_plane: encoded(&plane_names::gpu_plane_name(0)),
+                    host_plane: encoded(plane_names::HOST_PLANE_NAME),
+                }
+            },
+        )
+    }
+}
+
+pub(super) fn new_session_collector(config: &CollectorConfig) -> Box<SessionCollector> {
+    let collector = Collector::new(
+        CollectorOptions {
+            max_callback_api_events: config.max_callback_api_events,
+            max_activity_api_events: config.max_activity_api_events,
+            max_annotation_strings: config.max_annotation_strings,
+            num_gpus: config.num_gpus,
+        },
+        CaptureStart {
+            walltime_ns: config.start_walltime_ns,
+            gputime_ns: config.start_gputime_ns,
+        },
+    );
+    Box::new(SessionCollector {
+        current: Mutex::new(Arc::new(collector)),
+    })
+}
+
+/// Every drop of a trace under the text its warning gives.
+fn drop_counts(drops: &crate::collector::DropCounters) -> Vec<DropCount> {
+    let by_reason = drops.by_reason().iter().map(|(reason, &count)| DropCount {
+        reason: reason.describe().to_owned(),
+        count,
+    });
+    let by_tracer = drops
+        .by_reported_reason()
+        .iter()
+        .map(|(reason, &count)| DropCount {
+            reason: reason.clone(),
+            count,
+        });
+    by_reason.chain(by_tracer).collect()
+}
+
+/// The capability values of C++ `rocprofiler_agent_v0_t`s; none if the struct size differs
+/// from this library's.
+///
+/// # Safety
+/// As [`SessionCollector::set_gpu_agents`].
+unsafe fn gpu_agent_infos(agents: *const u8, count: usize, agent_size: usize) -> Vec<GpuAgentInfo> {
+    if agents.is_null() || count == 0 {
+        return Vec::new();
+    }
+    if !super::agent_size_matches(agent_size) {
+        return Vec::new();
+    }
+    (0..count)
+        .map(|index| {
+            // SAFETY: per this function's contract; unaligned in case the caller's buffer is
+            // only byte-aligned.
+            let agent = unsafe {
+                (agents as *const sys::rocprofiler_agent_v0_t)
+                    .add(index)
+                    .read_unaligned()
+            };
+            // SAFETY: the agent's pointers are valid per this function's contract.
+            unsafe { GpuAgentInfo::from_sdk(&agent) }
+        })
+        .collect()
+}
+
+/// # Safety
+/// `agent` is null or points to an SDK agent struct of `agent_size` bytes whose string and
+/// bank pointers are valid for the call.
+pub(super) unsafe fn device_capability_stats(agent: *const u8, agent_size: usize) -> Bytes {
+    guarded(
+        "device_capability_stats",
+        || Bytes::failed("panic while reading device capabilities"),
+        || {
+            // SAFETY: per this function's contract.
+            match unsafe { gpu_agent_infos(agent, 1, agent_size) }.first() {
+                Some(info) => Bytes::of(device_capabilities_plane(info).encode_to_vec()),
+                None => Bytes::failed("no readable agent"),
+            }
+        },
+    )
+}
+
+pub(super) fn merge_xplanes(into: &[u8], from: &[u8]) -> Bytes {
+    guarded(
+        "merge_xplanes",
+        || Bytes::failed("panic while merging planes"),
+        || match (XPlane::decode(into), XPlane::decode(from)) {
+            (Ok(mut into), Ok(from)) => {
+                merge_plane(from, &mut into);
+                Bytes::of(into.encode_to_vec())
+            }
+            _ => Bytes::failed("an XPlane to merge is unreadable"),
+        },
+    )
+}
+
+impl Bytes {
+    fn of(bytes: Vec<u8>) -> Bytes {
+        Bytes {
+            status: ok(),
+            bytes,
+        }
+    }
+
+    fn failed(message: &str) -> Bytes {
+        Bytes {
+            status: status(StatusCode::Internal, message),
+            bytes: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{
+        EventDetails, EventDomain, EventSource, EventType, KernelDetails, RocmTracerEvent,
+    };
+    use crate::export::ExportOptions;
+    use crate::sink::EventSink;
+
+    fn config() -> CollectorConfig {
+        CollectorConfig {
+            max_callback_api_events: 100,
+            max_activity_api_events: 100,
+            max_annotation_strings: 100,
+            num_gpus: 1,
+            start_walltime_ns: 1000,
+            start_gputime_ns: 5,
+        }
+    }
+
+    fn launch_and_kernel() -> Vec<RocmTracerEvent> {
+        let base = RocmTracerEvent {
+            event_type: EventType::Kernel,
+            name: Arc::from("k"),
+            correlation_id: 7,
+            start_time_ns: 10,
+            end_time_ns: 20,
+            ..RocmTracerEvent::default()
+        };
+        vec![
+            RocmTracerEvent {
+                source: EventSource::ApiCallback,
+                domain: EventDomain::HipApi,
+                name: Arc::from("hipLaunchKernel"),
+                thread_id: 42,
+                ..base.clone()
+            },
+            RocmTracerEvent {
+                source: EventSource::Activity,
+                domain: EventDomain::HipOps,
+                stream_id: 3,
+                queue_id: 99,
+                device_id: 0,
+                annotation: Some(Arc::from("step")),
+                scope_range_id: 5,
+                details: EventDetails::Kernel(KernelDetails::from_array([1, 2, 3, 4, 5, 6, 7, 8])),
+                ..base
+            },
+        ]
+    }
+
+    #[test]
+    fn a_session_collector_exports_what_the_rust_collector_exports_then_forgets_it() {
+        let events = launch_and_kernel();
+        let session = new_session_collector(&config());
+        for event in &events {
+            session.add_event(&FlatEvent::of(event), false);
+        }
+        session.add_scope_range_edges(&[ScopeRangeEdge {
+            child: 5,
+            parent: 4,
+        }]);
+        let configured = session.current();
+        assert_eq!(
+            (
+                configured.start().gputime_ns,
+                configured.options().max_annotation_strings
+            ),
+            (5, 100)
+        );
+        let collector = Collector::new(configured.options(), configured.start());
+        collector.add_events(&mut events.clone());
+        collector.set_scope_range_id_tree([(5, 4)]);
+        let expected = encode_xspace(&collector.export(1_000_000, &ExportOptions::default()));
+
+        let exported = session.export_xspace(1_000_000);
+        assert_eq!(exported.status.code, StatusCode::Ok);
+        assert_eq!(exported.xspace, expected);
+        let again = session.export_xspace(1_000_000);
+        let empty = Collector::new(collector.options(), collector.start());
+        assert_eq!(
+            again.xspace,
+            encode_xspace(&empty.export(1_000_000, &ExportOptions::default()))
+        );
+    }
+
+    #[test]
+    fn drops_reported_to_a_session_collector_come_back_with_the_export() {
+        let session = new_session_collector(&config());
+        session.add_drop("lost in a test", 4);
+        let exported = session.export_xspace(0);
+        assert!(exported
+            .drops
+            .iter()
+            .any(|drop| drop.reason == "lost in a test" && drop.count == 4));
+    }
+
+    #[test]
+    fn merging_planes_matches_metadata_by_name() {
+        let plane = |event_name: &str| {
+            let mut builder = crate::export::XPlane {
+                id: 1,
+                name: "/device:GPU:0".to_owned(),
+                ..Default::default()
+            };
+            builder.event_metadata.insert(
+                1,
+                crate::export::XEventMetadata {
+                    id: 1,
+                    name: event_name.to_owned(),
+                    ..Default::default()
+                },
+            );
+            builder.encode_to_vec()
+        };
+        let merged = merge_xplanes(&plane("a"), &plane("b"));
+        assert_eq!(merged.status.code, StatusCode::Ok);
+        let merged = XPlane::decode(merged.bytes.as_slice()).unwrap();
+        let mut names: Vec<_> = merged
+            .event_metadata
+            .values()
+            .map(|m| m.name.clone())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(
+            merge_xplanes(b"\xff", &plane("a")).status.code,
+            StatusCode::Internal
+        );
+    }
+}

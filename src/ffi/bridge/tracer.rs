@@ -1,0 +1,243 @@
+//! The bridge's tracer functions: registration, the state XLA's `RocmTracer` mirrors, and the
+//! sessions the C++ tracer starts (straight into a Rust collector, or to a C++ collector).
+use std::cell::Cell;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Once};
+
+use parking_lot::Mutex;
+use rocprofiler_sdk_sys as sys;
+
+use super::{guarded, host, ok, status, BridgeStatus, DecodedRecord, FlatEvent, SessionCollector};
+use super::{StatusCode, TracerState};
+use crate::collector::Collector;
+use crate::event::RocmTracerEvent;
+use crate::sink::EventSink;
+use crate::tracer::agents::AgentInfo;
+use crate::tracer::{Tracer, TracerError, TracerOptions};
+
+static CPP_SIDE: Once = Once::new();
+
+pub(super) fn ensure_registered() {
+    guarded(
+        "ensure_registered",
+        || (),
+        || {
+            CPP_SIDE.call_once(|| {
+                // Another logger (the host program's) keeps priority.
+                if log::set_logger(&host::CPP_LOGGER).is_ok() {
+                    log::set_max_level(match super::ffi::shim_vlog_level() {
+                        level if level >= 2 => log::LevelFilter::Trace,
+                        1 => log::LevelFilter::Debug,
+                        _ => log::LevelFilter::Info,
+                    });
+                }
+                if Tracer::get()
+                    .set_annotation_source(Box::new(host::CppAnnotationSource))
+                    .is_err()
+                {
+                    log::warn!(
+                        "xla-rocm-tracer: an annotation source was already installed; tsl's \
+                         AnnotationStack will not be recorded"
+                    );
+                }
+            });
+            crate::tracer::registration::ensure_registered();
+        },
+    )
+}
+
+pub(super) fn tracer_state() -> TracerState {
+    guarded(
+        "tracer_state",
+        || TracerState {
+            init_error: "panic while reading the tracer state".to_owned(),
+            ..TracerState::default()
+        },
+        || {
+            let tracer = Tracer::get();
+            let handle = |context: Option<sys::rocprofiler_context_id_t>| {
+                context.map_or(0, |context| context.handle)
+            };
+            TracerState {
+                available: tracer.is_available(),
+                init_error: tracer.init_error().map_or(String::new(), |e| e.to_string()),
+                num_gpus: tracer.num_gpus(),
+                utility_context: handle(tracer.utility_context()),
+                context: handle(tracer.main_context()),
+                buffer: tracer.buffer().map_or(0, |buffer| buffer.handle),
+                hip_stream_context: handle(tracer.stream_context()),
+            }
+        },
+    )
+}
+
+/// # Safety
+/// `out` is null or valid for writes of `capacity * agent_size` bytes.
+pub(super) unsafe fn tracer_copy_agents(
+    gpus_only: bool,
+    out: *mut u8,
+    capacity: usize,
+    agent_size: usize,
+) -> usize {
+    guarded(
+        "tracer_copy_agents",
+        || 0,
+        || {
+            let tracer = Tracer::get();
+            let agents: Vec<&AgentInfo> = match tracer.agents() {
+                _ if gpus_only => tracer.gpu_agents().iter().collect(),
+                Some(agents) => agents.iter().collect(),
+                None => Vec::new(),
+            };
+            if !super::agent_size_matches(agent_size) {
+                return 0;
+            }
+            if !out.is_null() {
+                let out = out as *mut sys::rocprofiler_agent_v0_t;
+                for (index, agent) in agents.iter().take(capacity).enumerate() {
+                    // SAFETY: per this function's contract; unaligned in case the caller's
+                    // buffer is only byte-aligned.
+                    unsafe { out.add(index).write_unaligned(agent.raw.0) };
+                }
+            }
+            agents.len()
+        },
+    )
+}
+
+/// Where the running session's events go, as far as the bridge is concerned.
+enum Delivery {
+    /// No session started through the bridge.
+    Idle,
+    /// Straight into this collector (`CreateRocmCollector`'s).
+    Direct(Arc<Collector>),
+    /// To this C++ `RocmTraceCollector*`, through `deliver_events`.
+    Cpp(usize),
+}
+
+static DELIVERY: Mutex<Delivery> = Mutex::new(Delivery::Idle);
+
+/// Read on every HIP API ENTER: whether annotations go to the Rust annotation map or to the
+/// C++ tracer's `annotation_map_` (sessions with a C++ collector). Set when a session starts,
+/// by [`host::CppAnnotationSource`], from [`STARTING_FOR_CPP`].
+pub(super) static ANNOTATIONS_IN_RUST: AtomicBool = AtomicBool::new(true);
+
+thread_local! {
+    /// The session this thread is starting through the bridge, if any: whether it delivers to
+    /// a C++ collector.
+    pub(super) static STARTING_FOR_CPP: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+fn enable_status(result: Result<(), TracerError>) -> BridgeStatus {
+    match result {
+        Ok(()) => ok(),
+        Err(error @ TracerError::AlreadyExists) => {
+            status(StatusCode::AlreadyExists, error.to_string())
+        }
+        // XLA's Enable only ever returns AlreadyExists or Internal.
+        Err(error @ (TracerError::Unavailable(_) | TracerError::Internal(_))) => {
+            status(StatusCode::Internal, error.to_string())
+        }
+    }
+}
+
+/// Starts a session delivering to `delivery`. Whether one may start is the tracer's decision
+/// alone ([`Tracer::enable`]), for the C++ tracer as for the C ABI.
+fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
+    let sink: Arc<dyn EventSink> = match &delivery {
+        Delivery::Direct(collector) => collector.clone(),
+        Delivery::Cpp(collector) => Arc::new(host::CppCollectorSink(*collector)),
+        Delivery::Idle => return status(StatusCode::Internal, "a session needs a collector"),
+    };
+    let mut current = DELIVERY.lock();
+    STARTING_FOR_CPP.with(|cpp| cpp.set(Some(matches!(delivery, Delivery::Cpp(_)))));
+    let result = Tracer::get().enable(
+        TracerOptions {
+            max_annotation_strings,
+            ..TracerOptions::default()
+        },
+        sink,
+    );
+    STARTING_FOR_CPP.with(|cpp| cpp.set(None));
+    if result.is_ok() {
+        *current = delivery;
+    }
+    enable_status(result)
+}
+
+pub(super) fn tracer_enable_into(
+    max_annotation_strings: u64,
+    collector: &SessionCollector,
+) -> BridgeStatus {
+    guarded(
+        "tracer_enable_into",
+        || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
+        || {
+            enable(
+                max_annotation_strings,
+                Delivery::Direct(collector.current()),
+            )
+        },
+    )
+}
+
+pub(super) fn tracer_enable_for_cpp_collector(
+    max_annotation_strings: u64,
+    collector: usize,
+) -> BridgeStatus {
+    guarded(
+        "tracer_enable_for_cpp_collector",
+        || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
+        || enable(max_annotation_strings, Delivery::Cpp(collector)),
+    )
+}
+
+pub(super) fn tracer_disable() {
+    guarded(
+        "tracer_disable",
+        || (),
+        || {
+            let mut delivery = DELIVERY.lock();
+            match &*delivery {
+                // XLA hands the collector the tree of the C++ annotation map, which direct
+                // sessions leave empty: the tree recorded in Rust goes in here instead.
+                Delivery::Direct(collector) => crate::ffi::disable_into(collector),
+                Delivery::Cpp(_) => Tracer::get().disable(),
+                // A session started through the C ABI is not the C++ tracer's to end.
+                Delivery::Idle => {}
+            }
+            *delivery = Delivery::Idle;
+        },
+    )
+}
+
+pub(super) fn tracer_timestamp() -> u64 {
+    guarded("tracer_timestamp", || 0, Tracer::timestamp)
+}
+
+/// # Safety
+/// `header` is null or points to a `rocprofiler_record_header_t` whose payload is a record of
+/// the header's (category, kind), valid for the duration of the call.
+pub(super) unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
+    let failed = |message: &str| DecodedRecord {
+        status: status(StatusCode::Internal, message),
+        event: FlatEvent::of(&RocmTracerEvent::default()),
+    };
+    guarded(
+        "tracer_decode_record",
+        || failed("panic while decoding a rocprofiler record"),
+        || {
+            // SAFETY: per this function's contract.
+            let decoded = unsafe {
+                Tracer::get().decode_record(header as *const sys::rocprofiler_record_header_t)
+            };
+            match decoded {
+                Ok(event) => DecodedRecord {
+                    status: ok(),
+                    event: FlatEvent::of(&event),
+                },
+                Err(reason) => failed(reason),
+            }
+        },
+    )
+}

@@ -1,0 +1,222 @@
+//! A profiling session: `enable()` starts one delivering to a sink, `disable()` drains it,
+//! waits (bounded) for the records it still expects and ends it with one [`SessionEnd`].
+use std::cell::Cell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use rocprofiler_sdk_sys as sys;
+
+use super::annotation::DEFAULT_MAX_ANNOTATION_STRINGS;
+use super::{correlation, sdk, stream_names, Tracer, TracerError, IN_BUFFER_CALLBACK};
+use crate::event::RocmTracerEvent;
+use crate::sink::{EventSink, SessionEnd};
+
+/// The environment variable that sets [`TracerOptions::disable_wait`]'s default, in
+/// milliseconds (0 = don't wait): XLA's `RocmTracerOptions` has no field for it.
+pub const DISABLE_WAIT_ENV: &str = "XLA_ROCM_TRACER_DISABLE_WAIT_MS";
+
+/// How long `disable()` waits by default for the records of work its session requested.
+pub const DEFAULT_DISABLE_WAIT: Duration = Duration::from_secs(1);
+
+/// [`DEFAULT_DISABLE_WAIT`], or what [`DISABLE_WAIT_ENV`] says (read at every call, so a
+/// process can change it between sessions). A value that is not a number is ignored, logged.
+pub fn disable_wait_from_env() -> Duration {
+    let Ok(text) = std::env::var(DISABLE_WAIT_ENV) else {
+        return DEFAULT_DISABLE_WAIT;
+    };
+    match text.trim().parse::<u64>() {
+        Ok(ms) => Duration::from_millis(ms),
+        Err(_) => {
+            log::warn!(
+                "{DISABLE_WAIT_ENV}={text:?} is not a number of milliseconds; using {} ms",
+                DEFAULT_DISABLE_WAIT.as_millis()
+            );
+            DEFAULT_DISABLE_WAIT
+        }
+    }
+}
+
+/// XLA's `RocmTracerOptions`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TracerOptions {
+    /// Distinct annotation strings kept per session (XLA's map ignores this; we do not).
+    pub max_annotation_strings: u64,
+    /// How long `disable()` flushes and waits for the records of the kernel dispatches and
+    /// copies the session requested (kernel records land a lag after the GPU finished, even
+    /// after a synchronize). What is still missing then is reported to the sink as
+    /// [`DropReason::InFlightAtDisable`]. Zero: flush once, don't wait. Defaults to
+    /// [`disable_wait_from_env`].
+    pub disable_wait: Duration,
+}
+
+impl Default for TracerOptions {
+    fn default() -> Self {
+        TracerOptions {
+            max_annotation_strings: DEFAULT_MAX_ANNOTATION_STRINGS,
+            disable_wait: disable_wait_from_env(),
+        }
+    }
+}
+
+/// How `disable()` lets time pass while it waits; see [`set_wait_sleeper`].
+static WAIT_SLEEPER: Mutex<fn(Duration)> = Mutex::new(std::thread::sleep);
+
+/// Replaces how `disable()` sleeps between flushes while it waits (default
+/// `std::thread::sleep`). The wait's bound counts the durations passed to it, so a sleeper
+/// that moves a simulated clock instead of the host's keeps the wait deterministic there
+/// (the simulator's virtual clock only moves with HIP calls and its own sleeps).
+pub fn set_wait_sleeper(sleeper: fn(Duration)) {
+    *WAIT_SLEEPER.lock() = sleeper;
+}
+
+/// The sink of the running session and what its buffer callbacks need.
+pub(super) struct Session {
+    pub sink: Arc<dyn EventSink>,
+    pub start_ns: u64,
+    pub disable_wait: Duration,
+    /// Reused between callbacks; `add_events` drains it.
+    pub batch: Vec<RocmTracerEvent>,
+    /// `correlation::requests_outside_set_window()` at enable.
+    pub outside_set_window_at_start: u64,
+}
+
+impl Tracer {
+    /// Starts a session delivering to `sink`.
+    pub fn enable(
+        &self,
+        options: TracerOptions,
+        sink: Arc<dyn EventSink>,
+    ) -> Result<(), TracerError> {
+        let setup = self.ready_setup()?;
+        if IN_BUFFER_CALLBACK.try_with(Cell::get).unwrap_or(false) {
+            // Only a running session delivers to a sink.
+            return Err(TracerError::AlreadyExists);
+        }
+        let _control = self.control.lock();
+        if self.finalized.load(Ordering::Acquire) {
+            return Err(TracerError::Unavailable(
+                "rocprofiler-sdk has been finalized".to_owned(),
+            ));
+        }
+        if self.running.load(Ordering::Acquire) {
+            return Err(TracerError::AlreadyExists);
+        }
+        self.annotation_source().session_starts(&self.annotations);
+        self.annotations
+            .set_max_strings(options.max_annotation_strings);
+        self.copy_calls.clear();
+        correlation::start_session_generation();
+        let start_ns = sdk::timestamp().unwrap_or(0);
+        *self.session.lock() = Some(Session {
+            sink,
+            start_ns,
+            disable_wait: options.disable_wait,
+            batch: Vec::new(),
+            outside_set_window_at_start: correlation::requests_outside_set_window(),
+        });
+        self.ledger.begin();
+        if let Err(error) = sdk::start_context(setup.main_context) {
+            self.ledger.end();
+            *self.session.lock() = None;
+            return Err(TracerError::Internal(error));
+        }
+        self.running.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Ends the session: stops the main context, drains the buffer into the sink, waits (up to
+    /// the session's `disable_wait`, flushing again and again) until every kernel dispatch and
+    /// copy the session requested has its record, reports what is still missing as
+    /// [`DropReason::InFlightAtDisable`], flushes the sink and forgets it. Records that
+    /// arrive later are recognized by correlation id and never reach another session. Without
+    /// a running session it does nothing.
+    pub fn disable(&self) {
+        if IN_BUFFER_CALLBACK.try_with(Cell::get).unwrap_or(false) {
+            log::error!(
+                "RocmTracer::disable() called from inside an EventSink callback; ignored \
+                 (flushing the buffer from its own callback would deadlock)"
+            );
+            return;
+        }
+        let _control = self.control.lock();
+        if !self.running.load(Ordering::Acquire) {
+            return;
+        }
+        let disable_wait = self
+            .session
+            .lock()
+            .as_ref()
+            .map_or(Duration::ZERO, |session| session.disable_wait);
+        if let Ok(setup) = self.ready_setup() {
+            if let Err(error) = sdk::stop_context(setup.main_context) {
+                log::warn!("{error}");
+            }
+            self.flush_until_complete(setup.buffer, disable_wait);
+        }
+        // From here on, records of this session count as late, never as the next one's.
+        let in_flight = self.ledger.end();
+        let mut session = self.session.lock();
+        if let Some(session) = session.as_ref() {
+            let end = session_end(session, in_flight);
+            // A panicking sink must not leave the tracer "running" forever.
+            if catch_unwind(AssertUnwindSafe(|| session.sink.end_session(end))).is_err() {
+                log::error!("the EventSink panicked in end_session(); the session ends anyway");
+                self.drops_lost_to_sink_panics
+                    .fetch_add(in_flight, Ordering::Relaxed);
+            }
+        }
+        *session = None;
+        self.running.store(false, Ordering::Release);
+    }
+
+    /// Flushes `buffer` until the running session's requested records all arrived or `bound`
+    /// (counted in the sleeper's durations) is used up. Always flushes at least once.
+    fn flush_until_complete(&self, buffer: sys::rocprofiler_buffer_id_t, bound: Duration) {
+        let sleeper = *WAIT_SLEEPER.lock();
+        let mut waited = Duration::ZERO;
+        // Short first naps: a record's lag is usually tens of microseconds.
+        let mut nap = Duration::from_micros(50);
+        loop {
+            if let Err(error) = sdk::flush_buffer(buffer) {
+                log::warn!("{error}");
+                return;
+            }
+            if self.ledger.missing() == 0 || waited >= bound {
+                return;
+            }
+            let step = nap.min(bound - waited);
+            sleeper(step);
+            waited += step;
+            nap = (nap * 2).min(Duration::from_millis(10));
+        }
+    }
+}
+
+/// What the end of `session` carries besides its events: the streams' labels and the
+/// session's warnings (stream attribution, stream names cut to the limit).
+fn session_end(session: &Session, in_flight: u64) -> SessionEnd {
+    let outside = correlation::requests_outside_set_window()
+        .saturating_sub(session.outside_set_window_at_start);
+    // The collector warns about the unattributed work itself, from the events it holds.
+    let stream_labels = stream_names::snapshot();
+    let outside_warning = (outside > 0).then(|| {
+        format!(
+            "{outside} kernel or copy submissions were made outside any HIP call with a \
+             stream argument (HIP_STREAM SET window): those of calls without one \
+             (hipMemcpy, hipMemset) are shown on the null stream, the others on \
+             \"Unattributed\" lanes"
+        )
+    });
+    let warnings = outside_warning
+        .into_iter()
+        .chain(stream_names::cut_names_warning(&stream_labels))
+        .collect();
+    SessionEnd {
+        in_flight,
+        stream_labels,
+        warnings,
+    }
+}

@@ -1,0 +1,208 @@
+//! The tracer's set-up: the three contexts and the buffer, created once inside the SDK's tool
+//! `initialize`, and stopped at its `finalize` (docs/xla-interface.md#initialization-order).
+use std::sync::atomic::Ordering;
+
+use rocprofiler_sdk_sys as sys;
+
+use super::agents::Agents;
+use super::callbacks::{buffer_callback, code_object_callback, hip_api_callback};
+use super::correlation::stream_external_correlation_callback;
+use super::hip_api::HipApiNames;
+use super::sdk::{self, SdkError};
+use super::stream_names;
+use super::stream_stack::hip_stream_callback;
+use super::version::SdkVersion;
+use super::{Tracer, TracerError};
+
+/// XLA's buffer geometry (docs/xla-interface.md#initialization-order): 100 pages, flushed at 40.
+pub const BUFFER_SIZE_BYTES: usize = 100 * 4096;
+pub const BUFFER_WATERMARK_BYTES: usize = 40 * 4096;
+
+/// What a successful initialization created.
+pub(super) struct SdkSetup {
+    pub version: SdkVersion,
+    pub utility_context: sys::rocprofiler_context_id_t,
+    pub main_context: sys::rocprofiler_context_id_t,
+    pub stream_context: sys::rocprofiler_context_id_t,
+    pub buffer: sys::rocprofiler_buffer_id_t,
+    pub agents: Agents,
+    pub hip_names: HipApiNames,
+}
+
+fn unavailable(error: SdkError) -> TracerError {
+    TracerError::Unavailable(format!("rocprofiler-sdk initialization failed: {error}"))
+}
+
+/// Contexts started during initialization, stopped again if a later step fails.
+#[derive(Default)]
+struct StartedContexts(Vec<sys::rocprofiler_context_id_t>);
+
+impl Drop for StartedContexts {
+    fn drop(&mut self) {
+        for context in self.0.drain(..) {
+            let _ = sdk::stop_context(context);
+        }
+    }
+}
+
+impl Tracer {
+    /// Keeps `error` as the reason the tracer is unavailable, unless initialization already
+    /// produced a result.
+    pub(crate) fn set_unavailable(&self, error: TracerError) {
+        let _ = self.setup.set(Err(error));
+    }
+
+    pub(crate) fn is_initialized(&self) -> bool {
+        self.setup.get().is_some()
+    }
+
+    /// The tool's `initialize`: returns XLA's 0 / -1.
+    pub(crate) fn initialize_from_tool(&self) -> i32 {
+        if self.setup.get().is_some() {
+            return -1;
+        }
+        let result = self.initialize_sdk();
+        let code = match &result {
+            Ok(_) => 0,
+            Err(error) => {
+                log::error!("{error}");
+                -1
+            }
+        };
+        if self.setup.set(result).is_err() {
+            return -1;
+        }
+        code
+    }
+
+    fn initialize_sdk(&self) -> Result<SdkSetup, TracerError> {
+        let (major, minor, patch) = sdk::get_version().map_err(unavailable)?;
+        let version = SdkVersion {
+            major,
+            minor,
+            patch,
+        };
+        version
+            .require_supported()
+            .map_err(TracerError::Unavailable)?;
+        // Agents first, as XLA's `InitProfiling` does, so that they stay known if a later
+        // step fails.
+        let agents = Agents::query().map_err(unavailable)?;
+        let _ = self.queried_agents.set(agents.clone());
+        let hip_names = HipApiNames::query().map_err(unavailable)?;
+        let mut started = StartedContexts::default();
+
+        let utility_context = sdk::create_context().map_err(unavailable)?;
+        sdk::configure_callback_tracing(
+            utility_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+            &[sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER],
+            Some(code_object_callback),
+        )
+        .map_err(unavailable)?;
+        sdk::start_context(utility_context).map_err(unavailable)?;
+        started.0.push(utility_context);
+
+        let main_context = sdk::create_context().map_err(unavailable)?;
+        let buffer = sdk::create_buffer(
+            main_context,
+            BUFFER_SIZE_BYTES,
+            BUFFER_WATERMARK_BYTES,
+            sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+            Some(buffer_callback),
+        )
+        .map_err(unavailable)?;
+        for kind in [
+            sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
+            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+            sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+        ] {
+            sdk::configure_buffer_tracing(main_context, kind, buffer).map_err(unavailable)?;
+        }
+        sdk::configure_external_correlation_request(
+            main_context,
+            &[
+                sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+                sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
+            ],
+            Some(stream_external_correlation_callback),
+        )
+        .map_err(unavailable)?;
+
+        let stream_context = sdk::create_context().map_err(unavailable)?;
+        sdk::configure_callback_tracing(
+            stream_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+            &[],
+            Some(hip_stream_callback),
+        )
+        .map_err(unavailable)?;
+        // Stream names are a nicety: an SDK that cannot trace ROCTx's name API still traces.
+        if let Err(error) = sdk::configure_callback_tracing(
+            stream_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
+            &[sys::ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream],
+            Some(stream_names::marker_name_callback),
+        ) {
+            log::warn!("stream names (roctxNameHipStream) will not be shown: {error}");
+        }
+        sdk::start_context(stream_context).map_err(unavailable)?;
+        started.0.push(stream_context);
+
+        sdk::configure_callback_tracing(
+            main_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+            &[],
+            Some(hip_api_callback),
+        )
+        .map_err(unavailable)?;
+        let callback_thread = sdk::create_callback_thread().map_err(unavailable)?;
+        sdk::assign_callback_thread(buffer, callback_thread).map_err(unavailable)?;
+        if !sdk::context_is_valid(main_context).map_err(unavailable)? {
+            return Err(TracerError::Unavailable(
+                "rocprofiler-sdk reports the tracer's main context as invalid".to_owned(),
+            ));
+        }
+        started.0.clear();
+        Ok(SdkSetup {
+            version,
+            utility_context,
+            main_context,
+            stream_context,
+            buffer,
+            agents,
+            hip_names,
+        })
+    }
+
+    /// The tool's `finalize`: delivers what the buffer still holds, then stops all three
+    /// contexts (the SDK is shutting down).
+    ///
+    /// The SDK flushes no buffer at finalization: records below the watermark would be lost,
+    /// so a session still running at process exit delivers its tail to its sink here. By the
+    /// time this runs the SDK has already stopped the contexts itself, so `stop_context`
+    /// answering CONTEXT_NOT_FOUND is expected and not logged as a problem.
+    pub(crate) fn finalize(&self) {
+        self.finalized.store(true, Ordering::Release);
+        if let Some(Ok(setup)) = self.setup.get() {
+            if let Err(error) = sdk::flush_buffer(setup.buffer) {
+                log::warn!("at finalization: {error}");
+            }
+            for context in [
+                setup.utility_context,
+                setup.stream_context,
+                setup.main_context,
+            ] {
+                match sdk::stop_context(context) {
+                    Ok(()) => {}
+                    Err(error)
+                        if error.status == sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND =>
+                    {
+                        log::debug!("at finalization: {error}")
+                    }
+                    Err(error) => log::warn!("at finalization: {error}"),
+                }
+            }
+        }
+    }
+}
