@@ -188,7 +188,7 @@ fn build() -> Agents {
         structs.push(cpu_agent(socket, struct_size));
     }
     for ordinal in 0..gpus {
-        structs.push(gpu_agent(ordinal, cpus, struct_size, &machine.visibility));
+        structs.push(gpu_agent(ordinal, cpus, struct_size, &machine.visibility()));
     }
 
     let mut ptrs = Vec::new();
@@ -206,7 +206,7 @@ fn build() -> Agents {
         ptrs,
         handles,
         cpus: cpus as usize,
-        hip_devices: hip_device_order(gpus, &machine.visibility),
+        hip_devices: hip_device_order(gpus, &machine.visibility()),
     }
 }
 

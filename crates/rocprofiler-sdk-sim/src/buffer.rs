@@ -641,21 +641,6 @@ pub(crate) fn destroy(handle: u64) -> sys::rocprofiler_status_t {
     sys::ROCPROFILER_STATUS_SUCCESS
 }
 
-/// Finalization with `ROCSIM_FINALIZE_FLUSH=1` (the sim's behaviour before it modelled the
-/// SDK, which flushes nothing): flush every buffer of the client's contexts.
-pub(crate) fn flush_client_buffers(client: u32) {
-    let handles: Vec<u64> = BUFFERS
-        .read()
-        .by_handle
-        .values()
-        .filter(|b| crate::registry::client_of(b.context) == Some(client))
-        .map(|b| b.handle)
-        .collect();
-    for handle in handles {
-        let _ = flush(handle);
-    }
-}
-
 /// Waits until every delivery queued for the client's buffers has run (the SDK joins its
 /// callback threads' task groups at the end of finalization).
 pub(crate) fn wait_client_deliveries(client: u32) {

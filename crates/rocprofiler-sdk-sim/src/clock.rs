@@ -121,20 +121,20 @@ pub(crate) fn mix(seed: u64, n: u64) -> u64 {
 /// The next kernel's completion lag in ns: uniform in `ROCSIM_KERNEL_RECORD_LAG_US`, drawn
 /// from the seed in the order kernels are submitted.
 pub(crate) fn kernel_record_lag_ns() -> u64 {
-    let (min, max) = machine().kernel_record_lag_us;
+    let [min, max] = machine().kernel_record_lag_us;
     let (min, max) = (min * 1_000, max * 1_000);
     if min == max {
         return min;
     }
     let n = NEXT_LAG.fetch_add(1, Ordering::Relaxed);
-    min + mix(machine().seed, n) % (max - min + 1)
+    min + mix(machine().seed(), n) % (max - min + 1)
 }
 
 /// With the virtual clock, the `n`-th handle offset of the process drawn from the seed.
 pub(crate) fn seeded_offset() -> Option<u64> {
     is_virtual().then(|| {
         let n = NEXT_OFFSET.fetch_add(1, Ordering::Relaxed);
-        mix(machine().seed ^ 0x6f66_6673_6574, n)
+        mix(machine().seed() ^ 0x6f66_6673_6574, n)
     })
 }
 

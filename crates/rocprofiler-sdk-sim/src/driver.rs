@@ -249,7 +249,7 @@ pub fn stream_create_failed(api_op: i32, stream_out: Option<HipStream>) -> Resul
     }
     runtime()?;
     ApiCall::enter(api_op, None).exit();
-    if crate::machine::machine().stream_map == StreamMap::Sdk1_0 {
+    if crate::machine::machine().stream_map() == StreamMap::Sdk1_0 {
         match stream_out {
             Some(value) => created(value),
             None => {
@@ -267,7 +267,7 @@ pub fn stream_create_failed(api_op: i32, stream_out: Option<HipStream>) -> Resul
 /// process for a value the map lacks, even when HIP rejected the handle.
 pub fn stream_destroy(stream: HipStream) -> Result<(), SimError> {
     runtime()?;
-    let strict = crate::machine::machine().stream_map == StreamMap::Sdk1_0;
+    let strict = crate::machine::machine().stream_map() == StreamMap::Sdk1_0;
     let strict_lookup = || {
         if !dispatch::hip_stream_traced(sys::ROCPROFILER_HIP_STREAM_DESTROY) {
             return None;
@@ -656,7 +656,7 @@ fn copy_paths(
     for device in [src, dst].into_iter().flatten() {
         check_device(device)?;
     }
-    let model = crate::machine::machine().copies;
+    let model = crate::machine::machine();
     let sdma = |direction: i32, bytes: u64, src_device, dst_device, offset: u64, duration_ns| {
         let at = |address: u64| {
             if address == 0 {

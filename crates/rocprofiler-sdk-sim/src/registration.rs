@@ -12,7 +12,8 @@ use std::sync::{LazyLock, Once};
 
 /// Version reported to tools and by `rocprofiler_get_version` (docs/simulator-fidelity.md#versions; `ROCSIM_VERSION`).
 pub(crate) fn version() -> (u32, u32, u32) {
-    crate::machine::machine().sdk_version
+    let v = crate::machine::machine().sdk_version;
+    (v.0, v.1, v.2)
 }
 
 /// 0 = not started, -1 = in progress, 1 = done (docs/sdk-facts.md#registration).
@@ -209,8 +210,7 @@ extern "C" fn finalize_at_exit() {
 /// finalize runs; then the callback threads finish the deliveries already queued
 /// (`internal_threading::finalize`). No buffer is flushed: records below the watermark are
 /// lost unless the tool flushes in its finalize (a flush during finalization waits and
-/// works). `ROCSIM_FINALIZE_FLUSH=1` restores the sim's earlier flush before the tool's
-/// finalize.
+/// works).
 fn finalize_client(handle: u32) {
     let (finalize, tool_data) = {
         let mut clients = CLIENTS.lock();
@@ -227,9 +227,6 @@ fn finalize_client(handle: u32) {
     crate::worker::wait_idle();
     crate::signal::wait_all();
     crate::registry::stop_client_contexts(handle);
-    if crate::machine::machine().finalize_flush {
-        crate::buffer::flush_client_buffers(handle);
-    }
     if let Some(finalize) = finalize {
         // SAFETY: the tool's finalize with the tool data it gave us.
         unsafe { finalize(tool_data.0) };

@@ -74,7 +74,7 @@ thread_local! {
 }
 
 fn stream_map() -> StreamMap {
-    crate::machine::machine().stream_map
+    crate::machine::machine().stream_map()
 }
 
 /// Everything a HIP call needs to know about its stream.

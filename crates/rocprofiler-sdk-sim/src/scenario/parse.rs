@@ -4,7 +4,7 @@ use super::error::ScenarioError;
 use super::model::*;
 use super::random::RandomSpec;
 use crate::driver::{CopyKind, HostMemory};
-use crate::machine::{StreamMap, VisibilityEnv};
+use crate::machine::Machine;
 use serde::Deserialize;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -15,7 +15,9 @@ use toml::Spanned;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawScenario {
-    machine: Option<RawMachine>,
+    /// `[machine]`: keys of [`Machine`], each checked at its own line.
+    #[serde(default)]
+    machine: BTreeMap<Spanned<String>, toml::Value>,
     #[serde(default)]
     code_object: Vec<Spanned<RawCodeObject>>,
     #[serde(default)]
@@ -55,22 +57,6 @@ struct RawWeights {
     launch: Option<u32>,
     memcpy: Option<u32>,
     memset: Option<u32>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawMachine {
-    gpus: Option<Spanned<u32>>,
-    stream_map: Option<Spanned<String>>,
-    cpus: Option<Spanned<u32>>,
-    hip_visible_devices: Option<Spanned<String>>,
-    rocr_visible_devices: Option<Spanned<String>>,
-    sdma_threshold: Option<Spanned<i64>>,
-    large_bar_h2d_max: Option<Spanned<i64>>,
-    large_bar_d2h_max: Option<Spanned<i64>>,
-    pageable_chunk: Option<Spanned<i64>>,
-    h2h_record: Option<bool>,
-    direct_dispatch: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -239,12 +225,11 @@ pub(super) fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> 
 
 struct Validator<'a> {
     at: &'a Locator<'a>,
-    gpus: u32,
+    machine: Machine,
+    /// The keys `[machine]` sets.
+    machine_keys: toml::Table,
     /// GPUs left to HIP by the visibility keys; step devices count these.
     hip_devices: u32,
-    stream_map: Option<StreamMap>,
-    cpus: Option<u32>,
-    visibility: VisibilityEnv,
     /// alias -> devices it is loaded on
     kernels: HashMap<String, HashSet<u32>>,
     streams: HashMap<String, u32>,
@@ -333,68 +318,52 @@ const STREAM_CREATE_FUNCTIONS: [&str; 4] = [
     "hipExtStreamCreateWithCUMask",
 ];
 
+/// `[machine]` over the default machine, each key checked alone so that an error names its
+/// line; a visibility list must name a GPU (omit the key to show all).
+fn machine(
+    at: &Locator,
+    keys: &BTreeMap<Spanned<String>, toml::Value>,
+) -> Result<(Machine, toml::Table), ScenarioError> {
+    let mut table = toml::Table::new();
+    for (key, value) in keys {
+        let one = toml::Table::from_iter([(key.get_ref().clone(), value.clone())]);
+        Machine::default()
+            .overlaid(&one)
+            .map_err(|e| at.error(key.span(), format!("[machine] {e}")))?;
+        if key.get_ref().ends_with("visible_devices")
+            && value.as_str().is_some_and(|v| v.trim().is_empty())
+        {
+            return Err(at.error(
+                key.span(),
+                "a visibility list must name at least one GPU (omit the key to show all)",
+            ));
+        }
+        table.insert(key.get_ref().clone(), value.clone());
+    }
+    let machine = Machine::default()
+        .overlaid(&table)
+        .map_err(|e| at.error(0..0, format!("[machine] {e}")))?;
+    Ok((machine, table))
+}
+
 impl<'a> Validator<'a> {
     fn new(at: &'a Locator<'a>, raw: RawScenario) -> Result<Self, ScenarioError> {
-        let gpus = match raw.machine.as_ref().and_then(|m| m.gpus.as_ref()) {
-            None => 1,
-            Some(g) if (1..=crate::machine::MAX_GPUS).contains(g.get_ref()) => *g.get_ref(),
-            Some(g) => {
-                return Err(at.error(
-                    g.span(),
-                    format!("gpus must be 1..={}", crate::machine::MAX_GPUS),
-                ))
-            }
-        };
-        let machine = raw.machine.as_ref();
-        let stream_map = match machine.and_then(|m| m.stream_map.as_ref()) {
-            None => None,
-            Some(text) => Some(StreamMap::parse(text.get_ref()).ok_or_else(|| {
-                at.error(text.span(), "stream_map must be \"sdk-1.0\" or \"newer\"")
-            })?),
-        };
-        let cpus = match machine.and_then(|m| m.cpus.as_ref()) {
-            None => None,
-            Some(c) if (1..=crate::machine::MAX_CPUS).contains(c.get_ref()) => Some(*c.get_ref()),
-            Some(c) => {
-                return Err(at.error(
-                    c.span(),
-                    format!("cpus must be 1..={}", crate::machine::MAX_CPUS),
-                ))
-            }
-        };
-        let list = |key: Option<&Spanned<String>>| -> Result<Option<String>, ScenarioError> {
-            match key {
-                None => Ok(None),
-                Some(text) if text.get_ref().trim().is_empty() => Err(at.error(
-                    text.span(),
-                    "a visibility list must name at least one GPU (omit the key to show all)",
-                )),
-                Some(text) => Ok(Some(text.get_ref().clone())),
-            }
-        };
-        let visibility = VisibilityEnv {
-            hip_visible_devices: list(machine.and_then(|m| m.hip_visible_devices.as_ref()))?,
-            rocr_visible_devices: list(machine.and_then(|m| m.rocr_visible_devices.as_ref()))?,
-            ..VisibilityEnv::default()
-        };
-        let hip_devices = crate::agents::hip_device_order(gpus, &visibility).len() as u32;
+        let (machine, machine_keys) = machine(at, &raw.machine)?;
+        let hip_devices =
+            crate::agents::hip_device_order(machine.gpus, &machine.visibility()).len() as u32;
         if hip_devices == 0 {
-            let span = machine
-                .and_then(|m| {
-                    m.hip_visible_devices
-                        .as_ref()
-                        .or(m.rocr_visible_devices.as_ref())
-                })
-                .map_or(0..0, |s| s.span());
+            let span = raw
+                .machine
+                .keys()
+                .find(|k| k.get_ref().ends_with("visible_devices"))
+                .map_or(0..0, |k| k.span());
             return Err(at.error(span, "the visibility lists leave no GPU to HIP"));
         }
         let mut v = Validator {
             at,
-            gpus,
+            machine,
+            machine_keys,
             hip_devices,
-            stream_map,
-            cpus,
-            visibility,
             kernels: HashMap::new(),
             streams: HashMap::new(),
             raw: None,
@@ -556,14 +525,14 @@ impl<'a> Validator<'a> {
         match device {
             None => Ok(0),
             Some(d) if *d.get_ref() < self.hip_devices => Ok(*d.get_ref()),
-            Some(d) if self.hip_devices < self.gpus => Err(self.at.error(
+            Some(d) if self.hip_devices < self.machine.gpus => Err(self.at.error(
                 d.span(),
                 format!(
                     "device {} does not exist: HIP sees {} of the machine's {} GPU(s) \
                      ([machine] hip_visible_devices / rocr_visible_devices)",
                     d.get_ref(),
                     self.hip_devices,
-                    self.gpus
+                    self.machine.gpus
                 ),
             )),
             Some(d) => Err(self.at.error(
@@ -571,7 +540,7 @@ impl<'a> Validator<'a> {
                 format!(
                     "device {} does not exist: the machine has {} GPU(s) ([machine] gpus)",
                     d.get_ref(),
-                    self.gpus
+                    self.machine.gpus
                 ),
             )),
         }
@@ -638,20 +607,16 @@ impl<'a> Validator<'a> {
             }
             threads.push(ThreadSpec { name, steps });
         }
-        let copies = self.copy_model(raw.machine.as_ref())?;
         let profiler = self.profiler(raw.profiler.as_ref())?;
         Ok(Scenario {
             profiler,
             sessions: self.sessions.borrow().count,
-            copies,
             file: self.at.file.to_path_buf(),
-            gpus: self.gpus,
+            machine: self.machine,
+            machine_keys: self.machine_keys,
             code_objects: self.code_objects,
             streams: self.stream_specs,
             threads,
-            stream_map: self.stream_map,
-            cpus: self.cpus,
-            visibility: self.visibility,
         })
     }
 
@@ -822,30 +787,6 @@ impl<'a> Validator<'a> {
             max_activity_api_events: p.max_activity_api_events,
             max_annotation_strings: p.max_annotation_strings,
             disable_wait_ms: p.disable_wait_ms.as_ref().map(|w| *w.get_ref()),
-        })
-    }
-
-    /// The copy thresholds of `[machine]`: byte counts, 0 turning a path off.
-    fn copy_model(&self, machine: Option<&RawMachine>) -> Result<CopyModelSpec, ScenarioError> {
-        let Some(m) = machine else {
-            return Ok(CopyModelSpec::default());
-        };
-        let bytes = |key: &str, v: &Option<Spanned<i64>>| -> Result<Option<u64>, ScenarioError> {
-            match v {
-                None => Ok(None),
-                Some(v) => u64::try_from(*v.get_ref()).map(Some).map_err(|_| {
-                    self.at
-                        .error(v.span(), format!("{key} must be a byte count (0 or more)"))
-                }),
-            }
-        };
-        Ok(CopyModelSpec {
-            sdma_threshold: bytes("sdma_threshold", &m.sdma_threshold)?,
-            large_bar_h2d_max: bytes("large_bar_h2d_max", &m.large_bar_h2d_max)?,
-            large_bar_d2h_max: bytes("large_bar_d2h_max", &m.large_bar_d2h_max)?,
-            pageable_chunk: bytes("pageable_chunk", &m.pageable_chunk)?,
-            h2h_record: m.h2h_record,
-            direct_dispatch: m.direct_dispatch,
         })
     }
 

@@ -143,30 +143,37 @@ fn sim(context: &str, e: SimError) -> ReplayError {
     ReplayError(format!("{context}: {e}"))
 }
 
+/// The process's machine must be the scenario's: every key `[machine]` sets, except that more
+/// GPUs than asked for are fine, and visibility is checked by the HIP devices it leaves.
+fn check_machine(scenario: &Scenario) -> Result<(), ReplayError> {
+    let have = crate::machine::machine();
+    let mut wanted = have
+        .overlaid(&scenario.machine_keys)
+        .map_err(|e| ReplayError(format!("{}: [machine] {e}", scenario.file.display())))?;
+    wanted.gpus = wanted.gpus.max(have.gpus);
+    wanted.hip_visible_devices.clone_from(&have.hip_visible_devices);
+    wanted.rocr_visible_devices.clone_from(&have.rocr_visible_devices);
+    wanted.cuda_visible_devices.clone_from(&have.cuda_visible_devices);
+    wanted.gpu_device_ordinal.clone_from(&have.gpu_device_ordinal);
+    if wanted == *have {
+        return Ok(());
+    }
+    let env: Vec<String> = scenario
+        .machine_env()
+        .iter()
+        .map(|(name, value)| format!("{name}='{}'", value.trim().replace('\n', ", ")))
+        .collect();
+    Err(ReplayError(format!(
+        "{} needs another simulated machine than this process has (start it with {})",
+        scenario.file.display(),
+        env.join(" ")
+    )))
+}
+
 /// Runs the scenario; returns when every thread finished and all device work of every GPU
 /// completed and was pushed into buffers.
 pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySummary, ReplayError> {
-    let have = crate::machine::machine().gpus;
-    if scenario.gpus > have {
-        return Err(ReplayError(format!(
-            "{} needs {} GPU(s) but this process has {have} (set ROCSIM_GPUS before the first SDK call)",
-            scenario.file.display(),
-            scenario.gpus
-        )));
-    }
-    if let Some(wanted) = scenario.stream_map {
-        let have = crate::machine::machine().stream_map;
-        if wanted != have {
-            return Err(ReplayError(format!(
-                "{} needs the {} SDK stream map but this process has {} \
-                 (set ROCSIM_STREAM_MAP={} before the first SDK call)",
-                scenario.file.display(),
-                wanted.as_str(),
-                have.as_str(),
-                wanted.as_str()
-            )));
-        }
-    }
+    check_machine(scenario)?;
     let hip_have = driver::device_count();
     if scenario.hip_devices() > hip_have {
         return Err(ReplayError(format!(

@@ -38,17 +38,6 @@ pub unsafe extern "C" fn rocprofiler_start_context(
     context_id: sys::rocprofiler_context_id_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_start_context", || {
-        if crate::machine::sim_statuses() {
-            // The sim's earlier rules: LOCKED first, and a destroyed buffer invalidates.
-            if registration::fini_status() != 0 {
-                return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
-            }
-            match registry::buffers_exist(context_id.handle) {
-                None => return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
-                Some(false) => return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID,
-                Some(true) => {}
-            }
-        }
         if !registry::exists(context_id.handle) {
             return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
         }
@@ -69,10 +58,6 @@ pub unsafe extern "C" fn rocprofiler_stop_context(
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_stop_context", || {
         if registration::fini_status() > 0 {
-            return sys::ROCPROFILER_STATUS_SUCCESS;
-        }
-        if crate::machine::sim_statuses() && registry::set_active(context_id.handle, false) {
-            // The sim's earlier rule: SUCCESS for any registered context.
             return sys::ROCPROFILER_STATUS_SUCCESS;
         }
         if registry::deactivate(context_id.handle) {
@@ -111,12 +96,7 @@ pub unsafe extern "C" fn rocprofiler_context_is_valid(
         if status.is_null() {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        let valid = if crate::machine::sim_statuses() {
-            registry::buffers_exist(context_id.handle)
-        } else {
-            registry::exists(context_id.handle).then_some(true)
-        };
-        match valid {
+        match registry::exists(context_id.handle).then_some(true) {
             // SAFETY: non-null, valid per the SDK contract.
             Some(valid) => unsafe { write_out(status, valid as c_int) },
             None => sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
