@@ -6,7 +6,7 @@
 //! [`known_failure`] fails the test so the marker is removed together with the fix. Failures
 //! that depend on a race the simulator models with real time (a kernel record's lag against a
 //! Disable) use [`known_failure_racy`], whose unexpected pass is printed, not fatal. Where the
-//! failure is deterministic on the simulator's virtual clock (`ROCSIM_CLOCK=virtual`, in a
+//! failure is deterministic on the simulator's virtual clock (`clock = "virtual"`, in a
 //! child process of its own: `tracer_common::runs_in_own_child`), the test runs there under the
 //! strict [`known_failure`] instead.
 #![allow(dead_code)]

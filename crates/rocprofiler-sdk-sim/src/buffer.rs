@@ -72,7 +72,7 @@ pub struct BufferRecordCounts {
     /// buffer) waited for a delivery already queued or running.
     pub flush_waits: u64,
     /// Records dropped because their producer would have deadlocked on the buffer's own
-    /// callback thread (only with `ROCSIM_BUFFER_SELF_DEADLOCK=drop`).
+    /// callback thread (only with `buffer_self_deadlock = "drop"`).
     pub self_deadlocks: u64,
 }
 
@@ -447,7 +447,7 @@ impl Buffer {
                      this thread is running the buffer callback {} (or another task of its \
                      callback thread). The real rocprofiler-sdk waits here forever (a traced \
                      call made from inside a buffer callback). Aborting \
-                     (ROCSIM_BUFFER_SELF_DEADLOCK=drop counts and drops the record instead).",
+                     (the machine key buffer_self_deadlock = \"drop\" counts and drops the record instead).",
                     self.handle,
                     self.context,
                     self.thread.load(Ordering::Acquire),

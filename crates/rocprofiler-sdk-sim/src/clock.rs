@@ -1,6 +1,6 @@
 //! The SDK's clock and thread ids: `CLOCK_BOOTTIME` nanoseconds and `gettid` (docs/sdk-facts.md#callback-tracing, docs/simulator-fidelity.md#record-contents).
 //!
-//! With `ROCSIM_CLOCK=virtual` both become functions of the program instead of the host:
+//! With `clock = "virtual"` both become functions of the program instead of the host:
 //! * time is a process-wide virtual "now" that only the driver advances: every HIP call costs
 //!   [`API_CALL_NS`] between its ENTER and EXIT, sleeps and synchronizes move it forward, and
 //!   reads ([`now_ns`], `rocprofiler_get_timestamp`) never do. Whenever it moves, the thread
@@ -10,7 +10,7 @@
 //!   names get their own, and any other thread gets the next free one on its first use;
 //! * the process id is [`VIRTUAL_PID`].
 //!
-//! Lags and handle offsets are drawn from `ROCSIM_SEED` through [`mix`].
+//! Lags and handle offsets are drawn from `seed` through [`mix`].
 use crate::machine::{machine, ClockMode};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -118,7 +118,7 @@ pub(crate) fn mix(seed: u64, n: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The next kernel's completion lag in ns: uniform in `ROCSIM_KERNEL_RECORD_LAG_US`, drawn
+/// The next kernel's completion lag in ns: uniform in `kernel_record_lag_us`, drawn
 /// from the seed in the order kernels are submitted.
 pub(crate) fn kernel_record_lag_ns() -> u64 {
     let [min, max] = machine().kernel_record_lag_us;

@@ -22,7 +22,7 @@
 //!
 //! Calls that return a correlation id return the HIP call's internal correlation id, which
 //! every record of that call carries under direct dispatch. Under indirect dispatch
-//! (`ROCSIM_DIRECT_DISPATCH=0`) HIP's worker thread submits the work and each packet or copy
+//! (`direct_dispatch=0`) HIP's worker thread submits the work and each packet or copy
 //! gets a fresh id made there, so no device record carries the call's id.
 //!
 //! The HIP API callback payload carries the call's arguments for the calls modelled here

@@ -122,8 +122,8 @@ impl Machine {
         let table: toml::Table = if text.contains('\n') {
             toml::from_str(text).map_err(|e| e.message().to_owned())?
         } else {
-            let mut outer: toml::Table = toml::from_str(&format!("m = {{ {text} }}"))
-                .map_err(|e| e.message().to_owned())?;
+            let mut outer: toml::Table =
+                toml::from_str(&format!("m = {{ {text} }}")).map_err(|e| e.message().to_owned())?;
             match outer.remove("m") {
                 Some(toml::Value::Table(table)) => table,
                 _ => toml::Table::new(),
@@ -136,9 +136,9 @@ impl Machine {
     pub fn overlaid(&self, table: &toml::Table) -> Result<Machine, String> {
         let mut merged = toml::Table::try_from(self).map_err(|e| e.to_string())?;
         merged.extend(table.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let machine: Machine = merged.try_into().map_err(|e: toml::de::Error| {
-            e.message().trim().replace('\n', " ")
-        })?;
+        let machine: Machine = merged
+            .try_into()
+            .map_err(|e: toml::de::Error| e.message().trim().replace('\n', " "))?;
         machine.check()?;
         Ok(machine)
     }
@@ -153,7 +153,9 @@ impl Machine {
         }
         let [min, max] = self.kernel_record_lag_us;
         if min > max || max > 1_000_000 {
-            return Err("kernel_record_lag_us must be [min, max] with min <= max <= 1000000".into());
+            return Err(
+                "kernel_record_lag_us must be [min, max] with min <= max <= 1000000".into(),
+            );
         }
         Ok(())
     }
@@ -393,12 +395,26 @@ mod tests {
     fn the_variable_reads_one_line_or_a_document_and_checks_ranges() {
         let m = Machine::parse(r#"gpus = 2, stream_map = "newer", sdk_version = "1.3.2""#);
         let m = m.unwrap();
-        assert_eq!((m.gpus, m.stream_map(), m.sdk_version), (2, StreamMap::Newer, Version(1, 3, 2)));
+        assert_eq!(
+            (m.gpus, m.stream_map(), m.sdk_version),
+            (2, StreamMap::Newer, Version(1, 3, 2))
+        );
         let m = Machine::parse("clock = \"virtual\"\nkernel_record_lag_us = [5, 5]\n").unwrap();
-        assert_eq!((m.clock, m.kernel_record_lag_us, m.seed()), (ClockMode::Virtual, [5, 5], 0));
+        assert_eq!(
+            (m.clock, m.kernel_record_lag_us, m.seed()),
+            (ClockMode::Virtual, [5, 5], 0)
+        );
         assert_eq!(Machine::parse("").unwrap(), Machine::default());
-        for bad in ["gpus = 0", "gpus = 17", "kernel_record_lag_us = [9, 3]", "statuses = \"sim\"",
-            "sdk_version = \"1.0\"", "rocm = \"6.4\"", "stream_map = \"old\"", "gpus = "] {
+        for bad in [
+            "gpus = 0",
+            "gpus = 17",
+            "kernel_record_lag_us = [9, 3]",
+            "statuses = \"sim\"",
+            "sdk_version = \"1.0\"",
+            "rocm = \"6.4\"",
+            "stream_map = \"old\"",
+            "gpus = ",
+        ] {
             assert!(Machine::parse(bad).is_err(), "{bad}");
         }
     }

@@ -10,7 +10,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::{LazyLock, Once};
 
-/// Version reported to tools and by `rocprofiler_get_version` (docs/simulator-fidelity.md#versions; `ROCSIM_VERSION`).
+/// Version reported to tools and by `rocprofiler_get_version` (docs/simulator-fidelity.md#versions; `sdk_version`).
 pub(crate) fn version() -> (u32, u32, u32) {
     let v = crate::machine::machine().sdk_version;
     (v.0, v.1, v.2)

@@ -6,7 +6,7 @@
 //!   chains the application's completion signal behind a barrier packet, so HIP's wait ends
 //!   when the GPU is done, not when the SDK's handler ran;
 //! * **record pushed** — when the completion job (callbacks, buffer records) ran. For kernels
-//!   that is the end time plus a lag (`ROCSIM_KERNEL_RECORD_LAG_US`): the SDK's
+//!   that is the end time plus a lag (`kernel_record_lag_us`): the SDK's
 //!   `AsyncSignalHandler` runs when the HSA async-handler thread wakes up. Copies push their
 //!   record first and only then count as finished: HIP waits on the copy's original signal,
 //!   which the SDK's `async_copy_handler` releases after emplacing the record.

@@ -179,18 +179,14 @@ fn thresholds_are_machine_options() {
     if !child::in_child(
         "thresholds_are_machine_options",
         &[
-            ("ROCSIM_SDMA_THRESHOLD", "0"),
-            ("ROCSIM_LARGE_BAR_H2D_MAX", "0"),
-            ("ROCSIM_LARGE_BAR_D2H_MAX", "0"),
-            ("ROCSIM_PAGEABLE_CHUNK", "1048576"),
-            ("ROCSIM_H2H_RECORD", "1"),
+            ("ROCSIM_MACHINE", "sdma_threshold = 0, large_bar_h2d_max = 0, large_bar_d2h_max = 0, pageable_chunk = 1048576, h2h_record = true"),
         ],
     ) {
         return;
     }
     let _serial = serial();
     setup();
-    let model = sim::machine::machine().copies;
+    let model = sim::machine::machine();
     assert_eq!(
         (
             model.sdma_threshold,
@@ -238,7 +234,7 @@ fn thresholds_are_machine_options() {
 fn indirect_dispatch_gives_each_piece_a_fresh_id() {
     if !child::in_child(
         "indirect_dispatch_gives_each_piece_a_fresh_id",
-        &[("ROCSIM_DIRECT_DISPATCH", "0")],
+        &[("ROCSIM_MACHINE", "direct_dispatch = false")],
     ) {
         return;
     }
@@ -286,8 +282,11 @@ steps = [
 "#;
     let s = scenario::parse_str(text, "copies.toml").unwrap();
     let env = s.machine_env();
-    assert!(env.contains(&("ROCSIM_PAGEABLE_CHUNK", "1048576".to_owned())));
-    assert!(env.contains(&("ROCSIM_H2H_RECORD", "1".to_owned())));
+    let machine = sim::machine::Machine::parse(&env[0].1).unwrap();
+    assert_eq!(
+        (machine.pageable_chunk, machine.h2h_record),
+        (1048576, true)
+    );
     match &s.threads[0].steps[..3] {
         [scenario::Step::Memcpy { host: a, .. }, scenario::Step::Memcpy { host: b, .. }, scenario::Step::Memcpy { host: c, .. }] =>
         {

@@ -262,7 +262,7 @@ fn lifecycle_misuse_names_the_step() {
 fn a_stream_created_by_a_thread_fires_create_on_that_thread() {
     if !sim_test_kit::child::in_child(
         "a_stream_created_by_a_thread_fires_create_on_that_thread",
-        &[("ROCSIM_GPUS", "2")],
+        &[("ROCSIM_MACHINE", "gpus = 2")],
     ) {
         return;
     }

@@ -1,13 +1,13 @@
 //! Replaying a [`Scenario`] through the driver: one OS thread per scenario thread, started
 //! together; annotations are reported to [`ReplayHooks`] on the issuing thread.
 //!
-//! Under the virtual clock (`ROCSIM_CLOCK=virtual`) the threads stay real OS threads (their
+//! Under the virtual clock (`clock = "virtual"`) the threads stay real OS threads (their
 //! thread-local state, such as a tracer's annotation stack, depends on it) but take turns: one
 //! step at a time, always the thread with the smallest local virtual time (ties: the earlier
 //! thread in the file). A sleep moves only the sleeping thread's local time, so the others run
 //! meanwhile; every other step starts no earlier than the thread's local time and leaves it
 //! at the virtual time the step ended. So a replay's trace depends only on the scenario and
-//! `ROCSIM_SEED`.
+//! `seed`.
 use super::error::ReplayError;
 use super::model::*;
 use super::random::{RandomDraws, RandomSpec};
@@ -151,21 +151,47 @@ fn check_machine(scenario: &Scenario) -> Result<(), ReplayError> {
         .overlaid(&scenario.machine_keys)
         .map_err(|e| ReplayError(format!("{}: [machine] {e}", scenario.file.display())))?;
     wanted.gpus = wanted.gpus.max(have.gpus);
-    wanted.hip_visible_devices.clone_from(&have.hip_visible_devices);
-    wanted.rocr_visible_devices.clone_from(&have.rocr_visible_devices);
-    wanted.cuda_visible_devices.clone_from(&have.cuda_visible_devices);
-    wanted.gpu_device_ordinal.clone_from(&have.gpu_device_ordinal);
+    wanted
+        .hip_visible_devices
+        .clone_from(&have.hip_visible_devices);
+    wanted
+        .rocr_visible_devices
+        .clone_from(&have.rocr_visible_devices);
+    wanted
+        .cuda_visible_devices
+        .clone_from(&have.cuda_visible_devices);
+    wanted
+        .gpu_device_ordinal
+        .clone_from(&have.gpu_device_ordinal);
     if wanted == *have {
         return Ok(());
     }
+    let table = |m: &crate::machine::Machine| toml::Table::try_from(m).unwrap_or_default();
+    let (want, got) = (table(&wanted), table(have));
+    let keys: Vec<&String> = want
+        .keys()
+        .filter(|k| got.get(*k) != want.get(*k))
+        .collect();
+    let show = |t: &toml::Table| {
+        let shown: Vec<String> = keys
+            .iter()
+            .map(|k| {
+                t.get(*k)
+                    .map_or(format!("{k} unset"), |v| format!("{k} = {v}"))
+            })
+            .collect();
+        shown.join(", ")
+    };
     let env: Vec<String> = scenario
         .machine_env()
         .iter()
         .map(|(name, value)| format!("{name}='{}'", value.trim().replace('\n', ", ")))
         .collect();
     Err(ReplayError(format!(
-        "{} needs another simulated machine than this process has (start it with {})",
+        "{} needs a simulated machine with {} but this process has {} (start it with {})",
         scenario.file.display(),
+        show(&want),
+        show(&got),
         env.join(" ")
     )))
 }
