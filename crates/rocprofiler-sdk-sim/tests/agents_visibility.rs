@@ -170,7 +170,7 @@ steps = [ { set_device = 1 }, { launch = "k" } ]
         "inline.toml",
     )
     .unwrap_err();
-    assert_eq!((err.line, err.column), (6, 14), "{err}");
+    assert_eq!((err.line, err.column), (6, 1), "{err}");
     assert!(err.to_string().contains("sdk-1.0"), "{err}");
     let err =
         scenario::parse_str(&text.replace("cpus = 1", "cpus = 0"), "inline.toml").unwrap_err();

@@ -297,9 +297,13 @@ steps = [
         }
         other => panic!("{other:?}"),
     }
-    // This process has the default machine: 2 MiB pageable is one 32 MiB piece.
+    // Replayed here, on the default machine (its keys dropped, or replay refuses): 2 MiB
+    // pageable is one 32 MiB piece.
+    assert!(scenario::replay(&s, &()).is_err());
+    let mut on_default = s.clone();
+    on_default.machine_keys.clear();
     let before = REC.records.lock().unwrap().len();
-    scenario::replay(&s, &()).unwrap();
+    scenario::replay(&on_default, &()).unwrap();
     drain();
     let copies = REC.records.lock().unwrap()[before..]
         .iter()
@@ -321,7 +325,7 @@ steps = [
         (
             "[machine]\nsdma_threshold = -1\n[[thread]]\nsteps = [{ sync_device = true }]\n",
             2,
-            "sdma_threshold must be a byte count",
+            "[machine] sdma_threshold: invalid value: integer `-1`",
         ),
     ] {
         let e = scenario::parse_str(text, "bad.toml").expect_err(needle);

@@ -254,14 +254,14 @@ fn a_scenario_that_needs_the_newer_map_asks_for_it_and_is_refused_under_sdk_1_0(
     assert_eq!(s.machine.stream_map, Some(StreamMap::Newer));
     assert_eq!(
         s.machine_env(),
-        [("ROCSIM_MACHINE", "stream_map = \"newer\"\n".to_owned())]
+        [("ROCSIM_MACHINE", "gpus = 1\nstream_map = \"newer\"\n".to_owned())]
     );
     // Replaying it here would abort on its first per_thread SET: replay refuses instead.
     let error = sim::scenario::replay(&s, &()).unwrap_err();
     assert!(
         error
             .to_string()
-            .contains("ROCSIM_MACHINE='stream_map = \"newer\"'"),
+            .contains("with stream_map = \"newer\" but this process has stream_map unset"),
         "{error}"
     );
 }

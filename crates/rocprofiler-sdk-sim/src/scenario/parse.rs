@@ -329,7 +329,10 @@ fn machine(
         let one = toml::Table::from_iter([(key.get_ref().clone(), value.clone())]);
         Machine::default()
             .overlaid(&one)
-            .map_err(|e| at.error(key.span(), format!("[machine] {e}")))?;
+            .map_err(|e| match e.contains(key.get_ref().as_str()) {
+                true => at.error(key.span(), format!("[machine] {e}")),
+                false => at.error(key.span(), format!("[machine] {}: {e}", key.get_ref())),
+            })?;
         if key.get_ref().ends_with("visible_devices")
             && value.as_str().is_some_and(|v| v.trim().is_empty())
         {
