@@ -6,7 +6,10 @@ use rocprofiler_sdk_sim::machine::Machine;
 fn documented() -> Vec<(String, String)> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("SCENARIOS.md");
     let text = std::fs::read_to_string(path).unwrap();
-    let section = text.split("\n## Machine\n").nth(1).expect("a ## Machine section");
+    let section = text
+        .split("\n## Machine\n")
+        .nth(1)
+        .expect("a ## Machine section");
     let section = section.split("\n## ").next().unwrap_or(section);
     section
         .lines()
@@ -26,7 +29,11 @@ fn the_machine_table_lists_every_key_with_its_default() {
          rocr_visible_devices = \"0\", cuda_visible_devices = \"0\", gpu_device_ordinal = \"0\"",
     )
     .unwrap();
-    let fields: Vec<String> = toml::Table::try_from(&every).unwrap().keys().cloned().collect();
+    let fields: Vec<String> = toml::Table::try_from(&every)
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     let rows = documented();
     let mut keys: Vec<String> = rows.iter().map(|(k, _)| k.clone()).collect();
     keys.sort();
@@ -42,7 +49,11 @@ fn the_machine_table_lists_every_key_with_its_default() {
 
 #[test]
 fn no_removed_simulator_mode_is_accepted() {
-    for earlier in ["statuses = \"sim\"", "correlation = \"sim\"", "finalize_flush = true"] {
+    for earlier in [
+        "statuses = \"sim\"",
+        "correlation = \"sim\"",
+        "finalize_flush = true",
+    ] {
         let error = Machine::parse(earlier).unwrap_err();
         assert!(error.contains("unknown field"), "{earlier}: {error}");
     }

@@ -254,7 +254,10 @@ fn a_scenario_that_needs_the_newer_map_asks_for_it_and_is_refused_under_sdk_1_0(
     assert_eq!(s.machine.stream_map, Some(StreamMap::Newer));
     assert_eq!(
         s.machine_env(),
-        [("ROCSIM_MACHINE", "gpus = 1\nstream_map = \"newer\"\n".to_owned())]
+        [(
+            "ROCSIM_MACHINE",
+            "gpus = 1\nstream_map = \"newer\"\n".to_owned()
+        )]
     );
     // Replaying it here would abort on its first per_thread SET: replay refuses instead.
     let error = sim::scenario::replay(&s, &()).unwrap_err();
@@ -264,4 +267,26 @@ fn a_scenario_that_needs_the_newer_map_asks_for_it_and_is_refused_under_sdk_1_0(
             .contains("with stream_map = \"newer\" but this process has stream_map unset"),
         "{error}"
     );
+}
+
+/// A scenario step on `legacy` under the SDK 1.0 map still aborts as the SDK does, and the
+/// message names the scenario line and the `stream_map` key that models a later SDK.
+#[test]
+fn a_scenario_on_the_legacy_stream_aborts_naming_its_line_and_the_fix() {
+    if !child::aborts_in_child(
+        "a_scenario_on_the_legacy_stream_aborts_naming_its_line_and_the_fix",
+        &[],
+        &[
+            "hipStreamLegacy",
+            "such a stream at legacy.toml:4:36",
+            "add stream_map = \"newer\" to its [machine]",
+        ],
+    ) {
+        return;
+    }
+    setup();
+    let text = "[[code_object]]\nkernels = { k = \"_Z1kv\" }\n[[thread]]\nsteps = [ { launch = \"k\", stream = \"legacy\" } ]\n";
+    let s = sim::scenario::parse_str(text, "legacy.toml").unwrap();
+    let _ = sim::scenario::replay(&s, &());
+    unreachable!("the SET on hipStreamLegacy must end the process");
 }

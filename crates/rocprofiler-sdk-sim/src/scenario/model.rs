@@ -10,6 +10,9 @@ pub struct Scenario {
     pub machine: Machine,
     /// The keys `[machine]` sets: a runner lays them over its own machine.
     pub machine_keys: toml::Table,
+    /// `file:line:column` of the first step on the `legacy` or `per_thread` stream, which the
+    /// SDK 1.0 stream map aborts on (named in that abort's message).
+    pub special_stream: Option<String>,
     pub code_objects: Vec<CodeObjectSpec>,
     pub streams: Vec<StreamSpec>,
     pub threads: Vec<ThreadSpec>,

@@ -155,6 +155,9 @@ impl Locator<'_> {
 
 /// Scenario threads: below the virtual clock's reserved thread ids (`clock::SIGNAL_THREAD_TID`).
 const MAX_THREADS: usize = 256;
+/// How deep `steps` groups nest. The TOML parser stops at some 40 levels of nested arrays and
+/// tables (each group is two); a documented limit below that gives a clear message.
+pub(super) const MAX_GROUP_DEPTH: u32 = 32;
 
 const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
 const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
@@ -218,7 +221,11 @@ pub(super) fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> 
     let at = Locator { text, file };
     let raw: RawScenario = toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
-        at.error(span, e.message().trim().to_owned())
+        let mut message = e.message().trim().to_owned();
+        if message.contains("recursion") {
+            message += &format!(" (`steps` groups nest at most {MAX_GROUP_DEPTH} deep)");
+        }
+        at.error(span, message)
     })?;
     Validator::new(&at, raw)?.finish()
 }
@@ -228,6 +235,8 @@ struct Validator<'a> {
     machine: Machine,
     /// The keys `[machine]` sets.
     machine_keys: toml::Table,
+    /// `file:line:column` of the first step on the `legacy` or `per_thread` stream.
+    special_stream: RefCell<Option<String>>,
     /// GPUs left to HIP by the visibility keys; step devices count these.
     hip_devices: u32,
     /// alias -> devices it is loaded on
@@ -327,12 +336,12 @@ fn machine(
     let mut table = toml::Table::new();
     for (key, value) in keys {
         let one = toml::Table::from_iter([(key.get_ref().clone(), value.clone())]);
-        Machine::default()
-            .overlaid(&one)
-            .map_err(|e| match e.contains(key.get_ref().as_str()) {
+        Machine::default().overlaid(&one).map_err(|e| {
+            match e.contains(key.get_ref().as_str()) {
                 true => at.error(key.span(), format!("[machine] {e}")),
                 false => at.error(key.span(), format!("[machine] {}: {e}", key.get_ref())),
-            })?;
+            }
+        })?;
         if key.get_ref().ends_with("visible_devices")
             && value.as_str().is_some_and(|v| v.trim().is_empty())
         {
@@ -366,6 +375,7 @@ impl<'a> Validator<'a> {
             at,
             machine,
             machine_keys,
+            special_stream: RefCell::default(),
             hip_devices,
             kernels: HashMap::new(),
             streams: HashMap::new(),
@@ -617,6 +627,7 @@ impl<'a> Validator<'a> {
             file: self.at.file.to_path_buf(),
             machine: self.machine,
             machine_keys: self.machine_keys,
+            special_stream: self.special_stream.take(),
             code_objects: self.code_objects,
             streams: self.stream_specs,
             threads,
@@ -671,8 +682,18 @@ impl<'a> Validator<'a> {
     ) -> Result<(StreamRef, u32), ScenarioError> {
         match name.get_ref().as_str() {
             "null" => Ok((StreamRef::Null, device)),
-            "legacy" => Ok((StreamRef::Legacy, device)),
-            "per_thread" => Ok((StreamRef::PerThread, device)),
+            special @ ("legacy" | "per_thread") => {
+                let mut first = self.special_stream.borrow_mut();
+                if first.is_none() {
+                    let at = self.at.error(name.span(), "");
+                    *first = Some(format!("{}:{}:{}", at.file.display(), at.line, at.column));
+                }
+                let stream = match special {
+                    "legacy" => StreamRef::Legacy,
+                    _ => StreamRef::PerThread,
+                };
+                Ok((stream, device))
+            }
             other => match self.streams.get(other) {
                 Some(d) => {
                     self.check_exists(other, name.span())?;
@@ -1058,6 +1079,11 @@ impl<'a> Validator<'a> {
         if steps.is_empty() {
             return Err(err("`steps` is empty".into()));
         }
+        if self.sessions.borrow().group_depth >= MAX_GROUP_DEPTH {
+            return Err(err(format!(
+                "`steps` groups nest at most {MAX_GROUP_DEPTH} deep"
+            )));
+        }
         self.sessions.borrow_mut().group_depth += 1;
         let before = self.flow.borrow().clone();
         let steps = self.steps(steps, device);
@@ -1184,6 +1210,11 @@ impl Validator<'_> {
                 "random: count = {} is more than the limit of {MAX_TOTAL_STEPS} steps per scenario",
                 r.count
             ));
+        }
+        if r.streams.as_ref().is_some_and(Vec::is_empty) {
+            return Err(
+                "random: `streams = []` names no stream (omit it for the null stream)".into(),
+            );
         }
         let names = r.streams.unwrap_or_default();
         let mut streams = Vec::new();

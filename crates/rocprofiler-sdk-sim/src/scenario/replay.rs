@@ -200,6 +200,12 @@ fn check_machine(scenario: &Scenario) -> Result<(), ReplayError> {
 /// completed and was pushed into buffers.
 pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySummary, ReplayError> {
     check_machine(scenario)?;
+    *crate::streams::SCENARIO_HINT.lock() = scenario.special_stream.as_ref().map(|at| {
+        format!(
+            " The scenario uses such a stream at {at}: add stream_map = \"newer\" to its \
+             [machine] to model an SDK that maps it."
+        )
+    });
     let hip_have = driver::device_count();
     if scenario.hip_devices() > hip_have {
         return Err(ReplayError(format!(
