@@ -388,7 +388,7 @@ impl Buffer {
             }
         }
         if state.halves[idx].used() >= self.watermark {
-            if crate::registration::fini_status() < 0 {
+            if crate::lifecycle::fini_status() < 0 {
                 // During finalization the SDK turns every flush into a waiting one.
                 if self.on_own_callback_thread() {
                     self.self_deadlock(&mut state, "a flush during finalization");
@@ -598,7 +598,7 @@ pub fn record_counts(handle: u64) -> Option<BufferRecordCounts> {
 /// `rocprofiler_flush_buffer`: deliver what the buffer holds and wait for the callback. A
 /// concurrent flush is waited out, never answered with BUFFER_BUSY.
 pub(crate) fn flush(handle: u64) -> sys::rocprofiler_status_t {
-    if crate::registration::fini_status() > 0 {
+    if crate::lifecycle::fini_status() > 0 {
         return sys::ROCPROFILER_STATUS_ERROR_FINALIZED;
     }
     let Some(buffer) = get(handle) else {

@@ -38,6 +38,13 @@ pub(crate) fn is_virtual() -> bool {
     machine().clock == ClockMode::Virtual
 }
 
+/// Moves virtual time forward to `t` (never back) and returns the new time. Only the signal
+/// thread's room (`signal::advance_to`) calls it, so that due completions run as time passes.
+pub(crate) fn advance_virtual_now(t: u64) -> u64 {
+    VIRTUAL_NOW.fetch_max(t, Ordering::SeqCst);
+    VIRTUAL_NOW.load(Ordering::SeqCst)
+}
+
 fn boottime_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -136,37 +143,4 @@ pub(crate) fn seeded_offset() -> Option<u64> {
         let n = NEXT_OFFSET.fetch_add(1, Ordering::Relaxed);
         mix(machine().seed() ^ 0x6f66_6673_6574, n)
     })
-}
-
-/// Moves virtual time forward to `t` (never back), then waits until every completion due by
-/// then ran. No-op with the real clock.
-pub(crate) fn advance_to(t: u64) {
-    if !is_virtual() {
-        return;
-    }
-    // Work the HIP worker still has to submit reads "now" when it does: let it finish first.
-    crate::worker::wait_idle();
-    VIRTUAL_NOW.fetch_max(t, Ordering::SeqCst);
-    crate::signal::run_due(VIRTUAL_NOW.load(Ordering::SeqCst));
-}
-
-/// Moves virtual time forward by `ns` (see [`advance_to`]).
-pub(crate) fn advance_by(ns: u64) {
-    if is_virtual() {
-        advance_to(now_ns().saturating_add(ns));
-    }
-}
-
-/// The modelled duration of one HIP call: called between ENTER and EXIT.
-pub(crate) fn api_call_elapsed() {
-    advance_by(API_CALL_NS);
-}
-
-/// A host thread sleeping `ns`: real sleep, or virtual time moving forward.
-pub(crate) fn sleep_ns(ns: u64) {
-    if is_virtual() {
-        advance_by(ns);
-    } else {
-        std::thread::sleep(std::time::Duration::from_nanos(ns));
-    }
 }

@@ -361,7 +361,7 @@ impl ApiCall {
 
     /// HIP_RUNTIME_API EXIT, the HIP API buffer records, then SET EXIT.
     pub(crate) fn exit(mut self) {
-        crate::clock::api_call_elapsed();
+        crate::signal::api_call_elapsed();
         let end_ns = now_ns();
         let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
         // The call returned hipSuccess (failures are reported before the call is traced).

@@ -981,7 +981,7 @@ pub fn hip_operation(name: &str) -> Option<i32> {
 /// time moving forward by `duration` (the completions due by then are pushed). A tool that
 /// waits for records (the tracer's `disable()`) sleeps through this to let simulated time pass.
 pub fn host_sleep(duration: std::time::Duration) {
-    crate::clock::sleep_ns(u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX));
+    crate::signal::sleep_ns(u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX));
 }
 
 /// Waits until every device's submitted work completed and every record (kernel records

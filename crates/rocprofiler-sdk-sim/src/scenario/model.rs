@@ -165,11 +165,46 @@ pub enum Step {
     /// `hipStreamDestroy`.
     DestroyStream(StreamRef),
     /// Seeded random launches, copies and memsets, generated one at a time during replay.
-    Random(Box<super::random::RandomSpec>),
+    Random(Box<RandomSpec>),
     /// Repeated steps, optionally inside an annotation (`{i}` in the name = iteration).
     Group {
         annotate: Option<String>,
         repeat: u32,
         steps: Vec<Step>,
     },
+}
+
+/// A `random` step: `count` launches, copies and memsets drawn from a ChaCha8 stream seeded by
+/// `seed` (`super::random` generates them).
+#[derive(Debug, Clone)]
+pub struct RandomSpec {
+    pub seed: u64,
+    /// Steps generated.
+    pub count: u64,
+    pub streams: Vec<StreamRef>,
+    /// Kernel aliases launches pick from (empty: no launches).
+    pub kernels: Vec<String>,
+    /// Copy directions copies pick from (empty: no copies).
+    pub copies: Vec<CopyKind>,
+    /// Copy and memset sizes, inclusive.
+    pub bytes: [u64; 2],
+    /// Kernel durations in ns, inclusive.
+    pub kernel_ns: [u64; 2],
+    /// Relative weights of launches, copies and memsets.
+    pub weights: [u64; 3],
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+}
+
+/// Default copy speed when a copy has no duration: ~50 GB/s, i.e. 50 bytes per ns.
+const DEFAULT_COPY_BYTES_PER_NS: u64 = 50;
+
+/// A copy's duration when the step gives none.
+pub(super) fn default_copy_ns(bytes: u64) -> u64 {
+    (bytes / DEFAULT_COPY_BYTES_PER_NS).max(2_000)
+}
+
+/// A memset's duration when the step gives none.
+pub(super) fn default_memset_ns(bytes: u64) -> u64 {
+    (bytes / (4 * DEFAULT_COPY_BYTES_PER_NS)).max(2_000)
 }

@@ -2,7 +2,6 @@
 //! resolves names and reports the line of the offending step or field.
 use super::error::ScenarioError;
 use super::model::*;
-use super::random::RandomSpec;
 use crate::driver::{CopyKind, HostMemory};
 use crate::machine::Machine;
 use serde::Deserialize;
@@ -158,13 +157,10 @@ const MAX_THREADS: usize = 256;
 /// How deep `steps` groups nest. The TOML parser stops at some 40 levels of nested arrays and
 /// tables (each group is two); a documented limit below that gives a clear message.
 pub(super) const MAX_GROUP_DEPTH: u32 = 32;
-
 const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
 const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
      sleep_us, bind, api, steps, enable, disable, set_enter, set_exit, create_stream, random";
 const DEFAULT_KERNEL_NS: u64 = 10_000;
-/// Default copy speed when a copy has no duration: ~50 GB/s, i.e. 50 bytes per ns.
-const DEFAULT_COPY_BYTES_PER_NS: u64 = 50;
 
 // Limits: a scenario asking for more is refused at the key's line, before anything runs.
 /// Steps a scenario runs in total, counting every repetition, every generated `random` step
@@ -176,16 +172,6 @@ pub(super) const MAX_BYTES: u64 = 1 << 40;
 pub(super) const MAX_DURATION_US: u64 = 3_600_000_000;
 /// `[profiler] disable_wait_ms`: one hour.
 const MAX_DISABLE_WAIT_MS: u64 = 3_600_000;
-
-/// A copy's duration when the step gives none.
-pub(super) fn default_copy_ns(bytes: u64) -> u64 {
-    (bytes / DEFAULT_COPY_BYTES_PER_NS).max(2_000)
-}
-
-/// A memset's duration when the step gives none.
-pub(super) fn default_memset_ns(bytes: u64) -> u64 {
-    (bytes / (4 * DEFAULT_COPY_BYTES_PER_NS)).max(2_000)
-}
 
 /// `key = bytes` within [`MAX_BYTES`].
 fn byte_count(key: &str, bytes: u64) -> Result<u64, String> {

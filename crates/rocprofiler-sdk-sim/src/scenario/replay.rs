@@ -9,8 +9,9 @@
 //! at the virtual time the step ended. So a replay's trace depends only on the scenario and
 //! `seed`.
 use super::error::ReplayError;
+use super::model::RandomSpec;
 use super::model::*;
-use super::random::{RandomDraws, RandomSpec};
+use super::random::RandomDraws;
 use crate::driver::{self, Copy, CopyCall, CopyKind, HipStream, KernelId, KernelLaunch};
 use crate::SimError;
 use parking_lot::{Condvar, Mutex};
@@ -542,7 +543,7 @@ impl Gate<'_> {
                 }
                 state.local_ns[self.index]
             };
-            crate::clock::advance_to(local);
+            crate::signal::advance_to(local);
         }
     }
 
@@ -555,7 +556,7 @@ impl Gate<'_> {
                 state.pick();
                 turns.wake(&state);
             }
-            None if sleep_ns > 0 => crate::clock::sleep_ns(sleep_ns),
+            None if sleep_ns > 0 => crate::signal::sleep_ns(sleep_ns),
             None => {}
         }
     }

@@ -22,7 +22,7 @@ pub unsafe extern "C" fn rocprofiler_create_context(
         let none = crate::machine::machine().rocm.context_none();
         // SAFETY: as above.
         unsafe { (*context_id).handle = none };
-        if !registration::configuration_open() {
+        if !crate::lifecycle::configuration_open() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         let handle = registry::create_context(registration::initializing_client());
@@ -41,7 +41,7 @@ pub unsafe extern "C" fn rocprofiler_start_context(
         if !registry::exists(context_id.handle) {
             return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
         }
-        if registration::fini_status() != 0 {
+        if crate::lifecycle::fini_status() != 0 {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         registry::set_active(context_id.handle, true);
@@ -57,7 +57,7 @@ pub unsafe extern "C" fn rocprofiler_stop_context(
     context_id: sys::rocprofiler_context_id_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_stop_context", || {
-        if registration::fini_status() > 0 {
+        if crate::lifecycle::fini_status() > 0 {
             return sys::ROCPROFILER_STATUS_SUCCESS;
         }
         if registry::deactivate(context_id.handle) {
