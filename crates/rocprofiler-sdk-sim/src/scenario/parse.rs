@@ -800,10 +800,103 @@ impl<'a> Validator<'a> {
         })
     }
 
+    /// One step: exactly one action, with the modifiers that action takes.
     fn step(&self, raw: Spanned<RawStep>, device: &mut u32) -> Result<Step, ScenarioError> {
         let span = raw.span();
-        let s = raw.into_inner();
+        let mut s = raw.into_inner();
+        self.check_shape(&s, &span)?;
         let err = |message: String| self.at.error(span.clone(), message);
+        let on = *device;
+        if let Some(kernel) = &s.launch {
+            let (stream, on) = self.stream_or_null(&s.stream, on)?;
+            let parts = NodeParts {
+                grid: s.grid,
+                block: s.block,
+                duration_us: s.duration_us,
+                private_segment_size: s.private_segment_size,
+                group_segment_size: s.group_segment_size,
+            };
+            let node = self.node(kernel, on, parts, span.clone())?;
+            let module = s.module.unwrap_or(false);
+            return Ok(Step::Launch {
+                stream,
+                node,
+                module,
+            });
+        }
+        if let Some(nodes) = s.graph.take() {
+            return self.graph_step(nodes, &s.stream, on, &err);
+        }
+        if let Some(direction) = &s.memcpy {
+            return self.memcpy_step(direction, &s, on, &err);
+        }
+        if let Some(bytes) = s.memset {
+            let bytes = byte_count("memset", bytes).map_err(err)?;
+            let duration_ns =
+                ns("duration_us", s.duration_us, default_memset_ns(bytes)).map_err(err)?;
+            return Ok(Step::Memset {
+                stream: self.optional_stream(&s.stream, on)?,
+                bytes,
+                duration_ns,
+            });
+        }
+        if let Some(name) = &s.sync_stream {
+            return Ok(Step::SyncStream(self.stream(name, on)?.0));
+        }
+        if let Some(d) = &s.set_device {
+            *device = self.device(Some(d))?;
+            return Ok(Step::SetDevice(*device));
+        }
+        if let Some(us) = s.sleep_us {
+            if us > MAX_DURATION_US {
+                return Err(err(format!(
+                    "sleep_us = {us} is too large: at most {MAX_DURATION_US} µs (one hour)"
+                )));
+            }
+            let ns = us.saturating_mul(1000);
+            return Ok(Step::Sleep { ns });
+        }
+        if let Some(name) = &s.bind {
+            let queue = s
+                .queue
+                .take()
+                .ok_or_else(|| err("bind needs `queue`".into()))?;
+            let stream = self.stream(name, on)?.0;
+            return Ok(Step::Bind { stream, queue });
+        }
+        if let Some(name) = &s.api {
+            return self.api_step(name, &s.stream, on, &err);
+        }
+        if let Some(name) = &s.set_enter {
+            let (stream, _) = self.stream(name, on)?;
+            self.flow.borrow_mut().windows += 1;
+            return Ok(Step::SetEnter(stream));
+        }
+        if let Some(name) = &s.create_stream {
+            return self.create_step(name, on);
+        }
+        if let Some(random) = s.random.take() {
+            let spec = self.random(random, on).map_err(err)?;
+            return Ok(Step::Random(Box::new(spec)));
+        }
+        for (key, flag) in [
+            ("sync_device", s.sync_device),
+            ("set_exit", s.set_exit),
+            ("enable", s.enable),
+            ("disable", s.disable),
+        ] {
+            match flag {
+                Some(false) => return Err(err(format!("{key} must be true"))),
+                Some(true) => return self.flag_step(key).map_err(err),
+                None => {}
+            }
+        }
+        let steps = s.steps.take().unwrap_or_default();
+        self.group_step(steps, s.repeat, s.annotate.take(), device, &err)
+    }
+
+    /// Exactly one action per step, and modifiers only where their action takes them.
+    fn check_shape(&self, s: &RawStep, span: &Range<usize>) -> Result<(), ScenarioError> {
         let actions: Vec<&str> = [
             ("launch", s.launch.is_some()),
             ("graph", s.graph.is_some()),
@@ -827,19 +920,16 @@ impl<'a> Validator<'a> {
         .filter(|(_, present)| *present)
         .map(|(name, _)| name)
         .collect();
-        match actions.len() {
-            0 => {
-                return Err(err(format!(
-                    "step has no action (expected one of: {ACTIONS})"
-                )))
-            }
-            1 => {}
-            _ => {
-                return Err(err(format!(
-                    "step has several actions ({}); split it",
-                    actions.join(", ")
-                )))
-            }
+        let message = match actions.len() {
+            0 => format!("step has no action (expected one of: {ACTIONS})"),
+            1 => String::new(),
+            _ => format!(
+                "step has several actions ({}); split it",
+                actions.join(", ")
+            ),
+        };
+        if !message.is_empty() {
+            return Err(self.at.error(span.clone(), message));
         }
         if let (Some(host), None) = (&s.host, &s.memcpy) {
             return Err(self
@@ -847,218 +937,170 @@ impl<'a> Validator<'a> {
                 .error(host.span(), "`host` applies to memcpy steps only"));
         }
         if (s.annotate.is_some() || s.repeat.is_some()) && s.steps.is_none() {
-            return Err(err("`annotate` and `repeat` need a `steps` list".into()));
+            return Err(self
+                .at
+                .error(span.clone(), "`annotate` and `repeat` need a `steps` list"));
         }
-        let stream_of =
-            |name: &Option<Spanned<String>>| -> Result<(StreamRef, u32), ScenarioError> {
-                match name {
-                    Some(n) => self.stream(n, *device),
-                    None => Ok((StreamRef::Null, *device)),
-                }
-            };
-        let parts = NodeParts {
-            grid: s.grid,
-            block: s.block,
-            duration_us: s.duration_us,
-            private_segment_size: s.private_segment_size,
-            group_segment_size: s.group_segment_size,
-        };
-        if let Some(kernel) = &s.launch {
-            let (stream, on) = stream_of(&s.stream)?;
-            let node = self.node(kernel, on, parts, span.clone())?;
-            return Ok(Step::Launch {
-                stream,
-                node,
-                module: s.module.unwrap_or(false),
-            });
+        Ok(())
+    }
+
+    /// `stream = "..."` or, without it, the null stream; with the device the work runs on.
+    fn stream_or_null(
+        &self,
+        name: &Option<Spanned<String>>,
+        device: u32,
+    ) -> Result<(StreamRef, u32), ScenarioError> {
+        match name {
+            Some(n) => self.stream(n, device),
+            None => Ok((StreamRef::Null, device)),
         }
-        if let Some(nodes) = s.graph {
-            let (stream, on) = stream_of(&s.stream)?;
-            if nodes.is_empty() {
-                return Err(err("graph needs at least one kernel".into()));
-            }
-            let nodes = nodes
-                .into_iter()
-                .map(|n| {
-                    let nspan = n.span();
-                    let n = n.into_inner();
-                    let parts = NodeParts {
-                        grid: n.grid,
-                        block: n.block,
-                        duration_us: n.duration_us,
-                        private_segment_size: n.private_segment_size,
-                        group_segment_size: n.group_segment_size,
-                    };
-                    self.node(&n.kernel, on, parts, nspan)
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            return Ok(Step::Graph { stream, nodes });
+    }
+
+    /// `stream = "..."` where its absence means the call takes no stream.
+    fn optional_stream(
+        &self,
+        name: &Option<Spanned<String>>,
+        device: u32,
+    ) -> Result<Option<StreamRef>, ScenarioError> {
+        name.as_ref()
+            .map(|n| self.stream(n, device).map(|(stream, _)| stream))
+            .transpose()
+    }
+
+    fn graph_step(
+        &self,
+        nodes: Vec<Spanned<RawNode>>,
+        stream: &Option<Spanned<String>>,
+        device: u32,
+        err: &dyn Fn(String) -> ScenarioError,
+    ) -> Result<Step, ScenarioError> {
+        let (stream, on) = self.stream_or_null(stream, device)?;
+        if nodes.is_empty() {
+            return Err(err("graph needs at least one kernel".into()));
         }
-        if let Some(direction) = &s.memcpy {
-            let kind = match direction.get_ref().as_str() {
-                "h2d" => CopyKind::HostToDevice,
-                "d2h" => CopyKind::DeviceToHost,
-                "d2d" => CopyKind::DeviceToDevice,
-                "h2h" => CopyKind::HostToHost,
-                other => {
-                    return Err(self.at.error(
-                        direction.span(),
-                        format!("unknown copy direction `{other}` (expected h2d, d2h, d2d, h2h)"),
-                    ))
-                }
-            };
-            let bytes = s.bytes.ok_or_else(|| err("memcpy needs `bytes`".into()))?;
-            let bytes = byte_count("bytes", bytes).map_err(err)?;
-            let stream = match &s.stream {
-                Some(n) => Some(self.stream(n, *device)?.0),
-                None => None,
-            };
-            let src_device = s
-                .src_device
-                .as_ref()
-                .map(|d| self.device(Some(d)))
-                .transpose()?;
-            let dst_device = s
-                .dst_device
-                .as_ref()
-                .map(|d| self.device(Some(d)))
-                .transpose()?;
-            let duration_ns =
-                ns("duration_us", s.duration_us, default_copy_ns(bytes)).map_err(err)?;
-            let host = match s.host.as_ref().map(|h| (h.get_ref().as_str(), h.span())) {
-                None | Some(("pinned", _)) => HostMemory::Pinned,
-                Some(("pageable", _)) => HostMemory::Pageable,
-                Some((other, span)) => {
-                    return Err(self.at.error(
-                        span,
-                        format!("unknown host memory `{other}` (expected pinned, pageable)"),
-                    ))
-                }
-            };
-            return Ok(Step::Memcpy {
-                host,
-                stream,
-                kind,
-                bytes,
-                src_device,
-                dst_device,
-                duration_ns,
-            });
-        }
-        if let Some(bytes) = s.memset {
-            let bytes = byte_count("memset", bytes).map_err(err)?;
-            let stream = match &s.stream {
-                Some(n) => Some(self.stream(n, *device)?.0),
-                None => None,
-            };
-            let duration_ns =
-                ns("duration_us", s.duration_us, default_memset_ns(bytes)).map_err(err)?;
-            return Ok(Step::Memset {
-                stream,
-                bytes,
-                duration_ns,
-            });
-        }
-        if let Some(name) = &s.sync_stream {
-            return Ok(Step::SyncStream(self.stream(name, *device)?.0));
-        }
-        if let Some(sync) = s.sync_device {
-            if !sync {
-                return Err(err("sync_device must be true".into()));
-            }
-            return Ok(Step::SyncDevice);
-        }
-        if let Some(d) = &s.set_device {
-            *device = self.device(Some(d))?;
-            return Ok(Step::SetDevice(*device));
-        }
-        if let Some(us) = s.sleep_us {
-            if us > MAX_DURATION_US {
-                return Err(err(format!(
-                    "sleep_us = {us} is too large: at most {MAX_DURATION_US} µs (one hour)"
-                )));
-            }
-            return Ok(Step::Sleep {
-                ns: us.saturating_mul(1000),
-            });
-        }
-        if let Some(name) = &s.bind {
-            let queue = s.queue.ok_or_else(|| err("bind needs `queue`".into()))?;
-            return Ok(Step::Bind {
-                stream: self.stream(name, *device)?.0,
-                queue,
-            });
-        }
-        if let Some(name) = &s.api {
-            if STREAM_CREATE_FUNCTIONS.contains(&name.get_ref().as_str()) {
+        let nodes = nodes
+            .into_iter()
+            .map(|n| {
+                let nspan = n.span();
+                let n = n.into_inner();
+                let parts = NodeParts {
+                    grid: n.grid,
+                    block: n.block,
+                    duration_us: n.duration_us,
+                    private_segment_size: n.private_segment_size,
+                    group_segment_size: n.group_segment_size,
+                };
+                self.node(&n.kernel, on, parts, nspan)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Step::Graph { stream, nodes })
+    }
+
+    fn memcpy_step(
+        &self,
+        direction: &Spanned<String>,
+        s: &RawStep,
+        device: u32,
+        err: &dyn Fn(String) -> ScenarioError,
+    ) -> Result<Step, ScenarioError> {
+        let kind = match direction.get_ref().as_str() {
+            "h2d" => CopyKind::HostToDevice,
+            "d2h" => CopyKind::DeviceToHost,
+            "d2d" => CopyKind::DeviceToDevice,
+            "h2h" => CopyKind::HostToHost,
+            other => {
                 return Err(self.at.error(
-                    name.span(),
-                    format!(
-                        "`api = \"{}\"` would create no stream: declare the stream in [streams] \
-                         and create it with a `create_stream` step",
-                        name.get_ref()
-                    ),
-                ));
+                    direction.span(),
+                    format!("unknown copy direction `{other}` (expected h2d, d2h, d2d, h2h)"),
+                ))
             }
-            if name.get_ref() == "hipStreamDestroy" {
-                return self.destroy_step(s.stream.as_ref(), &err, *device);
+        };
+        let bytes = s.bytes.ok_or_else(|| err("memcpy needs `bytes`".into()))?;
+        let bytes = byte_count("bytes", bytes).map_err(err)?;
+        let device_of = |d: &Option<Spanned<u32>>| d.as_ref().map(|d| self.device(Some(d)));
+        let duration_ns = ns("duration_us", s.duration_us, default_copy_ns(bytes)).map_err(err)?;
+        let host = match s.host.as_ref().map(|h| (h.get_ref().as_str(), h.span())) {
+            None | Some(("pinned", _)) => HostMemory::Pinned,
+            Some(("pageable", _)) => HostMemory::Pageable,
+            Some((other, span)) => {
+                return Err(self.at.error(
+                    span,
+                    format!("unknown host memory `{other}` (expected pinned, pageable)"),
+                ))
             }
-            let op = crate::driver::hip_operation(name.get_ref()).ok_or_else(|| {
-                self.at.error(
-                    name.span(),
-                    format!("unknown HIP runtime function `{}`", name.get_ref()),
-                )
-            })?;
-            let stream = match &s.stream {
-                Some(n) => Some(self.stream(n, *device)?.0),
-                None => None,
-            };
-            return Ok(Step::Api { op, stream });
+        };
+        Ok(Step::Memcpy {
+            host,
+            stream: self.optional_stream(&s.stream, device)?,
+            kind,
+            bytes,
+            src_device: device_of(&s.src_device).transpose()?,
+            dst_device: device_of(&s.dst_device).transpose()?,
+            duration_ns,
+        })
+    }
+
+    /// `api = "hipX"`: any HIP function by name, except the ones with steps of their own.
+    fn api_step(
+        &self,
+        name: &Spanned<String>,
+        stream: &Option<Spanned<String>>,
+        device: u32,
+        err: &dyn Fn(String) -> ScenarioError,
+    ) -> Result<Step, ScenarioError> {
+        if STREAM_CREATE_FUNCTIONS.contains(&name.get_ref().as_str()) {
+            return Err(self.at.error(
+                name.span(),
+                format!(
+                    "`api = \"{}\"` would create no stream: declare the stream in [streams] \
+                     and create it with a `create_stream` step",
+                    name.get_ref()
+                ),
+            ));
         }
-        if let Some(name) = &s.set_enter {
-            let (stream, _) = self.stream(name, *device)?;
-            self.flow.borrow_mut().windows += 1;
-            return Ok(Step::SetEnter(stream));
+        if name.get_ref() == "hipStreamDestroy" {
+            return self.destroy_step(stream.as_ref(), err, device);
         }
-        if let Some(close) = s.set_exit {
-            if !close {
-                return Err(err("set_exit must be true".into()));
+        let op = crate::driver::hip_operation(name.get_ref()).ok_or_else(|| {
+            self.at.error(
+                name.span(),
+                format!("unknown HIP runtime function `{}`", name.get_ref()),
+            )
+        })?;
+        let stream = self.optional_stream(stream, device)?;
+        Ok(Step::Api { op, stream })
+    }
+
+    /// The steps that are one `key = true`.
+    fn flag_step(&self, key: &str) -> Result<Step, String> {
+        match key {
+            "sync_device" => Ok(Step::SyncDevice),
+            "enable" => self.session_step(true).map(|()| Step::Enable),
+            "disable" => self.session_step(false).map(|()| Step::Disable),
+            _ => {
+                let mut flow = self.flow.borrow_mut();
+                if flow.windows == 0 {
+                    return Err("set_exit with no SET window open on this thread: the SDK \
+                                fires SET EXIT only after the SET ENTER of the same call, on \
+                                the same thread"
+                        .into());
+                }
+                flow.windows -= 1;
+                Ok(Step::SetExit)
             }
-            let mut flow = self.flow.borrow_mut();
-            if flow.windows == 0 {
-                return Err(err(
-                    "set_exit with no SET window open on this thread: the SDK \
-                     fires SET EXIT only after the SET ENTER of the same call, on the same \
-                     thread"
-                        .into(),
-                ));
-            }
-            flow.windows -= 1;
-            return Ok(Step::SetExit);
         }
-        if let Some(name) = &s.create_stream {
-            return self.create_step(name, *device);
-        }
-        if let Some(random) = s.random {
-            let spec = self.random(random, *device).map_err(err)?;
-            return Ok(Step::Random(Box::new(spec)));
-        }
-        if let Some(enable) = s.enable {
-            if !enable {
-                return Err(err("enable must be true".into()));
-            }
-            self.session_step(true).map_err(err)?;
-            return Ok(Step::Enable);
-        }
-        if let Some(disable) = s.disable {
-            if !disable {
-                return Err(err("disable must be true".into()));
-            }
-            self.session_step(false).map_err(err)?;
-            return Ok(Step::Disable);
-        }
-        let steps = s.steps.unwrap_or_default();
-        let repeat = s.repeat.unwrap_or(1);
+    }
+
+    /// `steps = [...]` with `repeat` and `annotate`.
+    fn group_step(
+        &self,
+        steps: Vec<Spanned<RawStep>>,
+        repeat: Option<u32>,
+        annotate: Option<String>,
+        device: &mut u32,
+        err: &dyn Fn(String) -> ScenarioError,
+    ) -> Result<Step, ScenarioError> {
+        let repeat = repeat.unwrap_or(1);
         if repeat == 0 {
             return Err(err("repeat must be >= 1".into()));
         }
@@ -1076,33 +1118,10 @@ impl<'a> Validator<'a> {
         self.sessions.borrow_mut().group_depth -= 1;
         let steps = steps?;
         if repeat > 1 {
-            // Each iteration must find what the first found, or the second would, e.g.,
-            // destroy a destroyed stream.
-            let mut after = self.flow.borrow_mut();
-            if after.windows < before.windows {
-                return Err(err(
-                    "a repeated group cannot close more SET windows than it opens".into(),
-                ));
-            }
-            // Each iteration leaves the windows it opened open for the next.
-            after.windows = before
-                .windows
-                .saturating_add(repeat.saturating_mul(after.windows - before.windows));
-            if after
-                .gone
-                .iter()
-                .zip(&before.gone)
-                .any(|(a, b)| a.1.is_some() != b.1.is_some())
-            {
-                return Err(err(
-                    "a repeated group must leave its streams as it found them \
-                     (create what it destroys, or destroy what it creates)"
-                        .into(),
-                ));
-            }
+            self.repeatable(&before, repeat).map_err(err)?;
         }
         let group = Step::Group {
-            annotate: s.annotate,
+            annotate,
             repeat,
             steps,
         };
@@ -1114,6 +1133,30 @@ impl<'a> Validator<'a> {
             )));
         }
         Ok(group)
+    }
+
+    /// A repeated group's iterations must each find what the first found, or the second
+    /// would, e.g., destroy a destroyed stream. Each iteration leaves the SET windows it
+    /// opened open for the next.
+    fn repeatable(&self, before: &Flow, repeat: u32) -> Result<(), String> {
+        let mut after = self.flow.borrow_mut();
+        if after.windows < before.windows {
+            return Err("a repeated group cannot close more SET windows than it opens".into());
+        }
+        after.windows = before
+            .windows
+            .saturating_add(repeat.saturating_mul(after.windows - before.windows));
+        if after
+            .gone
+            .iter()
+            .zip(&before.gone)
+            .any(|(a, b)| a.1.is_some() != b.1.is_some())
+        {
+            return Err("a repeated group must leave its streams as it found them \
+                        (create what it destroys, or destroy what it creates)"
+                .into());
+        }
+        Ok(())
     }
 }
 
