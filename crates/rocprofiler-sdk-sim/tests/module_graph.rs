@@ -150,7 +150,7 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     edges
 }
 
-/// A cycle through `from`, if any (depth-first search).
+/// A cycle, if any (depth-first search).
 fn cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     fn visit(
         node: &str,
@@ -190,18 +190,5 @@ fn the_module_graph_has_no_cycle() {
     );
     if let Some(found) = cycle(&edges) {
         panic!("import cycle: {}", found.join(" -> "));
-    }
-}
-
-/// Every cycle, for working on them: `cargo test -p rocprofiler-sdk-sim --test module_graph
-/// -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn print_every_cycle() {
-    let mut edges = graph();
-    while let Some(found) = cycle(&edges) {
-        println!("{}", found.join(" -> "));
-        let (a, b) = (&found[found.len() - 2], &found[found.len() - 1]);
-        edges.get_mut(a).unwrap().remove(b);
     }
 }
