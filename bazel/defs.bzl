@@ -8,8 +8,9 @@ Public macros:
   * `xla_rocm_tracer_cc_libraries`: the three targets XLA's `xla/backends/profiler/gpu`
     package defines (`rocm_tracer_utils`, `rocm_collector`, `rocm_tracer`), same names, tags
     and visibility, built from this project's C++ shims over the Rust staticlib.
-  * `cargo_staticlib`: a genrule that runs cargo (non-hermetic) and exposes the staticlib plus
-    the cxx bridge headers as a `cc_library`.
+  * `cargo_staticlib`: a genrule that runs cargo, offline, on the crates that
+    `@xla_rocm_tracer_crates` vendored in the fetch phase (bazel/crates.bzl), and exposes the
+    staticlib plus the cxx bridge headers as a `cc_library`.
   * `rust_staticlib_cc_library`: the same `cc_library` shape around a prebuilt `.a`.
 """
 
@@ -25,6 +26,11 @@ DEFAULT_UTILS_SRCS = [Label("//:cpp/rocm_tracer_utils.cc")]
 DEFAULT_COLLECTOR_SRCS = [Label("//:cpp/rocm_collector.cc")]
 DEFAULT_TRACER_SRCS = [Label("//:cpp/rocm_tracer.cc")]
 DEFAULT_SHIM_SUPPORT = Label("//:shim_support")
+
+# The crates of Cargo.lock, vendored by the repository rule of bazel/crates.bzl, and a file
+# inside their folder (whose real path the cargo action reads).
+DEFAULT_VENDOR = Label("@xla_rocm_tracer_crates//:vendor")
+DEFAULT_VENDOR_MARKER = Label("@xla_rocm_tracer_crates//:vendor/.xla_rocm_tracer_vendored")
 
 # XLA's dependency lists for the three targets (docs/xla-interface.md#bazel-targets), minus what the
 # macro adds itself (the sibling targets, the ROCm labels and the Rust library).
@@ -219,17 +225,24 @@ def cargo_staticlib(
         cargo_env = {},
         profile = "release",
         target_dir = None,
+        vendor = DEFAULT_VENDOR,
+        vendor_marker = DEFAULT_VENDOR_MARKER,
         deps = [],
         alwayslink = False,
         visibility = None,
         tags = []):
     """Runs `cargo build` in a genrule and wraps the staticlib with `rust_staticlib_cc_library`.
 
-    NOT hermetic: cargo runs outside the sandbox (`no-sandbox`), with the Rust toolchain and
-    the crate registry of the machine, and keeps its own incremental state in `target_dir`.
-    Bazel re-runs it whenever a file of `srcs` changes. For reproducible results commit
-    Cargo.lock and keep `--locked`; with `cargo vendor` plus a `.cargo/config.toml` source
-    replacement, `--offline` builds need no network and no registry cache.
+    The action needs no network and no crate registry: cargo builds `--offline` from the
+    `vendor` folder, which the repository rule of bazel/crates.bzl fills with `cargo vendor
+    --locked` in Bazel's fetch phase; its `CARGO_HOME` is a fresh folder of the action's own.
+    It runs in Bazel's sandbox. It is not hermetic in one respect: the Rust toolchain is the
+    machine's (`cargo` on the action's PATH, with `--action_env=PATH --action_env=HOME`), so
+    it is tagged `no-remote` (a remote worker would need the same toolchain). Bazel re-runs it
+    whenever a file of `srcs` or of the vendored crates changes; cargo then builds from
+    scratch in a target folder beside the outputs, unless the action environment variable
+    XLA_ROCM_TRACER_CARGO_TARGET_DIR names a folder to share (which the sandbox must let it
+    write: `--sandbox_writable_path=DIR`).
 
     Outputs, under `<name>/`: `lib<lib_name>.a` and, for each `bridge_headers` or
     `crate_headers` entry `p` (a path inside the crate such as `src/ffi/bridge.rs.h`),
@@ -247,14 +260,17 @@ def cargo_staticlib(
         inside the package (exported as `include/<package>/<path>` too).
       cargo: the Rust toolchain: cargo's path or a command on the action's PATH.
       cargo_flags: extra `cargo build` flags.
-      cargo_env: environment for cargo (e.g. HOME, RUSTUP_HOME, CARGO_HOME, RUSTC).
+      cargo_env: environment for cargo (e.g. HOME, RUSTUP_HOME, RUSTC).
       profile: cargo profile; "release" or "dev" select target/release or target/debug.
       target_dir: absolute CARGO_TARGET_DIR; default: a folder next to the outputs. The
         action environment variable XLA_ROCM_TRACER_CARGO_TARGET_DIR overrides both.
+      vendor: the vendored crates (a filegroup), or None to use cargo's own registry cache
+        (then the action must run outside the sandbox: add "no-sandbox" to `tags`).
+      vendor_marker: a file directly inside the vendored crates' folder.
       deps: extra deps of the resulting cc_library.
       alwayslink: passed to the cc_import of the archive.
       visibility: of the cc_library.
-      tags: of the generated targets (the genrule also gets `no-sandbox`, `no-remote`).
+      tags: of the generated targets (the genrule also gets `no-remote`).
     """
     profile_dir = "debug" if profile == "dev" else profile
     archive = name + "/lib" + lib_name + ".a"
@@ -268,17 +284,34 @@ def cargo_staticlib(
     # XLA_ROCM_TRACER_CARGO_TARGET_DIR (with --action_env) shares a target dir with an
     # outside cargo build, so Bazel's cargo run finds everything up to date.
     target = "$${XLA_ROCM_TRACER_CARGO_TARGET_DIR:-%s}" % default_target
+    vendor_flags = ""
+    vendor_srcs = []
     cmd = [
         "set -eu",
         'manifest="$$(readlink -f $(location %s))"' % manifest,
         'target_dir="%s"' % target,
+    ]
+    if vendor:
+        vendor_srcs = [vendor, vendor_marker]
+        cmd += [
+            'vendor_dir="$$(dirname "$$(readlink -f $(location %s))")"' % vendor_marker,
+            # cargo locks and caches under CARGO_HOME even offline: a folder of the action's own.
+            'export CARGO_HOME="$$PWD/$(RULEDIR)/%s/cargo-home"' % name,
+            'mkdir -p "$$CARGO_HOME"',
+        ]
+        vendor_flags = " ".join([
+            "--config 'source.crates-io.replace-with=\"xla-rocm-tracer-vendor\"'",
+            "--config \"source.xla-rocm-tracer-vendor.directory='$$vendor_dir'\"",
+        ])
+    cmd += [
         # Link nothing from a ROCm install into the archive: the final link brings the SDK.
-        "env -u ROCPROFILER_SDK_LIB_DIR -u ROCM_PATH CARGO_TARGET_DIR=\"$$target_dir\" %s %s build --quiet --manifest-path \"$$manifest\" -p %s --lib --profile %s %s" % (
+        "env -u ROCPROFILER_SDK_LIB_DIR -u ROCM_PATH CARGO_TARGET_DIR=\"$$target_dir\" %s %s build --quiet --manifest-path \"$$manifest\" -p %s --lib --profile %s %s %s" % (
             env_words,
             cargo,
             package,
             profile,
             " ".join(cargo_flags),
+            vendor_flags,
         ),
         'cp "$$target_dir/%s/lib%s.a" $(location %s)' % (profile_dir, lib_name, archive),
     ]
@@ -292,11 +325,11 @@ def cargo_staticlib(
 
     native.genrule(
         name = name + "_cargo",
-        srcs = srcs + [manifest],
+        srcs = srcs + [manifest] + vendor_srcs,
         outs = [archive] + header_outs,
         cmd = "\n".join(cmd),
-        message = "Building the Rust staticlib %s with cargo" % package,
-        tags = tags + ["no-sandbox", "no-remote"],
+        message = "Building the Rust staticlib %s with cargo, offline" % package,
+        tags = tags + ["no-remote"],
         visibility = ["//visibility:private"],
     )
     rust_staticlib_cc_library(

@@ -11,11 +11,17 @@
 //! [`COMMON_AGENT_PREFIX_SIZE`] bytes, the fields every supported SDK lays out identically
 //! (up to `runtime_visibility`), and copies only those; the rest (`uuid`) reads zero.
 //!
-//! GPU ordinals are HIP's: the SDK lists every GPU of the node, also those that
-//! `HIP_VISIBLE_DEVICES` (or `CUDA_VISIBLE_DEVICES`, `GPU_DEVICE_ORDINAL`,
-//! `ROCR_VISIBLE_DEVICES`) hides from the process, and only the agent's `runtime_visibility`
-//! bits tell them apart. [`Agents::gpus`] keeps the HIP-visible ones, in the SDK's order, so
-//! position `i` is HIP device `i` and XLA's device ordinal.
+//! GPU ordinals are HIP's device numbers, which XLA passes to `hipSetDevice`: the SDK lists
+//! every GPU of the node in KFD order, also those that `ROCR_VISIBLE_DEVICES`,
+//! `HIP_VISIBLE_DEVICES` or `CUDA_VISIBLE_DEVICES` hide from HIP, and says nothing of the order
+//! a list gives them. [`Agents::gpus`] holds the GPUs HIP sees in HIP's order, so position `i`
+//! is HIP device `i` and XLA's device ordinal; [`hip_devices`] reads the variables as ROCr and
+//! HIP do. With none of them set, the agents' `runtime_visibility` hip bits decide (all set on
+//! a real SDK; hand-made agents may clear them).
+mod hip_devices;
+
+pub use hip_devices::{hip_device_order, VisibilityVariables};
+
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
 use std::fmt;
@@ -85,7 +91,16 @@ impl AgentInfo {
         self.raw.0.runtime_visibility
     }
 
-    /// Whether the HIP runtime of this process sees the agent (its `hip` visibility bit).
+    /// The agent's UUID as ROCr spells it after `GPU-` (the first 8 bytes as a little-endian
+    /// integer, 16 hex digits), or `None` when the SDK reports none (all zero).
+    pub fn uuid(&self) -> Option<String> {
+        let mut head = [0u8; 8];
+        head.copy_from_slice(&self.raw.0.uuid.bytes[..8]);
+        let value = u64::from_le_bytes(head);
+        (value != 0).then(|| format!("{value:016x}"))
+    }
+
+    /// Whether the SDK marks the agent visible to HIP (its `hip` visibility bit).
     pub fn is_hip_visible(&self) -> bool {
         self.runtime_visibility() & HIP_VISIBILITY_BIT != 0
     }
@@ -165,7 +180,7 @@ struct AgentQuery {
     copy_size: usize,
 }
 
-/// All agents by handle, and the HIP-visible GPUs in the SDK's query order.
+/// All agents by handle, and the GPUs HIP sees in HIP's device order.
 #[derive(Clone, Debug, Default)]
 pub struct Agents {
     by_handle: HashMap<u64, AgentInfo>,
@@ -174,18 +189,34 @@ pub struct Agents {
 }
 
 impl Agents {
-    /// `list` in the SDK's order. When no agent reports any visibility bit (an SDK before
-    /// 0.6.0, or hand-made agents), visibility is unknown and every GPU counts as visible;
-    /// the real SDK always sets all four bits of a CPU agent.
+    /// `list` in the SDK's order, numbered under this process's visibility variables.
     pub fn from_list(list: Vec<AgentInfo>) -> Agents {
-        let visibility_known = list.iter().any(|a| a.runtime_visibility() != 0);
-        let all_gpus = list.iter().filter(|a| a.is_gpu()).count();
-        let gpus: Vec<AgentInfo> = list
-            .iter()
-            .filter(|a| a.is_gpu() && (!visibility_known || a.is_hip_visible()))
-            .cloned()
-            .collect();
-        let hidden_gpus = all_gpus - gpus.len();
+        Agents::with_variables(list, &VisibilityVariables::from_process())
+    }
+
+    /// `list` in the SDK's order, HIP devices numbered under `variables`. With none set, the
+    /// GPUs whose hip visibility bit is set (every GPU when no agent reports any visibility
+    /// bit: an SDK before 0.6.0, or hand-made agents), in KFD order.
+    pub fn with_variables(list: Vec<AgentInfo>, variables: &VisibilityVariables) -> Agents {
+        let mut all_gpus: Vec<&AgentInfo> = list.iter().filter(|a| a.is_gpu()).collect();
+        // KFD order: ROCr's indices count GPUs by node (a stable sort keeps the SDK's order
+        // for agents that report no type id).
+        all_gpus.sort_by_key(|gpu| gpu.raw.0.logical_node_type_id);
+        let gpus: Vec<AgentInfo> = if variables.any_set() {
+            let uuids: Vec<Option<String>> = all_gpus.iter().map(|gpu| gpu.uuid()).collect();
+            hip_device_order(&uuids, variables)
+                .into_iter()
+                .map(|index| all_gpus[index].clone())
+                .collect()
+        } else {
+            let visibility_known = list.iter().any(|a| a.runtime_visibility() != 0);
+            all_gpus
+                .iter()
+                .filter(|gpu| !visibility_known || gpu.is_hip_visible())
+                .map(|gpu| (*gpu).clone())
+                .collect()
+        };
+        let hidden_gpus = all_gpus.len() - gpus.len();
         let by_handle = list.into_iter().map(|a| (a.handle, a)).collect();
         Agents {
             by_handle,
@@ -237,7 +268,7 @@ impl Agents {
         self.gpus.iter().any(|gpu| gpu.handle == handle)
     }
 
-    /// The GPUs HIP sees, in the SDK's order: position `i` is HIP device `i`.
+    /// The GPUs HIP sees, in HIP's order: position `i` is HIP device `i`.
     pub fn gpus(&self) -> &[AgentInfo] {
         &self.gpus
     }
@@ -334,15 +365,18 @@ mod tests {
     }
 
     #[test]
-    fn gpus_are_the_hip_visible_ones_in_sdk_order() {
-        let agents = Agents::from_list(vec![
-            agent(1, AgentKind::Cpu, 0xF),
-            agent(2, AgentKind::Cpu, 0xF),
-            agent(10, AgentKind::Gpu, 0x1),
-            agent(11, AgentKind::Gpu, 0xF),
-            agent(12, AgentKind::Gpu, 0x0),
-            agent(13, AgentKind::Gpu, 0xF),
-        ]);
+    fn without_variables_gpus_are_the_hip_visible_ones_in_sdk_order() {
+        let agents = Agents::with_variables(
+            vec![
+                agent(1, AgentKind::Cpu, 0xF),
+                agent(2, AgentKind::Cpu, 0xF),
+                agent(10, AgentKind::Gpu, 0x1),
+                agent(11, AgentKind::Gpu, 0xF),
+                agent(12, AgentKind::Gpu, 0x0),
+                agent(13, AgentKind::Gpu, 0xF),
+            ],
+            &VisibilityVariables::default(),
+        );
         let handles: Vec<u64> = agents.gpus().iter().map(|gpu| gpu.handle).collect();
         assert_eq!(handles, [11, 13]);
         assert_eq!(agents.hidden_gpus(), 2);
@@ -352,12 +386,70 @@ mod tests {
 
     #[test]
     fn without_visibility_bits_every_gpu_is_visible() {
-        let agents = Agents::from_list(vec![
-            AgentInfo::bare(1, AgentKind::Cpu),
-            AgentInfo::bare(10, AgentKind::Gpu),
-            AgentInfo::bare(11, AgentKind::Gpu),
-        ]);
+        let agents = Agents::with_variables(
+            vec![
+                AgentInfo::bare(1, AgentKind::Cpu),
+                AgentInfo::bare(10, AgentKind::Gpu),
+                AgentInfo::bare(11, AgentKind::Gpu),
+            ],
+            &VisibilityVariables::default(),
+        );
         assert_eq!(agents.gpus().len(), 2);
         assert_eq!(agents.hidden_gpus(), 0);
+    }
+
+    /// GPU `ordinal` of a node as the SDK lists it: KFD order, hip bit as the SDK computed it.
+    fn gpu(handle: u64, ordinal: i32, visibility: u32) -> AgentInfo {
+        let mut gpu = agent(handle, AgentKind::Gpu, visibility);
+        gpu.raw.0.logical_node_type_id = ordinal;
+        gpu.raw.0.uuid.bytes[..8].copy_from_slice(&(0x5000 + ordinal as u64).to_le_bytes());
+        gpu
+    }
+
+    #[test]
+    fn gpus_are_numbered_as_hip_numbers_them() {
+        let variables = VisibilityVariables {
+            hip_visible_devices: Some("2,0".to_owned()),
+            ..VisibilityVariables::default()
+        };
+        // Four GPUs; the SDK marks 0 and 2 visible to HIP but cannot say in which order.
+        let list = vec![
+            agent(1, AgentKind::Cpu, 0xF),
+            gpu(10, 0, 0xF),
+            gpu(11, 1, 0x1),
+            gpu(12, 2, 0xF),
+            gpu(13, 3, 0x1),
+        ];
+        let agents = Agents::with_variables(list, &variables);
+        let handles: Vec<u64> = agents.gpus().iter().map(|gpu| gpu.handle).collect();
+        assert_eq!(handles, [12, 10], "HIP device 0 is the third GPU");
+        assert_eq!(agents.hidden_gpus(), 2);
+        assert!(agents.is_gpu(11) && !agents.is_visible_gpu(11));
+    }
+
+    #[test]
+    fn gpu_device_ordinal_hides_nothing_from_hip_though_the_sdk_clears_the_bit() {
+        let variables = VisibilityVariables {
+            gpu_device_ordinal: Some("1".to_owned()),
+            ..VisibilityVariables::default()
+        };
+        let list = vec![gpu(10, 0, 0x1), gpu(11, 1, 0xF)];
+        let agents = Agents::with_variables(list, &variables);
+        assert_eq!(agents.gpus().len(), 2);
+        assert_eq!(agents.gpus()[0].handle, 10);
+    }
+
+    #[test]
+    fn uuid_tokens_name_the_gpu_with_that_uuid() {
+        let uuid = gpu(13, 3, 0xF).uuid().unwrap();
+        assert_eq!(uuid, "0000000000005003");
+        let variables = VisibilityVariables {
+            rocr_visible_devices: Some(format!("GPU-{uuid},0")),
+            ..VisibilityVariables::default()
+        };
+        let list = (0..4).map(|i| gpu(10 + i as u64, i, 0xF)).collect();
+        let agents = Agents::with_variables(list, &variables);
+        let handles: Vec<u64> = agents.gpus().iter().map(|gpu| gpu.handle).collect();
+        assert_eq!(handles, [13, 10]);
     }
 }

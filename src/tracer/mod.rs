@@ -899,6 +899,11 @@ fn deliver_session_tail(session: &mut Session) {
     if catch_unwind(AssertUnwindSafe(|| sink.on_stream_labels(&labels))).is_err() {
         log::error!("the EventSink panicked in on_stream_labels");
     }
+    if let Some(warning) = stream_names::cut_names_warning(&labels) {
+        if catch_unwind(AssertUnwindSafe(|| sink.on_trace_warning(&warning))).is_err() {
+            log::error!("the EventSink panicked in on_trace_warning");
+        }
+    }
     let outside = correlation::requests_outside_set_window()
         .saturating_sub(session.outside_set_window_at_start);
     // The collector warns about the unattributed work itself, from the events it holds.

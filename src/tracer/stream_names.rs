@@ -28,6 +28,8 @@ struct Registry {
     current: HashMap<u64, u64>,
     /// SDK stream id -> what is known about it.
     labels: HashMap<u64, StreamLabel>,
+    /// SDK stream id -> length in bytes of the name it was given, when that was cut.
+    cut: HashMap<u64, usize>,
 }
 
 static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::new(Registry::default()));
@@ -144,6 +146,7 @@ pub fn note_set(stream_id: u64, handle: u64) {
 /// showed otherwise; another unknown handle is ignored (its CREATE was not seen, so no id can
 /// carry the name).
 pub fn note_name(handle: u64, name: &str) {
+    let given_len = name.len();
     let name = truncate(name);
     let per_thread = if handle == PER_THREAD_HANDLE {
         match SEEN_RESERVED.try_with(|seen| seen.get()[PER_THREAD_HANDLE as usize][0]) {
@@ -168,7 +171,41 @@ pub fn note_name(handle: u64, name: &str) {
     };
     if let Some(label) = registry.labels.get_mut(&stream_id) {
         label.name = Some(Arc::from(name));
+        if name.len() < given_len {
+            registry.cut.insert(stream_id, given_len);
+        } else {
+            registry.cut.remove(&stream_id);
+        }
     }
+}
+
+/// The trace warning for the streams among `labels` whose ROCTx name was cut to
+/// [`MAX_NAME_BYTES`], if any: "2 stream names given with roctxNameHipStream were longer than
+/// 256 bytes and are cut (stream ids 5 of 10240 bytes, 7 of 300 bytes)".
+pub fn cut_names_warning(labels: &[StreamLabel]) -> Option<String> {
+    let registry = REGISTRY.lock();
+    let mut cut: Vec<(u64, usize)> = labels
+        .iter()
+        .filter_map(|label| Some((label.stream_id, *registry.cut.get(&label.stream_id)?)))
+        .collect();
+    if cut.is_empty() {
+        return None;
+    }
+    cut.sort_unstable();
+    let which: Vec<String> = cut
+        .iter()
+        .map(|(id, len)| format!("{id} of {len} bytes"))
+        .collect();
+    Some(format!(
+        "{} stream name{} given with roctxNameHipStream {} longer than {MAX_NAME_BYTES} bytes \
+         and {} cut to {MAX_NAME_BYTES} (SDK stream id{} {})",
+        cut.len(),
+        if cut.len() == 1 { "" } else { "s" },
+        if cut.len() == 1 { "was" } else { "were" },
+        if cut.len() == 1 { "is" } else { "are" },
+        if cut.len() == 1 { "" } else { "s" },
+        which.join(", ")
+    ))
 }
 
 fn truncate(name: &str) -> &str {
@@ -195,10 +232,12 @@ pub fn snapshot() -> Vec<StreamLabel> {
     let Registry {
         current,
         labels: known,
+        cut,
     } = &mut *registry;
     known.retain(|&id, label| {
         label.kind != StreamKind::Created || current.get(&label.handle) == Some(&id)
     });
+    cut.retain(|id, _| known.contains_key(id));
     labels
 }
 
@@ -298,6 +337,27 @@ mod tests {
         assert!(snapshot()
             .iter()
             .all(|l| l.name.as_deref() != Some("nobody")));
+    }
+
+    #[test]
+    fn a_name_cut_to_the_limit_gets_a_warning() {
+        note_created(ID + 20, HANDLE + 0x20);
+        note_name(HANDLE + 0x20, &"x".repeat(10_240));
+        let labels = snapshot();
+        let label = labels.iter().find(|l| l.stream_id == ID + 20).unwrap();
+        assert_eq!(label.name.as_deref().map(str::len), Some(MAX_NAME_BYTES));
+        let warning = cut_names_warning(&labels).unwrap();
+        assert!(
+            warning.contains(&format!(
+                "was longer than 256 bytes and is cut to 256 (SDK stream id {} of 10240 bytes)",
+                ID + 20
+            )),
+            "{warning}"
+        );
+        // Named again within the limit: no warning for it.
+        note_name(HANDLE + 0x20, "short");
+        let labels = snapshot();
+        assert!(cut_names_warning(&labels).is_none_or(|w| !w.contains(&(ID + 20).to_string())));
     }
 
     #[test]

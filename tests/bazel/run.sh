@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Builds the Rust pieces with cargo, then runs `bazel build //... && bazel test //...` in the
-# example workspace with Debian's Bazel 4.2.3, fully offline. Installs bazel-bootstrap and
-# the other Debian packages it needs when they are missing (CI machines are fresh).
+# example workspace with Debian's Bazel 4.2.3, fully offline: as root, Bazel runs in a network
+# namespace of its own (`unshare -n`, only loopback up), so nothing it runs can reach the
+# network. Its cargo action builds the staticlib from scratch in Bazel's sandbox, from the
+# crates its repository rule vendored out of cargo's cache (bazel/crates.bzl). Installs
+# bazel-bootstrap and the other Debian packages it needs when they are missing (CI machines
+# are fresh).
 #
 # Environment:
-#   CARGO_TARGET_DIR           cargo's target dir (default: <repo>/target), shared with the
-#                              Bazel genrule that runs cargo, so it finds everything built.
+#   CARGO_TARGET_DIR           cargo's target dir for the pieces built before Bazel
+#                              (default: <repo>/target).
 #   BAZEL_OUTPUT_USER_ROOT     Bazel's --output_user_root (default: $TMPDIR/xla-rocm-tracer-bazel-$UID).
+#   XLA_ROCM_TRACER_BAZEL_NETWORK=1  do not block the network (the check then proves less).
 set -euo pipefail
 
 example_dir="$(cd "$(dirname "$0")" && pwd)"
@@ -35,7 +40,7 @@ echo "== cargo: the Rust staticlib and the simulated librocprofiler-sdk.so"
 (
   cd "$repo_dir"
   # The only network use: crates.io, when the registry cache lacks a locked crate. Bazel's
-  # cargo genrule then runs --offline.
+  # repository rule then vendors from the cache and its cargo action runs --offline.
   cargo fetch --locked
   # The archive must not link a ROCm install: the final link brings the SDK.
   env -u ROCPROFILER_SDK_LIB_DIR -u ROCM_PATH \
@@ -62,6 +67,25 @@ fi
 echo "== bazel build //... && bazel test //... (Bazel 4.2.3, offline)"
 cd "$example_dir"
 bazel_cmd=(bazel --output_user_root="$output_user_root" --max_idle_secs=120)
-env_flags=(--action_env=XLA_ROCM_TRACER_CARGO_TARGET_DIR="$CARGO_TARGET_DIR")
-"${bazel_cmd[@]}" build "${env_flags[@]}" //...
-"${bazel_cmd[@]}" test "${env_flags[@]}" //...
+flags=(
+  # The repository rule vendors the crates from cargo's cache (filled by cargo fetch above).
+  --repo_env=XLA_ROCM_TRACER_CARGO_OFFLINE=1
+  # The cargo action finds the toolchain (rustup's proxies read HOME).
+  --action_env=PATH --action_env=HOME
+)
+# A server started earlier (outside the namespace below) would run the actions with network.
+"${bazel_cmd[@]}" shutdown >/dev/null 2>&1 || true
+run_bazel="${bazel_cmd[*]@Q}"
+script="set -e
+$run_bazel build ${flags[*]@Q} //...
+$run_bazel test ${flags[*]@Q} //...
+$run_bazel shutdown"
+if [ "${XLA_ROCM_TRACER_BAZEL_NETWORK:-0}" != 1 ] && [ "$(id -u)" = 0 ] \
+    && unshare -n true 2>/dev/null; then
+  echo "   (network blocked: unshare -n, loopback only)"
+  # Bazel's client talks to its server over loopback, which a new namespace has down.
+  unshare -n bash -c "ip link set lo up && $script"
+else
+  echo "   (network not blocked: needs root and unshare; the build is --offline regardless)"
+  bash -c "$script"
+fi

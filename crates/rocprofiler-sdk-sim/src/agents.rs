@@ -99,14 +99,11 @@ fn parse_visible(list: Option<&str>, ordinal: i64, uuid: u64) -> Option<(bool, i
     Some((false, ordinal))
 }
 
-/// `runtime_visibility` of one GPU and its position in HIP's device order.
+/// `runtime_visibility` of one GPU, as the SDK computes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct GpuVisibility {
     pub hsa: bool,
     pub hip: bool,
-    /// Sort key of HIP's device order: the position in the HIP list (or in the ROCr list when
-    /// no HIP list is set), which is how the runtimes order the devices they expose.
-    pub hip_position: i64,
 }
 
 /// GPU `ordinal`'s visibility under `env`, as the SDK computes it: ROCR_VISIBLE_DEVICES picks
@@ -136,22 +133,85 @@ pub(crate) fn gpu_visibility(env: &VisibilityEnv, ordinal: u32) -> GpuVisibility
     GpuVisibility {
         hsa,
         hip: hip_visible,
-        hip_position: match hip {
-            Some((true, position)) => position,
-            _ => rocr_index,
-        },
     }
 }
 
-/// The GPU ordinals of HIP devices 0, 1, ... on a machine with `gpus` GPUs.
+/// The GPU ordinals of HIP devices 0, 1, ... on a machine with `gpus` GPUs, as the runtimes
+/// number them (not the SDK's reading above): ROCr first takes `ROCR_VISIBLE_DEVICES` (trimmed
+/// comma-separated `strtol` indices or `GPU-` UUID prefixes, in list order, up to the first
+/// illegal, out-of-range, ambiguous or repeated token); then CLR takes `HIP_VISIBLE_DEVICES`,
+/// else `CUDA_VISIBLE_DEVICES` (non-empty), comma-separated exact decimal indices into ROCr's
+/// GPUs or `GPU-` UUIDs, in list order, up to the first invalid entry, repeats skipped.
+/// `GPU_DEVICE_ORDINAL` is OpenCL's and changes nothing here. The tracer's own reading of the
+/// same rules is `src/tracer/agents/hip_devices.rs`.
 pub(crate) fn hip_device_order(gpus: u32, env: &VisibilityEnv) -> Vec<u32> {
-    let mut visible: Vec<(i64, u32)> = (0..gpus)
-        .map(|ordinal| (gpu_visibility(env, ordinal), ordinal))
-        .filter(|(v, _)| v.hip)
-        .map(|(v, ordinal)| (v.hip_position, ordinal))
-        .collect();
-    visible.sort();
-    visible.into_iter().map(|(_, ordinal)| ordinal).collect()
+    let name = |ordinal: u32| format!("GPU-{:016X}", uuid_value(ordinal));
+    let mut hsa: Vec<u32> = Vec::new();
+    match env.rocr_visible_devices.as_deref() {
+        None => hsa.extend(0..gpus),
+        Some("") => {}
+        Some(list) => {
+            for token in list.split(',').take(gpus as usize) {
+                let token = token.trim().to_ascii_uppercase();
+                let gpu = if token.starts_with('G') {
+                    let found: Vec<u32> = (0..gpus)
+                        .filter(|&g| (5..=20).contains(&token.len()) && name(g).starts_with(&token))
+                        .collect();
+                    (found.len() == 1).then(|| found[0])
+                } else {
+                    strtol_base0(&token).and_then(|v| u32::try_from(v).ok())
+                };
+                match gpu {
+                    Some(gpu) if gpu < gpus && !hsa.contains(&gpu) => hsa.push(gpu),
+                    _ => break,
+                }
+            }
+        }
+    }
+    let list = [&env.hip_visible_devices, &env.cuda_visible_devices]
+        .into_iter()
+        .flatten()
+        .find(|list| !list.is_empty());
+    let Some(list) = list else { return hsa };
+    let mut devices = Vec::new();
+    for token in list.split(',') {
+        let index = if token.starts_with("GPU-") {
+            let token = token.to_ascii_uppercase();
+            hsa.iter().position(|&gpu| name(gpu).contains(&token))
+        } else {
+            token
+                .parse::<usize>()
+                .ok()
+                .filter(|index| index.to_string() == token && *index < hsa.len())
+        };
+        let Some(index) = index else { break };
+        if !devices.contains(&hsa[index]) {
+            devices.push(hsa[index]);
+        }
+    }
+    devices
+}
+
+/// C's `strtol(text, &end, 0)` with nothing left after the number.
+fn strtol_base0(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if digits.starts_with(['+', '-']) {
+        return None;
+    }
+    let value = if let Some(hex) = digits
+        .strip_prefix("0X")
+        .or_else(|| digits.strip_prefix("0x"))
+    {
+        i64::from_str_radix(hex, 16).ok()?
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        i64::from_str_radix(&digits[1..], 8).ok()?
+    } else {
+        digits.parse().ok()?
+    };
+    Some(if negative { -value } else { value })
 }
 
 fn leak_str(s: &str) -> *const std::ffi::c_char {
@@ -340,11 +400,24 @@ mod tests {
         assert_eq!(hip_device_order(4, &env(None, Some("3,1"), None)), [3, 1]);
         // HIP indices count among the ROCr-visible GPUs.
         assert_eq!(hip_device_order(4, &env(Some("1,3"), Some("1"), None)), [3]);
-        assert_eq!(hip_device_order(4, &env(Some("2 0"), None, None)), [2, 0]);
+        assert_eq!(hip_device_order(4, &env(Some("2,0"), None, None)), [2, 0]);
+        // ROCr's tokens are comma-separated and trimmed; HIP's are exact.
+        assert_eq!(
+            hip_device_order(4, &env(Some(" 2 , 0"), None, None)),
+            [2, 0]
+        );
+        assert_eq!(
+            hip_device_order(4, &env(Some("2 0"), None, None)),
+            [0u32; 0]
+        );
+        assert_eq!(hip_device_order(4, &env(None, Some("1, 0"), None)), [1]);
+        // HIP stops at the first invalid entry (the SDK's hip bit does not).
+        assert_eq!(hip_device_order(4, &env(None, Some("1,7,0"), None)), [1]);
+        assert_eq!(hip_device_order(4, &env(None, Some("2,2,0"), None)), [2, 0]);
         // CUDA_VISIBLE_DEVICES only counts when HIP_VISIBLE_DEVICES is unset.
         assert_eq!(hip_device_order(4, &env(None, None, Some("1"))), [1]);
         assert_eq!(hip_device_order(4, &env(None, Some("0"), Some("1"))), [0]);
-        let uuid = format!("GPU-{:x}", uuid_value(2));
+        let uuid = format!("GPU-{:016x}", uuid_value(2));
         assert_eq!(hip_device_order(4, &env(None, Some(&uuid), None)), [2]);
         assert_eq!(
             hip_device_order(2, &env(None, Some("7,x"), None)),

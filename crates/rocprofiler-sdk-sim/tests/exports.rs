@@ -3,14 +3,24 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+/// The cdylib as this `cargo test` built it. Cargo builds the library with all its crate
+/// types into `target/<profile>/deps/` for the tests, but copies the `.so` up to
+/// `target/<profile>/` only on `cargo build`: a plain `cargo test` on a fresh clone has it in
+/// `deps/` alone, beside this test's executable.
 fn cdylib() -> PathBuf {
-    // target/<profile>/deps/exports-<hash> -> target/<profile>/librocprofiler_sdk_sim.so
     let exe = std::env::current_exe().unwrap();
-    exe.parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("librocprofiler_sdk_sim.so")
+    let deps = exe.parent().unwrap();
+    [deps, deps.parent().unwrap()]
+        .iter()
+        .map(|dir| dir.join("librocprofiler_sdk_sim.so"))
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "librocprofiler_sdk_sim.so is neither in {} nor beside it; \
+                 `cargo build -p rocprofiler-sdk-sim` makes it",
+                deps.display()
+            )
+        })
 }
 
 fn declared_functions() -> Vec<String> {

@@ -1,12 +1,18 @@
 //! The kind of an event of any XLA trace, inferred from its name and stats: foreign traces
 //! (e.g. XLA's CUPTI output) carry no type field, only names such as "MemcpyH2D" or
 //! "Memset 3" and stats such as `memcpy_details` or `kernel_details`.
+//!
+//! On AMD GPUs a memset runs as a fill kernel (ROCclr's `__amd_rocclr_fill*`), recorded as a
+//! kernel dispatch: a kernel whose correlation id is a `hipMemset*` call's, or a ROCclr fill
+//! kernel, is counted as the memset it is.
+use std::collections::HashSet;
+
 use xla_rocm_tracer::event::EventType;
 use xla_rocm_tracer::export::plane_names::{
     KERNEL_DETAILS_STAT, MEMALLOC_DETAILS_STAT, MEMCPY_DETAILS_STAT, MEMFREE_DETAILS_STAT,
     MEMSET_DETAILS_STAT,
 };
-use xla_rocm_tracer::export::{XEvent, XPlane};
+use xla_rocm_tracer::export::{XEvent, XPlane, XSpace};
 
 use crate::xspace_view::{event_name, stat_name, stat_text};
 
@@ -55,8 +61,41 @@ fn direction_from_details(details: &str) -> Option<EventType> {
     }
 }
 
+/// The prefix of ROCclr's fill kernels, which HIP's memsets run as.
+const FILL_KERNEL_PREFIX: &str = "__amd_rocclr_fill";
+
+/// Correlation ids of the `hipMemset*` calls among the host events of `space`.
+pub fn memset_calls(space: &XSpace) -> HashSet<u64> {
+    let mut calls = HashSet::new();
+    for plane in &space.planes {
+        for event in plane.lines.iter().flat_map(|line| &line.events) {
+            if !event_name(plane, event).starts_with("hipMemset") {
+                continue;
+            }
+            if let Some(id) =
+                stat_text(plane, event, "correlation_id").and_then(|text| text.parse::<u64>().ok())
+            {
+                calls.insert(id);
+            }
+        }
+    }
+    calls
+}
+
+fn is_memset_kernel(plane: &XPlane, event: &XEvent, memset_calls: &HashSet<u64>) -> bool {
+    event_name(plane, event).starts_with(FILL_KERNEL_PREFIX)
+        || stat_text(plane, event, "correlation_id")
+            .and_then(|text| text.parse::<u64>().ok())
+            .is_some_and(|id| memset_calls.contains(&id))
+}
+
 /// `None`: none of the types a trace's names and stats reveal (shown as "Other").
-pub fn infer_kind(plane: &XPlane, event: &XEvent) -> Option<EventType> {
+/// `memset_calls`: [`memset_calls`] of the event's space.
+pub fn infer_kind(
+    plane: &XPlane,
+    event: &XEvent,
+    memset_calls: &HashSet<u64>,
+) -> Option<EventType> {
     let name = event_name(plane, event);
     let lower = name.to_ascii_lowercase();
     let kind = if let Some(details) = stat_text(plane, event, MEMCPY_DETAILS_STAT) {
@@ -72,7 +111,11 @@ pub fn infer_kind(plane: &XPlane, event: &XEvent) -> Option<EventType> {
     } else if has_stat(plane, event, MEMFREE_DETAILS_STAT) {
         EventType::MemoryFree
     } else if has_stat(plane, event, KERNEL_DETAILS_STAT) {
-        EventType::Kernel
+        if is_memset_kernel(plane, event, memset_calls) {
+            EventType::Memset
+        } else {
+            EventType::Kernel
+        }
     } else {
         return None;
     };

@@ -1,13 +1,13 @@
 //! `inspect`: planes, lanes with event counts by kind, copy bytes by direction, time span and
 //! what the trace says was dropped.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 
 use xla_rocm_tracer::event::EventType;
 use xla_rocm_tracer::export::plane_names::{GPU_PLANE_PREFIX, SCOPE_RANGE_TREE_PLANE_NAME};
 use xla_rocm_tracer::export::{XPlane, XSpace};
 
-use crate::event_kind::{infer_kind, memcpy_bytes};
+use crate::event_kind::{infer_kind, memcpy_bytes, memset_calls};
 use crate::replay::plural;
 use crate::xspace_view::{event_span_ps, line_name};
 
@@ -36,7 +36,8 @@ fn widen(span: &mut Option<(i128, i128)>, start: i128, end: i128) {
     });
 }
 
-pub fn summarize_plane(plane: &XPlane) -> PlaneSummary {
+/// `memsets`: [`memset_calls`] of the plane's space.
+pub fn summarize_plane(plane: &XPlane, memsets: &HashSet<u64>) -> PlaneSummary {
     // Kinds and bytes are counted on device planes only: host API events repeat the copies'
     // details and would count every copy twice.
     let is_device = plane.name.starts_with(GPU_PLANE_PREFIX);
@@ -61,7 +62,7 @@ pub fn summarize_plane(plane: &XPlane) -> PlaneSummary {
             if !is_device {
                 continue;
             }
-            let Some(kind) = infer_kind(plane, event) else {
+            let Some(kind) = infer_kind(plane, event, memsets) else {
                 lane.others += 1;
                 continue;
             };
@@ -161,6 +162,23 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
+/// `text` with control characters escaped (`\n`, `\t`, `\u{1b}`, ...), so that a name from the
+/// trace (a ROCTx stream name, a plane name) stays on its line of the report.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Kernels, copies (with bytes) and memsets of all device planes, as the trace shows them.
 #[derive(Default)]
 pub struct DeviceTotals {
@@ -172,22 +190,29 @@ pub struct DeviceTotals {
 impl DeviceTotals {
     pub fn of_spaces(spaces: &[XSpace]) -> DeviceTotals {
         let mut totals = DeviceTotals::default();
-        for plane in spaces.iter().flat_map(|space| &space.planes) {
-            let summary = summarize_plane(plane);
-            if !summary.is_device {
-                continue;
-            }
-            totals.lanes += summary.lanes.len() as u64;
-            for lane in &summary.lanes {
-                for (kind, count) in &lane.by_kind {
-                    *totals.by_kind.entry(*kind).or_insert(0) += count;
-                }
-            }
-            for (kind, bytes) in &summary.memcpy_bytes {
-                *totals.memcpy_bytes.entry(*kind).or_insert(0) += bytes;
+        for space in spaces {
+            let memsets = memset_calls(space);
+            for plane in &space.planes {
+                totals.add_plane(plane, &memsets);
             }
         }
         totals
+    }
+
+    fn add_plane(&mut self, plane: &XPlane, memsets: &HashSet<u64>) {
+        let summary = summarize_plane(plane, memsets);
+        if !summary.is_device {
+            return;
+        }
+        self.lanes += summary.lanes.len() as u64;
+        for lane in &summary.lanes {
+            for (kind, count) in &lane.by_kind {
+                *self.by_kind.entry(*kind).or_insert(0) += count;
+            }
+        }
+        for (kind, bytes) in &summary.memcpy_bytes {
+            *self.memcpy_bytes.entry(*kind).or_insert(0) += bytes;
+        }
     }
 
     fn count(&self, kind: EventType) -> u64 {
@@ -231,11 +256,16 @@ impl DeviceTotals {
 
 pub fn render(space: &XSpace, source: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "trace: {source}");
+    let _ = writeln!(out, "trace: {}", printable(source));
     if !space.hostnames.is_empty() {
-        let _ = writeln!(out, "hosts: {}", space.hostnames.join(", "));
+        let _ = writeln!(out, "hosts: {}", printable(&space.hostnames.join(", ")));
     }
-    let summaries: Vec<PlaneSummary> = space.planes.iter().map(summarize_plane).collect();
+    let memsets = memset_calls(space);
+    let summaries: Vec<PlaneSummary> = space
+        .planes
+        .iter()
+        .map(|plane| summarize_plane(plane, &memsets))
+        .collect();
     // Times are shown from the trace start (its earliest event), not as epoch nanoseconds.
     let trace_start = summaries
         .iter()
@@ -259,14 +289,15 @@ pub fn render(space: &XSpace, source: &str) -> String {
                 out,
                 "\n{} (id {}): XLA's scope-range id tree (annotation nesting), not a timeline; \
                  kept in the file, not shown",
-                summary.name, summary.id
+                printable(&summary.name),
+                summary.id
             );
             continue;
         }
         let _ = write!(
             out,
             "\n{} (id {}): {}, {}",
-            summary.name,
+            printable(&summary.name),
             summary.id,
             plural(summary.lanes.len() as u64, "lane", "lanes"),
             plural(events, "event", "events")
@@ -292,7 +323,7 @@ pub fn render(space: &XSpace, source: &str) -> String {
             let _ = write!(
                 out,
                 "  {}: {}",
-                lane.name,
+                printable(&lane.name),
                 plural(lane.events, "event", "events")
             );
             if !lane.by_kind.is_empty() || lane.others > 0 {
@@ -337,10 +368,10 @@ pub fn render(space: &XSpace, source: &str) -> String {
     } else {
         let _ = writeln!(out, "\ndrops and problems reported by the trace:");
         for error in &space.errors {
-            let _ = writeln!(out, "  error: {error}");
+            let _ = writeln!(out, "  error: {}", printable(error));
         }
         for warning in &space.warnings {
-            let _ = writeln!(out, "  warning: {warning}");
+            let _ = writeln!(out, "  warning: {}", printable(warning));
         }
     }
     out
@@ -366,7 +397,7 @@ fn device_stats_line(plane: &XPlane) -> String {
                     other => other.to_string(),
                 },
             };
-            format!("{name}={value}")
+            format!("{}={}", printable(name), printable(&value))
         })
         .collect();
     parts.join(" ")
@@ -388,6 +419,13 @@ mod tests {
             "2000-02-29 23:59:59.000000123 UTC"
         );
         assert_eq!(format_trace_start(39_825), "39825 ns on the trace's clock");
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(printable("h2d"), "h2d");
+        assert_eq!(printable("a\nb\tc\u{1b}[31m"), "a\\nb\\tc\\u{1b}[31m");
+        assert_eq!(printable("é ü"), "é ü");
     }
 
     #[test]

@@ -3,12 +3,14 @@
 mod chrome_trace;
 mod event_kind;
 mod inspect;
+mod interrupts;
 mod output;
 mod probe;
 mod progress;
 mod replay;
 mod xspace_view;
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -34,6 +36,10 @@ enum Command {
     Inspect {
         /// An XSpace file (`.xplane.pb`).
         trace: PathBuf,
+        /// Report progress on stderr (the default for inputs of 32 MiB or more when stderr is
+        /// a terminal).
+        #[arg(long)]
+        progress: bool,
     },
     /// Convert an XSpace file to another format.
     Convert {
@@ -41,20 +47,18 @@ enum Command {
         trace: PathBuf,
         #[arg(long, value_enum)]
         to: ConvertFormat,
-        /// Output file; defaults to the input with `.json` appended.
+        /// Output file; defaults to the input with `.json` appended, beside the input.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Report progress on stderr (the default for inputs of 32 MiB or more when stderr is
+        /// a terminal).
+        #[arg(long)]
+        progress: bool,
     },
     /// Run a fixed HIP battery under a small recording profiler tool on the real ROCm
-    /// libraries (when found) and the simulated ones, and report where they differ
-    /// (`probe --help` for its options).
-    #[command(disable_help_flag = true)]
-    Probe {
-        /// Passed to `xla-rocm-tracer-probe`: [--out report.json] [--rocm-lib DIR]
-        /// [--sim-lib-dir DIR] [--simulated-only] | --compare-only A.json B.json
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+    /// libraries (when found) and the simulated ones, and report where they differ. Runs
+    /// `xla-rocm-tracer-probe` from beside this program (docs/probe.md).
+    Probe(probe::ProbeArgs),
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -63,40 +67,49 @@ enum ConvertFormat {
     ChromeJson,
 }
 
-fn read_trace(path: &Path) -> Result<(XSpace, bool)> {
+/// Whether to report progress: asked for, or a large input while stderr is a terminal.
+fn wants_progress(asked: bool, input_bytes: u64) -> bool {
+    asked || (input_bytes >= LARGE_INPUT_BYTES && std::io::stderr().is_terminal())
+}
+
+fn read_trace(path: &Path, asked_progress: bool) -> Result<(XSpace, bool)> {
     let size = std::fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
-    let large = size >= LARGE_INPUT_BYTES;
-    let progress = Progress::new(large, "events");
+    let enabled = wants_progress(asked_progress, size);
+    let progress = Progress::new(enabled, "events");
     progress.stage(&format!("reading {} ({} MiB)", path.display(), size >> 20));
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     progress.stage("decoding XSpace");
     let space = read_xspace(&bytes).with_context(|| format!("cannot load {}", path.display()))?;
-    Ok((space, large))
+    Ok((space, enabled))
 }
 
-fn inspect(trace: &Path) -> Result<()> {
-    let (space, _) = read_trace(trace)?;
+fn inspect(trace: &Path, progress: bool) -> Result<()> {
+    let (space, _) = read_trace(trace, progress)?;
     print!("{}", inspect::render(&space, &trace.display().to_string()));
     Ok(())
 }
 
-fn convert(trace: &Path, output: Option<PathBuf>) -> Result<()> {
+fn convert(trace: &Path, output: Option<PathBuf>, progress: bool) -> Result<()> {
     let output = output.unwrap_or_else(|| {
         let mut name = trace.as_os_str().to_owned();
         name.push(".json");
         PathBuf::from(name)
     });
     // Before reading a trace that may take a while to load.
-    output::check_writable(&output)?;
-    let (space, large) = read_trace(trace)?;
-    let mut progress = Progress::new(large, "events written");
-    progress.stage(&format!("writing {}", output.display()));
-    output::write_atomically(&output, |out| {
-        chrome_trace::write_chrome_trace(&space, out, &mut progress)
-    })?;
-    eprintln!("wrote {}", output.display());
+    let output = output::check(
+        &output,
+        &[output::Input {
+            what: "the input trace",
+            path: trace,
+        }],
+    )?;
+    let (space, enabled) = read_trace(trace, progress)?;
+    let mut progress = Progress::new(enabled, "events written");
+    progress.stage(&format!("writing {}", output.shown().display()));
+    output.write(|out| chrome_trace::write_chrome_trace(&space, out, &mut progress))?;
+    eprintln!("wrote {}", output.shown().display());
     Ok(())
 }
 
@@ -109,27 +122,32 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    if let Err(error) = interrupts::install() {
+        eprintln!("xla-rocm-tracer: error: {error:#}");
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
-        Command::Probe { args } => {
-            return probe::run(args).unwrap_or_else(|error| {
+        Command::Probe(args) => {
+            return probe::run(&args).unwrap_or_else(|error| {
                 eprintln!("xla-rocm-tracer: error: {error:#}");
                 ExitCode::FAILURE
             })
         }
         Command::Replay(args) => replay::run(args),
-        Command::Inspect { trace } => inspect(&trace),
+        Command::Inspect { trace, progress } => inspect(&trace, progress),
         Command::Convert {
             trace,
             to: ConvertFormat::ChromeJson,
             output,
-        } => convert(&trace, output),
+            progress,
+        } => convert(&trace, output, progress),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             if let Some(interrupted) = error.downcast_ref::<replay::Interrupted>() {
                 eprintln!("xla-rocm-tracer: {interrupted}");
-                return ExitCode::from(replay::INTERRUPTED_EXIT_STATUS);
+                return ExitCode::from(interrupted.exit_status());
             }
             // One line with the whole cause chain, without anyhow's backtrace.
             eprintln!("xla-rocm-tracer: error: {error:#}");

@@ -1,7 +1,8 @@
-//! Progress lines on stderr, only for inputs large enough to take a while.
+//! Progress lines on stderr: asked for with `--progress`, or by default for inputs large
+//! enough to take a while when stderr is a terminal (never into a log or a pipe unasked).
 use std::time::{Duration, Instant};
 
-/// Inputs from this size on report progress.
+/// Inputs from this size on report progress on a terminal.
 pub const LARGE_INPUT_BYTES: u64 = 32 << 20;
 
 pub struct Progress {

@@ -22,7 +22,7 @@
 //! so replaying a scenario twice writes the same bytes. `--real-clock` keeps the host clock.
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -34,7 +34,7 @@ use xla_rocm_tracer::export::{encode_xspace, merge_host_api_plane, ExportOptions
 use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
-use crate::{inspect, output};
+use crate::{inspect, interrupts, output};
 
 /// Set in the re-executed child, so that a mismatch there is an error instead of a loop.
 const REEXECUTED_VARIABLE: &str = "XLA_ROCM_TRACER_REPLAY_REEXEC";
@@ -44,24 +44,31 @@ const REEXECUTED_VARIABLE: &str = "XLA_ROCM_TRACER_REPLAY_REEXEC";
 /// a real SIGINT mid-replay without racing a timer.
 const PAUSE_AT_STEP_VARIABLE: &str = "XLA_ROCM_TRACER_TEST_PAUSE_AT_STEP";
 
-/// The exit status of a replay stopped by Ctrl-C (SIGINT), as shells report 128 + signal.
-pub const INTERRUPTED_EXIT_STATUS: u8 = 130;
-
-/// A replay stopped by Ctrl-C: the tracer was disabled and no trace was written.
+/// A replay stopped by a stop signal (Ctrl-C, SIGTERM, SIGHUP): the tracer was disabled and
+/// no trace was written.
 #[derive(Debug)]
 pub struct Interrupted {
     pub scenario: PathBuf,
     pub steps: u64,
+    pub signal: i32,
+}
+
+impl Interrupted {
+    /// 128 + the signal's number, as shells report a death by that signal.
+    pub fn exit_status(&self) -> u8 {
+        u8::try_from(128 + self.signal).unwrap_or(u8::MAX)
+    }
 }
 
 impl std::fmt::Display for Interrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "interrupted: the replay of {} stopped after {} (Ctrl-C); the tracer was disabled \
+            "interrupted: the replay of {} stopped after {} ({}); the tracer was disabled \
              and no trace was written",
             self.scenario.display(),
-            plural(self.steps, "step", "steps")
+            plural(self.steps, "step", "steps"),
+            interrupts::describe(self.signal)
         )
     }
 }
@@ -73,34 +80,16 @@ pub fn plural(count: u64, one: &str, many: &str) -> String {
     format!("{count} {}", if count == 1 { one } else { many })
 }
 
-/// Set by SIGINT. The first Ctrl-C asks the replay to stop at the next step boundary; a
-/// second one, while that is still under way, exits at once with status 130.
-fn interrupt_flag() -> Result<Arc<AtomicBool>> {
-    use signal_hook::consts::SIGINT;
-    let flag = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register_conditional_shutdown(
-        SIGINT,
-        i32::from(INTERRUPTED_EXIT_STATUS),
-        flag.clone(),
-    )
-    .context("cannot install the Ctrl-C handler")?;
-    signal_hook::flag::register(SIGINT, flag.clone())
-        .context("cannot install the Ctrl-C handler")?;
-    Ok(flag)
-}
-
 /// Step boundaries: where Ctrl-C stops the replay and where progress is reported.
 struct StepWatch {
-    interrupted: Arc<AtomicBool>,
     steps: AtomicU64,
     pause_at_step: Option<u64>,
     progress: Option<Mutex<Instant>>,
 }
 
 impl StepWatch {
-    fn new(interrupted: Arc<AtomicBool>, progress: bool) -> StepWatch {
+    fn new(progress: bool) -> StepWatch {
         StepWatch {
-            interrupted,
             steps: AtomicU64::new(0),
             pause_at_step: std::env::var(PAUSE_AT_STEP_VARIABLE)
                 .ok()
@@ -113,11 +102,11 @@ impl StepWatch {
         let step = self.steps.fetch_add(1, Ordering::Relaxed) + 1;
         if self.pause_at_step == Some(step) {
             eprintln!("test hook: paused before step {step}");
-            while !self.interrupted.load(Ordering::SeqCst) {
+            while interrupts::received().is_none() {
                 std::thread::sleep(Duration::from_millis(5));
             }
         }
-        if self.interrupted.load(Ordering::SeqCst) {
+        if interrupts::received().is_some() {
             // Not counted: this step was not run.
             self.steps.fetch_sub(1, Ordering::Relaxed);
             return Err("interrupted".to_owned());
@@ -134,10 +123,6 @@ impl StepWatch {
 
     fn steps(&self) -> u64 {
         self.steps.load(Ordering::Relaxed)
-    }
-
-    fn interrupted(&self) -> bool {
-        self.interrupted.load(Ordering::SeqCst)
     }
 }
 
@@ -159,10 +144,26 @@ pub struct ReplayArgs {
     /// trace then differs from run to run).
     #[arg(long)]
     pub real_clock: bool,
-    /// Device lanes per HIP stream (`stream`, the default) or per HSA queue (`queue`, like
-    /// rocprofv3's --group-by-queue).
-    #[arg(long, value_name = "stream|queue", default_value = "stream", value_parser = parse_group_by)]
-    pub group_by: GroupBy,
+    /// Device lanes per HIP stream (`stream`) or per HSA queue (`queue`, like rocprofv3's
+    /// --group-by-queue) [default: `XLA_ROCM_TRACER_GROUP_BY` as on the XLA path, else
+    /// `stream`].
+    #[arg(long, value_name = "stream|queue", value_parser = parse_group_by)]
+    pub group_by: Option<GroupBy>,
+}
+
+/// `--group-by`, else `XLA_ROCM_TRACER_GROUP_BY` (read as the XLA path reads it, but a bad
+/// value is an error here rather than a warning: a command can refuse before it runs).
+fn group_by(flag: Option<GroupBy>) -> Result<GroupBy> {
+    use xla_rocm_tracer::ffi::GROUP_BY_VARIABLE;
+    if let Some(group_by) = flag {
+        return Ok(group_by);
+    }
+    match std::env::var(GROUP_BY_VARIABLE) {
+        Ok(value) if !value.trim().is_empty() => GroupBy::parse(&value).ok_or_else(|| {
+            anyhow::anyhow!("{GROUP_BY_VARIABLE}={value:?} is not `stream` or `queue`")
+        }),
+        _ => Ok(GroupBy::default()),
+    }
 }
 
 fn parse_group_by(text: &str) -> std::result::Result<GroupBy, String> {
@@ -321,7 +322,7 @@ fn describe_env(env: &[(&'static str, String)]) -> String {
 }
 
 /// Runs this command again with the scenario's machine variables; exits with its status.
-fn reexecute_with(env: &[(&'static str, String)], interrupted: &AtomicBool) -> Result<()> {
+fn reexecute_with(env: &[(&'static str, String)]) -> Result<()> {
     let executable =
         std::env::current_exe().context("cannot find the xla-rocm-tracer executable")?;
     let mut child = std::process::Command::new(&executable)
@@ -336,20 +337,21 @@ fn reexecute_with(env: &[(&'static str, String)], interrupted: &AtomicBool) -> R
                 describe_env(env)
             )
         })?;
-    // A Ctrl-C at a terminal reaches the child too (same process group); a SIGINT sent to
-    // this process alone is passed on, once, so that the child stops as it would.
+    // A Ctrl-C at a terminal reaches the child too (same process group); a stop signal sent
+    // to this process alone is passed on, once, so that the child stops as it would.
+    let _graceful = interrupts::graceful();
     let mut forwarded = false;
     let status = loop {
         if let Some(status) = child.try_wait().context("cannot wait for the replay")? {
             break status;
         }
-        if !forwarded && interrupted.load(Ordering::SeqCst) {
+        if let (false, Some(signal)) = (forwarded, interrupts::received()) {
             forwarded = true;
             if let Ok(pid) = libc::pid_t::try_from(child.id()) {
                 // SAFETY: kill() has no memory-safety preconditions; `pid` is our own child,
                 // not yet reaped (try_wait above returned None).
                 unsafe {
-                    libc::kill(pid, libc::SIGINT);
+                    libc::kill(pid, signal);
                 }
             }
         }
@@ -402,6 +404,7 @@ fn one_line(text: &str) -> String {
 
 pub fn run(args: ReplayArgs) -> Result<()> {
     let path = &args.scenario;
+    let group_by = group_by(args.group_by)?;
     let scenario =
         scenario::load(path).map_err(|error| anyhow::anyhow!(one_line(&error.to_string())))?;
     // Outputs are checked before anything runs: a replay must not run for minutes and then
@@ -411,10 +414,14 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let outputs: Vec<PathBuf> = (1..=session_count)
         .map(|number| session_output(&output, number, session_count))
         .collect();
-    for file in &outputs {
-        output::check_writable(file)?;
-    }
-    let interrupted = interrupt_flag()?;
+    let inputs = [output::Input {
+        what: "the scenario",
+        path,
+    }];
+    let outputs = outputs
+        .iter()
+        .map(|file| output::check(file, &inputs))
+        .collect::<Result<Vec<_>>>()?;
 
     let wanted = wanted_machine(&scenario, args.real_clock)?;
     if wanted != *machine() {
@@ -426,7 +433,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
                 describe_env(&env)
             );
         }
-        return reexecute_with(&env, &interrupted);
+        return reexecute_with(&env);
     }
 
     let tracer = Tracer::get();
@@ -437,11 +444,13 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     // records in flight sleeps on it (a real sleep under the real clock).
     xla_rocm_tracer::tracer::set_wait_sleeper(rocprofiler_sdk_sim::driver::host_sleep);
     let progress = args.progress || std::io::stderr().is_terminal();
-    let mut sessions = TracerSessions::new(tracer, StepWatch::new(interrupted, progress));
+    let mut sessions = TracerSessions::new(tracer, StepWatch::new(progress));
     sessions.profiler = scenario.profiler.clone();
     if progress {
         eprintln!("replaying {} (Ctrl-C stops it)", path.display());
     }
+    // From here to the end of the replay, a stop signal stops it at a step boundary.
+    let graceful = interrupts::graceful();
     let whole_replay = scenario.sessions == 0;
     if whole_replay {
         sessions.start()?;
@@ -457,12 +466,16 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         sessions.keep_running_session();
         exited_while_tracing = true;
     }
-    if replayed.is_err() && sessions.steps.interrupted() {
+    // From here on a stop signal ends the process (removing a temporary file being written);
+    // one that came before is seen here.
+    drop(graceful);
+    if let Some(signal) = interrupts::received() {
         // Chosen: nothing is written. A trace cut at an arbitrary step is easy to take for a
         // whole one; the tracer is disabled (above), so the SDK delivers nothing further.
         return Err(Interrupted {
             scenario: path.clone(),
             steps: sessions.steps.steps(),
+            signal,
         }
         .into());
     }
@@ -477,7 +490,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
 
     let options = ExportOptions {
         cuda_style_line_names: args.cuda_style_lanes,
-        group_by: args.group_by,
+        group_by,
     };
     let collectors = std::mem::take(&mut sessions.state().ended);
     let spaces: Vec<_> = collectors
@@ -493,11 +506,10 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     // must not cost the trace.
     let count = spaces.len();
     let mut written = Vec::with_capacity(count);
-    for (index, space) in spaces.iter().enumerate() {
-        let file = session_output(&output, index + 1, count);
+    for (space, output) in spaces.iter().zip(&outputs) {
         let bytes = encode_xspace(space);
-        output::write_atomically(&file, |out| out.write_all(&bytes))?;
-        written.push((file, bytes.len() as u64));
+        output.write(|out| out.write_all(&bytes))?;
+        written.push((output.shown().to_path_buf(), bytes.len() as u64));
     }
 
     let copy_calls: u64 = summary.copies.values().sum();
@@ -513,8 +525,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             inspect::format_bytes(summary.bytes_copied)
         ));
     }
-    println!(
-        "replayed {}: {}, {}, {}",
+    let mut report = format!(
+        "replayed {}: {}, {}, {}\n",
         path.display(),
         plural(summary.api_calls, "HIP call", "HIP calls"),
         copies,
@@ -525,8 +537,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let totals = inspect::DeviceTotals::of_spaces(&spaces);
     // A same-GPU device-to-device copy runs as a blit kernel, whose event carries the copy's
     // size and memory kinds: it is counted as the copy (docs/xla-interface.md#copy-apis).
-    println!("the trace shows {}", totals.describe());
-    println!();
+    report.push_str(&format!("the trace shows {}\n\n", totals.describe()));
     for (index, space) in spaces.iter().enumerate() {
         let number = index + 1;
         let mut title = format!("replay of {}", path.display());
@@ -537,21 +548,27 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             }
         }
         if index > 0 {
-            println!();
+            report.push('\n');
         }
-        print!("{}", inspect::render(space, &title));
+        report.push_str(&inspect::render(space, &title));
         if let Some(collector) = collectors.get(index) {
-            print!(
-                "{}",
-                scenario_stream_lines(&summary, &collector.lanes(Tracer::timestamp(), &options))
-            );
+            report.push_str(&scenario_stream_lines(
+                &summary,
+                &collector.lanes(Tracer::timestamp(), &options),
+            ));
         }
         let (file, size) = &written[index];
-        println!(
-            "\nwrote {} ({})",
+        report.push_str(&format!(
+            "\nwrote {} ({})\n",
             file.display(),
             inspect::format_bytes(*size)
-        );
+        ));
+    }
+    // A trace written to standard output keeps it to itself: the summary goes to stderr.
+    if outputs.iter().any(output::Output::is_stdout) {
+        eprint!("{report}");
+    } else {
+        print!("{report}");
     }
     Ok(())
 }
@@ -575,7 +592,9 @@ pub fn scenario_stream_lines(summary: &scenario::ReplaySummary, lanes: &[Lane]) 
             }
             out.push_str(&format!(
                 "  GPU {} Stream #{} = {}\n",
-                lane.device_ordinal, lane.lane, stream.name
+                lane.device_ordinal,
+                lane.lane,
+                inspect::printable(&stream.name)
             ));
         }
     }

@@ -136,3 +136,203 @@ fn broken_inputs_fail_with_the_file_named() {
     std::fs::remove_file(text_file).ok();
     std::fs::remove_file(truncated).ok();
 }
+
+/// `(pid, tid)` -> `(start, end)` of each complete event, in nanoseconds as a viewer reads
+/// them: `ts` and `dur` parsed as doubles and each rounded to whole nanoseconds.
+fn slices_by_lane(
+    json: &serde_json::Value,
+) -> std::collections::BTreeMap<(i64, i64), Vec<(i64, i64)>> {
+    let mut lanes: std::collections::BTreeMap<(i64, i64), Vec<(i64, i64)>> = Default::default();
+    for event in json["traceEvents"].as_array().unwrap() {
+        if event["ph"] != "X" {
+            continue;
+        }
+        let ns = |key: &str| (event[key].as_f64().unwrap() * 1000.0).round() as i64;
+        let key = (
+            event["pid"].as_i64().unwrap(),
+            event["tid"].as_i64().unwrap(),
+        );
+        lanes
+            .entry(key)
+            .or_default()
+            .push((ns("ts"), ns("ts") + ns("dur")));
+    }
+    lanes
+}
+
+#[test]
+fn back_to_back_slices_do_not_overlap_in_chrome_json() {
+    let dir = temp_path("many-streams");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("many_streams.xplane.pb");
+    let scenario =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/many_streams.toml");
+    let replay = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+        .args(["replay", scenario.to_str().unwrap(), "-o"])
+        .arg(&trace)
+        .env_remove("ROCSIM_MACHINE")
+        .output()
+        .unwrap();
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    // No -o: the JSON goes beside the trace, not into the current directory.
+    let output = cli(&["convert", trace.to_str().unwrap(), "--to", "chrome-json"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json_path = dir.join("many_streams.xplane.pb.json");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
+    let space = xla_rocm_tracer::export::read_xspace_file(&trace).unwrap();
+    // The XSpace has back-to-back events (one ends where the next starts) on its lanes; the
+    // JSON must keep them apart as exactly.
+    let mut touching = 0;
+    let mut checked = 0;
+    for (lane, mut slices) in slices_by_lane(&json) {
+        slices.sort();
+        for pair in slices.windows(2) {
+            checked += 1;
+            assert!(
+                pair[0].1 <= pair[1].0,
+                "{lane:?}: {:?} overlaps {:?}",
+                pair[0],
+                pair[1]
+            );
+            touching += usize::from(pair[0].1 == pair[1].0);
+        }
+    }
+    assert!(
+        checked > 100 && touching > 0,
+        "{checked} pairs, {touching} back to back"
+    );
+    let events: usize = space
+        .planes
+        .iter()
+        .flat_map(|p| &p.lines)
+        .map(|l| l.events.len())
+        .sum();
+    assert_eq!(
+        slices_by_lane(&json).values().map(Vec::len).sum::<usize>(),
+        events
+    );
+    assert!(json["otherData"]["start_time_ns"].as_str().is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Replays `scenario_text` into a fresh folder and returns (replay stdout, inspect stdout).
+fn replay_and_inspect(name: &str, scenario_text: &str) -> (String, String) {
+    let dir = temp_path(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join(format!("{name}.toml"));
+    std::fs::write(&scenario, scenario_text).unwrap();
+    let trace = dir.join(format!("{name}.xplane.pb"));
+    let replay = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+        .args(["replay", scenario.to_str().unwrap(), "-o"])
+        .arg(&trace)
+        .env_remove("ROCSIM_MACHINE")
+        .output()
+        .unwrap();
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    let inspect = cli(&["inspect", trace.to_str().unwrap()]);
+    assert!(inspect.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        String::from_utf8(replay.stdout).unwrap(),
+        String::from_utf8(inspect.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn a_stream_name_with_a_newline_stays_on_its_lane_line() {
+    let (replayed, inspected) = replay_and_inspect(
+        "newline-name",
+        "[[code_object]]\nkernels = { k = \"_Z1kv\" }\n\
+         [streams]\ns = { device = 0, roctx_name = \"two\\nlines\\t\\u001b[31m\" }\n\
+         [[thread]]\nsteps = [\n  { launch = \"k\", stream = \"s\" },\n  { sync_device = true },\n]\n",
+    );
+    for report in [&replayed, &inspected] {
+        assert!(
+            report.contains("  Stream #0 \"two\\nlines\\t\\u{1b}[31m\": 1 event (Kernel 1)\n"),
+            "{report}"
+        );
+        assert!(!report.contains('\u{1b}'), "{report}");
+    }
+}
+
+#[test]
+fn memset_fill_kernels_are_counted_as_memsets() {
+    // HIP runs each memset as ROCclr's fill kernel, recorded as a kernel dispatch.
+    let (replayed, inspected) = replay_and_inspect(
+        "memsets",
+        "[[code_object]]\nkernels = { k = \"_Z1kv\" }\n\
+         [streams]\ns = { device = 0 }\n\
+         [[thread]]\nsteps = [\n  { launch = \"k\", stream = \"s\" },\n\
+         { repeat = 3, steps = [{ memset = 4096, stream = \"s\" }] },\n  { launch = \"k\", stream = \"s\" },\n\
+         { sync_device = true },\n]\n",
+    );
+    assert!(
+        replayed.contains("the trace shows 2 kernels, 0 copies and 3 memsets on 1 device lane\n"),
+        "{replayed}"
+    );
+    assert!(
+        inspected.contains("  Stream #0: 5 events (Kernel 2, Memset 3)\n"),
+        "{inspected}"
+    );
+}
+
+#[test]
+fn progress_is_printed_when_asked_or_on_a_terminal_only() {
+    // A valid XSpace of 33 MiB (one long host name): large enough for progress on a terminal.
+    let big = temp_path("big.xplane.pb");
+    let space = xla_rocm_tracer::export::XSpace {
+        hostnames: vec!["h".repeat(33 << 20)],
+        ..Default::default()
+    };
+    std::fs::write(&big, xla_rocm_tracer::export::encode_xspace(&space)).unwrap();
+    let json = temp_path("big.json");
+    let big_arg = big.to_str().unwrap();
+    let json_arg = json.to_str().unwrap();
+    // stderr is a pipe here, not a terminal: silent unless asked.
+    let quiet_inspect = cli(&["inspect", big_arg]);
+    let quiet_convert = cli(&["convert", big_arg, "--to", "chrome-json", "-o", json_arg]);
+    let loud_inspect = cli(&["inspect", big_arg, "--progress"]);
+    let loud_convert = cli(&[
+        "convert",
+        big_arg,
+        "--to",
+        "chrome-json",
+        "-o",
+        json_arg,
+        "--progress",
+    ]);
+    std::fs::remove_file(&big).ok();
+    std::fs::remove_file(&json).ok();
+    assert!(quiet_inspect.status.success() && loud_inspect.status.success());
+    assert_eq!(String::from_utf8_lossy(&quiet_inspect.stderr), "");
+    assert_eq!(
+        String::from_utf8_lossy(&quiet_convert.stderr),
+        format!("wrote {json_arg}\n")
+    );
+    let loud = String::from_utf8_lossy(&loud_inspect.stderr);
+    assert!(
+        loud.starts_with(&format!("reading {big_arg} (33 MiB)\ndecoding XSpace\n")),
+        "{loud}"
+    );
+    let loud = String::from_utf8_lossy(&loud_convert.stderr);
+    assert!(loud.contains(&format!("writing {json_arg}\n")), "{loud}");
+    assert_eq!(
+        quiet_inspect.stdout, loud_inspect.stdout,
+        "progress never goes to stdout"
+    );
+}

@@ -62,3 +62,46 @@ fn bad_environment_status_passes_through() {
         "{stderr}"
     );
 }
+
+#[test]
+fn help_describes_the_options() {
+    let (code, stdout, _) = cli(&["--help"]);
+    assert_eq!(code, Some(0));
+    for option in [
+        "--out <FILE>",
+        "--rocm-lib <DIR>",
+        "--sim-lib-dir <DIR>",
+        "--simulated-only",
+        "--compare-only <A.json> <B.json>",
+    ] {
+        assert!(stdout.contains(option), "{option} in {stdout}");
+    }
+}
+
+#[test]
+fn a_missing_probe_gets_the_build_command_for_this_profile() {
+    // The command alone in a `release` folder, as after `cargo run --release -p
+    // xla-rocm-tracer-cli`: the hint must build the probe and its libraries there.
+    let dir = std::env::temp_dir().join(format!(
+        "xla-rocm-tracer-probe-hint-{}/release",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cli = dir.join("xla-rocm-tracer");
+    std::fs::copy(CLI, &cli).unwrap();
+    let output = Command::new(&cli)
+        .args(["probe", "--simulated-only"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "build it with `cargo build --release -p rocm-probe -p hip-runtime-sim -p rocprofiler-sdk-sim`"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}

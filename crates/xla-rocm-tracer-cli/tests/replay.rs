@@ -868,3 +868,59 @@ steps = [
     assert!(stdout.contains("= w"), "{stdout}");
     assert!(stdout.contains("= late"), "{stdout}");
 }
+
+/// Device lane names of `scenarios/two_gpu.toml`'s GPU 0 replayed with `env` and `args`, or the
+/// failed run's stderr.
+fn two_gpu_lanes_with(env: &[(&str, &str)], args: &[&str]) -> Result<Vec<String>, String> {
+    let output = std::env::temp_dir().join(format!(
+        "group-by-env-{}-{}.xplane.pb",
+        std::process::id(),
+        env.iter().map(|(_, v)| *v).collect::<String>() + &args.join("")
+    ));
+    let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+        .current_dir(repo())
+        .args([
+            "replay",
+            "scenarios/two_gpu.toml",
+            "-o",
+            output.to_str().unwrap(),
+        ])
+        .args(args)
+        .envs(env.iter().copied())
+        .env_remove("ROCSIM_MACHINE")
+        .output()
+        .unwrap();
+    if !result.status.success() {
+        return Err(String::from_utf8_lossy(&result.stderr).into_owned());
+    }
+    let space = read_xspace_file(&output).unwrap();
+    std::fs::remove_file(&output).ok();
+    Ok(lanes(plane(&space, "/device:GPU:0"))
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect())
+}
+
+#[test]
+fn replay_honours_xla_rocm_tracer_group_by_and_the_flag_wins() {
+    let by_env = two_gpu_lanes_with(&[("XLA_ROCM_TRACER_GROUP_BY", "queue")], &[]).unwrap();
+    assert!(
+        by_env.iter().all(|name| name.starts_with("Queue")),
+        "{by_env:?}"
+    );
+    let by_flag = two_gpu_lanes_with(
+        &[("XLA_ROCM_TRACER_GROUP_BY", "queue")],
+        &["--group-by", "stream"],
+    )
+    .unwrap();
+    assert!(
+        by_flag.iter().all(|name| name.starts_with("Stream")),
+        "{by_flag:?}"
+    );
+    let stderr = two_gpu_lanes_with(&[("XLA_ROCM_TRACER_GROUP_BY", "queues")], &[]).unwrap_err();
+    assert!(
+        stderr.contains("XLA_ROCM_TRACER_GROUP_BY=\"queues\" is not `stream` or `queue`"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
