@@ -26,7 +26,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
   callgrind_events=2000
 fi
 # Two GPUs: the workload spreads calls over every GPU the SDK lists.
-export ROCSIM_GPUS="${ROCSIM_GPUS:-2}"
+export ROCSIM_MACHINE="${ROCSIM_MACHINE:-gpus = 2}"
 
 echo "== build: simulated SDK, Rust staticlib (release)"
 cargo build --release -q -p rocprofiler-sdk-sim -p xla-rocm-tracer

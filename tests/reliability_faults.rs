@@ -294,7 +294,7 @@ fn finalization_at_exit_during_a_slow_buffer_callback_is_clean() {
         // map (SDK 1.0.0 aborts on it).
         let output = rerun_test_with_env(
             "child_exits_during_a_slow_callback",
-            &[("MODE", mode), ("ROCSIM_STREAM_MAP", "newer")],
+            &[("MODE", mode), ("ROCSIM_MACHINE", "stream_map = \"newer\"")],
         );
         let stderr = String::from_utf8_lossy(&output.stderr);
         if mode == "return" {

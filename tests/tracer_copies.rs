@@ -4,7 +4,7 @@
 //! non-direct-dispatch hazard (docs/sdk-facts.md#direct-dispatch) is counted, not silent.
 //!
 //! The simulated machine is fixed when the SDK initializes (before `main`), so each test body
-//! runs in a re-executed child with `ROCSIM_GPUS` / `ROCSIM_DIRECT_DISPATCH` set.
+//! runs in a re-executed child with `gpus` / `direct_dispatch` set.
 mod tracer_common;
 
 use std::collections::BTreeMap;
@@ -37,7 +37,7 @@ fn copies_of_every_direction_on_two_gpus() {
     // bug); this test checks each direction's record, so host-to-host copies get one here.
     let output = rerun_test_with_env(
         "child_copies_of_every_direction",
-        &[("ROCSIM_GPUS", "2"), ("ROCSIM_H2H_RECORD", "1")],
+        &[("ROCSIM_MACHINE", "gpus = 2, h2h_record = true")],
     );
     assert_child_passed("two GPUs", &output);
 }
@@ -149,7 +149,7 @@ fn request_callbacks_on_a_worker_thread_are_counted() {
     }
     let output = rerun_test_with_env(
         "child_request_callbacks_on_a_worker_thread",
-        &[("ROCSIM_DIRECT_DISPATCH", "0")],
+        &[("ROCSIM_MACHINE", "direct_dispatch = false")],
     );
     assert_child_passed("no direct dispatch", &output);
 }
@@ -278,7 +278,7 @@ fn indirect_dispatch_delivers_kernels_marked_unattributed() {
     }
     let output = rerun_test_with_env(
         "child_indirect_dispatch_unattributed",
-        &[("ROCSIM_DIRECT_DISPATCH", "0")],
+        &[("ROCSIM_MACHINE", "direct_dispatch = false")],
     );
     assert_child_passed("no direct dispatch", &output);
 }

@@ -32,7 +32,7 @@ static WARNINGS: Warnings = Warnings(Mutex::new(Vec::new()));
 fn a_session_running_at_exit_delivers_its_tail_quietly() {
     if !runs_in_own_child(
         "a_session_running_at_exit_delivers_its_tail_quietly",
-        &[VIRTUAL_CLOCK, ("ROCSIM_FINALIZE_FLUSH", "0")],
+        &[VIRTUAL_CLOCK],
     ) {
         return;
     }

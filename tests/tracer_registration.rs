@@ -5,7 +5,7 @@
 mod tracer_common;
 
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
-use tracer_common::{runs_in_own_child, start_recording, VIRTUAL_CLOCK};
+use tracer_common::{runs_in_own_child, start_recording};
 use xla_rocm_tracer::event::EventSource;
 use xla_rocm_tracer::tracer::registration::CLIENT_NAME;
 use xla_rocm_tracer::tracer::Tracer;
@@ -15,7 +15,10 @@ fn a_stream_created_before_the_first_tracer_call_is_traced() {
     // A fresh process: nothing has called into the tracer before this body.
     if !runs_in_own_child(
         "a_stream_created_before_the_first_tracer_call_is_traced",
-        &[VIRTUAL_CLOCK, ("ROCSIM_STREAM_MAP", "sdk-1.0")],
+        &[(
+            "ROCSIM_MACHINE",
+            "clock = \"virtual\", stream_map = \"sdk-1.0\"",
+        )],
     ) {
         return;
     }

@@ -6,9 +6,7 @@
 mod tracer_common;
 
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
-use tracer_common::{
-    assert_child_passed, is_child, rerun_test_with_env, RecordingSink, VIRTUAL_CLOCK,
-};
+use tracer_common::{assert_child_passed, is_child, rerun_test_with_env, RecordingSink};
 use xla_rocm_tracer::event::{EventSource, EventType};
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
@@ -20,16 +18,16 @@ fn a_rocm_7_0_sdk_is_traced_through_the_common_agent_prefix() {
     let output = rerun_test_with_env(
         "child_traces_on_rocm_7_0",
         // A one-socket host: the child counts one CPU agent (the simulator's default is two
-        // sockets, ROCSIM_CPUS=2).
+        // sockets, cpus=2).
         &[
-            ("ROCSIM_ROCM", "7.0"),
-            ("ROCSIM_GPUS", "2"),
-            ("ROCSIM_CPUS", "1"),
-            // The session's last kernel record lands after its synchronize on every run.
-            VIRTUAL_CLOCK,
+            (
+                "ROCSIM_MACHINE",
+                "rocm = \"7.0\", gpus = 2, cpus = 1, clock = \"virtual\"",
+            ),
+            // The session's last kernel record lands after its synchronize on every run.,
         ],
     );
-    assert_child_passed("ROCSIM_ROCM=7.0", &output);
+    assert_child_passed("rocm = \"7.0\"", &output);
 }
 
 #[test]
@@ -39,16 +37,12 @@ fn a_rocm_7_0_sdk_lists_its_agents_through_the_common_agent_prefix() {
     }
     let output = rerun_test_with_env(
         "child_lists_agents_on_rocm_7_0",
-        &[
-            ("ROCSIM_ROCM", "7.0"),
-            ("ROCSIM_GPUS", "2"),
-            ("ROCSIM_CPUS", "1"),
-        ],
+        &[("ROCSIM_MACHINE", "rocm = \"7.0\", gpus = 2, cpus = 1")],
     );
-    assert_child_passed("ROCSIM_ROCM=7.0 agents", &output);
+    assert_child_passed("rocm = \"7.0\" agents", &output);
 }
 
-/// Runs only in a child with `ROCSIM_ROCM=7.0`, two GPUs and one CPU socket: the agents the
+/// Runs only in a child with `rocm = "7.0"`, two GPUs and one CPU socket: the agents the
 /// tracer read through the common prefix of the 7.0 agent struct, without a session (what
 /// `child_traces_on_rocm_7_0`, a known failure for its session's tail, also checks first).
 #[test]
@@ -86,7 +80,7 @@ fn assert_rocm_7_0_agents(tracer: &Tracer) {
     assert_eq!(gpus[1].handle, gpus[0].handle + 1);
 }
 
-/// Runs only in a child with `ROCSIM_ROCM=7.0`, two GPUs, one CPU socket and the virtual clock.
+/// Runs only in a child with `rocm = "7.0"`, two GPUs, one CPU socket and the virtual clock.
 #[test]
 fn child_traces_on_rocm_7_0() {
     if !is_child() {
@@ -144,11 +138,14 @@ fn an_sdk_older_than_1_0_0_makes_the_tracer_unavailable_naming_its_version() {
     if is_child() {
         return;
     }
-    let output = rerun_test_with_env("child_refuses_sdk_0_6_0", &[("ROCSIM_VERSION", "0.6.0")]);
-    assert_child_passed("ROCSIM_VERSION=0.6.0", &output);
+    let output = rerun_test_with_env(
+        "child_refuses_sdk_0_6_0",
+        &[("ROCSIM_MACHINE", "sdk_version = \"0.6.0\"")],
+    );
+    assert_child_passed("sdk_version = \"0.6.0\"", &output);
 }
 
-/// Runs only in a child with `ROCSIM_VERSION=0.6.0`.
+/// Runs only in a child with `sdk_version = "0.6.0"`.
 #[test]
 fn child_refuses_sdk_0_6_0() {
     if !is_child() {

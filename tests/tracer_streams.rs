@@ -236,13 +236,13 @@ fn eight_threads_several_streams_shared_and_moving_queues() {
 fn null_legacy_and_per_thread_streams() {
     // hipStreamLegacy and hipStreamPerThread exist only in the newer SDKs' stream map; the SDK
     // 1.0.0 of ROCm 7.0/7.1 (the simulator's default) aborts the process on their first SET.
-    // So this runs in a child with ROCSIM_STREAM_MAP=newer.
+    // So this runs in a child with stream_map = "newer".
     if !is_child() {
         let output = rerun_test_with_env(
             "null_legacy_and_per_thread_streams",
-            &[("ROCSIM_STREAM_MAP", "newer")],
+            &[("ROCSIM_MACHINE", "stream_map = \"newer\"")],
         );
-        assert_child_passed("ROCSIM_STREAM_MAP=newer", &output);
+        assert_child_passed("stream_map = \"newer\"", &output);
         return;
     }
     let _session = SESSION.lock();
@@ -290,7 +290,7 @@ fn null_legacy_and_per_thread_streams() {
 
 // Host-to-host copies are CPU copies without an SDK record on real hardware (not a tracer
 // bug); this test checks the stream a synchronous copy's record gets, so it runs on a
-// machine whose host-to-host copies have a record (ROCSIM_H2H_RECORD=1).
+// machine whose host-to-host copies have a record (h2h_record=1).
 #[test]
 fn sync_memcpy_without_stream_gets_the_stack_top() {
     if is_child() {
@@ -298,7 +298,7 @@ fn sync_memcpy_without_stream_gets_the_stack_top() {
     }
     let output = rerun_test_with_env(
         "child_sync_memcpy_without_stream_gets_the_stack_top",
-        &[("ROCSIM_H2H_RECORD", "1")],
+        &[("ROCSIM_MACHINE", "h2h_record = true")],
     );
     assert_child_passed("host-to-host copies with a record", &output);
 }
@@ -523,14 +523,14 @@ fn every_stream_test_passes_under_the_newer_stream_map() {
         // The child marker of tests/child_process: tests that re-run themselves run their
         // bodies directly there.
         .env("XLA_ROCM_TRACER_TEST_CHILD", "1")
-        .env("ROCSIM_STREAM_MAP", "newer")
+        .env("ROCSIM_MACHINE", "stream_map = \"newer\"")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success() && stdout.contains("test result: ok"),
-        "stream tests under ROCSIM_STREAM_MAP=newer failed ({:?})\n{stdout}\n{stderr}",
+        "stream tests under stream_map = \"newer\" failed ({:?})\n{stdout}\n{stderr}",
         output.status
     );
     // Every test of this file but the `child_*` ones ran there (this one too, returning at
@@ -545,7 +545,7 @@ fn every_stream_test_passes_under_the_newer_stream_map() {
     assert!(expected > 0);
     assert!(
         passed >= expected,
-        "{passed} tests passed under ROCSIM_STREAM_MAP=newer, this file has {expected} that are \
+        "{passed} tests passed under stream_map = \"newer\", this file has {expected} that are \
          not child_ tests\n{stdout}"
     );
 }

@@ -19,7 +19,7 @@ fn hip_device_0_is_gpu_0_when_hip_visible_devices_hides_gpus() {
     }
     let output = rerun_test_with_env(
         "child_hip_device_0_is_gpu_0",
-        &[("ROCSIM_GPUS", "4"), ("HIP_VISIBLE_DEVICES", "2")],
+        &[("ROCSIM_MACHINE", "gpus = 4"), ("HIP_VISIBLE_DEVICES", "2")],
     );
     assert_child_passed("HIP_VISIBLE_DEVICES=2 on 4 GPUs", &output);
 }

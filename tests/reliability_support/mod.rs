@@ -512,14 +512,14 @@ pub fn synthetic_pair(i: u64, gpu_handle: u64, base_ns: u64) -> [RocmTracerEvent
 /// HIP calls on `hipStreamPerThread`, which only the newer SDKs' stream map knows: the SDK
 /// 1.0.0 of ROCm 7.0/7.1 (the simulator's default map) aborts the process on the first such
 /// call. That is the SDK's behaviour, not the product's, so tests with this traffic run in a
-/// child process with `ROCSIM_STREAM_MAP=newer`: under the SDK 1.0.0 map this re-runs `test`
+/// child process with `stream_map = "newer"`: under the SDK 1.0.0 map this re-runs `test`
 /// there, asserts that it passed and returns false; under the newer map it returns true.
 pub fn under_newer_stream_map(test: &str) -> bool {
     use rocprofiler_sdk_sim::machine::{machine, StreamMap};
-    if machine().stream_map == StreamMap::Newer {
+    if machine().stream_map() == StreamMap::Newer {
         return true;
     }
-    let output = rerun_test_with_env(test, &[("ROCSIM_STREAM_MAP", "newer")]);
-    child_process::assert_child_passed(&format!("{test} (ROCSIM_STREAM_MAP=newer)"), &output);
+    let output = rerun_test_with_env(test, &[("ROCSIM_MACHINE", "stream_map = \"newer\"")]);
+    child_process::assert_child_passed(&format!("{test} (stream_map = \"newer\")"), &output);
     false
 }

@@ -18,7 +18,7 @@ pub use child_process::{assert_child_passed, is_child, rerun_test_with_env, runs
 /// The simulator's virtual clock (read once per process, so for a child): virtual time moves
 /// only with HIP calls, sleeps and synchronizes, so a kernel record due after its lag is
 /// pushed only when later work moves time past it, the same way on every run.
-pub const VIRTUAL_CLOCK: (&str, &str) = ("ROCSIM_CLOCK", "virtual");
+pub const VIRTUAL_CLOCK: (&str, &str) = ("ROCSIM_MACHINE", "clock = \"virtual\"");
 
 /// Keeps every event, batch size, drop and session end it is given.
 #[derive(Default)]

@@ -1,6 +1,6 @@
 //! HIP device numbering on the simulated machine: `hipGetDeviceCount` is the number of GPUs
 //! visible to HIP and device k is the k-th of them, whatever the SDK's agent struct size
-//! (`ROCSIM_ROCM=7.0`) and with `HIP_VISIBLE_DEVICES` hiding GPUs. Each machine is fixed per
+//! (`rocm = "7.0"`) and with `HIP_VISIBLE_DEVICES` hiding GPUs. Each machine is fixed per
 //! process, so each test runs in a child process.
 use amdhip64::api::device::*;
 use amdhip64::error::*;
@@ -21,7 +21,7 @@ fn device_count() -> c_int {
 fn rocm_7_0_programs_see_every_gpu() {
     if !in_child(
         "rocm_7_0_programs_see_every_gpu",
-        &[("ROCSIM_ROCM", "7.0"), ("ROCSIM_GPUS", "2")],
+        &[("ROCSIM_MACHINE", "rocm = \"7.0\", gpus = 2")],
     ) {
         return;
     }
@@ -37,7 +37,10 @@ fn rocm_7_0_programs_see_every_gpu() {
 fn hip_visible_devices_sets_count_and_order() {
     if !in_child(
         "hip_visible_devices_sets_count_and_order",
-        &[("ROCSIM_GPUS", "4"), ("HIP_VISIBLE_DEVICES", "3,1")],
+        &[
+            ("ROCSIM_MACHINE", "gpus = 4"),
+            ("HIP_VISIBLE_DEVICES", "3,1"),
+        ],
     ) {
         return;
     }

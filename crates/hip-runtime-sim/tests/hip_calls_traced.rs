@@ -99,10 +99,7 @@ fn hip_program_through_the_tracer() {
     if !child::in_child(
         "hip_program_through_the_tracer",
         &[
-            ("ROCSIM_SDMA_THRESHOLD", "0"),
-            ("ROCSIM_LARGE_BAR_H2D_MAX", "0"),
-            ("ROCSIM_LARGE_BAR_D2H_MAX", "0"),
-            ("ROCSIM_STREAM_MAP", "newer"),
+            ("ROCSIM_MACHINE", "sdma_threshold = 0, large_bar_h2d_max = 0, large_bar_d2h_max = 0, stream_map = \"newer\""),
         ],
     ) {
         return;

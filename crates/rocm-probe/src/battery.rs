@@ -246,7 +246,7 @@ impl Battery {
     }
 
     /// A memset with an external correlation id pushed on the callback context: which
-    /// callbacks carry it (the SDK leaves it off HIP_STREAM SET ENTER; `ROCSIM_CORRELATION`).
+    /// callbacks carry it (the SDK leaves it off HIP_STREAM SET ENTER; no machine key).
     fn pushed_external_id(&mut self) {
         let h = self.hip;
         let s = self.stream;

@@ -88,60 +88,60 @@ fn describe(a: &[String], b: &[String]) -> (String, String) {
     (side(&only_a), side(&only_b))
 }
 
-/// The simulator knob behind a field (SCENARIOS.md names each `ROCSIM_*` option).
+/// The simulator's machine key behind a field (SCENARIOS.md "Machine" lists them), or the
+/// model that has no key.
 pub fn simulator_for(key: &str, a: &str, b: &str) -> String {
     let step = key.strip_prefix("steps.").unwrap_or("");
     let (step_name, field) = step.split_once('.').unwrap_or((step, ""));
     let mentions = |s: &str| a.contains(s) || b.contains(s);
     match key {
-        "sdk_version" | "configure" => return "ROCSIM_VERSION".into(),
+        "sdk_version" | "configure" => return "sdk_version".into(),
         "hip_runtime_version" => return "hip-runtime-sim hipRuntimeGetVersion (no option)".into(),
         "hip_devices" | "agents" => {
-            return "ROCSIM_GPUS, ROCSIM_CPUS, HIP_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES \
-                    (agents and visibility)"
+            return "gpus, cpus, hip_visible_devices/rocr_visible_devices (agents and visibility)"
                 .into()
         }
         "gpu_names" => return "the simulated GPU model (MI300X-class gfx942; no option)".into(),
-        "sdk_statuses" => return "ROCSIM_STATUSES".into(),
+        "sdk_statuses" => return "the SDK's status codes (no option)".into(),
         "buffer_callback_threads" => {
             return "callback threads (the simulator's internal_threading; no option)".into()
         }
         _ => {}
     }
     if field == "skipped" && (step_name == "legacy_stream" || step_name == "per_thread_stream") {
-        return "ROCSIM_STREAM_MAP (with ROCSIM_VERSION)".into();
+        return "stream_map (with sdk_version)".into();
     }
     if step_name == "graph_capture_launch" {
         return "hip-runtime-sim stream capture and graphs (no option)".into();
     }
     if field == "stream_ids" || field == "notes" && step_name == "stream_create_destroy" {
-        return "ROCSIM_STREAM_MAP".into();
+        return "stream_map".into();
     }
     if field == "arrival" || step_name == "disable_after_sync" {
         if mentions("KERNEL_DISPATCH") {
-            return "ROCSIM_KERNEL_RECORD_LAG_US".into();
+            return "kernel_record_lag_us".into();
         }
         return "copy records are pushed before the copy completes (no option)".into();
     }
     if field == "external_correlation_requests" || field.starts_with("callbacks.") {
         if mentions("sdk-") {
-            return "ROCSIM_DIRECT_DISPATCH".into();
+            return "direct_dispatch".into();
         }
-        return "ROCSIM_CORRELATION".into();
+        return "the SDK's external correlation rules (no option)".into();
     }
     if field == "records" && step_name.starts_with("copy_") {
         let mut parts = step_name.split('_');
         let (_, dir, memory) = (parts.next(), parts.next(), parts.next());
         return match (dir, memory) {
             (Some("d2d"), _) => "device-to-device copy as a blit kernel (no option)".into(),
-            (Some("h2h"), _) => "ROCSIM_H2H_RECORD".into(),
+            (Some("h2h"), _) => "h2h_record".into(),
             (Some("h2d"), Some("pageable")) => {
-                "ROCSIM_SDMA_THRESHOLD, ROCSIM_LARGE_BAR_H2D_MAX, ROCSIM_PAGEABLE_CHUNK".into()
+                "sdma_threshold, large_bar_h2d_max, pageable_chunk".into()
             }
             (Some("d2h"), Some("pageable")) => {
-                "ROCSIM_SDMA_THRESHOLD, ROCSIM_LARGE_BAR_D2H_MAX, ROCSIM_PAGEABLE_CHUNK".into()
+                "sdma_threshold, large_bar_d2h_max, pageable_chunk".into()
             }
-            _ => "ROCSIM_SDMA_THRESHOLD".into(),
+            _ => "sdma_threshold".into(),
         };
     }
     if field == "records" {
@@ -219,7 +219,7 @@ fn step_cause(key: &str, diffs: &[(String, String, String)]) -> Option<String> {
         k.contains(".callbacks.sdk-other") || a.contains("sdk-other") || b.contains("sdk-other")
     });
     if moved {
-        return Some("ROCSIM_DIRECT_DISPATCH".into());
+        return Some("direct_dispatch".into());
     }
     if field == "records" {
         return None;

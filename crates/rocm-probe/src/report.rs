@@ -26,7 +26,7 @@ pub struct Libraries {
     pub origin: String,
     pub hip: Library,
     pub sdk: Library,
-    /// The `ROCSIM_*` machine options the simulated run had (empty for real libraries).
+    /// The machine keys (`ROCSIM_MACHINE`) the simulated run had (empty for real libraries).
     pub simulator_options: BTreeMap<String, String>,
 }
 
@@ -282,9 +282,13 @@ pub fn build_run(input: RunInputs) -> Run {
         sdk,
         cache: HashMap::new(),
     };
-    let simulator_options = std::env::vars()
-        .filter(|(k, _)| k.starts_with("ROCSIM_"))
+    let simulator_options = crate::runner::machine_keys()
+        .into_iter()
         .filter(|_| libraries.origin == crate::libs::Origin::Simulated)
+        .map(|(key, value)| match value {
+            toml::Value::String(text) => (key, text),
+            other => (key, other.to_string()),
+        })
         .collect();
     let (a, b, c) = sdk_version;
     let libs = Libraries {

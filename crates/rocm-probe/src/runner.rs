@@ -147,8 +147,15 @@ fn spawn_battery(
         .stderr(Stdio::piped());
     if pair.origin == Origin::Simulated {
         // Deterministic: virtual time, thread ids and handles (SCENARIOS.md "Virtual clock").
-        cmd.env("ROCSIM_CLOCK", "virtual");
-        cmd.envs(machine.iter().map(|(k, v)| (k, v)));
+        // The machine keys the caller set win over the ones shaped like the real machine.
+        let mut keys = machine_keys();
+        for (key, value) in machine {
+            if let (false, Ok(n)) = (keys.contains_key(key), value.parse::<i64>()) {
+                keys.insert(key.clone(), n.into());
+            }
+        }
+        keys.insert("clock".into(), "virtual".into());
+        cmd.env(MACHINE_VARIABLE, keys.to_string());
     }
     let mut child = cmd
         .spawn()
@@ -247,18 +254,35 @@ fn alone_outcome(child: &ChildOutput) -> String {
     }
 }
 
-/// The simulated machine shaped like the real one (as many CPU and GPU agents), so the
-/// comparison is about behaviour, not about the host's size. Options the user set win.
+/// The simulator's one configuration variable (rocprofiler-sdk-sim `machine.rs`).
+pub const MACHINE_VARIABLE: &str = "ROCSIM_MACHINE";
+
+/// The machine keys of `ROCSIM_MACHINE`, read as the simulator reads it: one line is an inline
+/// table's keys, several lines a TOML document. Unreadable text gives no keys (the simulator
+/// reports it).
+pub fn machine_keys() -> toml::Table {
+    let Ok(text) = std::env::var(MACHINE_VARIABLE) else {
+        return toml::Table::new();
+    };
+    if text.contains('\n') {
+        return toml::from_str(&text).unwrap_or_default();
+    }
+    let outer: toml::Table = toml::from_str(&format!("m = {{ {text} }}")).unwrap_or_default();
+    match outer.get("m") {
+        Some(toml::Value::Table(keys)) => keys.clone(),
+        _ => toml::Table::new(),
+    }
+}
+
+/// The simulated machine shaped like the real one (as many CPU and GPU agents, as machine
+/// keys), so the comparison is about behaviour, not about the host's size.
 pub fn simulated_machine(real: &Run) -> Vec<(String, String)> {
     let count = |prefix: &str| real.agents.iter().filter(|a| a.starts_with(prefix)).count();
-    let mut env = Vec::new();
-    for (key, n, max) in [
-        ("ROCSIM_GPUS", count("gpu"), 16),
-        ("ROCSIM_CPUS", count("cpu"), 8),
-    ] {
-        if std::env::var_os(key).is_none() && (1..=max).contains(&n) {
-            env.push((key.to_string(), n.to_string()));
+    let mut keys = Vec::new();
+    for (key, n, max) in [("gpus", count("gpu"), 16), ("cpus", count("cpu"), 8)] {
+        if (1..=max).contains(&n) {
+            keys.push((key.to_string(), n.to_string()));
         }
     }
-    env
+    keys
 }

@@ -194,7 +194,7 @@ pub fn stop() {
     }
 }
 
-/// Status edges the SDK and the simulator's `ROCSIM_STATUSES=sim` disagree on: stopping a
+/// Status edges the SDK and the simulator's earlier status model disagreed on: stopping a
 /// context that was never started, and stopping the stopped contexts again.
 pub fn stop_edges() {
     let idle = *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner());

@@ -2,7 +2,7 @@
 //! two simulator modes and their comparison, the bad-environment lines, and that the binary
 //! links neither runtime library.
 //!
-//! Every run is a child process with the virtual clock (the probe sets `ROCSIM_CLOCK=virtual`
+//! Every run is a child process with the virtual clock (the probe sets `clock = "virtual"` in `ROCSIM_MACHINE`
 //! for its simulated battery), so nothing here depends on host timing.
 
 use serde_json::Value;
@@ -189,10 +189,14 @@ fn compare_modes(name: &str, a: &[(&str, &str)], b: &[(&str, &str)]) -> (Vec<Val
 
 #[test]
 fn kernel_record_lag_is_the_only_difference_named() {
-    let (findings, text) = compare_modes("lag", &[], &[("ROCSIM_KERNEL_RECORD_LAG_US", "0")]);
+    let (findings, text) = compare_modes(
+        "lag",
+        &[],
+        &[("ROCSIM_MACHINE", "kernel_record_lag_us = [0, 0]")],
+    );
     assert!(!findings.is_empty());
     for f in &findings {
-        assert_eq!(f["simulator"], "ROCSIM_KERNEL_RECORD_LAG_US", "{text}");
+        assert_eq!(f["simulator"], "kernel_record_lag_us", "{text}");
         assert!(f["key"].as_str().unwrap().ends_with(".arrival"), "{text}");
     }
     let keys: Vec<&str> = findings
@@ -226,7 +230,11 @@ fn kernel_record_lag_is_the_only_difference_named() {
 
 #[test]
 fn sdk_version_and_stream_map_differences_are_named() {
-    let (findings, text) = compare_modes("version", &[], &[("ROCSIM_VERSION", "1.1.0")]);
+    let (findings, text) = compare_modes(
+        "version",
+        &[],
+        &[("ROCSIM_MACHINE", "sdk_version = \"1.1.0\"")],
+    );
     let got: Vec<(&str, &str)> = findings
         .iter()
         .map(|f| (f["key"].as_str().unwrap(), f["simulator"].as_str().unwrap()))
@@ -234,18 +242,18 @@ fn sdk_version_and_stream_map_differences_are_named() {
     assert_eq!(
         got,
         vec![
-            ("sdk_version", "ROCSIM_VERSION"),
-            ("configure", "ROCSIM_VERSION"),
+            ("sdk_version", "sdk_version"),
+            ("configure", "sdk_version"),
             (
                 "steps.legacy_stream.skipped",
-                "ROCSIM_STREAM_MAP (with ROCSIM_VERSION)"
+                "stream_map (with sdk_version)"
             ),
             (
                 "steps.per_thread_stream.skipped",
-                "ROCSIM_STREAM_MAP (with ROCSIM_VERSION)"
+                "stream_map (with sdk_version)"
             ),
             // The per-thread stream took an id, so the workers' streams get the next ones.
-            ("steps.two_threads.stream_ids", "ROCSIM_STREAM_MAP"),
+            ("steps.two_threads.stream_ids", "stream_map"),
         ],
         "{text}"
     );
@@ -254,20 +262,19 @@ fn sdk_version_and_stream_map_differences_are_named() {
 /// Each machine option the battery can see, changed alone, is the only one its findings name.
 #[test]
 fn each_option_changed_alone_is_the_one_named() {
-    for (key, value, named) in [
-        ("ROCSIM_STATUSES", "sim", "ROCSIM_STATUSES"),
-        ("ROCSIM_CORRELATION", "sim", "ROCSIM_CORRELATION"),
-        ("ROCSIM_DIRECT_DISPATCH", "0", "ROCSIM_DIRECT_DISPATCH"),
-        ("ROCSIM_SDMA_THRESHOLD", "0", "ROCSIM_SDMA_THRESHOLD"),
-        ("ROCSIM_PAGEABLE_CHUNK", "0", "ROCSIM_PAGEABLE_CHUNK"),
-        ("ROCSIM_GPUS", "2", "ROCSIM_GPUS"),
-        ("ROCSIM_H2H_RECORD", "1", "ROCSIM_H2H_RECORD"),
+    for (key, value) in [
+        ("direct_dispatch", "false"),
+        ("sdma_threshold", "0"),
+        ("pageable_chunk", "0"),
+        ("gpus", "2"),
+        ("h2h_record", "true"),
     ] {
-        let (findings, text) = compare_modes(&key.to_lowercase(), &[], &[(key, value)]);
-        assert!(!findings.is_empty(), "{key}={value}: no finding");
+        let machine = format!("{key} = {value}");
+        let (findings, text) = compare_modes(key, &[], &[("ROCSIM_MACHINE", &machine)]);
+        assert!(!findings.is_empty(), "{machine}: no finding");
         for f in &findings {
             let simulator = f["simulator"].as_str().unwrap();
-            assert!(simulator.contains(named), "{key}={value}: {text}");
+            assert!(simulator.contains(key), "{machine}: {text}");
         }
     }
 }
@@ -322,7 +329,7 @@ fn a_rocm_lib_without_the_libraries_is_one_line() {
 fn sdk_older_than_1_0_is_one_line() {
     let lib_dir = sim_lib_dir();
     assert_bad_environment(
-        &[("ROCSIM_VERSION", "0.6.0")],
+        &[("ROCSIM_MACHINE", "sdk_version = \"0.6.0\"")],
         &["--sim-lib-dir", lib_dir.to_str().unwrap()],
         "rocprofiler-sdk 0.6.0 at ",
     );
@@ -397,7 +404,7 @@ fn real_and_simulated_runs_are_compared() {
     .unwrap();
     let out = scratch("two-runs").join("report.json");
     let output = probe(
-        &[("ROCSIM_CLOCK", "virtual")],
+        &[("ROCSIM_MACHINE", "clock = \"virtual\"")],
         &[
             "--rocm-lib",
             rocm.to_str().unwrap(),
@@ -426,8 +433,8 @@ fn real_and_simulated_runs_are_compared() {
         .ends_with("librocprofiler-sdk.so.1"));
     let sim = &report["simulated"]["libraries"];
     assert_eq!(sim["origin"], "simulated");
-    assert_eq!(sim["simulator_options"]["ROCSIM_GPUS"], "1");
-    assert_eq!(sim["simulator_options"]["ROCSIM_CPUS"], "2");
+    assert_eq!(sim["simulator_options"]["gpus"], "1");
+    assert_eq!(sim["simulator_options"]["cpus"], "2");
     assert_eq!(report["findings"], Value::Array(vec![]));
     assert_eq!(report["real"]["steps"], report["simulated"]["steps"]);
     let _ = std::fs::remove_dir_all(&rocm);

@@ -1,10 +1,10 @@
-//! Agents: `ROCSIM_CPUS` CPUs (one per socket, default 2) plus `ROCSIM_GPUS` MI300X-like GPUs
+//! Agents: `cpus` CPUs (one per socket, default 2) plus `gpus` MI300X-like GPUs
 //! (gfx942), numbered like the KFD topology nodes the SDK reads (`agent.cpp` `read_topology`):
 //! CPUs first, so the first GPU's `logical_node_id` is the CPU count. Every GPU is an agent,
 //! also those the visibility variables hide; only their `runtime_visibility` bits say so
 //! ([`gpu_visibility`]). HIP device k is the k-th HIP-visible GPU ([`hip_device_order`]).
 //! Agents are in the 312-byte ROCm 7.1
-//! layout (docs/sdk-facts.md#agents), or with `ROCSIM_ROCM=7.0` the 304-byte 7.0 layout: same offsets, but an
+//! layout (docs/sdk-facts.md#agents), or with `rocm = "7.0"` the 304-byte 7.0 layout: same offsets, but an
 //! 8-byte UUID and `size = 304`. The 7.0 structs still occupy 312 bytes here; their last 8
 //! bytes (beyond the 7.0 struct) hold [`BEYOND_STRUCT_FILL`], standing for whatever memory
 //! follows a real 7.0 agent, so a tool reading the 7.1 `uuid` in full sees garbage.
@@ -248,7 +248,7 @@ fn build() -> Agents {
         structs.push(cpu_agent(socket, struct_size));
     }
     for ordinal in 0..gpus {
-        structs.push(gpu_agent(ordinal, cpus, struct_size, &machine.visibility));
+        structs.push(gpu_agent(ordinal, cpus, struct_size, &machine.visibility()));
     }
 
     let mut ptrs = Vec::new();
@@ -266,7 +266,7 @@ fn build() -> Agents {
         ptrs,
         handles,
         cpus: cpus as usize,
-        hip_devices: hip_device_order(gpus, &machine.visibility),
+        hip_devices: hip_device_order(gpus, &machine.visibility()),
     }
 }
 

@@ -72,7 +72,7 @@ pub struct BufferRecordCounts {
     /// buffer) waited for a delivery already queued or running.
     pub flush_waits: u64,
     /// Records dropped because their producer would have deadlocked on the buffer's own
-    /// callback thread (only with `ROCSIM_BUFFER_SELF_DEADLOCK=drop`).
+    /// callback thread (only with `buffer_self_deadlock = "drop"`).
     pub self_deadlocks: u64,
 }
 
@@ -388,7 +388,7 @@ impl Buffer {
             }
         }
         if state.halves[idx].used() >= self.watermark {
-            if crate::registration::fini_status() < 0 {
+            if crate::lifecycle::fini_status() < 0 {
                 // During finalization the SDK turns every flush into a waiting one.
                 if self.on_own_callback_thread() {
                     self.self_deadlock(&mut state, "a flush during finalization");
@@ -447,7 +447,7 @@ impl Buffer {
                      this thread is running the buffer callback {} (or another task of its \
                      callback thread). The real rocprofiler-sdk waits here forever (a traced \
                      call made from inside a buffer callback). Aborting \
-                     (ROCSIM_BUFFER_SELF_DEADLOCK=drop counts and drops the record instead).",
+                     (the machine key buffer_self_deadlock = \"drop\" counts and drops the record instead).",
                     self.handle,
                     self.context,
                     self.thread.load(Ordering::Acquire),
@@ -598,7 +598,7 @@ pub fn record_counts(handle: u64) -> Option<BufferRecordCounts> {
 /// `rocprofiler_flush_buffer`: deliver what the buffer holds and wait for the callback. A
 /// concurrent flush is waited out, never answered with BUFFER_BUSY.
 pub(crate) fn flush(handle: u64) -> sys::rocprofiler_status_t {
-    if crate::registration::fini_status() > 0 {
+    if crate::lifecycle::fini_status() > 0 {
         return sys::ROCPROFILER_STATUS_ERROR_FINALIZED;
     }
     let Some(buffer) = get(handle) else {
@@ -639,21 +639,6 @@ pub(crate) fn destroy(handle: u64) -> sys::rocprofiler_status_t {
     }
     BUFFERS.write().by_handle.remove(&handle);
     sys::ROCPROFILER_STATUS_SUCCESS
-}
-
-/// Finalization with `ROCSIM_FINALIZE_FLUSH=1` (the sim's behaviour before it modelled the
-/// SDK, which flushes nothing): flush every buffer of the client's contexts.
-pub(crate) fn flush_client_buffers(client: u32) {
-    let handles: Vec<u64> = BUFFERS
-        .read()
-        .by_handle
-        .values()
-        .filter(|b| crate::registry::client_of(b.context) == Some(client))
-        .map(|b| b.handle)
-        .collect();
-    for handle in handles {
-        let _ = flush(handle);
-    }
 }
 
 /// Waits until every delivery queued for the client's buffers has run (the SDK joins its

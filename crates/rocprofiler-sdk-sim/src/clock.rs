@@ -1,6 +1,6 @@
 //! The SDK's clock and thread ids: `CLOCK_BOOTTIME` nanoseconds and `gettid` (docs/sdk-facts.md#callback-tracing, docs/simulator-fidelity.md#record-contents).
 //!
-//! With `ROCSIM_CLOCK=virtual` both become functions of the program instead of the host:
+//! With `clock = "virtual"` both become functions of the program instead of the host:
 //! * time is a process-wide virtual "now" that only the driver advances: every HIP call costs
 //!   [`API_CALL_NS`] between its ENTER and EXIT, sleeps and synchronizes move it forward, and
 //!   reads ([`now_ns`], `rocprofiler_get_timestamp`) never do. Whenever it moves, the thread
@@ -10,7 +10,7 @@
 //!   names get their own, and any other thread gets the next free one on its first use;
 //! * the process id is [`VIRTUAL_PID`].
 //!
-//! Lags and handle offsets are drawn from `ROCSIM_SEED` through [`mix`].
+//! Lags and handle offsets are drawn from `seed` through [`mix`].
 use crate::machine::{machine, ClockMode};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,6 +36,13 @@ thread_local! {
 /// Whether this process runs on the virtual clock.
 pub(crate) fn is_virtual() -> bool {
     machine().clock == ClockMode::Virtual
+}
+
+/// Moves virtual time forward to `t` (never back) and returns the new time. Only the signal
+/// thread's room (`signal::advance_to`) calls it, so that due completions run as time passes.
+pub(crate) fn advance_virtual_now(t: u64) -> u64 {
+    VIRTUAL_NOW.fetch_max(t, Ordering::SeqCst);
+    VIRTUAL_NOW.load(Ordering::SeqCst)
 }
 
 fn boottime_ns() -> u64 {
@@ -118,55 +125,22 @@ pub(crate) fn mix(seed: u64, n: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The next kernel's completion lag in ns: uniform in `ROCSIM_KERNEL_RECORD_LAG_US`, drawn
+/// The next kernel's completion lag in ns: uniform in `kernel_record_lag_us`, drawn
 /// from the seed in the order kernels are submitted.
 pub(crate) fn kernel_record_lag_ns() -> u64 {
-    let (min, max) = machine().kernel_record_lag_us;
+    let [min, max] = machine().kernel_record_lag_us;
     let (min, max) = (min * 1_000, max * 1_000);
     if min == max {
         return min;
     }
     let n = NEXT_LAG.fetch_add(1, Ordering::Relaxed);
-    min + mix(machine().seed, n) % (max - min + 1)
+    min + mix(machine().seed(), n) % (max - min + 1)
 }
 
 /// With the virtual clock, the `n`-th handle offset of the process drawn from the seed.
 pub(crate) fn seeded_offset() -> Option<u64> {
     is_virtual().then(|| {
         let n = NEXT_OFFSET.fetch_add(1, Ordering::Relaxed);
-        mix(machine().seed ^ 0x6f66_6673_6574, n)
+        mix(machine().seed() ^ 0x6f66_6673_6574, n)
     })
-}
-
-/// Moves virtual time forward to `t` (never back), then waits until every completion due by
-/// then ran. No-op with the real clock.
-pub(crate) fn advance_to(t: u64) {
-    if !is_virtual() {
-        return;
-    }
-    // Work the HIP worker still has to submit reads "now" when it does: let it finish first.
-    crate::worker::wait_idle();
-    VIRTUAL_NOW.fetch_max(t, Ordering::SeqCst);
-    crate::signal::run_due(VIRTUAL_NOW.load(Ordering::SeqCst));
-}
-
-/// Moves virtual time forward by `ns` (see [`advance_to`]).
-pub(crate) fn advance_by(ns: u64) {
-    if is_virtual() {
-        advance_to(now_ns().saturating_add(ns));
-    }
-}
-
-/// The modelled duration of one HIP call: called between ENTER and EXIT.
-pub(crate) fn api_call_elapsed() {
-    advance_by(API_CALL_NS);
-}
-
-/// A host thread sleeping `ns`: real sleep, or virtual time moving forward.
-pub(crate) fn sleep_ns(ns: u64) {
-    if is_virtual() {
-        advance_by(ns);
-    } else {
-        std::thread::sleep(std::time::Duration::from_nanos(ns));
-    }
 }

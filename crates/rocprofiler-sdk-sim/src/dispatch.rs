@@ -218,13 +218,8 @@ impl SetWindow {
         let mut participants = Participants::new();
         for target in targets {
             // SET ENTER carries the SDK's `empty_user_data`: external 0.
-            let external = if crate::machine::sim_correlation() {
-                ext::top(target.context, tid)
-            } else {
-                0
-            };
             participants.push(Participant {
-                external,
+                external: 0,
                 target,
                 user_data: 0,
             });
@@ -255,20 +250,17 @@ impl SetWindow {
     /// SET EXIT to the contexts that got this window's ENTER.
     pub(crate) fn exit(mut self) {
         let tid = self.tid;
-        let legacy_order = crate::machine::sim_correlation();
         let payload: *mut c_void =
             (&mut *self.payload as *mut sys::rocprofiler_callback_tracing_hip_stream_data_t).cast();
         for p in &mut self.participants {
             // SET EXIT carries the updated value (`tracing.hpp`
             // `update_external_correlation_ids`): the thread's pushed value, or 0 for a
             // context that requests HIP_RUNTIME_API ids.
-            if !legacy_order {
-                p.external = if p.target.request.is_some() {
-                    0
-                } else {
-                    ext::top(p.target.context, tid)
-                };
-            }
+            p.external = if p.target.request.is_some() {
+                0
+            } else {
+                ext::top(p.target.context, tid)
+            };
             if let Some(service) = &p.target.callback {
                 invoke(
                     service,
@@ -369,7 +361,7 @@ impl ApiCall {
 
     /// HIP_RUNTIME_API EXIT, the HIP API buffer records, then SET EXIT.
     pub(crate) fn exit(mut self) {
-        crate::clock::api_call_elapsed();
+        crate::signal::api_call_elapsed();
         let end_ns = now_ns();
         let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
         // The call returned hipSuccess (failures are reported before the call is traced).
@@ -385,15 +377,9 @@ impl ApiCall {
                 payload,
             );
         }
-        let legacy_order = crate::machine::sim_correlation();
-        if !legacy_order {
-            self.push_api_records(end_ns);
-        }
+        self.push_api_records(end_ns);
         if let Some(window) = self.set.take() {
             window.exit();
-        }
-        if legacy_order {
-            self.push_api_records(end_ns);
         }
     }
 
@@ -539,11 +525,9 @@ pub(crate) fn enqueue_kernel(mut work: KernelWork) {
     // Contexts that do not request KERNEL_DISPATCH ids read the stack again after ENQUEUE
     // ENTER (`hsa/queue.cpp` `WriteInterceptor`), so a push made in ENTER reaches EXIT,
     // COMPLETE and the record.
-    if !crate::machine::sim_correlation() {
-        for p in participants.iter_mut() {
-            if p.target.request.is_none() {
-                p.external = ext::top(p.target.context, tid);
-            }
+    for p in participants.iter_mut() {
+        if p.target.request.is_none() {
+            p.external = ext::top(p.target.context, tid);
         }
     }
     let (start, end) = crate::device::schedule(

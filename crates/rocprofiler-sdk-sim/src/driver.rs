@@ -22,7 +22,7 @@
 //!
 //! Calls that return a correlation id return the HIP call's internal correlation id, which
 //! every record of that call carries under direct dispatch. Under indirect dispatch
-//! (`ROCSIM_DIRECT_DISPATCH=0`) HIP's worker thread submits the work and each packet or copy
+//! (`direct_dispatch=0`) HIP's worker thread submits the work and each packet or copy
 //! gets a fresh id made there, so no device record carries the call's id.
 //!
 //! The HIP API callback payload carries the call's arguments for the calls modelled here
@@ -249,7 +249,7 @@ pub fn stream_create_failed(api_op: i32, stream_out: Option<HipStream>) -> Resul
     }
     runtime()?;
     ApiCall::enter(api_op, None).exit();
-    if crate::machine::machine().stream_map == StreamMap::Sdk1_0 {
+    if crate::machine::machine().stream_map() == StreamMap::Sdk1_0 {
         match stream_out {
             Some(value) => created(value),
             None => {
@@ -267,7 +267,7 @@ pub fn stream_create_failed(api_op: i32, stream_out: Option<HipStream>) -> Resul
 /// process for a value the map lacks, even when HIP rejected the handle.
 pub fn stream_destroy(stream: HipStream) -> Result<(), SimError> {
     runtime()?;
-    let strict = crate::machine::machine().stream_map == StreamMap::Sdk1_0;
+    let strict = crate::machine::machine().stream_map() == StreamMap::Sdk1_0;
     let strict_lookup = || {
         if !dispatch::hip_stream_traced(sys::ROCPROFILER_HIP_STREAM_DESTROY) {
             return None;
@@ -656,7 +656,7 @@ fn copy_paths(
     for device in [src, dst].into_iter().flatten() {
         check_device(device)?;
     }
-    let model = crate::machine::machine().copies;
+    let model = crate::machine::machine();
     let sdma = |direction: i32, bytes: u64, src_device, dst_device, offset: u64, duration_ns| {
         let at = |address: u64| {
             if address == 0 {
@@ -981,7 +981,7 @@ pub fn hip_operation(name: &str) -> Option<i32> {
 /// time moving forward by `duration` (the completions due by then are pushed). A tool that
 /// waits for records (the tracer's `disable()`) sleeps through this to let simulated time pass.
 pub fn host_sleep(duration: std::time::Duration) {
-    crate::clock::sleep_ns(u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX));
+    crate::signal::sleep_ns(u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX));
 }
 
 /// Waits until every device's submitted work completed and every record (kernel records

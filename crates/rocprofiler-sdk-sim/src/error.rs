@@ -3,7 +3,7 @@ use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SimError {
-    /// The device ordinal is not one of this process's GPUs (`ROCSIM_GPUS`).
+    /// The device ordinal is not one of this process's GPUs (`gpus`).
     InvalidDevice(u32),
     /// The `hipStream_t` was never created, or was destroyed.
     UnknownStream(u64),

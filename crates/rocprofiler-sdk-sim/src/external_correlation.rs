@@ -49,16 +49,6 @@ pub(crate) fn pop(context: u64, tid: u64) -> u64 {
 pub(crate) fn top(context: u64, tid: u64) -> u64 {
     let stacks = STACKS.lock();
     let own = stacks.get(&(context, tid)).and_then(|s| s.last().copied());
-    if crate::machine::sim_correlation() {
-        // The sim's earlier rule: the default thread's top in the same context.
-        return own
-            .or_else(|| {
-                stacks
-                    .get(&(context, crate::clock::getpid()))
-                    .and_then(|s| s.last().copied())
-            })
-            .unwrap_or(0);
-    }
     own.unwrap_or_else(|| DEFAULT.load(Ordering::Relaxed))
 }
 

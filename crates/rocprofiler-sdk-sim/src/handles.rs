@@ -1,7 +1,7 @@
 //! Handle numbering. The real SDK starts context and buffer handles at a random offset, and
 //! agent handles are `logical_node_id + offset` with one offset per process drawn from
 //! [255, 65535] (docs/sdk-facts.md#agents, docs/simulator-fidelity.md#configuration-rules). Tools must not assume small or stable handles. Under the virtual
-//! clock the offsets come from `ROCSIM_SEED`, so a replay's agent handles repeat.
+//! clock the offsets come from `seed`, so a replay's agent handles repeat.
 use std::hash::{BuildHasher, Hasher};
 
 /// A fresh random value in [255, 65535].

@@ -24,6 +24,7 @@ mod external_correlation;
 mod ffi_guard;
 mod handles;
 mod hip_args;
+mod lifecycle;
 mod names;
 mod registration;
 mod registry;

@@ -7,17 +7,15 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 use std::cell::Cell;
 use std::ffi::{c_char, CStr, CString};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{LazyLock, Once};
 
-/// Version reported to tools and by `rocprofiler_get_version` (docs/simulator-fidelity.md#versions; `ROCSIM_VERSION`).
+/// Version reported to tools and by `rocprofiler_get_version` (docs/simulator-fidelity.md#versions; `sdk_version`).
 pub(crate) fn version() -> (u32, u32, u32) {
-    crate::machine::machine().sdk_version
+    let v = crate::machine::machine().sdk_version;
+    (v.0, v.1, v.2)
 }
 
-/// 0 = not started, -1 = in progress, 1 = done (docs/sdk-facts.md#registration).
-static INIT_STATUS: AtomicI32 = AtomicI32::new(0);
-static FINI_STATUS: AtomicI32 = AtomicI32::new(0);
 static FORCED: AtomicBool = AtomicBool::new(false);
 /// Client whose `initialize` is running: contexts created now belong to it.
 static INITIALIZING_CLIENT: AtomicU32 = AtomicU32::new(0);
@@ -37,18 +35,7 @@ struct Client {
     finalized: bool,
 }
 
-pub(crate) fn init_status() -> i32 {
-    INIT_STATUS.load(Ordering::Acquire)
-}
-
-pub(crate) fn fini_status() -> i32 {
-    FINI_STATUS.load(Ordering::Acquire)
-}
-
-/// Configuration calls are only accepted while tools initialize (docs/sdk-facts.md#what-may-be-called-where).
-pub(crate) fn configuration_open() -> bool {
-    init_status() == -1
-}
+use crate::lifecycle::init_status;
 
 pub(crate) fn initializing_client() -> u32 {
     INITIALIZING_CLIENT.load(Ordering::Acquire)
@@ -112,7 +99,7 @@ fn discover_configure() -> Vec<sys::rocprofiler_configure_t> {
 /// Calls every `configure`, then every non-null `initialize` (docs/sdk-facts.md#tool-start-up "Order of calls").
 /// Caller holds the registration lock.
 fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
-    INIT_STATUS.store(-1, Ordering::Release);
+    crate::lifecycle::set_init(-1);
     let (major, minor, patch) = version();
     let version = 10000 * major + 100 * minor + patch;
     let version_text = CString::new(format!("{major}.{minor}.{patch}")).unwrap_or_default();
@@ -161,7 +148,7 @@ fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
         IN_INITIALIZE.set(false);
         INITIALIZING_CLIENT.store(0, Ordering::Release);
     }
-    INIT_STATUS.store(1, Ordering::Release);
+    crate::lifecycle::set_init(1);
     AT_EXIT.call_once(|| {
         // SAFETY: registering a plain extern "C" fn with no captured state.
         unsafe { libc::atexit(finalize_at_exit) };
@@ -199,7 +186,7 @@ extern "C" fn finalize_at_exit() {
         for handle in handles {
             finalize_client(handle);
         }
-        FINI_STATUS.store(1, Ordering::Release);
+        crate::lifecycle::set_fini(1);
     });
 }
 
@@ -209,8 +196,7 @@ extern "C" fn finalize_at_exit() {
 /// finalize runs; then the callback threads finish the deliveries already queued
 /// (`internal_threading::finalize`). No buffer is flushed: records below the watermark are
 /// lost unless the tool flushes in its finalize (a flush during finalization waits and
-/// works). `ROCSIM_FINALIZE_FLUSH=1` restores the sim's earlier flush before the tool's
-/// finalize.
+/// works).
 fn finalize_client(handle: u32) {
     let (finalize, tool_data) = {
         let mut clients = CLIENTS.lock();
@@ -223,18 +209,15 @@ fn finalize_client(handle: u32) {
         client.finalized = true;
         (client.finalize, client.tool_data)
     };
-    FINI_STATUS.store(-1, Ordering::Release);
+    crate::lifecycle::set_fini(-1);
     crate::worker::wait_idle();
     crate::signal::wait_all();
     crate::registry::stop_client_contexts(handle);
-    if crate::machine::machine().finalize_flush {
-        crate::buffer::flush_client_buffers(handle);
-    }
     if let Some(finalize) = finalize {
         // SAFETY: the tool's finalize with the tool data it gave us.
         unsafe { finalize(tool_data.0) };
     }
     crate::buffer::wait_client_deliveries(handle);
     let all_done = CLIENTS.lock().iter().all(|c| c.finalized);
-    FINI_STATUS.store(if all_done { 1 } else { 0 }, Ordering::Release);
+    crate::lifecycle::set_fini(if all_done { 1 } else { 0 });
 }

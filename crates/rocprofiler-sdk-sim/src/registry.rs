@@ -120,19 +120,6 @@ pub(crate) fn client_of(handle: u64) -> Option<u32> {
     REGISTRY.read().find(handle).map(|c| c.client)
 }
 
-/// `ROCSIM_STATUSES=sim` only: a context whose buffer service's buffer was destroyed is
-/// invalid (the SDK never says so).
-pub(crate) fn buffers_exist(handle: u64) -> Option<bool> {
-    let registry = REGISTRY.read();
-    let context = registry.find(handle)?;
-    Some(
-        context
-            .buffers
-            .iter()
-            .all(|(_, s)| crate::buffer::exists(s.buffer)),
-    )
-}
-
 pub(crate) fn set_active(handle: u64, active: bool) -> bool {
     match REGISTRY.read().find(handle) {
         Some(context) => {

@@ -6,7 +6,7 @@
 //!   chains the application's completion signal behind a barrier packet, so HIP's wait ends
 //!   when the GPU is done, not when the SDK's handler ran;
 //! * **record pushed** — when the completion job (callbacks, buffer records) ran. For kernels
-//!   that is the end time plus a lag (`ROCSIM_KERNEL_RECORD_LAG_US`): the SDK's
+//!   that is the end time plus a lag (`kernel_record_lag_us`): the SDK's
 //!   `AsyncSignalHandler` runs when the HSA async-handler thread wakes up. Copies push their
 //!   record first and only then count as finished: HIP waits on the copy's original signal,
 //!   which the SDK's `async_copy_handler` releases after emplacing the record.
@@ -233,7 +233,7 @@ fn wait_virtual(mut idle: impl FnMut(&State) -> bool) {
                 }
             }
         };
-        crate::clock::advance_to(next);
+        advance_to(next);
         if ON_SIGNAL_THREAD.try_with(Cell::get).unwrap_or(true) {
             // A callback on the signal thread waiting for later work would wait for itself.
             return;
@@ -254,4 +254,36 @@ pub(crate) fn wait_stream(stream: (u32, u64)) {
 /// Waits until every unit of work begun anywhere finished and its records were pushed.
 pub(crate) fn wait_all() {
     wait_until(|s| s.unpushed == 0 && !s.running);
+}
+
+/// Moves virtual time forward to `t` (never back), then waits until every completion due by
+/// then ran. No-op with the real clock.
+pub(crate) fn advance_to(t: u64) {
+    if !crate::clock::is_virtual() {
+        return;
+    }
+    // Work the HIP worker still has to submit reads "now" when it does: let it finish first.
+    crate::worker::wait_idle();
+    run_due(crate::clock::advance_virtual_now(t));
+}
+
+/// Moves virtual time forward by `ns` (see [`advance_to`]).
+pub(crate) fn advance_by(ns: u64) {
+    if crate::clock::is_virtual() {
+        advance_to(crate::clock::now_ns().saturating_add(ns));
+    }
+}
+
+/// The modelled duration of one HIP call: called between ENTER and EXIT.
+pub(crate) fn api_call_elapsed() {
+    advance_by(crate::clock::API_CALL_NS);
+}
+
+/// A host thread sleeping `ns`: real sleep, or virtual time moving forward.
+pub(crate) fn sleep_ns(ns: u64) {
+    if crate::clock::is_virtual() {
+        advance_by(ns);
+    } else {
+        std::thread::sleep(std::time::Duration::from_nanos(ns));
+    }
 }

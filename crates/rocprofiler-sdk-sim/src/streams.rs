@@ -2,7 +2,7 @@
 //! * the HIP runtime's streams: which `hipStream_t` values are live, their device and the HSA
 //!   queue their next work goes to, and an identity that orders and synchronises their work;
 //! * the SDK's map from `hipStream_t` to `rocprofiler_stream_id_t`, in one of two behaviours
-//!   ([`StreamMap`], `ROCSIM_STREAM_MAP`):
+//!   ([`StreamMap`], `stream_map`):
 //!   * `Sdk1_0` (rocprofiler-sdk 1.0.0, ROCm 7.0/7.1, `hip/stream.cpp`): the null stream is id 0;
 //!     a stream is added only when its creation is seen by an active HIP_STREAM callback
 //!     context, with id `map size + offset` (a reused address bumps the offset and gets a new
@@ -53,6 +53,10 @@ struct Streams {
     sdk_offset: u64,
 }
 
+/// What a scenario replay adds to the abort above: the scenario line that uses a special
+/// stream (`scenario::replay` sets it).
+pub(crate) static SCENARIO_HINT: Mutex<Option<String>> = Mutex::new(None);
+
 static STREAMS: LazyLock<Mutex<Streams>> = LazyLock::new(|| {
     Mutex::new(Streams {
         by_value: HashMap::new(),
@@ -74,7 +78,7 @@ thread_local! {
 }
 
 fn stream_map() -> StreamMap {
-    crate::machine::machine().stream_map
+    crate::machine::machine().stream_map()
 }
 
 /// Everything a HIP call needs to know about its stream.
@@ -190,7 +194,9 @@ pub(crate) fn abort_unmapped(value: u64, operation: &str) -> ! {
          SDK's stream map never saw (created while no HIP_STREAM callback context was active, \
          or a special handle). rocprofiler-sdk 1.0.0 (ROCm 7.0/7.1) throws std::out_of_range \
          from get_stream_id in hip/stream.cpp here, and the uncaught exception aborts the \
-         process (ROCSIM_STREAM_MAP=sdk-1.0)."
+         process. The machine key stream_map = \"newer\" (in ROCSIM_MACHINE or a scenario's \
+         [machine]) models the later SDKs that map it.{}",
+        SCENARIO_HINT.lock().as_deref().unwrap_or("")
     );
     std::process::abort()
 }

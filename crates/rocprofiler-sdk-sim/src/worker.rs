@@ -1,4 +1,4 @@
-//! HIP's worker thread for `ROCSIM_DIRECT_DISPATCH=0` (`AMD_DIRECT_DISPATCH=0`): submission,
+//! HIP's worker thread for `direct_dispatch=0` (`AMD_DIRECT_DISPATCH=0`): submission,
 //! and with it the external-correlation request and the enqueue callbacks, leaves the API
 //! thread (docs/sdk-facts.md#direct-dispatch, docs/simulator-fidelity.md#threading). With direct dispatch (the default) work runs inline.
 use parking_lot::{Condvar, Mutex};

@@ -1,5 +1,5 @@
 //! Agents as the SDK lists them (`agent.cpp` `read_topology`, `update_agent_runtime_visibility`):
-//! one CPU agent per socket (`ROCSIM_CPUS`, default 2) before the GPUs, every GPU listed even when
+//! one CPU agent per socket (`cpus`, default 2) before the GPUs, every GPU listed even when
 //! `HIP_VISIBLE_DEVICES` / `ROCR_VISIBLE_DEVICES` hide it (only its `runtime_visibility` bits
 //! differ), CPU visibility 0xF; HIP device k is the k-th HIP-visible GPU. Each machine runs in
 //! its own child process.
@@ -40,7 +40,7 @@ fn kernel_agent_on(device: u32) -> u64 {
 fn two_sockets_by_default_and_cpus_see_everything() {
     if !child::in_child(
         "two_sockets_by_default_and_cpus_see_everything",
-        &[("ROCSIM_GPUS", "2")],
+        &[("ROCSIM_MACHINE", "gpus = 2")],
     ) {
         return;
     }
@@ -67,7 +67,10 @@ fn two_sockets_by_default_and_cpus_see_everything() {
 
 #[test]
 fn rocsim_cpus_sets_the_socket_count() {
-    if !child::in_child("rocsim_cpus_sets_the_socket_count", &[("ROCSIM_CPUS", "1")]) {
+    if !child::in_child(
+        "rocsim_cpus_sets_the_socket_count",
+        &[("ROCSIM_MACHINE", "cpus = 1")],
+    ) {
         return;
     }
     setup();
@@ -81,7 +84,7 @@ fn rocsim_cpus_sets_the_socket_count() {
 fn hip_visible_devices_hides_gpus_from_hip_but_not_from_the_agent_list() {
     if !child::in_child(
         "hip_visible_devices_hides_gpus_from_hip_but_not_from_the_agent_list",
-        &[("ROCSIM_GPUS", "4"), ("HIP_VISIBLE_DEVICES", "2")],
+        &[("ROCSIM_MACHINE", "gpus = 4"), ("HIP_VISIBLE_DEVICES", "2")],
     ) {
         return;
     }
@@ -107,7 +110,7 @@ fn rocr_visible_devices_hides_from_hsa_and_hip_indices_count_rocr_devices() {
     if !child::in_child(
         "rocr_visible_devices_hides_from_hsa_and_hip_indices_count_rocr_devices",
         &[
-            ("ROCSIM_GPUS", "4"),
+            ("ROCSIM_MACHINE", "gpus = 4"),
             ("ROCR_VISIBLE_DEVICES", "1,3"),
             ("HIP_VISIBLE_DEVICES", "1"),
         ],
@@ -143,10 +146,11 @@ steps = [ { set_device = 1 }, { launch = "k" } ]
     assert_eq!(s.hip_devices(), 2);
     let env = s.machine_env();
     for wanted in [
-        ("ROCSIM_GPUS", "4"),
-        ("ROCSIM_CPUS", "1"),
+        (
+            "ROCSIM_MACHINE",
+            "cpus = 1\ngpus = 4\nstream_map = \"newer\"\n",
+        ),
         ("HIP_VISIBLE_DEVICES", "3,1"),
-        ("ROCSIM_STREAM_MAP", "newer"),
     ] {
         assert!(
             env.iter().any(|(k, v)| (*k, v.as_str()) == wanted),
@@ -166,7 +170,7 @@ steps = [ { set_device = 1 }, { launch = "k" } ]
         "inline.toml",
     )
     .unwrap_err();
-    assert_eq!((err.line, err.column), (6, 14), "{err}");
+    assert_eq!((err.line, err.column), (6, 1), "{err}");
     assert!(err.to_string().contains("sdk-1.0"), "{err}");
     let err =
         scenario::parse_str(&text.replace("cpus = 1", "cpus = 0"), "inline.toml").unwrap_err();

@@ -365,7 +365,10 @@ fn a_traced_call_inside_the_buffer_callback_is_reported_as_a_deadlock() {
     {
         assert!(stderr.contains("deadlock"), "{stderr}");
         assert!(stderr.contains("buffer callback"), "{stderr}");
-        assert!(stderr.contains("ROCSIM_BUFFER_SELF_DEADLOCK"), "{stderr}");
+        assert!(
+            stderr.contains("buffer_self_deadlock = \"drop\""),
+            "{stderr}"
+        );
         return;
     }
     let _a = activate(B::Nested);
@@ -375,12 +378,12 @@ fn a_traced_call_inside_the_buffer_callback_is_reported_as_a_deadlock() {
     unreachable!("the nested call aborts the process");
 }
 
-/// With `ROCSIM_BUFFER_SELF_DEADLOCK=drop` the same deadlock is counted and the record dropped.
+/// With `buffer_self_deadlock = "drop"` the same deadlock is counted and the record dropped.
 #[test]
 fn a_self_deadlock_can_be_counted_instead() {
     if !child::in_child(
         "a_self_deadlock_can_be_counted_instead",
-        &[("ROCSIM_BUFFER_SELF_DEADLOCK", "drop")],
+        &[("ROCSIM_MACHINE", "buffer_self_deadlock = \"drop\"")],
     ) {
         return;
     }

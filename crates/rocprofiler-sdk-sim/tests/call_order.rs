@@ -468,7 +468,7 @@ fn stream_ids_follow_the_sdk_mapping() {
     // tested in stream_map_sdk_1_0.rs.
     if !child::in_child(
         "stream_ids_follow_the_sdk_mapping",
-        &[("ROCSIM_STREAM_MAP", "newer")],
+        &[("ROCSIM_MACHINE", "stream_map = \"newer\"")],
     ) {
         return;
     }

@@ -179,18 +179,14 @@ fn thresholds_are_machine_options() {
     if !child::in_child(
         "thresholds_are_machine_options",
         &[
-            ("ROCSIM_SDMA_THRESHOLD", "0"),
-            ("ROCSIM_LARGE_BAR_H2D_MAX", "0"),
-            ("ROCSIM_LARGE_BAR_D2H_MAX", "0"),
-            ("ROCSIM_PAGEABLE_CHUNK", "1048576"),
-            ("ROCSIM_H2H_RECORD", "1"),
+            ("ROCSIM_MACHINE", "sdma_threshold = 0, large_bar_h2d_max = 0, large_bar_d2h_max = 0, pageable_chunk = 1048576, h2h_record = true"),
         ],
     ) {
         return;
     }
     let _serial = serial();
     setup();
-    let model = sim::machine::machine().copies;
+    let model = sim::machine::machine();
     assert_eq!(
         (
             model.sdma_threshold,
@@ -238,7 +234,7 @@ fn thresholds_are_machine_options() {
 fn indirect_dispatch_gives_each_piece_a_fresh_id() {
     if !child::in_child(
         "indirect_dispatch_gives_each_piece_a_fresh_id",
-        &[("ROCSIM_DIRECT_DISPATCH", "0")],
+        &[("ROCSIM_MACHINE", "direct_dispatch = false")],
     ) {
         return;
     }
@@ -286,8 +282,11 @@ steps = [
 "#;
     let s = scenario::parse_str(text, "copies.toml").unwrap();
     let env = s.machine_env();
-    assert!(env.contains(&("ROCSIM_PAGEABLE_CHUNK", "1048576".to_owned())));
-    assert!(env.contains(&("ROCSIM_H2H_RECORD", "1".to_owned())));
+    let machine = sim::machine::Machine::parse(&env[0].1).unwrap();
+    assert_eq!(
+        (machine.pageable_chunk, machine.h2h_record),
+        (1048576, true)
+    );
     match &s.threads[0].steps[..3] {
         [scenario::Step::Memcpy { host: a, .. }, scenario::Step::Memcpy { host: b, .. }, scenario::Step::Memcpy { host: c, .. }] =>
         {
@@ -298,9 +297,13 @@ steps = [
         }
         other => panic!("{other:?}"),
     }
-    // This process has the default machine: 2 MiB pageable is one 32 MiB piece.
+    // Replayed here, on the default machine (its keys dropped, or replay refuses): 2 MiB
+    // pageable is one 32 MiB piece.
+    assert!(scenario::replay(&s, &()).is_err());
+    let mut on_default = s.clone();
+    on_default.machine_keys.clear();
     let before = REC.records.lock().unwrap().len();
-    scenario::replay(&s, &()).unwrap();
+    scenario::replay(&on_default, &()).unwrap();
     drain();
     let copies = REC.records.lock().unwrap()[before..]
         .iter()
@@ -322,7 +325,7 @@ steps = [
         (
             "[machine]\nsdma_threshold = -1\n[[thread]]\nsteps = [{ sync_device = true }]\n",
             2,
-            "sdma_threshold must be a byte count",
+            "[machine] sdma_threshold: invalid value: integer `-1`",
         ),
     ] {
         let e = scenario::parse_str(text, "bad.toml").expect_err(needle);

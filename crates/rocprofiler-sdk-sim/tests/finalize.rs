@@ -89,7 +89,7 @@ unsafe extern "C" fn tool_fini(_: *mut c_void) {
         },
         Ordering::SeqCst,
     );
-    if std::env::var("ROCSIM_TEST_FLUSH_IN_FINALIZE").is_ok() {
+    if std::env::var("FINALIZE_TEST_FLUSH").is_ok() {
         FLUSH_IN_FINALIZE.store(
             // SAFETY: a plain buffer handle (the SDK validates handles).
             unsafe {
@@ -100,7 +100,7 @@ unsafe extern "C" fn tool_fini(_: *mut c_void) {
             Ordering::SeqCst,
         );
     }
-    if let Ok(path) = std::env::var("ROCSIM_FINALIZE_MARKER") {
+    if let Ok(path) = std::env::var("FINALIZE_TEST_MARKER") {
         let records = RECORDS_AT_FINALIZE.load(Ordering::SeqCst);
         let _ = std::fs::write(
             path,
@@ -205,7 +205,7 @@ fn client_finalize_stops_drains_and_locks() {
 fn a_tool_that_flushes_in_its_finalize_gets_the_tail() {
     if !child::in_child(
         "a_tool_that_flushes_in_its_finalize_gets_the_tail",
-        &[("ROCSIM_TEST_FLUSH_IN_FINALIZE", "1")],
+        &[("FINALIZE_TEST_FLUSH", "1")],
     ) {
         return;
     }
@@ -219,28 +219,13 @@ fn a_tool_that_flushes_in_its_finalize_gets_the_tail() {
     assert_eq!(RECORDS.load(Ordering::SeqCst), 2);
 }
 
-/// `ROCSIM_FINALIZE_FLUSH=1`: the sim's earlier behaviour, a flush before the tool's finalize.
-#[test]
-fn finalize_flush_option_delivers_before_the_tools_finalize() {
-    if !child::in_child(
-        "finalize_flush_option_delivers_before_the_tools_finalize",
-        &[("ROCSIM_FINALIZE_FLUSH", "1")],
-    ) {
-        return;
-    }
-    configure();
-    work();
-    finalize_now();
-    assert_eq!(RECORDS_AT_FINALIZE.load(Ordering::SeqCst), 2);
-}
-
 #[test]
 fn process_exit_finalizes_the_tool() {
     let marker = std::env::temp_dir().join(format!("rocsim-finalize-{}", std::process::id()));
     let marker_str = marker.to_string_lossy().into_owned();
     if child::in_child(
         "process_exit_finalizes_the_tool",
-        &[("ROCSIM_FINALIZE_MARKER", &marker_str)],
+        &[("FINALIZE_TEST_MARKER", &marker_str)],
     ) {
         configure();
         work();

@@ -1,5 +1,5 @@
-//! Machine configurations read from the environment once per process (ROCSIM_GPUS,
-//! ROCSIM_DIRECT_DISPATCH), each test in its own child process.
+//! Machine configurations read from the environment once per process (gpus,
+//! direct_dispatch), each test in its own child process.
 use sim_test_kit::child;
 mod common;
 use common::*;
@@ -8,7 +8,10 @@ use sim::scenario;
 
 #[test]
 fn two_gpus_replay_with_a_peer_copy() {
-    if !child::in_child("two_gpus_replay_with_a_peer_copy", &[("ROCSIM_GPUS", "2")]) {
+    if !child::in_child(
+        "two_gpus_replay_with_a_peer_copy",
+        &[("ROCSIM_MACHINE", "gpus = 2")],
+    ) {
         return;
     }
     setup();
@@ -60,11 +63,13 @@ fn two_gpus_replay_with_a_peer_copy() {
     assert!(kernel_agents.contains(&gpus[0]) && kernel_agents.contains(&gpus[1]));
     // The scenario cannot run on a machine with fewer GPUs than it declares.
     let mut three = s.clone();
-    three.gpus = 3;
-    assert!(scenario::replay(&three, &())
-        .unwrap_err()
-        .to_string()
-        .contains("needs 3 GPU(s)"));
+    three.machine_keys.insert("gpus".into(), 3.into());
+    let error = scenario::replay(&three, &()).unwrap_err().to_string();
+    assert!(
+        error.contains("with gpus = 3 but this process has gpus = 2")
+            && error.contains("ROCSIM_MACHINE='gpus = 3'"),
+        "{error}"
+    );
     assert_eq!(driver::set_device(2), Err(sim::SimError::InvalidDevice(2)));
 }
 
@@ -72,7 +77,7 @@ fn two_gpus_replay_with_a_peer_copy() {
 fn indirect_dispatch_moves_the_request_to_a_worker_thread() {
     if !child::in_child(
         "indirect_dispatch_moves_the_request_to_a_worker_thread",
-        &[("ROCSIM_DIRECT_DISPATCH", "0")],
+        &[("ROCSIM_MACHINE", "direct_dispatch = false")],
     ) {
         return;
     }
@@ -174,7 +179,7 @@ fn query_agents(
 fn rocm_7_0_has_304_byte_agents_an_8_byte_uuid_and_context_none_max() {
     if !child::in_child(
         "rocm_7_0_has_304_byte_agents_an_8_byte_uuid_and_context_none_max",
-        &[("ROCSIM_ROCM", "7.0"), ("ROCSIM_GPUS", "2")],
+        &[("ROCSIM_MACHINE", "rocm = \"7.0\", gpus = 2")],
     ) {
         return;
     }
@@ -257,7 +262,7 @@ fn rocm_7_1_is_the_default_layout() {
 fn rocsim_version_sets_the_reported_sdk_version() {
     if !child::in_child(
         "rocsim_version_sets_the_reported_sdk_version",
-        &[("ROCSIM_VERSION", "0.6.0")],
+        &[("ROCSIM_MACHINE", "sdk_version = \"0.6.0\"")],
     ) {
         return;
     }

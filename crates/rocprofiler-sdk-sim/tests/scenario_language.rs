@@ -262,7 +262,7 @@ fn lifecycle_misuse_names_the_step() {
 fn a_stream_created_by_a_thread_fires_create_on_that_thread() {
     if !sim_test_kit::child::in_child(
         "a_stream_created_by_a_thread_fires_create_on_that_thread",
-        &[("ROCSIM_GPUS", "2")],
+        &[("ROCSIM_MACHINE", "gpus = 2")],
     ) {
         return;
     }
@@ -594,4 +594,28 @@ fn a_window_sends_its_exit_to_the_contexts_that_got_its_enter() {
         .collect();
     assert_eq!(sets, [ENTER, EXIT]);
     sim::driver::stream_destroy(stream).unwrap();
+}
+
+#[test]
+fn random_with_an_empty_stream_list_is_an_error() {
+    let text = "[[code_object]]\nkernels = { k = \"_Z1kv\" }\n[[thread]]\nsteps = [\n  { random = { seed = 1, count = 3, kernels = [\"k\"], streams = [] } },\n]\n";
+    assert_error(text, 5, "`streams = []` names no stream");
+    // Omitted, it is the null stream.
+    scenario::parse_str(&text.replace(", streams = []", ""), "ok.toml").unwrap();
+}
+
+/// `steps` groups nest at most 32 deep, with a clear message past it, also where the TOML
+/// parser itself gives up.
+#[test]
+fn steps_nest_at_most_32_deep() {
+    let nested = |depth: usize| {
+        let mut steps = "{ sync_device = true }".to_owned();
+        for _ in 0..depth {
+            steps = format!("{{ steps = [ {steps} ] }}");
+        }
+        format!("[[thread]]\nsteps = [ {steps} ]\n")
+    };
+    scenario::parse_str(&nested(32), "ok.toml").unwrap();
+    assert_error(&nested(33), 2, "`steps` groups nest at most 32 deep");
+    assert_error(&nested(60), 2, "`steps` groups nest at most 32 deep");
 }

@@ -41,7 +41,7 @@ fn a_160k_dispatch_scenario_is_a_small_file_and_replays_in_bounded_memory() {
     // Its own process: the peak resident memory is this replay's alone.
     if !child::in_child(
         "a_160k_dispatch_scenario_is_a_small_file_and_replays_in_bounded_memory",
-        &[("ROCSIM_CLOCK", "virtual")],
+        &[("ROCSIM_MACHINE", "clock = \"virtual\"")],
     ) {
         return;
     }

@@ -187,7 +187,7 @@ fn jax_matmul_parses_and_replays_with_xla_shaped_records() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     setup();
     let s = scenario::load(repo_scenario("jax_matmul.toml")).unwrap();
-    assert_eq!(s.gpus, 1);
+    assert_eq!(s.machine.gpus, 1);
     assert_eq!(
         s.streams
             .iter()
@@ -306,7 +306,7 @@ fn multi_thread_scenario_shares_and_moves_queues() {
     // [machine] stream_map); SDK 1.0.0 aborts on them.
     if !child::in_child(
         "multi_thread_scenario_shares_and_moves_queues",
-        &[("ROCSIM_STREAM_MAP", "newer")],
+        &[("ROCSIM_MACHINE", "stream_map = \"newer\"")],
     ) {
         return;
     }

@@ -14,7 +14,7 @@
 //! requests HIP_RUNTIME_API ids; `main_ctx` buffer-traces HIP_RUNTIME_API and
 //! KERNEL_DISPATCH and callback-traces KERNEL_DISPATCH (its ENQUEUE ENTER pushes 99, EXIT pops).
 use rocprofiler_sdk_sys::*;
-use sim_test_kit::{check, child, lossless_buffer, sim, trace_buffer, trace_callbacks};
+use sim_test_kit::{check, lossless_buffer, sim, trace_buffer, trace_callbacks};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -266,40 +266,4 @@ fn kernel_dispatch_reads_the_stack_again_after_enqueue_enter() {
         api.2, 0,
         "pushed after the API record's value was taken, popped before exit"
     );
-}
-
-/// `ROCSIM_CORRELATION=sim`: the sim's earlier rules (SET ENTER carries the pushed value, the
-/// HIP API record follows SET EXIT, the default value is per context).
-#[test]
-fn sim_correlation_option_restores_the_earlier_rules() {
-    if !child::in_child(
-        "sim_correlation_option_restores_the_earlier_rules",
-        &[("ROCSIM_CORRELATION", "sim")],
-    ) {
-        return;
-    }
-    let _g = setup();
-    let ids = ids();
-    let tid = sim_test_kit::tid();
-    sim_test_kit::push_external(ids.stream_ctx, tid, 55);
-    let before = api_records_written();
-    launch();
-    let sets = SETS.lock().unwrap().clone();
-    let enter = sets
-        .iter()
-        .find(|s| s.0 == ids.stream_ctx && s.1 == ROCPROFILER_CALLBACK_PHASE_ENTER)
-        .unwrap();
-    let exit = sets
-        .iter()
-        .find(|s| s.0 == ids.stream_ctx && s.1 == ROCPROFILER_CALLBACK_PHASE_EXIT)
-        .unwrap();
-    assert_eq!(enter.2, 55);
-    assert_eq!(exit.3, before, "the API record comes after SET EXIT");
-    let pid = std::process::id() as u64;
-    sim_test_kit::push_external(ids.stream_ctx, pid, 77);
-    let corr = sim::driver::api_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc, None).unwrap();
-    flush();
-    let records = RECORDS.lock().unwrap().clone();
-    let api = records.iter().find(|r| r.1 == corr).unwrap();
-    assert_eq!(api.2, 0, "the default is per context");
 }

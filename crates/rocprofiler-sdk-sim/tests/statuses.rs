@@ -2,7 +2,7 @@
 //! API (docs/sdk-facts.md#names-api), status strings and version (docs/sdk-facts.md#status-codes-and-time), and agents (docs/sdk-facts.md#agents, docs/simulator-fidelity.md#agents).
 use rocprofiler_sdk_sim as sim;
 use rocprofiler_sdk_sys as sys;
-use sim_test_kit::{child, ConfigureResult};
+use sim_test_kit::ConfigureResult;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::{Mutex, OnceLock};
 use sys::*;
@@ -683,48 +683,6 @@ fn configuration_errors_inside_initialize() {
         .any(|(_, n)| n.as_deref() == Some("status-test-tool")));
 }
 
-/// `ROCSIM_STATUSES=sim`: the sim's codes from before it followed the SDK source.
-#[test]
-fn sim_statuses_option_restores_the_earlier_codes() {
-    if !child::in_child(
-        "sim_statuses_option_restores_the_earlier_codes",
-        &[("ROCSIM_STATUSES", "sim")],
-    ) {
-        return;
-    }
-    setup();
-    let (created, _) = *BEFORE_INIT.get().unwrap();
-    assert_eq!(created, ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
-    let bare = rocprofiler_context_id_t {
-        handle: *BARE_CONTEXT.get().unwrap(),
-    };
-    // SAFETY: plain handles; the request service gets no kinds (null, 0) and noop_request has
-    // the SDK's request callback type.
-    unsafe {
-        assert_eq!(rocprofiler_stop_context(bare), ROCPROFILER_STATUS_SUCCESS);
-        assert_eq!(
-            rocprofiler_configure_external_correlation_id_request_service(
-                bare,
-                std::ptr::null(),
-                0,
-                Some(noop_request),
-                std::ptr::null_mut()
-            ),
-            ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
-        );
-    }
-    let in_init = IN_INIT.lock().unwrap().clone();
-    let got = |what: &str| in_init.iter().find(|r| r.0 == what).unwrap().1;
-    assert_eq!(
-        got("create_buffer null callback is accepted"),
-        ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT
-    );
-    assert_eq!(
-        got("create_buffer over a live id"),
-        ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT
-    );
-}
-
 #[test]
 fn callback_threads_can_be_made_before_initialization() {
     setup();
@@ -1298,7 +1256,7 @@ fn agents_are_one_cpu_and_mi300x_gpus() {
             0
         );
     }
-    // One CPU agent per socket (ROCSIM_CPUS, default 2), then the GPUs.
+    // One CPU agent per socket (cpus, default 2), then the GPUs.
     let cpus = sim::machine::machine().cpus as usize;
     assert_eq!(agents.len(), cpus + sim::machine::machine().gpus as usize);
     // SAFETY: the SDK's agent structs live for the process, full-size (checked via `size`).

@@ -1,5 +1,5 @@
 //! The HIP_STREAM stream map of rocprofiler-sdk 1.0.0 (ROCm 7.0/7.1, `hip/stream.cpp`), the
-//! simulator's default (`ROCSIM_STREAM_MAP=sdk-1.0`): only the null stream and streams whose
+//! simulator's default (`stream_map = "sdk-1.0"`): only the null stream and streams whose
 //! creation an active HIP_STREAM callback context saw are in the map; a SET or DESTROY on any
 //! other value aborts the process; DESTROY keeps the entry; CREATE fires after a failed create.
 //! Behaviours that end the process, or change process-wide state (the null stream's id), run in
@@ -50,8 +50,11 @@ fn stream_events(from: usize, op: i32) -> Vec<(u64, u64)> {
 
 #[test]
 fn sdk_1_0_is_the_default_map() {
-    assert_eq!(sim::machine::machine().sdk_version, (1, 0, 0));
-    assert_eq!(sim::machine::machine().stream_map, StreamMap::Sdk1_0);
+    assert_eq!(
+        sim::machine::machine().sdk_version,
+        sim::machine::Version(1, 0, 0)
+    );
+    assert_eq!(sim::machine::machine().stream_map(), StreamMap::Sdk1_0);
 }
 
 #[test]
@@ -73,7 +76,7 @@ fn a_set_on_hip_stream_per_thread_aborts() {
 fn a_set_on_hip_stream_legacy_aborts() {
     if !aborts_in_child(
         "a_set_on_hip_stream_legacy_aborts",
-        &[("ROCSIM_VERSION", "1.0.0")],
+        &[("ROCSIM_MACHINE", "sdk_version = \"1.0.0\"")],
         "hipStreamLegacy",
     ) {
         return;
@@ -217,11 +220,11 @@ fn create_fires_after_a_failed_create_and_can_move_the_null_stream() {
 fn a_newer_sdk_version_gets_the_newer_map() {
     if !child::in_child(
         "a_newer_sdk_version_gets_the_newer_map",
-        &[("ROCSIM_VERSION", "1.3.0")],
+        &[("ROCSIM_MACHINE", "sdk_version = \"1.3.0\"")],
     ) {
         return;
     }
-    assert_eq!(sim::machine::machine().stream_map, StreamMap::Newer);
+    assert_eq!(sim::machine::machine().stream_map(), StreamMap::Newer);
     setup();
     let launch = kernel("_Z5newerv");
     driver::launch_kernel(driver::STREAM_PER_THREAD, &launch).unwrap();
@@ -233,14 +236,14 @@ fn a_newer_sdk_version_gets_the_newer_map() {
 fn rocsim_stream_map_overrides_the_version() {
     if !child::in_child(
         "rocsim_stream_map_overrides_the_version",
-        &[
-            ("ROCSIM_VERSION", "1.3.0"),
-            ("ROCSIM_STREAM_MAP", "sdk-1.0"),
-        ],
+        &[(
+            "ROCSIM_MACHINE",
+            "sdk_version = \"1.3.0\", stream_map = \"sdk-1.0\"",
+        )],
     ) {
         return;
     }
-    assert_eq!(sim::machine::machine().stream_map, StreamMap::Sdk1_0);
+    assert_eq!(sim::machine::machine().stream_map(), StreamMap::Sdk1_0);
 }
 
 #[test]
@@ -248,14 +251,42 @@ fn a_scenario_that_needs_the_newer_map_asks_for_it_and_is_refused_under_sdk_1_0(
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/multi_thread.toml");
     let s = sim::scenario::load(path).unwrap();
-    assert_eq!(s.stream_map, Some(StreamMap::Newer));
-    assert!(s
-        .machine_env()
-        .contains(&("ROCSIM_STREAM_MAP", "newer".to_owned())));
+    assert_eq!(s.machine.stream_map, Some(StreamMap::Newer));
+    assert_eq!(
+        s.machine_env(),
+        [(
+            "ROCSIM_MACHINE",
+            "gpus = 1\nstream_map = \"newer\"\n".to_owned()
+        )]
+    );
     // Replaying it here would abort on its first per_thread SET: replay refuses instead.
     let error = sim::scenario::replay(&s, &()).unwrap_err();
     assert!(
-        error.to_string().contains("ROCSIM_STREAM_MAP=newer"),
+        error
+            .to_string()
+            .contains("with stream_map = \"newer\" but this process has stream_map unset"),
         "{error}"
     );
+}
+
+/// A scenario step on `legacy` under the SDK 1.0 map still aborts as the SDK does, and the
+/// message names the scenario line and the `stream_map` key that models a later SDK.
+#[test]
+fn a_scenario_on_the_legacy_stream_aborts_naming_its_line_and_the_fix() {
+    if !child::aborts_in_child(
+        "a_scenario_on_the_legacy_stream_aborts_naming_its_line_and_the_fix",
+        &[],
+        &[
+            "hipStreamLegacy",
+            "such a stream at legacy.toml:4:36",
+            "add stream_map = \"newer\" to its [machine]",
+        ],
+    ) {
+        return;
+    }
+    setup();
+    let text = "[[code_object]]\nkernels = { k = \"_Z1kv\" }\n[[thread]]\nsteps = [ { launch = \"k\", stream = \"legacy\" } ]\n";
+    let s = sim::scenario::parse_str(text, "legacy.toml").unwrap();
+    let _ = sim::scenario::replay(&s, &());
+    unreachable!("the SET on hipStreamLegacy must end the process");
 }

@@ -1,5 +1,5 @@
 //! Device timing as the application sees it: kernel records that arrive after a synchronize
-//! (ROCSIM_KERNEL_RECORD_LAG_US) and the virtual clock (ROCSIM_CLOCK, ROCSIM_SEED). Tests that
+//! (kernel_record_lag_us) and the virtual clock (clock, seed). Tests that
 //! need another machine run in a child process; the virtual clock makes their assertions
 //! about "not yet pushed" exact instead of a race with the host's timing.
 use sim_test_kit::child;
@@ -30,14 +30,12 @@ fn completed(corr: u64) -> bool {
 
 #[test]
 fn the_default_machine_lags_kernel_records_on_the_real_clock() {
-    if std::env::var_os("ROCSIM_KERNEL_RECORD_LAG_US").is_some()
-        || std::env::var_os("ROCSIM_CLOCK").is_some()
-    {
+    if std::env::var_os("ROCSIM_MACHINE").is_some() {
         return;
     }
     // A real MI300X's async signal handler wakes some tens of microseconds after the barrier
     // packet released the application; zero would be kinder than the SDK.
-    assert_eq!(machine().kernel_record_lag_us, (20, 200));
+    assert_eq!(machine().kernel_record_lag_us, [20, 200]);
     assert_eq!(machine().clock, ClockMode::Real);
 }
 
@@ -45,15 +43,15 @@ fn the_default_machine_lags_kernel_records_on_the_real_clock() {
 fn kernel_records_arrive_after_synchronize_and_copies_before() {
     if !child::in_child(
         "kernel_records_arrive_after_synchronize_and_copies_before",
-        &[
-            ("ROCSIM_CLOCK", "virtual"),
-            ("ROCSIM_KERNEL_RECORD_LAG_US", "500"),
-        ],
+        &[(
+            "ROCSIM_MACHINE",
+            "clock = \"virtual\", kernel_record_lag_us = [500, 500]",
+        )],
     ) {
         return;
     }
     setup();
-    assert_eq!(machine().kernel_record_lag_us, (500, 500));
+    assert_eq!(machine().kernel_record_lag_us, [500, 500]);
     let launch = kernel("_Z6laggedv");
     let stream = driver::stream_create().unwrap();
     let kernel_corr = driver::launch_kernel(stream, &launch).unwrap();
@@ -104,7 +102,7 @@ fn kernel_records_arrive_after_synchronize_and_copies_before() {
 fn a_zero_lag_pushes_kernel_records_before_synchronize_returns() {
     if !child::in_child(
         "a_zero_lag_pushes_kernel_records_before_synchronize_returns",
-        &[("ROCSIM_KERNEL_RECORD_LAG_US", "0")],
+        &[("ROCSIM_MACHINE", "kernel_record_lag_us = [0, 0]")],
     ) {
         return;
     }
@@ -120,7 +118,7 @@ fn a_zero_lag_pushes_kernel_records_before_synchronize_returns() {
 fn virtual_time_moves_only_with_hip_calls() {
     if !child::in_child(
         "virtual_time_moves_only_with_hip_calls",
-        &[("ROCSIM_CLOCK", "virtual")],
+        &[("ROCSIM_MACHINE", "clock = \"virtual\"")],
     ) {
         return;
     }
@@ -229,12 +227,12 @@ fn traced_replay() -> Vec<String> {
     // newer SDKs' stream map), on the virtual clock.
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/multi_thread.toml");
-    let machine = sim::scenario::load(path).unwrap().machine_env();
+    let mut scenario = sim::scenario::load(path).unwrap();
+    scenario
+        .machine_keys
+        .insert("clock".into(), "virtual".into());
     let output = child::command("replay_and_print_the_trace")
-        .envs(machine)
-        .env("ROCSIM_CLOCK", "virtual")
-        .env_remove("ROCSIM_SEED")
-        .env_remove("ROCSIM_KERNEL_RECORD_LAG_US")
+        .envs(scenario.machine_env())
         .output()
         .unwrap();
     child::assert_passed("replay_and_print_the_trace", &output)
@@ -269,7 +267,7 @@ fn virtual_clock_replays_repeat_exactly() {
 fn virtual_replay_threads_take_turns_by_local_time() {
     if !child::in_child(
         "virtual_replay_threads_take_turns_by_local_time",
-        &[("ROCSIM_CLOCK", "virtual")],
+        &[("ROCSIM_MACHINE", "clock = \"virtual\"")],
     ) {
         return;
     }

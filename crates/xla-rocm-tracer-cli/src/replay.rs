@@ -2,9 +2,11 @@
 //! way XLA's `GpuTracer` drives them: enable with a fresh collector, run, disable, export.
 //!
 //! The simulated machine is fixed when the SDK initializes, which happens in the tracer's
-//! load-time constructor, before `main`; it is read from `ROCSIM_*` variables. When the
-//! scenario asks for another machine (`Scenario::machine_env`), `replay` runs itself again
-//! with those variables set.
+//! load-time constructor, before `main` (it must: the SDK 1.0 stream map only knows streams
+//! created after registration), and the tool has read the agents by then. So the machine
+//! cannot be handed over in-process: it is read from `ROCSIM_MACHINE` and the real
+//! visibility variables, and when the scenario's `[machine]` keys (and the clock) ask for
+//! another one, `replay` runs itself again once with that environment (`Machine::env`).
 //!
 //! A scenario with `enable` / `disable` steps is traced in those sessions, each with a fresh
 //! collector and a trace of its own: with one session the trace goes to `-o` as given, with
@@ -15,8 +17,8 @@
 //! delivered during finalization. A scenario without such steps is traced as one session
 //! around the whole replay.
 //!
-//! By default the replay runs on the simulator's virtual clock (`ROCSIM_CLOCK=virtual`): time,
-//! thread ids, handles and the capture's wall time follow from the scenario and `ROCSIM_SEED`,
+//! By default the replay runs on the simulator's virtual clock (machine key `clock`): time,
+//! thread ids, handles and the capture's wall time follow from the scenario and the seed,
 //! so replaying a scenario twice writes the same bytes. `--real-clock` keeps the host clock.
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -25,6 +27,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
+use rocprofiler_sdk_sim::machine::{machine, Machine};
 use rocprofiler_sdk_sim::scenario::{self, ReplayHooks};
 use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
 use xla_rocm_tracer::export::{encode_xspace, merge_host_api_plane, ExportOptions, GroupBy, Lane};
@@ -171,15 +174,15 @@ fn parse_group_by(text: &str) -> std::result::Result<GroupBy, String> {
 /// virtual clock's reading, so it is as reproducible as every other timestamp.
 const VIRTUAL_WALLTIME_EPOCH_NS: u64 = 1_735_689_600_000_000_000;
 
-/// The clock variable the replay needs, if any.
-fn clock_env(real_clock: bool) -> Option<(&'static str, String)> {
-    let current = std::env::var("ROCSIM_CLOCK").ok();
-    let current = current.as_deref().map(str::trim);
-    match (real_clock, current) {
-        (false, _) => Some(("ROCSIM_CLOCK", "virtual".to_owned())),
-        (true, None | Some("real")) => None,
-        (true, Some(_)) => Some(("ROCSIM_CLOCK", "real".to_owned())),
-    }
+/// The machine the replay needs: this process's, with the scenario's `[machine]` keys and the
+/// clock (virtual unless `--real-clock`).
+fn wanted_machine(scenario: &scenario::Scenario, real_clock: bool) -> Result<Machine> {
+    let mut keys = scenario.machine_keys.clone();
+    let clock = if real_clock { "real" } else { "virtual" };
+    keys.insert("clock".to_owned(), clock.into());
+    machine()
+        .overlaid(&keys)
+        .map_err(|e| anyhow::anyhow!("{}: [machine] {e}", scenario.file.display()))
 }
 
 /// Annotations around scenario steps go to the tracer's thread-local annotation stack, which
@@ -311,18 +314,9 @@ pub fn session_output(output: &Path, number: usize, count: usize) -> PathBuf {
     output.with_file_name(format!("{stem}.session{number}.xplane.pb"))
 }
 
-/// The scenario's machine variables that this process's environment does not already have.
-fn machine_env_mismatches(wanted: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
-    wanted
-        .iter()
-        .filter(|(name, value)| std::env::var(name).ok().as_deref().map(str::trim) != Some(value))
-        .cloned()
-        .collect()
-}
-
 fn describe_env(env: &[(&'static str, String)]) -> String {
     env.iter()
-        .map(|(name, value)| format!("{name}={value}"))
+        .map(|(name, value)| format!("{name}='{}'", value.trim().replace('\n', ", ")))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -378,7 +372,7 @@ fn wall_clock_ns() -> u64 {
 
 /// The capture start: the host's wall time, or under the virtual clock one derived from it.
 fn capture_start() -> CaptureStart {
-    use rocprofiler_sdk_sim::machine::{machine, ClockMode};
+    use rocprofiler_sdk_sim::machine::ClockMode;
     let gputime_ns = Tracer::timestamp();
     let walltime_ns = match machine().clock {
         ClockMode::Virtual => VIRTUAL_WALLTIME_EPOCH_NS + gputime_ns,
@@ -429,18 +423,17 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         .map(|file| output::check(file, &inputs))
         .collect::<Result<Vec<_>>>()?;
 
-    let mut wanted = scenario.machine_env();
-    wanted.extend(clock_env(args.real_clock));
-    let mismatches = machine_env_mismatches(&wanted);
-    if !mismatches.is_empty() {
+    let wanted = wanted_machine(&scenario, args.real_clock)?;
+    if wanted != *machine() {
+        let env = wanted.env();
         if std::env::var_os(REEXECUTED_VARIABLE).is_some() {
             bail!(
                 "{}: the scenario needs a simulated machine with {} but this process could not get it",
                 path.display(),
-                describe_env(&mismatches)
+                describe_env(&env)
             );
         }
-        return reexecute_with(&wanted);
+        return reexecute_with(&env);
     }
 
     let tracer = Tracer::get();

@@ -171,8 +171,7 @@ fn back_to_back_slices_do_not_overlap_in_chrome_json() {
     let replay = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
         .args(["replay", scenario.to_str().unwrap(), "-o"])
         .arg(&trace)
-        .env_remove("ROCSIM_CLOCK")
-        .env_remove("ROCSIM_GPUS")
+        .env_remove("ROCSIM_MACHINE")
         .output()
         .unwrap();
     assert!(
@@ -237,8 +236,7 @@ fn replay_and_inspect(name: &str, scenario_text: &str) -> (String, String) {
     let replay = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
         .args(["replay", scenario.to_str().unwrap(), "-o"])
         .arg(&trace)
-        .env_remove("ROCSIM_CLOCK")
-        .env_remove("ROCSIM_GPUS")
+        .env_remove("ROCSIM_MACHINE")
         .output()
         .unwrap();
     assert!(

@@ -26,10 +26,7 @@ fn reference_trace() -> PathBuf {
 
 fn command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"));
-    command
-        .current_dir(repo())
-        .env_remove("ROCSIM_GPUS")
-        .env_remove("ROCSIM_CLOCK");
+    command.current_dir(repo()).env_remove("ROCSIM_MACHINE");
     command
 }
 
@@ -351,7 +348,7 @@ fn sigterm_and_sighup_stop_a_replay_like_ctrl_c() {
                 target.to_str().unwrap(),
             ])
             .env("XLA_ROCM_TRACER_TEST_PAUSE_AT_STEP", "5")
-            .env("ROCSIM_CLOCK", "virtual")
+            .env("ROCSIM_MACHINE", "clock = \"virtual\"")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

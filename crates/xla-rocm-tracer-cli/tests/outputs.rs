@@ -24,8 +24,7 @@ fn command() -> Command {
     command
         .current_dir(repo())
         // The child chooses the machine and the clock itself (re-executing as needed).
-        .env_remove("ROCSIM_GPUS")
-        .env_remove("ROCSIM_CLOCK");
+        .env_remove("ROCSIM_MACHINE");
     command
 }
 
@@ -246,7 +245,7 @@ fn interrupt_replay(target: &Path, virtual_clock_set: bool) -> Output {
         .stderr(Stdio::piped());
     if virtual_clock_set {
         // The command needs no other machine: it replays in this process, no re-execution.
-        command.env("ROCSIM_CLOCK", "virtual");
+        command.env("ROCSIM_MACHINE", "clock = \"virtual\"");
     }
     let mut child = command.spawn().unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
@@ -300,7 +299,7 @@ fn ctrl_c_stops_the_replay_at_a_step_and_writes_nothing() {
 
 #[test]
 fn ctrl_c_reaches_a_re_executed_replay() {
-    // Without ROCSIM_CLOCK the command re-runs itself with it; the signal goes to the parent
+    // Without the virtual clock in ROCSIM_MACHINE the command re-runs itself with it; the signal goes to the parent
     // alone, which must pass it on.
     let dir = scratch("sigint-reexec");
     let output = interrupt_replay(&dir.join("trace.xplane.pb"), false);

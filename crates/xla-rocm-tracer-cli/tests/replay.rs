@@ -26,7 +26,7 @@ fn replay(scenario: &str, extra: &[&str]) -> (XSpace, String) {
         .args(["replay", scenario, "-o", output.to_str().unwrap()])
         .args(extra)
         // The child re-executes itself when the scenario's GPU count differs.
-        .env_remove("ROCSIM_GPUS")
+        .env_remove("ROCSIM_MACHINE")
         .output()
         .expect("run xla-rocm-tracer replay");
     assert!(
@@ -206,10 +206,7 @@ fn replay_bytes(scenario: &Path, extra: &[&str]) -> Vec<u8> {
         .args(["-o", output.to_str().unwrap()])
         .args(extra)
         // The child chooses the machine and the clock itself (re-executing as needed).
-        .env_remove("ROCSIM_GPUS")
-        .env_remove("ROCSIM_CLOCK")
-        .env_remove("ROCSIM_SEED")
-        .env_remove("ROCSIM_KERNEL_RECORD_LAG_US")
+        .env_remove("ROCSIM_MACHINE")
         .output()
         .expect("run xla-rocm-tracer replay");
     assert!(
@@ -471,7 +468,7 @@ fn replay_sessions(scenario: &str, env: &[(&str, &str)]) -> (Vec<XSpace>, String
     let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
         .current_dir(repo())
         .args(["replay", scenario, "-o", output.to_str().unwrap()])
-        .env_remove("ROCSIM_GPUS")
+        .env_remove("ROCSIM_MACHINE")
         .env_remove("XLA_ROCM_TRACER_DISABLE_WAIT_MS")
         .envs(env.iter().copied())
         .output()
@@ -719,7 +716,7 @@ fn named_streams_show_in_the_trace_inspect_and_chrome_json_and_map_to_scenario_n
         let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
             .current_dir(repo())
             .args(args)
-            .env_remove("ROCSIM_GPUS")
+            .env_remove("ROCSIM_MACHINE")
             .output()
             .unwrap();
         assert!(
@@ -886,7 +883,7 @@ fn two_gpu_lanes_with(env: &[(&str, &str)], args: &[&str]) -> Result<Vec<String>
         ])
         .args(args)
         .envs(env.iter().copied())
-        .env_remove("ROCSIM_GPUS")
+        .env_remove("ROCSIM_MACHINE")
         .output()
         .unwrap();
     if !result.status.success() {

@@ -13,10 +13,10 @@ mod replay;
 
 pub use error::{ReplayError, ScenarioError};
 pub use model::{
-    CodeObjectSpec, GraphNode, ProfilerSpec, Scenario, Step, StreamCreator, StreamRef, StreamSpec,
-    ThreadSpec,
+    CodeObjectSpec, GraphNode, ProfilerSpec, RandomSpec, Scenario, Step, StreamCreator, StreamRef,
+    StreamSpec, ThreadSpec,
 };
-pub use random::{RandomDraws, RandomSpec, RandomSteps};
+pub use random::{RandomDraws, RandomSteps};
 pub use replay::{replay, ReplayHooks, ReplaySummary, ReplayedStream};
 
 use std::path::Path;

@@ -1,23 +1,21 @@
 //! A validated scenario: every name resolved, every number in range.
 use crate::driver::{CopyKind, HostMemory};
-use crate::machine::{StreamMap, VisibilityEnv};
+use crate::machine::Machine;
 use std::path::PathBuf;
 
 #[derive(Debug, Clone)]
 pub struct Scenario {
     pub file: PathBuf,
-    pub gpus: u32,
+    /// `[machine]` over the default machine.
+    pub machine: Machine,
+    /// The keys `[machine]` sets: a runner lays them over its own machine.
+    pub machine_keys: toml::Table,
+    /// `file:line:column` of the first step on the `legacy` or `per_thread` stream, which the
+    /// SDK 1.0 stream map aborts on (named in that abort's message).
+    pub special_stream: Option<String>,
     pub code_objects: Vec<CodeObjectSpec>,
     pub streams: Vec<StreamSpec>,
     pub threads: Vec<ThreadSpec>,
-    /// `[machine] stream_map`: the SDK stream map the scenario is valid under.
-    pub stream_map: Option<StreamMap>,
-    /// `[machine] cpus`: CPU sockets (agents).
-    pub cpus: Option<u32>,
-    /// `[machine] hip_visible_devices` / `rocr_visible_devices` (the other variables unset).
-    pub visibility: VisibilityEnv,
-    /// `[machine]` copy thresholds the scenario sets (`None`: the machine's default).
-    pub copies: CopyModelSpec,
     /// Profiling sessions the scenario's `enable` steps start (0: none, the runner traces the
     /// whole replay as one session).
     pub sessions: u32,
@@ -39,59 +37,17 @@ pub struct ProfilerSpec {
     pub disable_wait_ms: Option<u64>,
 }
 
-/// The copy-path thresholds of `[machine]` (bytes), each fixing one `ROCSIM_*` variable.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CopyModelSpec {
-    pub sdma_threshold: Option<u64>,
-    pub large_bar_h2d_max: Option<u64>,
-    pub large_bar_d2h_max: Option<u64>,
-    pub pageable_chunk: Option<u64>,
-    pub h2h_record: Option<bool>,
-    /// `direct_dispatch = false`: HIP's worker thread submits (`ROCSIM_DIRECT_DISPATCH=0`).
-    pub direct_dispatch: Option<bool>,
-}
-
 impl Scenario {
-    /// The simulated machine this scenario asks for, as the `ROCSIM_*` environment variables
-    /// that fix a process's machine (`crate::machine`). The machine is read once per process,
-    /// so a runner whose environment differs starts a process with these set.
+    /// The environment that gives a process the machine keys this scenario sets
+    /// (`ROCSIM_MACHINE` and the real visibility variables; `crate::machine`).
     pub fn machine_env(&self) -> Vec<(&'static str, String)> {
-        let mut env = vec![("ROCSIM_GPUS", self.gpus.to_string())];
-        if let Some(map) = self.stream_map {
-            env.push(("ROCSIM_STREAM_MAP", map.as_str().to_owned()));
-        }
-        if let Some(cpus) = self.cpus {
-            env.push(("ROCSIM_CPUS", cpus.to_string()));
-        }
-        if let Some(list) = &self.visibility.hip_visible_devices {
-            env.push(("HIP_VISIBLE_DEVICES", list.clone()));
-        }
-        if let Some(list) = &self.visibility.rocr_visible_devices {
-            env.push(("ROCR_VISIBLE_DEVICES", list.clone()));
-        }
-        for (name, value) in [
-            ("ROCSIM_SDMA_THRESHOLD", self.copies.sdma_threshold),
-            ("ROCSIM_LARGE_BAR_H2D_MAX", self.copies.large_bar_h2d_max),
-            ("ROCSIM_LARGE_BAR_D2H_MAX", self.copies.large_bar_d2h_max),
-            ("ROCSIM_PAGEABLE_CHUNK", self.copies.pageable_chunk),
-        ] {
-            if let Some(v) = value {
-                env.push((name, v.to_string()));
-            }
-        }
-        if let Some(record) = self.copies.h2h_record {
-            env.push(("ROCSIM_H2H_RECORD", u32::from(record).to_string()));
-        }
-        if let Some(direct) = self.copies.direct_dispatch {
-            env.push(("ROCSIM_DIRECT_DISPATCH", u32::from(direct).to_string()));
-        }
-        env
+        crate::machine::table_env(&self.machine_keys)
     }
 
     /// The HIP devices the scenario's machine has: its GPUs that its visibility lists leave
     /// to HIP. Device numbers in the scenario count these.
     pub fn hip_devices(&self) -> u32 {
-        crate::agents::hip_device_order(self.gpus, &self.visibility).len() as u32
+        crate::agents::hip_device_order(self.machine.gpus, &self.machine.visibility()).len() as u32
     }
 }
 
@@ -209,11 +165,46 @@ pub enum Step {
     /// `hipStreamDestroy`.
     DestroyStream(StreamRef),
     /// Seeded random launches, copies and memsets, generated one at a time during replay.
-    Random(Box<super::random::RandomSpec>),
+    Random(Box<RandomSpec>),
     /// Repeated steps, optionally inside an annotation (`{i}` in the name = iteration).
     Group {
         annotate: Option<String>,
         repeat: u32,
         steps: Vec<Step>,
     },
+}
+
+/// A `random` step: `count` launches, copies and memsets drawn from a ChaCha8 stream seeded by
+/// `seed` (`super::random` generates them).
+#[derive(Debug, Clone)]
+pub struct RandomSpec {
+    pub seed: u64,
+    /// Steps generated.
+    pub count: u64,
+    pub streams: Vec<StreamRef>,
+    /// Kernel aliases launches pick from (empty: no launches).
+    pub kernels: Vec<String>,
+    /// Copy directions copies pick from (empty: no copies).
+    pub copies: Vec<CopyKind>,
+    /// Copy and memset sizes, inclusive.
+    pub bytes: [u64; 2],
+    /// Kernel durations in ns, inclusive.
+    pub kernel_ns: [u64; 2],
+    /// Relative weights of launches, copies and memsets.
+    pub weights: [u64; 3],
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+}
+
+/// Default copy speed when a copy has no duration: ~50 GB/s, i.e. 50 bytes per ns.
+const DEFAULT_COPY_BYTES_PER_NS: u64 = 50;
+
+/// A copy's duration when the step gives none.
+pub(super) fn default_copy_ns(bytes: u64) -> u64 {
+    (bytes / DEFAULT_COPY_BYTES_PER_NS).max(2_000)
+}
+
+/// A memset's duration when the step gives none.
+pub(super) fn default_memset_ns(bytes: u64) -> u64 {
+    (bytes / (4 * DEFAULT_COPY_BYTES_PER_NS)).max(2_000)
 }

@@ -2,9 +2,8 @@
 //! resolves names and reports the line of the offending step or field.
 use super::error::ScenarioError;
 use super::model::*;
-use super::random::RandomSpec;
 use crate::driver::{CopyKind, HostMemory};
-use crate::machine::{StreamMap, VisibilityEnv};
+use crate::machine::Machine;
 use serde::Deserialize;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -15,7 +14,9 @@ use toml::Spanned;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawScenario {
-    machine: Option<RawMachine>,
+    /// `[machine]`: keys of [`Machine`], each checked at its own line.
+    #[serde(default)]
+    machine: BTreeMap<Spanned<String>, toml::Value>,
     #[serde(default)]
     code_object: Vec<Spanned<RawCodeObject>>,
     #[serde(default)]
@@ -55,22 +56,6 @@ struct RawWeights {
     launch: Option<u32>,
     memcpy: Option<u32>,
     memset: Option<u32>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawMachine {
-    gpus: Option<Spanned<u32>>,
-    stream_map: Option<Spanned<String>>,
-    cpus: Option<Spanned<u32>>,
-    hip_visible_devices: Option<Spanned<String>>,
-    rocr_visible_devices: Option<Spanned<String>>,
-    sdma_threshold: Option<Spanned<i64>>,
-    large_bar_h2d_max: Option<Spanned<i64>>,
-    large_bar_d2h_max: Option<Spanned<i64>>,
-    pageable_chunk: Option<Spanned<i64>>,
-    h2h_record: Option<bool>,
-    direct_dispatch: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -169,13 +154,13 @@ impl Locator<'_> {
 
 /// Scenario threads: below the virtual clock's reserved thread ids (`clock::SIGNAL_THREAD_TID`).
 const MAX_THREADS: usize = 256;
-
+/// How deep `steps` groups nest. The TOML parser stops at some 40 levels of nested arrays and
+/// tables (each group is two); a documented limit below that gives a clear message.
+pub(super) const MAX_GROUP_DEPTH: u32 = 32;
 const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
 const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
      sleep_us, bind, api, steps, enable, disable, set_enter, set_exit, create_stream, random";
 const DEFAULT_KERNEL_NS: u64 = 10_000;
-/// Default copy speed when a copy has no duration: ~50 GB/s, i.e. 50 bytes per ns.
-const DEFAULT_COPY_BYTES_PER_NS: u64 = 50;
 
 // Limits: a scenario asking for more is refused at the key's line, before anything runs.
 /// Steps a scenario runs in total, counting every repetition, every generated `random` step
@@ -187,16 +172,6 @@ pub(super) const MAX_BYTES: u64 = 1 << 40;
 pub(super) const MAX_DURATION_US: u64 = 3_600_000_000;
 /// `[profiler] disable_wait_ms`: one hour.
 const MAX_DISABLE_WAIT_MS: u64 = 3_600_000;
-
-/// A copy's duration when the step gives none.
-pub(super) fn default_copy_ns(bytes: u64) -> u64 {
-    (bytes / DEFAULT_COPY_BYTES_PER_NS).max(2_000)
-}
-
-/// A memset's duration when the step gives none.
-pub(super) fn default_memset_ns(bytes: u64) -> u64 {
-    (bytes / (4 * DEFAULT_COPY_BYTES_PER_NS)).max(2_000)
-}
 
 /// `key = bytes` within [`MAX_BYTES`].
 fn byte_count(key: &str, bytes: u64) -> Result<u64, String> {
@@ -232,19 +207,24 @@ pub(super) fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> 
     let at = Locator { text, file };
     let raw: RawScenario = toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
-        at.error(span, e.message().trim().to_owned())
+        let mut message = e.message().trim().to_owned();
+        if message.contains("recursion") {
+            message += &format!(" (`steps` groups nest at most {MAX_GROUP_DEPTH} deep)");
+        }
+        at.error(span, message)
     })?;
     Validator::new(&at, raw)?.finish()
 }
 
 struct Validator<'a> {
     at: &'a Locator<'a>,
-    gpus: u32,
+    machine: Machine,
+    /// The keys `[machine]` sets.
+    machine_keys: toml::Table,
+    /// `file:line:column` of the first step on the `legacy` or `per_thread` stream.
+    special_stream: RefCell<Option<String>>,
     /// GPUs left to HIP by the visibility keys; step devices count these.
     hip_devices: u32,
-    stream_map: Option<StreamMap>,
-    cpus: Option<u32>,
-    visibility: VisibilityEnv,
     /// alias -> devices it is loaded on
     kernels: HashMap<String, HashSet<u32>>,
     streams: HashMap<String, u32>,
@@ -333,68 +313,56 @@ const STREAM_CREATE_FUNCTIONS: [&str; 4] = [
     "hipExtStreamCreateWithCUMask",
 ];
 
+/// `[machine]` over the default machine, each key checked alone so that an error names its
+/// line; a visibility list must name a GPU (omit the key to show all).
+fn machine(
+    at: &Locator,
+    keys: &BTreeMap<Spanned<String>, toml::Value>,
+) -> Result<(Machine, toml::Table), ScenarioError> {
+    let mut table = toml::Table::new();
+    for (key, value) in keys {
+        let one = toml::Table::from_iter([(key.get_ref().clone(), value.clone())]);
+        Machine::default().overlaid(&one).map_err(|e| {
+            match e.contains(key.get_ref().as_str()) {
+                true => at.error(key.span(), format!("[machine] {e}")),
+                false => at.error(key.span(), format!("[machine] {}: {e}", key.get_ref())),
+            }
+        })?;
+        if key.get_ref().ends_with("visible_devices")
+            && value.as_str().is_some_and(|v| v.trim().is_empty())
+        {
+            return Err(at.error(
+                key.span(),
+                "a visibility list must name at least one GPU (omit the key to show all)",
+            ));
+        }
+        table.insert(key.get_ref().clone(), value.clone());
+    }
+    let machine = Machine::default()
+        .overlaid(&table)
+        .map_err(|e| at.error(0..0, format!("[machine] {e}")))?;
+    Ok((machine, table))
+}
+
 impl<'a> Validator<'a> {
     fn new(at: &'a Locator<'a>, raw: RawScenario) -> Result<Self, ScenarioError> {
-        let gpus = match raw.machine.as_ref().and_then(|m| m.gpus.as_ref()) {
-            None => 1,
-            Some(g) if (1..=crate::machine::MAX_GPUS).contains(g.get_ref()) => *g.get_ref(),
-            Some(g) => {
-                return Err(at.error(
-                    g.span(),
-                    format!("gpus must be 1..={}", crate::machine::MAX_GPUS),
-                ))
-            }
-        };
-        let machine = raw.machine.as_ref();
-        let stream_map = match machine.and_then(|m| m.stream_map.as_ref()) {
-            None => None,
-            Some(text) => Some(StreamMap::parse(text.get_ref()).ok_or_else(|| {
-                at.error(text.span(), "stream_map must be \"sdk-1.0\" or \"newer\"")
-            })?),
-        };
-        let cpus = match machine.and_then(|m| m.cpus.as_ref()) {
-            None => None,
-            Some(c) if (1..=crate::machine::MAX_CPUS).contains(c.get_ref()) => Some(*c.get_ref()),
-            Some(c) => {
-                return Err(at.error(
-                    c.span(),
-                    format!("cpus must be 1..={}", crate::machine::MAX_CPUS),
-                ))
-            }
-        };
-        let list = |key: Option<&Spanned<String>>| -> Result<Option<String>, ScenarioError> {
-            match key {
-                None => Ok(None),
-                Some(text) if text.get_ref().trim().is_empty() => Err(at.error(
-                    text.span(),
-                    "a visibility list must name at least one GPU (omit the key to show all)",
-                )),
-                Some(text) => Ok(Some(text.get_ref().clone())),
-            }
-        };
-        let visibility = VisibilityEnv {
-            hip_visible_devices: list(machine.and_then(|m| m.hip_visible_devices.as_ref()))?,
-            rocr_visible_devices: list(machine.and_then(|m| m.rocr_visible_devices.as_ref()))?,
-            ..VisibilityEnv::default()
-        };
-        let hip_devices = crate::agents::hip_device_order(gpus, &visibility).len() as u32;
+        let (machine, machine_keys) = machine(at, &raw.machine)?;
+        let hip_devices =
+            crate::agents::hip_device_order(machine.gpus, &machine.visibility()).len() as u32;
         if hip_devices == 0 {
-            let span = machine
-                .and_then(|m| {
-                    m.hip_visible_devices
-                        .as_ref()
-                        .or(m.rocr_visible_devices.as_ref())
-                })
-                .map_or(0..0, |s| s.span());
+            let span = raw
+                .machine
+                .keys()
+                .find(|k| k.get_ref().ends_with("visible_devices"))
+                .map_or(0..0, |k| k.span());
             return Err(at.error(span, "the visibility lists leave no GPU to HIP"));
         }
         let mut v = Validator {
             at,
-            gpus,
+            machine,
+            machine_keys,
+            special_stream: RefCell::default(),
             hip_devices,
-            stream_map,
-            cpus,
-            visibility,
             kernels: HashMap::new(),
             streams: HashMap::new(),
             raw: None,
@@ -556,14 +524,14 @@ impl<'a> Validator<'a> {
         match device {
             None => Ok(0),
             Some(d) if *d.get_ref() < self.hip_devices => Ok(*d.get_ref()),
-            Some(d) if self.hip_devices < self.gpus => Err(self.at.error(
+            Some(d) if self.hip_devices < self.machine.gpus => Err(self.at.error(
                 d.span(),
                 format!(
                     "device {} does not exist: HIP sees {} of the machine's {} GPU(s) \
                      ([machine] hip_visible_devices / rocr_visible_devices)",
                     d.get_ref(),
                     self.hip_devices,
-                    self.gpus
+                    self.machine.gpus
                 ),
             )),
             Some(d) => Err(self.at.error(
@@ -571,7 +539,7 @@ impl<'a> Validator<'a> {
                 format!(
                     "device {} does not exist: the machine has {} GPU(s) ([machine] gpus)",
                     d.get_ref(),
-                    self.gpus
+                    self.machine.gpus
                 ),
             )),
         }
@@ -638,20 +606,17 @@ impl<'a> Validator<'a> {
             }
             threads.push(ThreadSpec { name, steps });
         }
-        let copies = self.copy_model(raw.machine.as_ref())?;
         let profiler = self.profiler(raw.profiler.as_ref())?;
         Ok(Scenario {
             profiler,
             sessions: self.sessions.borrow().count,
-            copies,
             file: self.at.file.to_path_buf(),
-            gpus: self.gpus,
+            machine: self.machine,
+            machine_keys: self.machine_keys,
+            special_stream: self.special_stream.take(),
             code_objects: self.code_objects,
             streams: self.stream_specs,
             threads,
-            stream_map: self.stream_map,
-            cpus: self.cpus,
-            visibility: self.visibility,
         })
     }
 
@@ -703,8 +668,18 @@ impl<'a> Validator<'a> {
     ) -> Result<(StreamRef, u32), ScenarioError> {
         match name.get_ref().as_str() {
             "null" => Ok((StreamRef::Null, device)),
-            "legacy" => Ok((StreamRef::Legacy, device)),
-            "per_thread" => Ok((StreamRef::PerThread, device)),
+            special @ ("legacy" | "per_thread") => {
+                let mut first = self.special_stream.borrow_mut();
+                if first.is_none() {
+                    let at = self.at.error(name.span(), "");
+                    *first = Some(format!("{}:{}:{}", at.file.display(), at.line, at.column));
+                }
+                let stream = match special {
+                    "legacy" => StreamRef::Legacy,
+                    _ => StreamRef::PerThread,
+                };
+                Ok((stream, device))
+            }
             other => match self.streams.get(other) {
                 Some(d) => {
                     self.check_exists(other, name.span())?;
@@ -825,34 +800,103 @@ impl<'a> Validator<'a> {
         })
     }
 
-    /// The copy thresholds of `[machine]`: byte counts, 0 turning a path off.
-    fn copy_model(&self, machine: Option<&RawMachine>) -> Result<CopyModelSpec, ScenarioError> {
-        let Some(m) = machine else {
-            return Ok(CopyModelSpec::default());
-        };
-        let bytes = |key: &str, v: &Option<Spanned<i64>>| -> Result<Option<u64>, ScenarioError> {
-            match v {
-                None => Ok(None),
-                Some(v) => u64::try_from(*v.get_ref()).map(Some).map_err(|_| {
-                    self.at
-                        .error(v.span(), format!("{key} must be a byte count (0 or more)"))
-                }),
-            }
-        };
-        Ok(CopyModelSpec {
-            sdma_threshold: bytes("sdma_threshold", &m.sdma_threshold)?,
-            large_bar_h2d_max: bytes("large_bar_h2d_max", &m.large_bar_h2d_max)?,
-            large_bar_d2h_max: bytes("large_bar_d2h_max", &m.large_bar_d2h_max)?,
-            pageable_chunk: bytes("pageable_chunk", &m.pageable_chunk)?,
-            h2h_record: m.h2h_record,
-            direct_dispatch: m.direct_dispatch,
-        })
-    }
-
+    /// One step: exactly one action, with the modifiers that action takes.
     fn step(&self, raw: Spanned<RawStep>, device: &mut u32) -> Result<Step, ScenarioError> {
         let span = raw.span();
-        let s = raw.into_inner();
+        let mut s = raw.into_inner();
+        self.check_shape(&s, &span)?;
         let err = |message: String| self.at.error(span.clone(), message);
+        let on = *device;
+        if let Some(kernel) = &s.launch {
+            let (stream, on) = self.stream_or_null(&s.stream, on)?;
+            let parts = NodeParts {
+                grid: s.grid,
+                block: s.block,
+                duration_us: s.duration_us,
+                private_segment_size: s.private_segment_size,
+                group_segment_size: s.group_segment_size,
+            };
+            let node = self.node(kernel, on, parts, span.clone())?;
+            let module = s.module.unwrap_or(false);
+            return Ok(Step::Launch {
+                stream,
+                node,
+                module,
+            });
+        }
+        if let Some(nodes) = s.graph.take() {
+            return self.graph_step(nodes, &s.stream, on, &err);
+        }
+        if let Some(direction) = &s.memcpy {
+            return self.memcpy_step(direction, &s, on, &err);
+        }
+        if let Some(bytes) = s.memset {
+            let bytes = byte_count("memset", bytes).map_err(err)?;
+            let duration_ns =
+                ns("duration_us", s.duration_us, default_memset_ns(bytes)).map_err(err)?;
+            return Ok(Step::Memset {
+                stream: self.optional_stream(&s.stream, on)?,
+                bytes,
+                duration_ns,
+            });
+        }
+        if let Some(name) = &s.sync_stream {
+            return Ok(Step::SyncStream(self.stream(name, on)?.0));
+        }
+        if let Some(d) = &s.set_device {
+            *device = self.device(Some(d))?;
+            return Ok(Step::SetDevice(*device));
+        }
+        if let Some(us) = s.sleep_us {
+            if us > MAX_DURATION_US {
+                return Err(err(format!(
+                    "sleep_us = {us} is too large: at most {MAX_DURATION_US} µs (one hour)"
+                )));
+            }
+            let ns = us.saturating_mul(1000);
+            return Ok(Step::Sleep { ns });
+        }
+        if let Some(name) = &s.bind {
+            let queue = s
+                .queue
+                .take()
+                .ok_or_else(|| err("bind needs `queue`".into()))?;
+            let stream = self.stream(name, on)?.0;
+            return Ok(Step::Bind { stream, queue });
+        }
+        if let Some(name) = &s.api {
+            return self.api_step(name, &s.stream, on, &err);
+        }
+        if let Some(name) = &s.set_enter {
+            let (stream, _) = self.stream(name, on)?;
+            self.flow.borrow_mut().windows += 1;
+            return Ok(Step::SetEnter(stream));
+        }
+        if let Some(name) = &s.create_stream {
+            return self.create_step(name, on);
+        }
+        if let Some(random) = s.random.take() {
+            let spec = self.random(random, on).map_err(err)?;
+            return Ok(Step::Random(Box::new(spec)));
+        }
+        for (key, flag) in [
+            ("sync_device", s.sync_device),
+            ("set_exit", s.set_exit),
+            ("enable", s.enable),
+            ("disable", s.disable),
+        ] {
+            match flag {
+                Some(false) => return Err(err(format!("{key} must be true"))),
+                Some(true) => return self.flag_step(key).map_err(err),
+                None => {}
+            }
+        }
+        let steps = s.steps.take().unwrap_or_default();
+        self.group_step(steps, s.repeat, s.annotate.take(), device, &err)
+    }
+
+    /// Exactly one action per step, and modifiers only where their action takes them.
+    fn check_shape(&self, s: &RawStep, span: &Range<usize>) -> Result<(), ScenarioError> {
         let actions: Vec<&str> = [
             ("launch", s.launch.is_some()),
             ("graph", s.graph.is_some()),
@@ -876,19 +920,16 @@ impl<'a> Validator<'a> {
         .filter(|(_, present)| *present)
         .map(|(name, _)| name)
         .collect();
-        match actions.len() {
-            0 => {
-                return Err(err(format!(
-                    "step has no action (expected one of: {ACTIONS})"
-                )))
-            }
-            1 => {}
-            _ => {
-                return Err(err(format!(
-                    "step has several actions ({}); split it",
-                    actions.join(", ")
-                )))
-            }
+        let message = match actions.len() {
+            0 => format!("step has no action (expected one of: {ACTIONS})"),
+            1 => String::new(),
+            _ => format!(
+                "step has several actions ({}); split it",
+                actions.join(", ")
+            ),
+        };
+        if !message.is_empty() {
+            return Err(self.at.error(span.clone(), message));
         }
         if let (Some(host), None) = (&s.host, &s.memcpy) {
             return Err(self
@@ -896,223 +937,180 @@ impl<'a> Validator<'a> {
                 .error(host.span(), "`host` applies to memcpy steps only"));
         }
         if (s.annotate.is_some() || s.repeat.is_some()) && s.steps.is_none() {
-            return Err(err("`annotate` and `repeat` need a `steps` list".into()));
+            return Err(self
+                .at
+                .error(span.clone(), "`annotate` and `repeat` need a `steps` list"));
         }
-        let stream_of =
-            |name: &Option<Spanned<String>>| -> Result<(StreamRef, u32), ScenarioError> {
-                match name {
-                    Some(n) => self.stream(n, *device),
-                    None => Ok((StreamRef::Null, *device)),
-                }
-            };
-        let parts = NodeParts {
-            grid: s.grid,
-            block: s.block,
-            duration_us: s.duration_us,
-            private_segment_size: s.private_segment_size,
-            group_segment_size: s.group_segment_size,
-        };
-        if let Some(kernel) = &s.launch {
-            let (stream, on) = stream_of(&s.stream)?;
-            let node = self.node(kernel, on, parts, span.clone())?;
-            return Ok(Step::Launch {
-                stream,
-                node,
-                module: s.module.unwrap_or(false),
-            });
+        Ok(())
+    }
+
+    /// `stream = "..."` or, without it, the null stream; with the device the work runs on.
+    fn stream_or_null(
+        &self,
+        name: &Option<Spanned<String>>,
+        device: u32,
+    ) -> Result<(StreamRef, u32), ScenarioError> {
+        match name {
+            Some(n) => self.stream(n, device),
+            None => Ok((StreamRef::Null, device)),
         }
-        if let Some(nodes) = s.graph {
-            let (stream, on) = stream_of(&s.stream)?;
-            if nodes.is_empty() {
-                return Err(err("graph needs at least one kernel".into()));
-            }
-            let nodes = nodes
-                .into_iter()
-                .map(|n| {
-                    let nspan = n.span();
-                    let n = n.into_inner();
-                    let parts = NodeParts {
-                        grid: n.grid,
-                        block: n.block,
-                        duration_us: n.duration_us,
-                        private_segment_size: n.private_segment_size,
-                        group_segment_size: n.group_segment_size,
-                    };
-                    self.node(&n.kernel, on, parts, nspan)
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            return Ok(Step::Graph { stream, nodes });
+    }
+
+    /// `stream = "..."` where its absence means the call takes no stream.
+    fn optional_stream(
+        &self,
+        name: &Option<Spanned<String>>,
+        device: u32,
+    ) -> Result<Option<StreamRef>, ScenarioError> {
+        name.as_ref()
+            .map(|n| self.stream(n, device).map(|(stream, _)| stream))
+            .transpose()
+    }
+
+    fn graph_step(
+        &self,
+        nodes: Vec<Spanned<RawNode>>,
+        stream: &Option<Spanned<String>>,
+        device: u32,
+        err: &dyn Fn(String) -> ScenarioError,
+    ) -> Result<Step, ScenarioError> {
+        let (stream, on) = self.stream_or_null(stream, device)?;
+        if nodes.is_empty() {
+            return Err(err("graph needs at least one kernel".into()));
         }
-        if let Some(direction) = &s.memcpy {
-            let kind = match direction.get_ref().as_str() {
-                "h2d" => CopyKind::HostToDevice,
-                "d2h" => CopyKind::DeviceToHost,
-                "d2d" => CopyKind::DeviceToDevice,
-                "h2h" => CopyKind::HostToHost,
-                other => {
-                    return Err(self.at.error(
-                        direction.span(),
-                        format!("unknown copy direction `{other}` (expected h2d, d2h, d2d, h2h)"),
-                    ))
-                }
-            };
-            let bytes = s.bytes.ok_or_else(|| err("memcpy needs `bytes`".into()))?;
-            let bytes = byte_count("bytes", bytes).map_err(err)?;
-            let stream = match &s.stream {
-                Some(n) => Some(self.stream(n, *device)?.0),
-                None => None,
-            };
-            let src_device = s
-                .src_device
-                .as_ref()
-                .map(|d| self.device(Some(d)))
-                .transpose()?;
-            let dst_device = s
-                .dst_device
-                .as_ref()
-                .map(|d| self.device(Some(d)))
-                .transpose()?;
-            let duration_ns =
-                ns("duration_us", s.duration_us, default_copy_ns(bytes)).map_err(err)?;
-            let host = match s.host.as_ref().map(|h| (h.get_ref().as_str(), h.span())) {
-                None | Some(("pinned", _)) => HostMemory::Pinned,
-                Some(("pageable", _)) => HostMemory::Pageable,
-                Some((other, span)) => {
-                    return Err(self.at.error(
-                        span,
-                        format!("unknown host memory `{other}` (expected pinned, pageable)"),
-                    ))
-                }
-            };
-            return Ok(Step::Memcpy {
-                host,
-                stream,
-                kind,
-                bytes,
-                src_device,
-                dst_device,
-                duration_ns,
-            });
-        }
-        if let Some(bytes) = s.memset {
-            let bytes = byte_count("memset", bytes).map_err(err)?;
-            let stream = match &s.stream {
-                Some(n) => Some(self.stream(n, *device)?.0),
-                None => None,
-            };
-            let duration_ns =
-                ns("duration_us", s.duration_us, default_memset_ns(bytes)).map_err(err)?;
-            return Ok(Step::Memset {
-                stream,
-                bytes,
-                duration_ns,
-            });
-        }
-        if let Some(name) = &s.sync_stream {
-            return Ok(Step::SyncStream(self.stream(name, *device)?.0));
-        }
-        if let Some(sync) = s.sync_device {
-            if !sync {
-                return Err(err("sync_device must be true".into()));
-            }
-            return Ok(Step::SyncDevice);
-        }
-        if let Some(d) = &s.set_device {
-            *device = self.device(Some(d))?;
-            return Ok(Step::SetDevice(*device));
-        }
-        if let Some(us) = s.sleep_us {
-            if us > MAX_DURATION_US {
-                return Err(err(format!(
-                    "sleep_us = {us} is too large: at most {MAX_DURATION_US} µs (one hour)"
-                )));
-            }
-            return Ok(Step::Sleep {
-                ns: us.saturating_mul(1000),
-            });
-        }
-        if let Some(name) = &s.bind {
-            let queue = s.queue.ok_or_else(|| err("bind needs `queue`".into()))?;
-            return Ok(Step::Bind {
-                stream: self.stream(name, *device)?.0,
-                queue,
-            });
-        }
-        if let Some(name) = &s.api {
-            if STREAM_CREATE_FUNCTIONS.contains(&name.get_ref().as_str()) {
+        let nodes = nodes
+            .into_iter()
+            .map(|n| {
+                let nspan = n.span();
+                let n = n.into_inner();
+                let parts = NodeParts {
+                    grid: n.grid,
+                    block: n.block,
+                    duration_us: n.duration_us,
+                    private_segment_size: n.private_segment_size,
+                    group_segment_size: n.group_segment_size,
+                };
+                self.node(&n.kernel, on, parts, nspan)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Step::Graph { stream, nodes })
+    }
+
+    fn memcpy_step(
+        &self,
+        direction: &Spanned<String>,
+        s: &RawStep,
+        device: u32,
+        err: &dyn Fn(String) -> ScenarioError,
+    ) -> Result<Step, ScenarioError> {
+        let kind = match direction.get_ref().as_str() {
+            "h2d" => CopyKind::HostToDevice,
+            "d2h" => CopyKind::DeviceToHost,
+            "d2d" => CopyKind::DeviceToDevice,
+            "h2h" => CopyKind::HostToHost,
+            other => {
                 return Err(self.at.error(
-                    name.span(),
-                    format!(
-                        "`api = \"{}\"` would create no stream: declare the stream in [streams] \
-                         and create it with a `create_stream` step",
-                        name.get_ref()
-                    ),
-                ));
+                    direction.span(),
+                    format!("unknown copy direction `{other}` (expected h2d, d2h, d2d, h2h)"),
+                ))
             }
-            if name.get_ref() == "hipStreamDestroy" {
-                return self.destroy_step(s.stream.as_ref(), &err, *device);
+        };
+        let bytes = s.bytes.ok_or_else(|| err("memcpy needs `bytes`".into()))?;
+        let bytes = byte_count("bytes", bytes).map_err(err)?;
+        let device_of = |d: &Option<Spanned<u32>>| d.as_ref().map(|d| self.device(Some(d)));
+        let duration_ns = ns("duration_us", s.duration_us, default_copy_ns(bytes)).map_err(err)?;
+        let host = match s.host.as_ref().map(|h| (h.get_ref().as_str(), h.span())) {
+            None | Some(("pinned", _)) => HostMemory::Pinned,
+            Some(("pageable", _)) => HostMemory::Pageable,
+            Some((other, span)) => {
+                return Err(self.at.error(
+                    span,
+                    format!("unknown host memory `{other}` (expected pinned, pageable)"),
+                ))
             }
-            let op = crate::driver::hip_operation(name.get_ref()).ok_or_else(|| {
-                self.at.error(
-                    name.span(),
-                    format!("unknown HIP runtime function `{}`", name.get_ref()),
-                )
-            })?;
-            let stream = match &s.stream {
-                Some(n) => Some(self.stream(n, *device)?.0),
-                None => None,
-            };
-            return Ok(Step::Api { op, stream });
+        };
+        Ok(Step::Memcpy {
+            host,
+            stream: self.optional_stream(&s.stream, device)?,
+            kind,
+            bytes,
+            src_device: device_of(&s.src_device).transpose()?,
+            dst_device: device_of(&s.dst_device).transpose()?,
+            duration_ns,
+        })
+    }
+
+    /// `api = "hipX"`: any HIP function by name, except the ones with steps of their own.
+    fn api_step(
+        &self,
+        name: &Spanned<String>,
+        stream: &Option<Spanned<String>>,
+        device: u32,
+        err: &dyn Fn(String) -> ScenarioError,
+    ) -> Result<Step, ScenarioError> {
+        if STREAM_CREATE_FUNCTIONS.contains(&name.get_ref().as_str()) {
+            return Err(self.at.error(
+                name.span(),
+                format!(
+                    "`api = \"{}\"` would create no stream: declare the stream in [streams] \
+                     and create it with a `create_stream` step",
+                    name.get_ref()
+                ),
+            ));
         }
-        if let Some(name) = &s.set_enter {
-            let (stream, _) = self.stream(name, *device)?;
-            self.flow.borrow_mut().windows += 1;
-            return Ok(Step::SetEnter(stream));
+        if name.get_ref() == "hipStreamDestroy" {
+            return self.destroy_step(stream.as_ref(), err, device);
         }
-        if let Some(close) = s.set_exit {
-            if !close {
-                return Err(err("set_exit must be true".into()));
+        let op = crate::driver::hip_operation(name.get_ref()).ok_or_else(|| {
+            self.at.error(
+                name.span(),
+                format!("unknown HIP runtime function `{}`", name.get_ref()),
+            )
+        })?;
+        let stream = self.optional_stream(stream, device)?;
+        Ok(Step::Api { op, stream })
+    }
+
+    /// The steps that are one `key = true`.
+    fn flag_step(&self, key: &str) -> Result<Step, String> {
+        match key {
+            "sync_device" => Ok(Step::SyncDevice),
+            "enable" => self.session_step(true).map(|()| Step::Enable),
+            "disable" => self.session_step(false).map(|()| Step::Disable),
+            _ => {
+                let mut flow = self.flow.borrow_mut();
+                if flow.windows == 0 {
+                    return Err("set_exit with no SET window open on this thread: the SDK \
+                                fires SET EXIT only after the SET ENTER of the same call, on \
+                                the same thread"
+                        .into());
+                }
+                flow.windows -= 1;
+                Ok(Step::SetExit)
             }
-            let mut flow = self.flow.borrow_mut();
-            if flow.windows == 0 {
-                return Err(err(
-                    "set_exit with no SET window open on this thread: the SDK \
-                     fires SET EXIT only after the SET ENTER of the same call, on the same \
-                     thread"
-                        .into(),
-                ));
-            }
-            flow.windows -= 1;
-            return Ok(Step::SetExit);
         }
-        if let Some(name) = &s.create_stream {
-            return self.create_step(name, *device);
-        }
-        if let Some(random) = s.random {
-            let spec = self.random(random, *device).map_err(err)?;
-            return Ok(Step::Random(Box::new(spec)));
-        }
-        if let Some(enable) = s.enable {
-            if !enable {
-                return Err(err("enable must be true".into()));
-            }
-            self.session_step(true).map_err(err)?;
-            return Ok(Step::Enable);
-        }
-        if let Some(disable) = s.disable {
-            if !disable {
-                return Err(err("disable must be true".into()));
-            }
-            self.session_step(false).map_err(err)?;
-            return Ok(Step::Disable);
-        }
-        let steps = s.steps.unwrap_or_default();
-        let repeat = s.repeat.unwrap_or(1);
+    }
+
+    /// `steps = [...]` with `repeat` and `annotate`.
+    fn group_step(
+        &self,
+        steps: Vec<Spanned<RawStep>>,
+        repeat: Option<u32>,
+        annotate: Option<String>,
+        device: &mut u32,
+        err: &dyn Fn(String) -> ScenarioError,
+    ) -> Result<Step, ScenarioError> {
+        let repeat = repeat.unwrap_or(1);
         if repeat == 0 {
             return Err(err("repeat must be >= 1".into()));
         }
         if steps.is_empty() {
             return Err(err("`steps` is empty".into()));
+        }
+        if self.sessions.borrow().group_depth >= MAX_GROUP_DEPTH {
+            return Err(err(format!(
+                "`steps` groups nest at most {MAX_GROUP_DEPTH} deep"
+            )));
         }
         self.sessions.borrow_mut().group_depth += 1;
         let before = self.flow.borrow().clone();
@@ -1120,33 +1118,10 @@ impl<'a> Validator<'a> {
         self.sessions.borrow_mut().group_depth -= 1;
         let steps = steps?;
         if repeat > 1 {
-            // Each iteration must find what the first found, or the second would, e.g.,
-            // destroy a destroyed stream.
-            let mut after = self.flow.borrow_mut();
-            if after.windows < before.windows {
-                return Err(err(
-                    "a repeated group cannot close more SET windows than it opens".into(),
-                ));
-            }
-            // Each iteration leaves the windows it opened open for the next.
-            after.windows = before
-                .windows
-                .saturating_add(repeat.saturating_mul(after.windows - before.windows));
-            if after
-                .gone
-                .iter()
-                .zip(&before.gone)
-                .any(|(a, b)| a.1.is_some() != b.1.is_some())
-            {
-                return Err(err(
-                    "a repeated group must leave its streams as it found them \
-                     (create what it destroys, or destroy what it creates)"
-                        .into(),
-                ));
-            }
+            self.repeatable(&before, repeat).map_err(err)?;
         }
         let group = Step::Group {
-            annotate: s.annotate,
+            annotate,
             repeat,
             steps,
         };
@@ -1158,6 +1133,30 @@ impl<'a> Validator<'a> {
             )));
         }
         Ok(group)
+    }
+
+    /// A repeated group's iterations must each find what the first found, or the second
+    /// would, e.g., destroy a destroyed stream. Each iteration leaves the SET windows it
+    /// opened open for the next.
+    fn repeatable(&self, before: &Flow, repeat: u32) -> Result<(), String> {
+        let mut after = self.flow.borrow_mut();
+        if after.windows < before.windows {
+            return Err("a repeated group cannot close more SET windows than it opens".into());
+        }
+        after.windows = before
+            .windows
+            .saturating_add(repeat.saturating_mul(after.windows - before.windows));
+        if after
+            .gone
+            .iter()
+            .zip(&before.gone)
+            .any(|(a, b)| a.1.is_some() != b.1.is_some())
+        {
+            return Err("a repeated group must leave its streams as it found them \
+                        (create what it destroys, or destroy what it creates)"
+                .into());
+        }
+        Ok(())
     }
 }
 
@@ -1240,6 +1239,11 @@ impl Validator<'_> {
                 "random: count = {} is more than the limit of {MAX_TOTAL_STEPS} steps per scenario",
                 r.count
             ));
+        }
+        if r.streams.as_ref().is_some_and(Vec::is_empty) {
+            return Err(
+                "random: `streams = []` names no stream (omit it for the null stream)".into(),
+            );
         }
         let names = r.streams.unwrap_or_default();
         let mut streams = Vec::new();

@@ -9,30 +9,10 @@
 //! seeded workload): the stream, then the action by weight, then the kernel (launch) or
 //! direction (copy), then the size or duration. Each draw of `0..n` is the high 64 bits of
 //! `next_u64() * n`.
-use super::model::{GraphNode, Step, StreamRef};
-use crate::driver::{CopyKind, HostMemory};
+use super::model::{default_copy_ns, default_memset_ns, GraphNode, RandomSpec, Step};
+use crate::driver::HostMemory;
 use chacha20::rand_core::{Rng, SeedableRng};
 use chacha20::ChaCha8Rng;
-
-#[derive(Debug, Clone)]
-pub struct RandomSpec {
-    pub seed: u64,
-    /// Steps generated.
-    pub count: u64,
-    pub streams: Vec<StreamRef>,
-    /// Kernel aliases launches pick from (empty: no launches).
-    pub kernels: Vec<String>,
-    /// Copy directions copies pick from (empty: no copies).
-    pub copies: Vec<CopyKind>,
-    /// Copy and memset sizes, inclusive.
-    pub bytes: [u64; 2],
-    /// Kernel durations in ns, inclusive.
-    pub kernel_ns: [u64; 2],
-    /// Relative weights of launches, copies and memsets.
-    pub weights: [u64; 3],
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-}
 
 impl RandomSpec {
     /// The steps of the first run, in order.
@@ -125,7 +105,7 @@ impl RandomDraws {
                 bytes,
                 src_device: None,
                 dst_device: None,
-                duration_ns: super::parse::default_copy_ns(bytes),
+                duration_ns: default_copy_ns(bytes),
                 host: HostMemory::Pinned,
             }
         } else {
@@ -133,7 +113,7 @@ impl RandomDraws {
             Step::Memset {
                 stream: Some(stream),
                 bytes,
-                duration_ns: super::parse::default_memset_ns(bytes),
+                duration_ns: default_memset_ns(bytes),
             }
         }
     }

@@ -1,16 +1,17 @@
 //! Replaying a [`Scenario`] through the driver: one OS thread per scenario thread, started
 //! together; annotations are reported to [`ReplayHooks`] on the issuing thread.
 //!
-//! Under the virtual clock (`ROCSIM_CLOCK=virtual`) the threads stay real OS threads (their
+//! Under the virtual clock (`clock = "virtual"`) the threads stay real OS threads (their
 //! thread-local state, such as a tracer's annotation stack, depends on it) but take turns: one
 //! step at a time, always the thread with the smallest local virtual time (ties: the earlier
 //! thread in the file). A sleep moves only the sleeping thread's local time, so the others run
 //! meanwhile; every other step starts no earlier than the thread's local time and leaves it
 //! at the virtual time the step ended. So a replay's trace depends only on the scenario and
-//! `ROCSIM_SEED`.
+//! `seed`.
 use super::error::ReplayError;
+use super::model::RandomSpec;
 use super::model::*;
-use super::random::{RandomDraws, RandomSpec};
+use super::random::RandomDraws;
 use crate::driver::{self, Copy, CopyCall, CopyKind, HipStream, KernelId, KernelLaunch};
 use crate::SimError;
 use parking_lot::{Condvar, Mutex};
@@ -143,30 +144,69 @@ fn sim(context: &str, e: SimError) -> ReplayError {
     ReplayError(format!("{context}: {e}"))
 }
 
+/// The process's machine must be the scenario's: every key `[machine]` sets, except that more
+/// GPUs than asked for are fine, and visibility is checked by the HIP devices it leaves.
+fn check_machine(scenario: &Scenario) -> Result<(), ReplayError> {
+    let have = crate::machine::machine();
+    let mut wanted = have
+        .overlaid(&scenario.machine_keys)
+        .map_err(|e| ReplayError(format!("{}: [machine] {e}", scenario.file.display())))?;
+    wanted.gpus = wanted.gpus.max(have.gpus);
+    wanted
+        .hip_visible_devices
+        .clone_from(&have.hip_visible_devices);
+    wanted
+        .rocr_visible_devices
+        .clone_from(&have.rocr_visible_devices);
+    wanted
+        .cuda_visible_devices
+        .clone_from(&have.cuda_visible_devices);
+    wanted
+        .gpu_device_ordinal
+        .clone_from(&have.gpu_device_ordinal);
+    if wanted == *have {
+        return Ok(());
+    }
+    let table = |m: &crate::machine::Machine| toml::Table::try_from(m).unwrap_or_default();
+    let (want, got) = (table(&wanted), table(have));
+    let keys: Vec<&String> = want
+        .keys()
+        .filter(|k| got.get(*k) != want.get(*k))
+        .collect();
+    let show = |t: &toml::Table| {
+        let shown: Vec<String> = keys
+            .iter()
+            .map(|k| {
+                t.get(*k)
+                    .map_or(format!("{k} unset"), |v| format!("{k} = {v}"))
+            })
+            .collect();
+        shown.join(", ")
+    };
+    let env: Vec<String> = scenario
+        .machine_env()
+        .iter()
+        .map(|(name, value)| format!("{name}='{}'", value.trim().replace('\n', ", ")))
+        .collect();
+    Err(ReplayError(format!(
+        "{} needs a simulated machine with {} but this process has {} (start it with {})",
+        scenario.file.display(),
+        show(&want),
+        show(&got),
+        env.join(" ")
+    )))
+}
+
 /// Runs the scenario; returns when every thread finished and all device work of every GPU
 /// completed and was pushed into buffers.
 pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySummary, ReplayError> {
-    let have = crate::machine::machine().gpus;
-    if scenario.gpus > have {
-        return Err(ReplayError(format!(
-            "{} needs {} GPU(s) but this process has {have} (set ROCSIM_GPUS before the first SDK call)",
-            scenario.file.display(),
-            scenario.gpus
-        )));
-    }
-    if let Some(wanted) = scenario.stream_map {
-        let have = crate::machine::machine().stream_map;
-        if wanted != have {
-            return Err(ReplayError(format!(
-                "{} needs the {} SDK stream map but this process has {} \
-                 (set ROCSIM_STREAM_MAP={} before the first SDK call)",
-                scenario.file.display(),
-                wanted.as_str(),
-                have.as_str(),
-                wanted.as_str()
-            )));
-        }
-    }
+    check_machine(scenario)?;
+    *crate::streams::SCENARIO_HINT.lock() = scenario.special_stream.as_ref().map(|at| {
+        format!(
+            " The scenario uses such a stream at {at}: add stream_map = \"newer\" to its \
+             [machine] to model an SDK that maps it."
+        )
+    });
     let hip_have = driver::device_count();
     if scenario.hip_devices() > hip_have {
         return Err(ReplayError(format!(
@@ -503,7 +543,7 @@ impl Gate<'_> {
                 }
                 state.local_ns[self.index]
             };
-            crate::clock::advance_to(local);
+            crate::signal::advance_to(local);
         }
     }
 
@@ -516,7 +556,7 @@ impl Gate<'_> {
                 state.pick();
                 turns.wake(&state);
             }
-            None if sleep_ns > 0 => crate::clock::sleep_ns(sleep_ns),
+            None if sleep_ns > 0 => crate::signal::sleep_ns(sleep_ns),
             None => {}
         }
     }

@@ -5,7 +5,7 @@ use std::ffi::c_void;
 
 /// Calls `callback` once, synchronously, with every agent; returns the callback's status.
 /// INCOMPATIBLE_ABI when `agent_size` exceeds the library's struct: 312 bytes (ROCm 7.1), or
-/// 304 with `ROCSIM_ROCM=7.0` (docs/sdk-facts.md#agents, #version-hazards).
+/// 304 with `rocm = "7.0"` (docs/sdk-facts.md#agents, #version-hazards).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_query_available_agents(
     version: sys::rocprofiler_agent_version_t,

@@ -1,8 +1,8 @@
 //! `buffer.h` (docs/sdk-facts.md#buffers, #buffer-behaviour).
 use super::write_out;
+use crate::buffer;
 use crate::ffi_guard::guard;
 use crate::user_ptr::UserPtr;
-use crate::{buffer, registration};
 use rocprofiler_sdk_sys as sys;
 use std::ffi::c_void;
 
@@ -25,29 +25,7 @@ pub unsafe extern "C" fn rocprofiler_create_buffer(
         if buffer_id.is_null() {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        if crate::machine::sim_statuses() {
-            // The sim's earlier, stricter checks (`ROCSIM_STATUSES=sim`).
-            let valid_policy = matches!(
-                policy,
-                sys::ROCPROFILER_BUFFER_POLICY_DISCARD | sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS
-            );
-            let status = if callback.is_none() {
-                sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT
-            } else if !registration::configuration_open() {
-                sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
-            } else if !crate::registry::exists(context.handle) {
-                sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND
-            // SAFETY: non-null, valid per the SDK contract.
-            } else if buffer::exists(unsafe { (*buffer_id).handle }) || size == 0 || !valid_policy {
-                sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT
-            } else {
-                sys::ROCPROFILER_STATUS_SUCCESS
-            };
-            if status != sys::ROCPROFILER_STATUS_SUCCESS {
-                return status;
-            }
-        }
-        if !registration::configuration_open() {
+        if !crate::lifecycle::configuration_open() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         // SAFETY: non-null, valid per the SDK contract.

@@ -18,7 +18,7 @@ pub unsafe extern "C" fn rocprofiler_configure_buffer_tracing_service(
     buffer_id: sys::rocprofiler_buffer_id_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_configure_buffer_tracing_service", || {
-        if !crate::registration::configuration_open() {
+        if !crate::lifecycle::configuration_open() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         if !registry::exists(context_id.handle) {

@@ -17,7 +17,7 @@ pub unsafe extern "C" fn rocprofiler_configure_callback_tracing_service(
     callback_args: *mut c_void,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_configure_callback_tracing_service", || {
-        if !crate::registration::configuration_open() {
+        if !crate::lifecycle::configuration_open() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         if !registry::exists(context_id.handle) {

@@ -22,7 +22,7 @@ pub unsafe extern "C" fn rocprofiler_create_context(
         let none = crate::machine::machine().rocm.context_none();
         // SAFETY: as above.
         unsafe { (*context_id).handle = none };
-        if !registration::configuration_open() {
+        if !crate::lifecycle::configuration_open() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         let handle = registry::create_context(registration::initializing_client());
@@ -38,21 +38,10 @@ pub unsafe extern "C" fn rocprofiler_start_context(
     context_id: sys::rocprofiler_context_id_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_start_context", || {
-        if crate::machine::sim_statuses() {
-            // The sim's earlier rules: LOCKED first, and a destroyed buffer invalidates.
-            if registration::fini_status() != 0 {
-                return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
-            }
-            match registry::buffers_exist(context_id.handle) {
-                None => return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
-                Some(false) => return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID,
-                Some(true) => {}
-            }
-        }
         if !registry::exists(context_id.handle) {
             return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
         }
-        if registration::fini_status() != 0 {
+        if crate::lifecycle::fini_status() != 0 {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         registry::set_active(context_id.handle, true);
@@ -68,11 +57,7 @@ pub unsafe extern "C" fn rocprofiler_stop_context(
     context_id: sys::rocprofiler_context_id_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_stop_context", || {
-        if registration::fini_status() > 0 {
-            return sys::ROCPROFILER_STATUS_SUCCESS;
-        }
-        if crate::machine::sim_statuses() && registry::set_active(context_id.handle, false) {
-            // The sim's earlier rule: SUCCESS for any registered context.
+        if crate::lifecycle::fini_status() > 0 {
             return sys::ROCPROFILER_STATUS_SUCCESS;
         }
         if registry::deactivate(context_id.handle) {
@@ -111,12 +96,7 @@ pub unsafe extern "C" fn rocprofiler_context_is_valid(
         if status.is_null() {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        let valid = if crate::machine::sim_statuses() {
-            registry::buffers_exist(context_id.handle)
-        } else {
-            registry::exists(context_id.handle).then_some(true)
-        };
-        match valid {
+        match registry::exists(context_id.handle).then_some(true) {
             // SAFETY: non-null, valid per the SDK contract.
             Some(valid) => unsafe { write_out(status, valid as c_int) },
             None => sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,

@@ -19,9 +19,6 @@ pub unsafe extern "C" fn rocprofiler_configure_external_correlation_id_request_s
         || {
             // As the SDK's `external_correlation.cpp`: only a registered context is needed,
             // at any time (no CONFIGURATION_LOCKED); kinds are checked last.
-            if crate::machine::sim_statuses() && !crate::registration::configuration_open() {
-                return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
-            }
             if !registry::exists(context_id.handle) {
                 return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
             }

@@ -2,16 +2,12 @@
 //! LOCKED only once initialization finished: before it started they work too.
 use super::write_out;
 use crate::ffi_guard::guard;
-use crate::{buffer, callback_thread, registration};
+use crate::{buffer, callback_thread};
 use rocprofiler_sdk_sys as sys;
 
-/// LOCKED once initialization finished (the SDK); `ROCSIM_STATUSES=sim`: outside initialize.
+/// LOCKED once initialization finished, as the SDK.
 fn locked() -> bool {
-    if crate::machine::sim_statuses() {
-        !registration::configuration_open()
-    } else {
-        registration::init_status() > 0
-    }
+    crate::lifecycle::init_status() > 0
 }
 
 #[no_mangle]
