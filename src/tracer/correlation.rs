@@ -14,17 +14,6 @@ use rocprofiler_sdk_sys as sys;
 use crate::event::RocmTracerEvent;
 use crate::tracer::stream_stack;
 
-/// Requests made outside any HIP_STREAM SET window of the calling thread. HIP calls without a
-/// stream argument (`hipMemcpy`, ...) land here legitimately and get the null stream; but when
-/// HIP submits from a worker thread (no direct dispatch, docs/sdk-facts.md#direct-dispatch)
-/// *every* request does, and no stream stack of that thread can name the stream: those get
-/// [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`]. The count goes into the session's warning.
-static REQUESTS_OUTSIDE_SET_WINDOW: AtomicU64 = AtomicU64::new(0);
-
-pub fn requests_outside_set_window() -> u64 {
-    REQUESTS_OUTSIDE_SET_WINDOW.load(Ordering::Relaxed)
-}
-
 /// Requests made on a thread that was in no HIP API call of the session: HIP's worker thread
 /// under indirect dispatch, whose records carry correlation ids no API call has. Their
 /// records are stamped [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`].
@@ -102,7 +91,6 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
         return 1;
     }
     let stream_id = stream_stack::innermost_set().unwrap_or_else(|| {
-        REQUESTS_OUTSIDE_SET_WINDOW.fetch_add(1, Ordering::Relaxed);
         // A call without a stream argument (hipMemcpy, hipMemset) runs on the null stream.
         // Outside any HIP call, the work was submitted for a call on another thread, which
         // no stream stack here can name.

@@ -79,8 +79,6 @@ pub(super) struct Session {
     pub disable_wait: Duration,
     /// Reused between callbacks; `add_events` drains it.
     pub batch: Vec<RocmTracerEvent>,
-    /// `correlation::requests_outside_set_window()` at enable.
-    pub outside_set_window_at_start: u64,
 }
 
 impl Tracer {
@@ -115,7 +113,6 @@ impl Tracer {
             start_ns,
             disable_wait: options.disable_wait,
             batch: Vec::new(),
-            outside_set_window_at_start: correlation::requests_outside_set_window(),
         });
         self.ledger.begin();
         if let Err(error) = sdk::start_context(setup.main_context) {
@@ -160,7 +157,7 @@ impl Tracer {
         let in_flight = self.ledger.end();
         let mut session = self.session.lock();
         if let Some(session) = session.as_ref() {
-            let end = session_end(session, in_flight);
+            let end = session_end(in_flight);
             // A panicking sink must not leave the tracer "running" forever.
             if catch_unwind(AssertUnwindSafe(|| session.sink.end_session(end))).is_err() {
                 log::error!("the EventSink panicked in end_session(); the session ends anyway");
@@ -195,24 +192,15 @@ impl Tracer {
     }
 }
 
-/// What the end of `session` carries besides its events: the streams' labels and the
-/// session's warnings (stream attribution, stream names cut to the limit).
-fn session_end(session: &Session, in_flight: u64) -> SessionEnd {
-    let outside = correlation::requests_outside_set_window()
-        .saturating_sub(session.outside_set_window_at_start);
-    // The collector warns about the unattributed work itself, from the events it holds.
+/// What the end of a session carries besides its events: the streams' labels and the
+/// session's warnings. Work submitted outside any HIP call (HIP's worker thread under indirect
+/// dispatch) is warned about by the export, which counts the events it places on
+/// "Unattributed" lanes; a call without a stream argument (`hipMemcpy`) is rightly on the
+/// null stream and needs no warning.
+fn session_end(in_flight: u64) -> SessionEnd {
     let stream_labels = stream_names::snapshot();
-    let outside_warning = (outside > 0).then(|| {
-        format!(
-            "{outside} kernel or copy submissions were made outside any HIP call with a \
-             stream argument (HIP_STREAM SET window): those of calls without one \
-             (hipMemcpy, hipMemset) are shown on the null stream, the others on \
-             \"Unattributed\" lanes"
-        )
-    });
-    let warnings = outside_warning
+    let warnings = stream_names::cut_names_warning(&stream_labels)
         .into_iter()
-        .chain(stream_names::cut_names_warning(&stream_labels))
         .collect();
     SessionEnd {
         in_flight,

@@ -437,10 +437,9 @@ fn indirect_dispatch_keeps_work_on_unattributed_lanes_and_warns_once() {
         attribution[0].starts_with("5 GPU activities"),
         "{attribution:?}"
     );
+    // The unattributed work is warned about once, by the export, not again by the tracer.
     assert!(
-        space.warnings.iter().any(|w| w.starts_with(
-            "5 kernel or copy submissions were made outside any HIP call with a stream argument"
-        )),
+        !space.warnings.iter().any(|w| w.contains("submissions")),
         "{:?}",
         space.warnings
     );
