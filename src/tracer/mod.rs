@@ -50,6 +50,7 @@ use crate::tracer::annotation::{
     AnnotationMap, AnnotationSource, ThreadAnnotationStack, DEFAULT_MAX_ANNOTATION_STRINGS,
 };
 use crate::tracer::copy_calls::CopyCalls;
+use crate::tracer::hip_api::HipApiNames;
 use crate::tracer::kernel_names::KernelNames;
 use crate::tracer::record_decoder::RecordDecoder;
 use crate::tracer::sdk::SdkError;
@@ -59,7 +60,6 @@ use session::Session;
 pub use session::{
     disable_wait_from_env, set_wait_sleeper, TracerOptions, DEFAULT_DISABLE_WAIT, DISABLE_WAIT_ENV,
 };
-use setup::SdkSetup;
 pub use setup::{BUFFER_SIZE_BYTES, BUFFER_WATERMARK_BYTES};
 
 // The unit tests of this crate link the simulated SDK for the symbols the `sys` layer leaves
@@ -89,6 +89,18 @@ impl fmt::Display for TracerError {
 }
 
 impl std::error::Error for TracerError {}
+
+/// What a successful initialization created (`setup.rs`); read by the callbacks and the
+/// session for the life of the process.
+pub(super) struct SdkSetup {
+    pub version: SdkVersion,
+    pub utility_context: sys::rocprofiler_context_id_t,
+    pub main_context: sys::rocprofiler_context_id_t,
+    pub stream_context: sys::rocprofiler_context_id_t,
+    pub buffer: sys::rocprofiler_buffer_id_t,
+    pub agents: Agents,
+    pub hip_names: HipApiNames,
+}
 
 pub struct Tracer {
     setup: OnceLock<Result<SdkSetup, TracerError>>,

@@ -12,22 +12,11 @@ use super::sdk::{self, SdkError};
 use super::stream_names;
 use super::stream_stack::hip_stream_callback;
 use super::version::SdkVersion;
-use super::{Tracer, TracerError};
+use super::{SdkSetup, Tracer, TracerError};
 
 /// XLA's buffer geometry (docs/xla-interface.md#initialization-order): 100 pages, flushed at 40.
 pub const BUFFER_SIZE_BYTES: usize = 100 * 4096;
 pub const BUFFER_WATERMARK_BYTES: usize = 40 * 4096;
-
-/// What a successful initialization created.
-pub(super) struct SdkSetup {
-    pub version: SdkVersion,
-    pub utility_context: sys::rocprofiler_context_id_t,
-    pub main_context: sys::rocprofiler_context_id_t,
-    pub stream_context: sys::rocprofiler_context_id_t,
-    pub buffer: sys::rocprofiler_buffer_id_t,
-    pub agents: Agents,
-    pub hip_names: HipApiNames,
-}
 
 fn unavailable(error: SdkError) -> TracerError {
     TracerError::Unavailable(format!("rocprofiler-sdk initialization failed: {error}"))

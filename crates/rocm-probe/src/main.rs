@@ -11,6 +11,7 @@
 mod battery;
 mod compare;
 mod libs;
+mod machine;
 mod report;
 mod runner;
 mod tool;

@@ -282,7 +282,7 @@ pub fn build_run(input: RunInputs) -> Run {
         sdk,
         cache: HashMap::new(),
     };
-    let simulator_options = crate::runner::machine_keys()
+    let simulator_options = crate::machine::machine_keys()
         .into_iter()
         .filter(|_| libraries.origin == crate::libs::Origin::Simulated)
         .map(|(key, value)| match value {

@@ -2,6 +2,7 @@
 //! run, build the run) or in a child process of this same binary, whose stdout carries the run.
 
 use crate::libs::{self, LibraryPair, Origin};
+use crate::machine::{machine_keys, MACHINE_VARIABLE};
 use crate::report::{self, Run};
 use crate::{battery, tool, Failure, EXIT_ENVIRONMENT};
 use std::io::Read;
@@ -251,26 +252,6 @@ fn alone_outcome(child: &ChildOutput) -> String {
             "it failed with exit status {}",
             code.map_or("unknown".into(), |c| c.to_string())
         ),
-    }
-}
-
-/// The simulator's one configuration variable (rocprofiler-sdk-sim `machine.rs`).
-pub const MACHINE_VARIABLE: &str = "ROCSIM_MACHINE";
-
-/// The machine keys of `ROCSIM_MACHINE`, read as the simulator reads it: one line is an inline
-/// table's keys, several lines a TOML document. Unreadable text gives no keys (the simulator
-/// reports it).
-pub fn machine_keys() -> toml::Table {
-    let Ok(text) = std::env::var(MACHINE_VARIABLE) else {
-        return toml::Table::new();
-    };
-    if text.contains('\n') {
-        return toml::from_str(&text).unwrap_or_default();
-    }
-    let outer: toml::Table = toml::from_str(&format!("m = {{ {text} }}")).unwrap_or_default();
-    match outer.get("m") {
-        Some(toml::Value::Table(keys)) => keys.clone(),
-        _ => toml::Table::new(),
     }
 }
 

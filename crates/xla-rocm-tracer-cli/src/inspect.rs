@@ -8,7 +8,6 @@ use xla_rocm_tracer::export::plane_names::{GPU_PLANE_PREFIX, SCOPE_RANGE_TREE_PL
 use xla_rocm_tracer::export::{XPlane, XSpace};
 
 use crate::event_kind::{infer_kind, memcpy_bytes, memset_calls};
-use crate::replay::plural;
 use crate::xspace_view::{event_span_ps, line_name};
 
 pub struct LaneSummary {
@@ -160,6 +159,11 @@ pub fn format_bytes(bytes: u64) -> String {
     } else {
         format!("{:.2} GiB", value / (KIB * KIB * KIB))
     }
+}
+
+/// "1 step", "2 steps".
+pub fn plural(count: u64, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
 }
 
 /// `text` with control characters escaped (`\n`, `\t`, `\u{1b}`, ...), so that a name from the

@@ -34,7 +34,8 @@ use xla_rocm_tracer::export::{encode_xspace, merge_host_api_plane, ExportOptions
 use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
-use crate::{inspect, interrupts, output};
+use crate::inspect::{self, plural};
+use crate::{interrupts, output};
 
 /// Set in the re-executed child, so that a mismatch there is an error instead of a loop.
 const REEXECUTED_VARIABLE: &str = "XLA_ROCM_TRACER_REPLAY_REEXEC";
@@ -74,11 +75,6 @@ impl std::fmt::Display for Interrupted {
 }
 
 impl std::error::Error for Interrupted {}
-
-/// "1 step", "2 steps".
-pub fn plural(count: u64, one: &str, many: &str) -> String {
-    format!("{count} {}", if count == 1 { one } else { many })
-}
 
 /// Step boundaries: where Ctrl-C stops the replay and where progress is reported.
 struct StepWatch {

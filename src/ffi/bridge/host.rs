@@ -1,9 +1,8 @@
 //! What the Rust core calls in C++: a C++ collector's sink, tsl's annotation stack, absl
 //! logging.
 use std::cell::Cell;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::tracer::{ANNOTATIONS_IN_RUST, STARTING_FOR_CPP};
 use super::{ffi, FlatEvent};
 use crate::drop_reason::DropReason;
 use crate::event::{EventDetails, EventSource, RocmTracerEvent};
@@ -52,6 +51,17 @@ impl EventSink for CppCollectorSink {
             log::warn!("{warning}");
         }
     }
+}
+
+/// Read on every HIP API ENTER: whether annotations go to the Rust annotation map or to the
+/// C++ tracer's `annotation_map_` (sessions with a C++ collector). Set when a session starts,
+/// by [`CppAnnotationSource`], from [`STARTING_FOR_CPP`].
+static ANNOTATIONS_IN_RUST: AtomicBool = AtomicBool::new(true);
+
+thread_local! {
+    /// The session this thread is starting through the bridge, if any: whether it delivers to
+    /// a C++ collector.
+    pub(super) static STARTING_FOR_CPP: Cell<Option<bool>> = const { Cell::new(None) };
 }
 
 /// tsl's `AnnotationStack`, read through the C++ side.

@@ -1,7 +1,5 @@
 //! The bridge's tracer functions: registration, the state XLA's `RocmTracer` mirrors, and the
 //! sessions the C++ tracer starts (straight into a Rust collector, or to a C++ collector).
-use std::cell::Cell;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Once};
 
 use parking_lot::Mutex;
@@ -117,17 +115,6 @@ enum Delivery {
 
 static DELIVERY: Mutex<Delivery> = Mutex::new(Delivery::Idle);
 
-/// Read on every HIP API ENTER: whether annotations go to the Rust annotation map or to the
-/// C++ tracer's `annotation_map_` (sessions with a C++ collector). Set when a session starts,
-/// by [`host::CppAnnotationSource`], from [`STARTING_FOR_CPP`].
-pub(super) static ANNOTATIONS_IN_RUST: AtomicBool = AtomicBool::new(true);
-
-thread_local! {
-    /// The session this thread is starting through the bridge, if any: whether it delivers to
-    /// a C++ collector.
-    pub(super) static STARTING_FOR_CPP: Cell<Option<bool>> = const { Cell::new(None) };
-}
-
 fn enable_status(result: Result<(), TracerError>) -> BridgeStatus {
     match result {
         Ok(()) => ok(),
@@ -150,7 +137,7 @@ fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
         Delivery::Idle => return status(StatusCode::Internal, "a session needs a collector"),
     };
     let mut current = DELIVERY.lock();
-    STARTING_FOR_CPP.with(|cpp| cpp.set(Some(matches!(delivery, Delivery::Cpp(_)))));
+    host::STARTING_FOR_CPP.with(|cpp| cpp.set(Some(matches!(delivery, Delivery::Cpp(_)))));
     let result = Tracer::get().enable(
         TracerOptions {
             max_annotation_strings,
@@ -158,7 +145,7 @@ fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
         },
         sink,
     );
-    STARTING_FOR_CPP.with(|cpp| cpp.set(None));
+    host::STARTING_FOR_CPP.with(|cpp| cpp.set(None));
     if result.is_ok() {
         *current = delivery;
     }
