@@ -441,15 +441,8 @@ unsafe extern "C" fn on_callback(
         }
         _ => "sdk-other",
     };
-    let stream = (record.kind == ROCPROFILER_CALLBACK_TRACING_HIP_STREAM
-        && !record.payload.is_null())
-    .then(|| {
-        // SAFETY: a HIP_STREAM callback's payload is the stream data struct.
-        let data =
-            unsafe { &*(record.payload as *const rocprofiler_callback_tracing_hip_stream_data_t) };
-        // SAFETY: the value is a `hipStream_t`, read as an integer.
-        (data.stream_id.handle, unsafe { data.stream_value.handle })
-    });
+    // SAFETY: the record the SDK passed, read during the callback.
+    let stream = unsafe { sdk_recorder::stream_payload(&record) };
     let event = Callback {
         seq,
         step: STEP.load(Ordering::SeqCst),
@@ -502,67 +495,19 @@ unsafe extern "C" fn on_buffer(
 ) {
     let seq = next_seq();
     let thread = thread_label("sdk-buffer");
-    let mut records = Vec::with_capacity(num_headers);
-    for i in 0..num_headers {
-        // SAFETY: the SDK passes `num_headers` valid header pointers.
-        let header = unsafe { &**headers.add(i) };
-        if header.category() != ROCPROFILER_BUFFER_CATEGORY_TRACING {
-            continue;
-        }
-        let payload = header.payload;
-        let record = match header.kind() {
-            ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
-                // SAFETY: the header's kind names the payload's record type.
-                let r =
-                    unsafe { &*(payload as *const rocprofiler_buffer_tracing_hip_api_record_t) };
-                Record {
-                    seq,
-                    thread: thread.clone(),
-                    kind: r.kind,
-                    op: r.operation,
-                    internal: r.correlation_id.internal,
-                    // SAFETY: the external id is a plain integer here (the tool wrote it).
-                    external: unsafe { r.correlation_id.external.value },
-                    agents: None,
-                }
-            }
-            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
-                // SAFETY: the header's kind names the payload's record type.
-                let r = unsafe {
-                    &*(payload as *const rocprofiler_buffer_tracing_kernel_dispatch_record_t)
-                };
-                let agent = r.dispatch_info.agent_id.handle;
-                Record {
-                    seq,
-                    thread: thread.clone(),
-                    kind: r.kind,
-                    op: r.operation,
-                    internal: r.correlation_id.internal,
-                    // SAFETY: as above.
-                    external: unsafe { r.correlation_id.external.value },
-                    agents: Some((agent, agent, 0)),
-                }
-            }
-            ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
-                // SAFETY: the header's kind names the payload's record type.
-                let r = unsafe {
-                    &*(payload as *const rocprofiler_buffer_tracing_memory_copy_record_t)
-                };
-                Record {
-                    seq,
-                    thread: thread.clone(),
-                    kind: r.kind,
-                    op: r.operation,
-                    internal: r.correlation_id.internal,
-                    // SAFETY: as above.
-                    external: unsafe { r.correlation_id.external.value },
-                    agents: Some((r.src_agent_id.handle, r.dst_agent_id.handle, r.bytes)),
-                }
-            }
-            _ => continue,
-        };
-        records.push(record);
-    }
+    // SAFETY: what the SDK passed this buffer callback, read during it.
+    let records: Vec<Record> = unsafe { sdk_recorder::records(headers, num_headers) }
+        .into_iter()
+        .map(|r| Record {
+            seq,
+            thread: thread.clone(),
+            kind: r.kind(),
+            op: r.operation(),
+            internal: r.internal(),
+            external: r.external(),
+            agents: r.agents(),
+        })
+        .collect();
     with_recording(|r| {
         if !r.buffer_threads.contains(&thread) {
             r.buffer_threads.push(thread.clone());

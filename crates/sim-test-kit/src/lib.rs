@@ -234,32 +234,9 @@ pub fn start(ctx: sys::rocprofiler_context_id_t) {
 /// # Safety
 /// `header` is a record header the SDK delivered to a buffer callback, read during it.
 pub unsafe fn correlation(header: &sys::rocprofiler_record_header_t) -> Option<(u32, u64, u64)> {
-    // SAFETY: caller contract: the payload is the record its kind says; the sim stores
-    // integers in `external`.
-    unsafe {
-        let (internal, external) = match header.kind() {
-            sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
-                let r = &*header
-                    .payload
-                    .cast::<sys::rocprofiler_buffer_tracing_hip_api_record_t>();
-                (r.correlation_id.internal, r.correlation_id.external.value)
-            }
-            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
-                let r = &*header
-                    .payload
-                    .cast::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>();
-                (r.correlation_id.internal, r.correlation_id.external.value)
-            }
-            sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
-                let r = &*header
-                    .payload
-                    .cast::<sys::rocprofiler_buffer_tracing_memory_copy_record_t>();
-                (r.correlation_id.internal, r.correlation_id.external.value)
-            }
-            _ => return None,
-        };
-        Some((header.kind(), internal, external))
-    }
+    // SAFETY: caller contract.
+    unsafe { sdk_recorder::Record::copy_out(header) }
+        .map(|r| (r.kind(), r.internal(), r.external()))
 }
 
 /// (name, value text) of each argument of a HIP API callback record, through
