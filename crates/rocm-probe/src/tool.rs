@@ -170,27 +170,15 @@ pub fn contexts() -> Option<(rocprofiler_context_id_t, rocprofiler_context_id_t)
 
 pub fn start() {
     if let Some((cb, buf)) = contexts() {
-        // SAFETY: ids from rocprofiler_create_context.
-        note_status("rocprofiler_start_context(callbacks)", unsafe {
-            (sdk().start_context)(cb)
-        });
-        // SAFETY: as above.
-        note_status("rocprofiler_start_context(buffered)", unsafe {
-            (sdk().start_context)(buf)
-        });
+        note_status("rocprofiler_start_context(callbacks)", sdk().start(cb));
+        note_status("rocprofiler_start_context(buffered)", sdk().start(buf));
     }
 }
 
 pub fn stop() {
     if let Some((cb, buf)) = contexts() {
-        // SAFETY: ids from rocprofiler_create_context.
-        note_status("rocprofiler_stop_context(callbacks)", unsafe {
-            (sdk().stop_context)(cb)
-        });
-        // SAFETY: as above.
-        note_status("rocprofiler_stop_context(buffered)", unsafe {
-            (sdk().stop_context)(buf)
-        });
+        note_status("rocprofiler_stop_context(callbacks)", sdk().stop(cb));
+        note_status("rocprofiler_stop_context(buffered)", sdk().stop(buf));
     }
 }
 
@@ -199,53 +187,49 @@ pub fn stop() {
 pub fn stop_edges() {
     let idle = *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(idle) = idle {
-        // SAFETY: an id from rocprofiler_create_context.
-        note_status("rocprofiler_stop_context(never started)", unsafe {
-            (sdk().stop_context)(idle)
-        });
+        note_status("rocprofiler_stop_context(never started)", sdk().stop(idle));
     }
     if let Some((cb, _)) = contexts() {
-        // SAFETY: as above.
-        note_status("rocprofiler_stop_context(callbacks, again)", unsafe {
-            (sdk().stop_context)(cb)
-        });
+        note_status("rocprofiler_stop_context(callbacks, again)", sdk().stop(cb));
+    }
+}
+
+/// Writes down the status of `call` and returns its value (the default if it failed).
+fn noted<T: Default>(call: &str, result: Result<T, rocprofiler_status_t>) -> T {
+    match result {
+        Ok(value) => {
+            note_status(call, ROCPROFILER_STATUS_SUCCESS);
+            value
+        }
+        Err(status) => {
+            note_status(call, status);
+            T::default()
+        }
     }
 }
 
 /// Pushes `value` as the calling thread's external correlation id in the callback context.
 pub fn push_external(value: u64) {
     let Some((cb, _)) = contexts() else { return };
-    let mut tid = 0;
-    // SAFETY: out-parameter is a valid local; the id is from rocprofiler_create_context.
-    unsafe {
-        note_status("rocprofiler_get_thread_id", (sdk().get_thread_id)(&mut tid));
-        note_status(
-            "rocprofiler_push_external_correlation_id",
-            (sdk().push_external_correlation_id)(cb, tid, rocprofiler_user_data_t { value }),
-        );
-    }
+    let tid = noted("rocprofiler_get_thread_id", sdk().thread_id());
+    let status = sdk().push_external(cb, tid, value);
+    note_status("rocprofiler_push_external_correlation_id", status);
 }
 
 pub fn pop_external() {
     let Some((cb, _)) = contexts() else { return };
-    let mut tid = 0;
-    let mut popped = rocprofiler_user_data_t { value: 0 };
-    // SAFETY: out-parameters are valid locals; the id is from rocprofiler_create_context.
-    unsafe {
-        note_status("rocprofiler_get_thread_id", (sdk().get_thread_id)(&mut tid));
-        note_status(
-            "rocprofiler_pop_external_correlation_id",
-            (sdk().pop_external_correlation_id)(cb, tid, &mut popped),
-        );
-    }
+    let tid = noted("rocprofiler_get_thread_id", sdk().thread_id());
+    let status = sdk().pop_external(cb, tid);
+    note_status("rocprofiler_pop_external_correlation_id", status);
 }
 
 pub fn flush(label: &str) {
     let buffer = *BUFFER.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(buffer) = buffer {
-        // SAFETY: id from rocprofiler_create_buffer.
-        let status = unsafe { (sdk().flush_buffer)(buffer) };
-        note_status(&format!("rocprofiler_flush_buffer({label})"), status);
+        note_status(
+            &format!("rocprofiler_flush_buffer({label})"),
+            sdk().flush(buffer),
+        );
     }
 }
 
@@ -318,104 +302,52 @@ unsafe extern "C" fn initialize(
     _tool_data: *mut c_void,
 ) -> c_int {
     let sdk = sdk();
-    let mut cb = rocprofiler_context_id_t::default();
-    let mut buf = rocprofiler_context_id_t::default();
-    // SAFETY: out-parameters are valid locals; callbacks have the SDK's signatures; the
-    // operation lists are empty (all operations).
-    unsafe {
+    let cb = noted(
+        "rocprofiler_create_context(callbacks)",
+        sdk.create_context(),
+    );
+    let buf = noted("rocprofiler_create_context(buffered)", sdk.create_context());
+    let idle = noted(
+        "rocprofiler_create_context(never started)",
+        sdk.create_context(),
+    );
+    *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner()) = Some(idle);
+    for (kind, name) in CALLBACK_KINDS {
         note_status(
-            "rocprofiler_create_context(callbacks)",
-            (sdk.create_context)(&mut cb),
+            &format!("rocprofiler_configure_callback_tracing_service({name})"),
+            sdk.trace_callbacks(cb, kind, Some(on_callback)),
         );
-        note_status(
-            "rocprofiler_create_context(buffered)",
-            (sdk.create_context)(&mut buf),
-        );
-        let mut idle = rocprofiler_context_id_t::default();
-        note_status(
-            "rocprofiler_create_context(never started)",
-            (sdk.create_context)(&mut idle),
-        );
-        *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner()) = Some(idle);
-        for (kind, name) in CALLBACK_KINDS {
-            let status = (sdk.configure_callback_tracing)(
-                cb,
-                kind,
-                std::ptr::null(),
-                0,
-                Some(on_callback),
-                std::ptr::null_mut(),
-            );
-            note_status(
-                &format!("rocprofiler_configure_callback_tracing_service({name})"),
-                status,
-            );
-        }
-        let mut buffer = rocprofiler_buffer_id_t::default();
-        let status = (sdk.create_buffer)(
-            buf,
-            BUFFER_BYTES,
-            BUFFER_BYTES,
-            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            Some(on_buffer),
-            std::ptr::null_mut(),
-            &mut buffer,
-        );
-        note_status("rocprofiler_create_buffer", status);
-        for (kind, name) in BUFFER_KINDS {
-            let status = (sdk.configure_buffer_tracing)(buf, kind, std::ptr::null(), 0, buffer);
-            note_status(
-                &format!("rocprofiler_configure_buffer_tracing_service({name})"),
-                status,
-            );
-        }
-        let status = (sdk.configure_external_correlation)(
-            buf,
-            REQUEST_KINDS.as_ptr(),
-            REQUEST_KINDS.len(),
-            Some(on_request),
-            std::ptr::null_mut(),
-        );
-        note_status(
-            "rocprofiler_configure_external_correlation_id_request_service",
-            status,
-        );
-        let status = (sdk.query_available_agents)(
-            ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(on_agents),
-            // The fields up to `uuid` keep their offsets in every layout since ROCm 6, and the
-            // SDK refuses a size larger than its own struct (docs/sdk-facts.md#agents).
-            std::mem::offset_of!(rocprofiler_agent_v0_t, uuid),
-            std::ptr::null_mut(),
-        );
-        note_status("rocprofiler_query_available_agents", status);
-        *BUFFER.lock().unwrap_or_else(|e| e.into_inner()) = Some(buffer);
     }
-    *CONTEXTS.lock().unwrap_or_else(|e| e.into_inner()) = Some((cb, buf));
-    0
-}
-
-unsafe extern "C" fn on_agents(
-    _version: rocprofiler_agent_version_t,
-    agents: *mut *const c_void,
-    num_agents: usize,
-    _user_data: *mut c_void,
-) -> rocprofiler_status_t {
-    let mut list = Vec::new();
-    for i in 0..num_agents {
-        // SAFETY: the SDK passes `num_agents` pointers to agents of the requested version. Only
-        // fields that precede the UUID are read; they sit at the same offsets in every layout
-        // since ROCm 7.0.
-        let agent = unsafe { &*(*agents.add(i) as *const rocprofiler_agent_v0_t) };
+    let buffer = noted(
+        "rocprofiler_create_buffer",
+        sdk.lossless_buffer(buf, BUFFER_BYTES, BUFFER_BYTES, Some(on_buffer)),
+    );
+    for (kind, name) in BUFFER_KINDS {
+        note_status(
+            &format!("rocprofiler_configure_buffer_tracing_service({name})"),
+            sdk.trace_buffer(buf, kind, buffer),
+        );
+    }
+    note_status(
+        "rocprofiler_configure_external_correlation_id_request_service",
+        sdk.request_external_correlation(buf, &REQUEST_KINDS, Some(on_request)),
+    );
+    // The fields up to `uuid` keep their offsets in every layout since ROCm 6, and the SDK
+    // refuses a size larger than its own struct (docs/sdk-facts.md#agents): only those are read.
+    let agents = noted(
+        "rocprofiler_query_available_agents",
+        sdk.agents(std::mem::offset_of!(rocprofiler_agent_v0_t, uuid)),
+    );
+    let agents = agents.iter().map(|agent| {
         let name = if agent.name.is_null() {
             String::new()
         } else {
-            // SAFETY: a C string owned by the SDK.
+            // SAFETY: a C string owned by the SDK for the process's lifetime.
             unsafe { std::ffi::CStr::from_ptr(agent.name) }
                 .to_string_lossy()
                 .into_owned()
         };
-        list.push((
+        (
             agent.id.handle,
             agent.type_,
             agent.node_id,
@@ -423,10 +355,13 @@ unsafe extern "C" fn on_agents(
             agent.logical_node_type_id,
             agent.runtime_visibility,
             name,
-        ));
-    }
-    with_recording(|r| r.agents = list);
-    ROCPROFILER_STATUS_SUCCESS
+        )
+    });
+    let agents = agents.collect();
+    with_recording(|r| r.agents = agents);
+    *BUFFER.lock().unwrap_or_else(|e| e.into_inner()) = Some(buffer);
+    *CONTEXTS.lock().unwrap_or_else(|e| e.into_inner()) = Some((cb, buf));
+    0
 }
 
 unsafe extern "C" fn on_callback(

@@ -2,14 +2,19 @@
 //! links the simulated SDK) and the probe (`rocm-probe`, which reaches the real or simulated
 //! SDK through `dlsym`) both keep what the SDK hands their callbacks, and read it here, one way.
 //!
-//! Nothing here calls the SDK: each function reads data the SDK passed to a callback, so the
-//! crate links no SDK library and the probe's binary stays free of one.
+//! Nothing here links the SDK: records are read from what the SDK passed to a callback, and
+//! calls go through the [`Sdk`] table the caller filled, so the probe's binary stays free of
+//! an SDK library.
 //! * [`Record`]: a HIP API, kernel dispatch or memory copy buffer record, copied out of its
 //!   header ([`Record::copy_out`], [`records`]);
-//! * [`stream_payload`]: the stream a HIP_STREAM callback is about.
+//! * [`stream_payload`]: the stream a HIP_STREAM callback is about;
+//! * [`Sdk`]: how the tool reaches the SDK, a table of its functions (linked symbols for the
+//!   kit, `dlsym`'d ones for the probe) and the set-up calls over it.
 
 mod callback;
 mod record;
+mod sdk;
 
 pub use callback::stream_payload;
 pub use record::{records, Record};
+pub use sdk::Sdk;
