@@ -20,10 +20,35 @@ pub mod recording;
 
 pub use rocprofiler_sdk_sim as sim;
 pub use rocprofiler_sdk_sys as sys;
+pub use sdk_recorder::Sdk;
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
+
+/// The SDK's functions as linked into the test binary (the simulated library), in the table
+/// the probe fills with `dlsym`: the kit and the probe set up their tools through the same calls.
+pub static SDK: Sdk = Sdk {
+    get_version: sys::rocprofiler_get_version,
+    force_configure: sys::rocprofiler_force_configure,
+    create_context: sys::rocprofiler_create_context,
+    start_context: sys::rocprofiler_start_context,
+    stop_context: sys::rocprofiler_stop_context,
+    create_buffer: sys::rocprofiler_create_buffer,
+    flush_buffer: sys::rocprofiler_flush_buffer,
+    configure_buffer_tracing: sys::rocprofiler_configure_buffer_tracing_service,
+    configure_callback_tracing: sys::rocprofiler_configure_callback_tracing_service,
+    configure_external_correlation:
+        sys::rocprofiler_configure_external_correlation_id_request_service,
+    query_available_agents: sys::rocprofiler_query_available_agents,
+    callback_operation_name: sys::rocprofiler_query_callback_tracing_kind_operation_name,
+    buffer_operation_name: sys::rocprofiler_query_buffer_tracing_kind_operation_name,
+    status_name: sys::rocprofiler_get_status_name,
+    get_thread_id: sys::rocprofiler_get_thread_id,
+    push_external_correlation_id: sys::rocprofiler_push_external_correlation_id,
+    pop_external_correlation_id: sys::rocprofiler_pop_external_correlation_id,
+    sim_host_sleep_ns: Some(sim::capi::rocsim_host_sleep_ns),
+};
 
 /// Asserts a rocprofiler call succeeded.
 #[track_caller]
@@ -31,12 +56,15 @@ pub fn check(status: sys::rocprofiler_status_t) {
     assert_eq!(status, sys::ROCPROFILER_STATUS_SUCCESS, "status {status}");
 }
 
+/// The value of a rocprofiler call, asserting it succeeded.
+#[track_caller]
+pub fn checked<T>(result: Result<T, sys::rocprofiler_status_t>) -> T {
+    result.unwrap_or_else(|status| panic!("status {status}"))
+}
+
 /// The calling thread's id as the SDK reports it.
 pub fn tid() -> u64 {
-    let mut t = 0;
-    // SAFETY: `t` is a valid out-pointer.
-    check(unsafe { sys::rocprofiler_get_thread_id(&mut t) });
-    t
+    checked(SDK.thread_id())
 }
 
 /// Waits for all device work, then delivers buffer `handle`. Concurrent tests flush too, and
@@ -45,8 +73,7 @@ pub fn flush(handle: u64) {
     sim::driver::wait_idle();
     let buffer = sys::rocprofiler_buffer_id_t { handle };
     loop {
-        // SAFETY: plain value call.
-        match unsafe { sys::rocprofiler_flush_buffer(buffer) } {
+        match SDK.flush(buffer) {
             sys::ROCPROFILER_STATUS_ERROR_BUFFER_BUSY => {
                 std::thread::sleep(std::time::Duration::from_millis(1))
             }
@@ -141,10 +168,7 @@ pub fn tiny_kernel(name: &str, duration_ns: u64) -> sim::driver::KernelLaunch {
 
 /// A new context (in a tool's `initialize`).
 pub fn context() -> sys::rocprofiler_context_id_t {
-    let mut ctx = sys::rocprofiler_context_id_t { handle: 0 };
-    // SAFETY: `ctx` is a valid out-pointer.
-    check(unsafe { sys::rocprofiler_create_context(&mut ctx) });
-    ctx
+    checked(SDK.create_context())
 }
 
 /// A new context that callback-traces every operation of each of `kinds` with `callback`.
@@ -164,17 +188,7 @@ pub fn trace_callbacks(
     callback: sys::rocprofiler_callback_tracing_cb_t,
 ) {
     for &kind in kinds {
-        // SAFETY: no operation list; the callback is a valid function.
-        check(unsafe {
-            sys::rocprofiler_configure_callback_tracing_service(
-                ctx,
-                kind,
-                std::ptr::null(),
-                0,
-                callback,
-                std::ptr::null_mut(),
-            )
-        });
+        check(SDK.trace_callbacks(ctx, kind, callback));
     }
 }
 
@@ -186,20 +200,7 @@ pub fn lossless_buffer(
     watermark: usize,
     callback: sys::rocprofiler_buffer_tracing_cb_t,
 ) -> sys::rocprofiler_buffer_id_t {
-    let mut buffer = sys::rocprofiler_buffer_id_t { handle: 0 };
-    // SAFETY: `buffer` is a valid out-pointer.
-    check(unsafe {
-        sys::rocprofiler_create_buffer(
-            ctx,
-            size,
-            watermark,
-            sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            callback,
-            std::ptr::null_mut(),
-            &mut buffer,
-        )
-    });
-    buffer
+    checked(SDK.lossless_buffer(ctx, size, watermark, callback))
 }
 
 /// Buffer-traces every operation of each of `kinds` in `ctx` into `buffer`.
@@ -209,23 +210,13 @@ pub fn trace_buffer(
     buffer: sys::rocprofiler_buffer_id_t,
 ) {
     for &kind in kinds {
-        // SAFETY: no operation list.
-        check(unsafe {
-            sys::rocprofiler_configure_buffer_tracing_service(
-                ctx,
-                kind,
-                std::ptr::null(),
-                0,
-                buffer,
-            )
-        });
+        check(SDK.trace_buffer(ctx, kind, buffer));
     }
 }
 
 /// Starts `ctx`.
 pub fn start(ctx: sys::rocprofiler_context_id_t) {
-    // SAFETY: plain value call.
-    check(unsafe { sys::rocprofiler_start_context(ctx) });
+    check(SDK.start(ctx));
 }
 
 /// (kind, internal, external) of a HIP API, kernel dispatch or memory copy buffer record;
@@ -321,54 +312,15 @@ pub fn copy(kind: sim::driver::CopyKind, bytes: u64, duration_ns: u64) -> sim::d
 
 /// The agents `rocprofiler_query_available_agents` lists (version 0), copied out.
 pub fn agents() -> Vec<sys::rocprofiler_agent_v0_t> {
-    unsafe extern "C" fn keep_agents(
-        _version: sys::rocprofiler_agent_version_t,
-        agents: *mut *const c_void,
-        num_agents: usize,
-        data: *mut c_void,
-    ) -> sys::rocprofiler_status_t {
-        // SAFETY: `data` is the vector below; the SDK passes `num_agents` valid agents.
-        unsafe {
-            let out = &mut *data.cast::<Vec<sys::rocprofiler_agent_v0_t>>();
-            for i in 0..num_agents {
-                out.push(*(*agents.add(i)).cast::<sys::rocprofiler_agent_v0_t>());
-            }
-        }
-        sys::ROCPROFILER_STATUS_SUCCESS
-    }
-    let mut out: Vec<sys::rocprofiler_agent_v0_t> = Vec::new();
-    // SAFETY: `out` outlives the call.
-    check(unsafe {
-        sys::rocprofiler_query_available_agents(
-            sys::ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(keep_agents),
-            std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
-            (&mut out as *mut Vec<sys::rocprofiler_agent_v0_t>).cast(),
-        )
-    });
-    out
+    checked(SDK.agents(std::mem::size_of::<sys::rocprofiler_agent_v0_t>()))
 }
 
 /// Pushes external correlation `value` for thread `tid` in context `ctx`, asserting success.
 pub fn push_external(ctx: u64, tid: u64, value: u64) {
-    // SAFETY: plain value call.
-    check(unsafe {
-        sys::rocprofiler_push_external_correlation_id(
-            sys::rocprofiler_context_id_t { handle: ctx },
-            tid,
-            sys::rocprofiler_user_data_t { value },
-        )
-    });
+    check(SDK.push_external(sys::rocprofiler_context_id_t { handle: ctx }, tid, value));
 }
 
 /// Pops thread `tid`'s external correlation in context `ctx`, asserting success.
 pub fn pop_external(ctx: u64, tid: u64) {
-    // SAFETY: a null out-pointer is allowed.
-    check(unsafe {
-        sys::rocprofiler_pop_external_correlation_id(
-            sys::rocprofiler_context_id_t { handle: ctx },
-            tid,
-            std::ptr::null_mut(),
-        )
-    });
+    check(SDK.pop_external(sys::rocprofiler_context_id_t { handle: ctx }, tid));
 }

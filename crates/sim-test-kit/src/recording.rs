@@ -228,12 +228,10 @@ unsafe extern "C" fn on_buffer(
     // SAFETY: what the SDK passed this buffer callback, read during it.
     let out = unsafe { sdk_recorder::records(headers, num_headers) };
     assert_eq!(out.len(), num_headers, "a record of an unexpected kind");
-    let mut t = 0;
     // Unchecked: a test may inject faults into the SDK's calls while records are delivered.
-    // SAFETY: `t` is a live local for the SDK to write.
-    unsafe { sys::rocprofiler_get_thread_id(&mut t) };
+    let tid = crate::SDK.thread_id().unwrap_or(0);
     REC.buffer_calls.lock().unwrap().push(BufferCall {
-        tid: t,
+        tid,
         records: num_headers,
         drops: drop_count,
     });
@@ -268,17 +266,7 @@ unsafe extern "C" fn tool_init(
         sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
         sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
     ];
-    // SAFETY: `kinds` outlives the call (the SDK copies the list); on_request matches the
-    // SDK's request callback type and needs no user data.
-    check(unsafe {
-        sys::rocprofiler_configure_external_correlation_id_request_service(
-            main,
-            kinds.as_ptr(),
-            kinds.len(),
-            Some(on_request),
-            std::ptr::null_mut(),
-        )
-    });
+    check(crate::SDK.request_external_correlation(main, &kinds, Some(on_request)));
     let mut thread = sys::rocprofiler_callback_thread_t { handle: 0 };
     // SAFETY: `thread` is a live local for the SDK to write.
     check(unsafe { sys::rocprofiler_create_callback_thread(&mut thread) });
