@@ -4,7 +4,7 @@
 //! callback thread, and answers external-correlation requests for KERNEL_DISPATCH and
 //! MEMORY_COPY with the top of the stream stack (or defers to the pushed value, per thread).
 //!
-//! Tests use it through `use sim_test_kit::recording::*` (or the `tests/common` shim), which
+//! Tests use it through `use sim_test_kit::recording::*`, which
 //! also brings the kit's `sim`, `sys`, `check`, `tid` and `kernel`.
 
 pub use crate::{check, kernel, sim, sys, tid};
