@@ -13,7 +13,7 @@ use crate::libs::Sdk;
 use rocprofiler_sdk_sys::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -147,7 +147,10 @@ pub fn note_status(call: &str, status: rocprofiler_status_t) {
 
 pub fn take_recording() -> Recording {
     let mut guard = RECORDING.lock().unwrap_or_else(|e| e.into_inner());
-    guard.take().unwrap_or_default()
+    let mut recording = guard.take().unwrap_or_default();
+    recording.configure =
+        sdk_recorder::configured().map(|c| (c.version, c.runtime_version.clone()));
+    recording
 }
 
 pub fn sdk() -> &'static Sdk {
@@ -158,8 +161,7 @@ pub fn sdk() -> &'static Sdk {
 /// Registers the tool with `rocprofiler_force_configure`; must run before the first HIP call.
 pub fn register(sdk: Sdk) -> rocprofiler_status_t {
     let _ = SDK.set(sdk);
-    // SAFETY: `configure` has the `rocprofiler_configure_func_t` signature.
-    let status = unsafe { (sdk.force_configure)(Some(configure)) };
+    let status = sdk_recorder::register(&sdk, c"xla-rocm-tracer-probe", initialize, None);
     note_status("rocprofiler_force_configure", status);
     status
 }
@@ -231,37 +233,6 @@ pub fn flush(label: &str) {
             sdk().flush(buffer),
         );
     }
-}
-
-static mut CONFIGURE_RESULT: rocprofiler_tool_configure_result_t =
-    rocprofiler_tool_configure_result_t {
-        size: std::mem::size_of::<rocprofiler_tool_configure_result_t>(),
-        initialize: Some(initialize),
-        finalize: None,
-        tool_data: std::ptr::null_mut(),
-    };
-
-unsafe extern "C" fn configure(
-    version: u32,
-    runtime_version: *const c_char,
-    _priority: u32,
-    client_id: *mut rocprofiler_client_id_t,
-) -> *mut rocprofiler_tool_configure_result_t {
-    let text = if runtime_version.is_null() {
-        String::new()
-    } else {
-        // SAFETY: the SDK passes a C string.
-        unsafe { std::ffi::CStr::from_ptr(runtime_version) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    with_recording(|r| r.configure = Some((version, text)));
-    if !client_id.is_null() {
-        // SAFETY: the SDK passes a writable client id; the name is a static C string.
-        unsafe { (*client_id).name = c"xla-rocm-tracer-probe".as_ptr() };
-    }
-    // The SDK keeps the pointer and reads it; nothing in the probe writes it.
-    &raw mut CONFIGURE_RESULT
 }
 
 const CALLBACK_KINDS: [(rocprofiler_callback_tracing_kind_t, &str); 4] = [

@@ -9,12 +9,18 @@
 //!   header ([`Record::copy_out`], [`records`]);
 //! * [`stream_payload`]: the stream a HIP_STREAM callback is about;
 //! * [`Sdk`]: how the tool reaches the SDK, a table of its functions (linked symbols for the
-//!   kit, `dlsym`'d ones for the probe) and the set-up calls over it.
+//!   kit, `dlsym`'d ones for the probe) and the set-up calls over it;
+//! * [`register`]: the tool registered as a client through `rocprofiler_force_configure`,
+//!   once per process, and what the SDK passed its configure function ([`configured`]).
 
 mod callback;
+mod client;
 mod record;
 mod sdk;
 
 pub use callback::stream_payload;
+pub use client::{
+    configured, register, registered_name, ConfigureResult, Configured, Finalize, Initialize,
+};
 pub use record::{records, Record};
 pub use sdk::Sdk;

@@ -1,9 +1,9 @@
 //! The test kit of the simulators' suites (`rocprofiler-sdk-sim` and `hip-runtime-sim`):
 //! * [`recording`]: a tiny XLA-shaped recording tool most tests observe the SDK with;
-//! * [`register_tool`]: the configure boilerplate of a test's own tool (a `'static`
-//!   configure result, a `rocprofiler_configure`-shaped function, `force_configure` once per
-//!   process);
-//!   ([`ConfigureResult`] for a tool that must bring its own `rocprofiler_configure`);
+//! * [`register_tool`]: a test's own tool registered through `force_configure` once per
+//!   process ([`ConfigureResult`] for a tool that must bring its own `rocprofiler_configure`);
+//! * [`SDK`]: the SDK's linked functions in `sdk_recorder`'s table, which the probe fills with
+//!   `dlsym`'d ones: the kit and the probe set up and read through the same code;
 //! * set-up inside `initialize`: [`context`], [`callback_context`], [`trace_callbacks`],
 //!   [`lossless_buffer`], [`trace_buffer`], [`start`], [`agents`];
 //! * small helpers many tests repeated: [`check`], [`tid`], [`flush`], [`kernel`],
@@ -20,10 +20,9 @@ pub mod recording;
 
 pub use rocprofiler_sdk_sim as sim;
 pub use rocprofiler_sdk_sys as sys;
-pub use sdk_recorder::Sdk;
+pub use sdk_recorder::{ConfigureResult, Finalize, Initialize, Sdk};
 
 use std::ffi::{c_char, c_int, c_void, CStr};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 /// The SDK's functions as linked into the test binary (the simulated library), in the table
@@ -102,58 +101,25 @@ pub fn kernel_on(device: u32, name: &str) -> sim::driver::KernelLaunch {
     }
 }
 
-/// A tool's `initialize`.
-pub type Initialize =
-    unsafe extern "C" fn(fini: sys::rocprofiler_client_finalize_t, data: *mut c_void) -> c_int;
-/// A tool's `finalize`.
-pub type Finalize = unsafe extern "C" fn(data: *mut c_void);
-
-struct Tool {
-    name: &'static CStr,
-    result: ConfigureResult,
-}
-
-static TOOL: OnceLock<Tool> = OnceLock::new();
-static CONFIGURED: OnceLock<()> = OnceLock::new();
-static CLIENT_HANDLE: AtomicU32 = AtomicU32::new(0);
+static REGISTERED: OnceLock<()> = OnceLock::new();
 
 /// The client handle the SDK gave the tool [`register_tool`] registered (0 before).
 pub fn client_handle() -> u32 {
-    CLIENT_HANDLE.load(Ordering::SeqCst)
-}
-
-unsafe extern "C" fn configure_tool(
-    _version: u32,
-    _runtime_version: *const c_char,
-    _priority: u32,
-    client_id: *mut sys::rocprofiler_client_id_t,
-) -> *mut sys::rocprofiler_tool_configure_result_t {
-    // `register_tool` sets the tool before configuring; without one, decline (no panic may
-    // cross this C boundary).
-    let Some(tool) = TOOL.get() else {
-        return std::ptr::null_mut();
-    };
-    // SAFETY: the SDK passes a valid client id.
-    unsafe {
-        (*client_id).name = tool.name.as_ptr();
-        CLIENT_HANDLE.store((*client_id).handle, Ordering::SeqCst);
-    }
-    tool.result.get()
+    sdk_recorder::configured().map_or(0, |c| c.handle)
 }
 
 /// Registers the test binary's own tool through `rocprofiler_force_configure`, once per
-/// process: the first call configures (and runs `initialize`, synchronously, as the SDK
-/// does), later calls wait for that and return. One kit tool per process: a second name
-/// panics (a test needing a second client registers it itself).
+/// process (as the probe registers its own, `sdk_recorder::register`): the first call
+/// configures (and runs `initialize`, synchronously, as the SDK does), later calls wait for
+/// that and return. One kit tool per process: a second name fails (a test needing a second
+/// client registers it itself).
 pub fn register_tool(name: &'static CStr, initialize: Initialize, finalize: Option<Finalize>) {
-    let tool = TOOL.get_or_init(|| Tool {
-        name,
-        result: ConfigureResult::new(initialize, finalize),
-    });
-    assert_eq!(tool.name, name, "one kit tool per process");
-    // SAFETY: `configure_tool` returns a configure result that lives for the process.
-    CONFIGURED
-        .get_or_init(|| check(unsafe { sys::rocprofiler_force_configure(Some(configure_tool)) }));
+    REGISTERED.get_or_init(|| check(sdk_recorder::register(&SDK, name, initialize, finalize)));
+    assert_eq!(
+        sdk_recorder::registered_name(),
+        Some(name),
+        "one kit tool per process"
+    );
 }
 
 /// A one-block launch of a kernel named `name` on HIP device 0: 64 work-items, `duration_ns`.
@@ -272,31 +238,6 @@ pub unsafe fn arg_texts(
         )
     };
     args
-}
-
-/// A configure result in a `static`, for a test whose tool the SDK must find by itself (an
-/// exported `rocprofiler_configure`) or that configures more than one client, where
-/// [`register_tool`] does not fit.
-pub struct ConfigureResult(sys::rocprofiler_tool_configure_result_t);
-// SAFETY: immutable; `tool_data` is null.
-unsafe impl Sync for ConfigureResult {}
-// SAFETY: as above.
-unsafe impl Send for ConfigureResult {}
-
-impl ConfigureResult {
-    pub const fn new(initialize: Initialize, finalize: Option<Finalize>) -> Self {
-        ConfigureResult(sys::rocprofiler_tool_configure_result_t {
-            size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
-            initialize: Some(initialize),
-            finalize,
-            tool_data: std::ptr::null_mut(),
-        })
-    }
-
-    /// What `rocprofiler_configure` returns.
-    pub fn get(&'static self) -> *mut sys::rocprofiler_tool_configure_result_t {
-        &self.0 as *const _ as *mut _
-    }
 }
 
 /// A copy between the default devices of its two sides.
