@@ -40,20 +40,22 @@ impl Record {
             return None;
         }
         let payload = header.payload;
-        // SAFETY (each arm): caller contract: the header's kind names its payload's record
-        // type, live for the callback; the records are plain data, copied out.
-        Some(match header.kind() {
-            sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => Record::Api(unsafe {
-                *payload.cast::<sys::rocprofiler_buffer_tracing_hip_api_record_t>()
-            }),
-            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => Record::Kernel(unsafe {
-                *payload.cast::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>()
-            }),
-            sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => Record::Copy(unsafe {
-                *payload.cast::<sys::rocprofiler_buffer_tracing_memory_copy_record_t>()
-            }),
-            _ => return None,
-        })
+        // SAFETY: caller contract: the header's kind names its payload's record type, live for
+        // the callback; the records are plain data, copied out.
+        unsafe {
+            Some(match header.kind() {
+                sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
+                    Record::Api(*payload.cast::<sys::rocprofiler_buffer_tracing_hip_api_record_t>())
+                }
+                sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => Record::Kernel(
+                    *payload.cast::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>(),
+                ),
+                sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => Record::Copy(
+                    *payload.cast::<sys::rocprofiler_buffer_tracing_memory_copy_record_t>(),
+                ),
+                _ => return None,
+            })
+        }
     }
 
     /// The buffer-tracing kind (`ROCPROFILER_BUFFER_TRACING_*`).
