@@ -7,7 +7,7 @@
 //! * set-up inside `initialize`: [`context`], [`callback_context`], [`trace_callbacks`],
 //!   [`lossless_buffer`], [`trace_buffer`], [`start`], [`agents`];
 //! * small helpers many tests repeated: [`check`], [`tid`], [`flush`], [`kernel`],
-//!   [`kernel_on`], [`tiny_kernel`], [`copy`], [`correlation`], [`arg_texts`],
+//!   [`kernel_on`], [`tiny_kernel`], [`copy`], [`arg_texts`],
 //!   [`push_external`], [`pop_external`];
 //! * [`child`]: re-running one test in a child process with another environment, or to watch
 //!   it abort.
@@ -20,7 +20,7 @@ pub mod recording;
 
 pub use rocprofiler_sdk_sim as sim;
 pub use rocprofiler_sdk_sys as sys;
-pub use sdk_recorder::{ConfigureResult, Finalize, Initialize, Sdk};
+pub use sdk_recorder::{self, ConfigureResult, Finalize, Initialize, Sdk};
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
@@ -183,17 +183,6 @@ pub fn trace_buffer(
 /// Starts `ctx`.
 pub fn start(ctx: sys::rocprofiler_context_id_t) {
     check(SDK.start(ctx));
-}
-
-/// (kind, internal, external) of a HIP API, kernel dispatch or memory copy buffer record;
-/// `None` for other records.
-///
-/// # Safety
-/// `header` is a record header the SDK delivered to a buffer callback, read during it.
-pub unsafe fn correlation(header: &sys::rocprofiler_record_header_t) -> Option<(u32, u64, u64)> {
-    // SAFETY: caller contract.
-    unsafe { sdk_recorder::Record::copy_out(header) }
-        .map(|r| (r.kind(), r.internal(), r.external()))
 }
 
 /// (name, value text) of each argument of a HIP API callback record, through
