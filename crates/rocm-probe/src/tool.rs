@@ -49,12 +49,7 @@ pub struct Request {
 pub struct Record {
     pub seq: u64,
     pub thread: String,
-    pub kind: u32,
-    pub op: i32,
-    pub internal: u64,
-    pub external: u64,
-    /// MEMORY_COPY: (source agent, destination agent, bytes). KERNEL_DISPATCH: (agent, agent, 0).
-    pub agents: Option<(u64, u64, u64)>,
+    pub record: sdk_recorder::Record,
 }
 
 /// A point in the battery: `what` is e.g. "sync" (the step's synchronizing call returned) or
@@ -404,14 +399,10 @@ unsafe extern "C" fn on_buffer(
     // SAFETY: what the SDK passed this buffer callback, read during it.
     let records: Vec<Record> = unsafe { sdk_recorder::records(headers, num_headers) }
         .into_iter()
-        .map(|r| Record {
+        .map(|record| Record {
             seq,
             thread: thread.clone(),
-            kind: r.kind(),
-            op: r.operation(),
-            internal: r.internal(),
-            external: r.external(),
-            agents: r.agents(),
+            record,
         })
         .collect();
     with_recording(|r| {
