@@ -10,7 +10,8 @@ mod tracer_common;
 #[path = "../examples/capture.rs"]
 mod capture;
 
-use tracer_common::{runs_in_own_child, VIRTUAL_CLOCK};
+use sim_test_kit::child;
+use tracer_common::VIRTUAL_CLOCK;
 use xla_rocm_tracer::export::{read_xspace_file, XPlane};
 
 fn event_names(plane: &XPlane) -> Vec<String> {
@@ -26,7 +27,7 @@ fn event_names(plane: &XPlane) -> Vec<String> {
 fn capture_example_writes_its_kernels_copy_and_hip_calls() {
     // A process of its own (the tracer is per process) on the virtual clock, so that every
     // record the example waits for is pushed the same way on every run.
-    if !runs_in_own_child(
+    if !child::in_child(
         "capture_example_writes_its_kernels_copy_and_hip_calls",
         &[VIRTUAL_CLOCK],
     ) {

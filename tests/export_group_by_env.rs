@@ -1,10 +1,9 @@
 //! `XLA_ROCM_TRACER_GROUP_BY` chooses the device lanes of the XLA path and the C ABI, where no
 //! flag can be added: read once per process, so each value runs in a child of its own.
-mod child_process;
 mod collector_support;
 
-use child_process::runs_in_own_child;
 use collector_support::*;
+use sim_test_kit::child;
 use xla_rocm_tracer::event::RocmTracerEvent;
 use xla_rocm_tracer::export::GroupBy;
 use xla_rocm_tracer::ffi::{export_options, GROUP_BY_VARIABLE};
@@ -28,7 +27,7 @@ fn lanes_with_the_process_options() -> Vec<String> {
 
 #[test]
 fn queue_groups_the_xla_paths_lanes_by_hsa_queue() {
-    if !runs_in_own_child(
+    if !child::in_child(
         "queue_groups_the_xla_paths_lanes_by_hsa_queue",
         &[(GROUP_BY_VARIABLE, "queue")],
     ) {
@@ -40,7 +39,7 @@ fn queue_groups_the_xla_paths_lanes_by_hsa_queue() {
 
 #[test]
 fn a_bad_value_keeps_stream_lanes() {
-    if !runs_in_own_child(
+    if !child::in_child(
         "a_bad_value_keeps_stream_lanes",
         &[(GROUP_BY_VARIABLE, "hsa")],
     ) {

@@ -4,6 +4,7 @@
 //! HIP traffic with the exact record accounting of `reliability_support`.
 mod reliability_support;
 
+use sim_test_kit::child;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -286,19 +287,19 @@ impl EventSink for SlowExitSink {
 
 #[test]
 fn finalization_at_exit_during_a_slow_buffer_callback_is_clean() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
     for mode in ["return", "exit-with-traffic"] {
         // The child's traffic uses hipStreamPerThread, valid only under the newer SDKs' stream
         // map (SDK 1.0.0 aborts on it).
-        let output = rerun_test_with_env(
+        let output = child::rerun(
             "child_exits_during_a_slow_callback",
             &[("MODE", mode), ("ROCSIM_MACHINE", "stream_map = \"newer\"")],
         );
         let stderr = String::from_utf8_lossy(&output.stderr);
         if mode == "return" {
-            assert_child_passed_without_panic(mode, &output);
+            child::assert_passed_without_panic(mode, &output);
         } else {
             assert!(
                 output.status.success() && !stderr.contains("panicked"),
@@ -318,7 +319,7 @@ fn finalization_at_exit_during_a_slow_buffer_callback_is_clean() {
 /// contexts, waits for the callback, flushes the rest, calls the tool's finalize).
 #[test]
 fn child_exits_during_a_slow_callback() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let tracer = Tracer::get();

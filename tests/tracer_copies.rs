@@ -7,12 +7,11 @@
 //! runs in a re-executed child with `gpus` / `direct_dispatch` set.
 mod tracer_common;
 
+use sim_test_kit::child;
 use std::collections::BTreeMap;
 
 use rocprofiler_sdk_sim::driver::{self, Copy, CopyCall, CopyKind, HostMemory};
-use tracer_common::{
-    assert_child_passed, is_child, joined, rerun_test_with_env, start_collecting, start_recording,
-};
+use tracer_common::{joined, start_collecting, start_recording};
 use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
 use xla_rocm_tracer::tracer::correlation;
@@ -30,21 +29,21 @@ fn copy(kind: CopyKind, src_device: Option<u32>, dst_device: Option<u32>) -> Cop
 
 #[test]
 fn copies_of_every_direction_on_two_gpus() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
     // Host-to-host copies are CPU copies without an SDK record on real hardware (not a tracer
     // bug); this test checks each direction's record, so host-to-host copies get one here.
-    let output = rerun_test_with_env(
+    let output = child::rerun(
         "child_copies_of_every_direction",
         &[("ROCSIM_MACHINE", "gpus = 2, h2h_record = true")],
     );
-    assert_child_passed("two GPUs", &output);
+    child::assert_passed("two GPUs", &output);
 }
 
 #[test]
 fn child_copies_of_every_direction() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let tracer = Tracer::get();
@@ -141,19 +140,19 @@ fn child_copies_of_every_direction() {
 
 #[test]
 fn request_callbacks_on_a_worker_thread_are_counted() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
-    let output = rerun_test_with_env(
+    let output = child::rerun(
         "child_request_callbacks_on_a_worker_thread",
         &[("ROCSIM_MACHINE", "direct_dispatch = false")],
     );
-    assert_child_passed("no direct dispatch", &output);
+    child::assert_passed("no direct dispatch", &output);
 }
 
 #[test]
 fn child_request_callbacks_on_a_worker_thread() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let tracer = Tracer::get();
@@ -182,16 +181,16 @@ fn child_request_callbacks_on_a_worker_thread() {
 /// call's direction and size, a copy the CPU does has none, and every HIP call is kept.
 #[test]
 fn copies_as_hip_submits_them_keep_direction_size_and_api_events() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
-    let output = rerun_test_with_env("child_copies_as_hip_submits_them", &[]);
-    assert_child_passed("default copy model", &output);
+    let output = child::rerun("child_copies_as_hip_submits_them", &[]);
+    child::assert_passed("default copy model", &output);
 }
 
 #[test]
 fn child_copies_as_hip_submits_them() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let tracer = Tracer::get();
@@ -270,19 +269,19 @@ fn child_copies_as_hip_submits_them() {
 /// as submitted by no HIP call so the collector puts it on an "unattributed" lane of its queue.
 #[test]
 fn indirect_dispatch_delivers_kernels_marked_unattributed() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
-    let output = rerun_test_with_env(
+    let output = child::rerun(
         "child_indirect_dispatch_unattributed",
         &[("ROCSIM_MACHINE", "direct_dispatch = false")],
     );
-    assert_child_passed("no direct dispatch", &output);
+    child::assert_passed("no direct dispatch", &output);
 }
 
 #[test]
 fn child_indirect_dispatch_unattributed() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let tracer = Tracer::get();
@@ -331,11 +330,11 @@ fn child_indirect_dispatch_unattributed() {
 /// the size the call asked for, and the host-side call event has it too.
 #[test]
 fn a_same_gpu_copy_run_as_a_blit_kernel_shows_its_size() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
-    let output = rerun_test_with_env("child_same_gpu_copy_shows_its_size", &[]);
-    assert_child_passed("same-GPU copy", &output);
+    let output = child::rerun("child_same_gpu_copy_shows_its_size", &[]);
+    child::assert_passed("same-GPU copy", &output);
 }
 
 #[test]
@@ -344,7 +343,7 @@ fn child_same_gpu_copy_shows_its_size() {
     use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions};
     use xla_rocm_tracer::export::{xplane_proto::x_stat::Value, ExportOptions};
     use xla_rocm_tracer::tracer::TracerOptions;
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let tracer = Tracer::get();

@@ -4,10 +4,11 @@
 //! CONTEXT_NOT_FOUND answers to the tracer's own stop calls are expected, so not warned about.
 mod tracer_common;
 
+use sim_test_kit::child;
 use std::sync::Mutex;
 
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
-use tracer_common::{runs_in_own_child, start_recording, VIRTUAL_CLOCK};
+use tracer_common::{start_recording, VIRTUAL_CLOCK};
 use xla_rocm_tracer::event::EventSource;
 use xla_rocm_tracer::tracer::Tracer;
 
@@ -30,7 +31,7 @@ static WARNINGS: Warnings = Warnings(Mutex::new(Vec::new()));
 
 #[test]
 fn a_session_running_at_exit_delivers_its_tail_quietly() {
-    if !runs_in_own_child(
+    if !child::in_child(
         "a_session_running_at_exit_delivers_its_tail_quietly",
         &[VIRTUAL_CLOCK],
     ) {

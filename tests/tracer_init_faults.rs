@@ -5,7 +5,8 @@
 mod tracer_common;
 
 use rocprofiler_sdk_sim::driver;
-use tracer_common::{assert_child_passed, is_child, rerun_test_with_env, RecordingSink};
+use sim_test_kit::child;
+use tracer_common::RecordingSink;
 use xla_rocm_tracer::tracer::sdk;
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
@@ -108,11 +109,11 @@ const FAULTS: &[(&str, &str, u32)] = &[
 
 #[test]
 fn every_initialization_fault_makes_the_tracer_unavailable() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
     for (rule, call, status) in FAULTS {
-        let output = rerun_test_with_env(
+        let output = child::rerun(
             "child_reports_unavailable",
             &[
                 ("ROCSIM_FAULTS", rule),
@@ -120,14 +121,14 @@ fn every_initialization_fault_makes_the_tracer_unavailable() {
                 ("EXPECTED_STATUS", &status.to_string()),
             ],
         );
-        assert_child_passed(rule, &output);
+        child::assert_passed(rule, &output);
     }
 }
 
 /// Runs only in a child: checks the fault named by the environment.
 #[test]
 fn child_reports_unavailable() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let call = std::env::var("EXPECTED_CALL").unwrap();
@@ -183,18 +184,18 @@ fn child_reports_unavailable() {
 
 #[test]
 fn the_tracer_registers_before_main() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
-    let output = rerun_test_with_env("child_sdk_is_initialized_before_first_use", &[]);
-    assert_child_passed("load-time registration", &output);
+    let output = child::rerun("child_sdk_is_initialized_before_first_use", &[]);
+    child::assert_passed("load-time registration", &output);
 }
 
 /// Runs only in a child, before anything touches the tracer: the load-time constructor must
 /// already have forced the SDK's configuration and run the tool's initialize.
 #[test]
 fn child_sdk_is_initialized_before_first_use() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     assert_eq!(sdk::is_initialized().unwrap(), 1);
@@ -205,18 +206,18 @@ fn child_sdk_is_initialized_before_first_use() {
 
 #[test]
 fn a_failed_stream_name_service_leaves_the_tracer_available() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
     let rule = "rocprofiler_configure_callback_tracing_service@3=16";
-    let output = rerun_test_with_env("child_is_available", &[("ROCSIM_FAULTS", rule)]);
-    assert_child_passed(rule, &output);
+    let output = child::rerun("child_is_available", &[("ROCSIM_FAULTS", rule)]);
+    child::assert_passed(rule, &output);
 }
 
 /// Runs only in a child: ROCTx stream names are optional, the tracer works without them.
 #[test]
 fn child_is_available() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let tracer = Tracer::get();

@@ -3,6 +3,7 @@
 //! status string) and leave the tracer usable, options are honoured.
 mod tracer_common;
 
+use sim_test_kit::child;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -12,9 +13,7 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sim::driver::{self, CopyKind, KernelId, KernelLaunch};
 use rocprofiler_sdk_sim::faults;
 use rocprofiler_sdk_sys as sys;
-use tracer_common::{
-    runs_in_own_child, start_recording, wait_on_simulated_time, RecordingSink, VIRTUAL_CLOCK,
-};
+use tracer_common::{start_recording, wait_on_simulated_time, RecordingSink, VIRTUAL_CLOCK};
 use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::EventSource;
 use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
@@ -157,7 +156,7 @@ fn sessions_are_isolated() {
 
 #[test]
 fn start_context_failure_is_internal_with_the_sdk_message_and_recoverable() {
-    if !runs_in_own_child(
+    if !child::in_child(
         "start_context_failure_is_internal_with_the_sdk_message_and_recoverable",
         &[VIRTUAL_CLOCK],
     ) {
@@ -198,7 +197,7 @@ fn start_context_failure_is_internal_with_the_sdk_message_and_recoverable() {
 
 #[test]
 fn stop_and_flush_failures_still_end_the_session() {
-    if !runs_in_own_child(
+    if !child::in_child(
         "stop_and_flush_failures_still_end_the_session",
         &[VIRTUAL_CLOCK],
     ) {
@@ -220,7 +219,7 @@ fn stop_and_flush_failures_still_end_the_session() {
 
 #[test]
 fn max_annotation_strings_is_honoured() {
-    if !runs_in_own_child("max_annotation_strings_is_honoured", &[VIRTUAL_CLOCK]) {
+    if !child::in_child("max_annotation_strings_is_honoured", &[VIRTUAL_CLOCK]) {
         return;
     }
     let _session = SESSION.lock();
@@ -294,7 +293,7 @@ impl xla_rocm_tracer::sink::EventSink for ReentrantSink {
 
 #[test]
 fn disable_from_inside_the_sink_does_not_deadlock() {
-    if !runs_in_own_child(
+    if !child::in_child(
         "disable_from_inside_the_sink_does_not_deadlock",
         &[VIRTUAL_CLOCK],
     ) {
@@ -387,7 +386,7 @@ fn launch_in_flight(n: usize) -> Vec<u64> {
 
 #[test]
 fn disable_waits_for_kernels_in_flight() {
-    if !runs_in_own_child("disable_waits_for_kernels_in_flight", &[VIRTUAL_CLOCK]) {
+    if !child::in_child("disable_waits_for_kernels_in_flight", &[VIRTUAL_CLOCK]) {
         return;
     }
     let _session = SESSION.lock();
@@ -406,7 +405,7 @@ fn disable_waits_for_kernels_in_flight() {
 
 #[test]
 fn disable_without_waiting_counts_the_kernels_in_flight_and_keeps_them_out_of_the_next_session() {
-    if !runs_in_own_child(
+    if !child::in_child(
         "disable_without_waiting_counts_the_kernels_in_flight_and_keeps_them_out_of_the_next_session",
         &[VIRTUAL_CLOCK],
     ) {
@@ -455,7 +454,7 @@ fn disable_without_waiting_counts_the_kernels_in_flight_and_keeps_them_out_of_th
 #[test]
 fn disable_wait_comes_from_the_environment() {
     use xla_rocm_tracer::tracer::{disable_wait_from_env, DEFAULT_DISABLE_WAIT, DISABLE_WAIT_ENV};
-    if !runs_in_own_child(
+    if !child::in_child(
         "disable_wait_comes_from_the_environment",
         &[(DISABLE_WAIT_ENV, "250")],
     ) {

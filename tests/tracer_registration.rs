@@ -5,7 +5,8 @@
 mod tracer_common;
 
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
-use tracer_common::{runs_in_own_child, start_recording};
+use sim_test_kit::child;
+use tracer_common::start_recording;
 use xla_rocm_tracer::event::EventSource;
 use xla_rocm_tracer::tracer::registration::CLIENT_NAME;
 use xla_rocm_tracer::tracer::Tracer;
@@ -13,7 +14,7 @@ use xla_rocm_tracer::tracer::Tracer;
 #[test]
 fn a_stream_created_before_the_first_tracer_call_is_traced() {
     // A fresh process: nothing has called into the tracer before this body.
-    if !runs_in_own_child(
+    if !child::in_child(
         "a_stream_created_before_the_first_tracer_call_is_traced",
         &[(
             "ROCSIM_MACHINE",

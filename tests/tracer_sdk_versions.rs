@@ -6,16 +6,17 @@
 mod tracer_common;
 
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
-use tracer_common::{assert_child_passed, is_child, rerun_test_with_env, RecordingSink};
+use sim_test_kit::child;
+use tracer_common::RecordingSink;
 use xla_rocm_tracer::event::{EventSource, EventType};
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
 #[test]
 fn a_rocm_7_0_sdk_is_traced_through_the_common_agent_prefix() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
-    let output = rerun_test_with_env(
+    let output = child::rerun(
         "child_traces_on_rocm_7_0",
         // A one-socket host: the child counts one CPU agent (the simulator's default is two
         // sockets, cpus=2).
@@ -27,19 +28,19 @@ fn a_rocm_7_0_sdk_is_traced_through_the_common_agent_prefix() {
             // The session's last kernel record lands after its synchronize on every run.,
         ],
     );
-    assert_child_passed("rocm = \"7.0\"", &output);
+    child::assert_passed("rocm = \"7.0\"", &output);
 }
 
 #[test]
 fn a_rocm_7_0_sdk_lists_its_agents_through_the_common_agent_prefix() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
-    let output = rerun_test_with_env(
+    let output = child::rerun(
         "child_lists_agents_on_rocm_7_0",
         &[("ROCSIM_MACHINE", "rocm = \"7.0\", gpus = 2, cpus = 1")],
     );
-    assert_child_passed("rocm = \"7.0\" agents", &output);
+    child::assert_passed("rocm = \"7.0\" agents", &output);
 }
 
 /// Runs only in a child with `rocm = "7.0"`, two GPUs and one CPU socket: the agents the
@@ -47,7 +48,7 @@ fn a_rocm_7_0_sdk_lists_its_agents_through_the_common_agent_prefix() {
 /// `child_traces_on_rocm_7_0`, a known failure for its session's tail, also checks first).
 #[test]
 fn child_lists_agents_on_rocm_7_0() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     assert_rocm_7_0_agents(Tracer::get());
@@ -83,7 +84,7 @@ fn assert_rocm_7_0_agents(tracer: &Tracer) {
 /// Runs only in a child with `rocm = "7.0"`, two GPUs, one CPU socket and the virtual clock.
 #[test]
 fn child_traces_on_rocm_7_0() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let tracer = Tracer::get();
@@ -135,20 +136,20 @@ fn child_traces_on_rocm_7_0() {
 
 #[test]
 fn an_sdk_older_than_1_0_0_makes_the_tracer_unavailable_naming_its_version() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
-    let output = rerun_test_with_env(
+    let output = child::rerun(
         "child_refuses_sdk_0_6_0",
         &[("ROCSIM_MACHINE", "sdk_version = \"0.6.0\"")],
     );
-    assert_child_passed("sdk_version = \"0.6.0\"", &output);
+    child::assert_passed("sdk_version = \"0.6.0\"", &output);
 }
 
 /// Runs only in a child with `sdk_version = "0.6.0"`.
 #[test]
 fn child_refuses_sdk_0_6_0() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let tracer = Tracer::get();

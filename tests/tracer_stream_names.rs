@@ -4,11 +4,12 @@
 //! hands out again does not inherit the old name (docs/xla-interface.md#stream-lanes).
 mod tracer_common;
 
+use sim_test_kit::child;
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 use rocprofiler_sdk_sim::driver::{self, KernelId, KernelLaunch, NULL_STREAM};
-use tracer_common::{runs_in_own_child, wait_on_simulated_time, VIRTUAL_CLOCK};
+use tracer_common::{wait_on_simulated_time, VIRTUAL_CLOCK};
 use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions};
 use xla_rocm_tracer::export::{ExportOptions, XSpace};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
@@ -68,7 +69,7 @@ fn gpu_lines(space: &XSpace) -> Vec<String> {
 
 #[test]
 fn names_given_before_enable_and_the_null_stream_reach_the_lane_labels() {
-    if !runs_in_own_child(
+    if !child::in_child(
         "names_given_before_enable_and_the_null_stream_reach_the_lane_labels",
         &[VIRTUAL_CLOCK],
     ) {
@@ -91,7 +92,7 @@ fn names_given_before_enable_and_the_null_stream_reach_the_lane_labels() {
 
 #[test]
 fn a_reused_stream_address_does_not_inherit_the_old_name() {
-    if !runs_in_own_child(
+    if !child::in_child(
         "a_reused_stream_address_does_not_inherit_the_old_name",
         &[VIRTUAL_CLOCK],
     ) {

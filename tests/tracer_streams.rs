@@ -3,6 +3,7 @@
 //! HSA queue it ran on.
 mod tracer_common;
 
+use sim_test_kit::child;
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Barrier, OnceLock};
@@ -12,10 +13,7 @@ use rocprofiler_sdk_sim::driver::{
     self, Copy, CopyKind, HipStream, KernelId, KernelLaunch, NULL_STREAM, STREAM_LEGACY,
     STREAM_PER_THREAD,
 };
-use tracer_common::{
-    assert_child_passed, gettid, is_child, rerun_test_with_env, runs_in_own_child, start_recording,
-    RecordingSink, VIRTUAL_CLOCK,
-};
+use tracer_common::{gettid, start_recording, RecordingSink, VIRTUAL_CLOCK};
 use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
 use xla_rocm_tracer::tracer::annotation::{
     pop_annotation, push_annotation, AnnotationSource, ThreadAnnotationStack,
@@ -116,7 +114,7 @@ fn eight_threads_several_streams_shared_and_moving_queues() {
     // Its session waits for all of its own records (`traced`), but records other tests of this
     // process leave behind after their sessions would land here as previous-session drops: so
     // it runs in a process of its own.
-    if !runs_in_own_child(
+    if !child::in_child(
         "eight_threads_several_streams_shared_and_moving_queues",
         &[],
     ) {
@@ -237,12 +235,12 @@ fn null_legacy_and_per_thread_streams() {
     // hipStreamLegacy and hipStreamPerThread exist only in the newer SDKs' stream map; the SDK
     // 1.0.0 of ROCm 7.0/7.1 (the simulator's default) aborts the process on their first SET.
     // So this runs in a child with stream_map = "newer".
-    if !is_child() {
-        let output = rerun_test_with_env(
+    if !child::is_any_child() {
+        let output = child::rerun(
             "null_legacy_and_per_thread_streams",
             &[("ROCSIM_MACHINE", "stream_map = \"newer\"")],
         );
-        assert_child_passed("stream_map = \"newer\"", &output);
+        child::assert_passed("stream_map = \"newer\"", &output);
         return;
     }
     let _session = SESSION.lock();
@@ -293,19 +291,19 @@ fn null_legacy_and_per_thread_streams() {
 // machine whose host-to-host copies have a record (h2h_record=1).
 #[test]
 fn sync_memcpy_without_stream_gets_the_stack_top() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
-    let output = rerun_test_with_env(
+    let output = child::rerun(
         "child_sync_memcpy_without_stream_gets_the_stack_top",
         &[("ROCSIM_MACHINE", "h2h_record = true")],
     );
-    assert_child_passed("host-to-host copies with a record", &output);
+    child::assert_passed("host-to-host copies with a record", &output);
 }
 
 #[test]
 fn child_sync_memcpy_without_stream_gets_the_stack_top() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let _session = SESSION.lock();
@@ -388,7 +386,7 @@ fn nested_set_restores_the_outer_stream() {
 
 #[test]
 fn first_dispatch_after_enable_on_a_busy_thread() {
-    if !runs_in_own_child(
+    if !child::in_child(
         "first_dispatch_after_enable_on_a_busy_thread",
         &[VIRTUAL_CLOCK],
     ) {
@@ -514,15 +512,15 @@ fn annotations_and_scope_ranges_follow_the_launching_thread() {
 /// stream ids of created streams are assigned whether or not a HIP_STREAM context saw them.
 #[test]
 fn every_stream_test_passes_under_the_newer_stream_map() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
     let output = std::process::Command::new(std::env::current_exe().unwrap())
         // `child_*` tests need the environment their parent test gives them; they run there.
         .args(["--test-threads=1", "--skip", "child_"])
-        // The child marker of tests/child_process: tests that re-run themselves run their
-        // bodies directly there.
-        .env("XLA_ROCM_TRACER_TEST_CHILD", "1")
+        // The test kit's child marker: tests that re-run themselves run their bodies directly
+        // there.
+        .env(child::MARKER, "1")
         .env("ROCSIM_MACHINE", "stream_map = \"newer\"")
         .output()
         .unwrap();

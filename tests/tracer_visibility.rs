@@ -4,30 +4,31 @@
 //! is the third GPU agent here. The machine is fixed per process: the case runs in a child.
 mod tracer_common;
 
+use sim_test_kit::child;
 use std::sync::Arc;
 
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
-use tracer_common::{assert_child_passed, is_child, rerun_test_with_env};
+
 use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
 use xla_rocm_tracer::export::ExportOptions;
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
 #[test]
 fn hip_device_0_is_gpu_0_when_hip_visible_devices_hides_gpus() {
-    if is_child() {
+    if child::is_any_child() {
         return;
     }
-    let output = rerun_test_with_env(
+    let output = child::rerun(
         "child_hip_device_0_is_gpu_0",
         &[("ROCSIM_MACHINE", "gpus = 4"), ("HIP_VISIBLE_DEVICES", "2")],
     );
-    assert_child_passed("HIP_VISIBLE_DEVICES=2 on 4 GPUs", &output);
+    child::assert_passed("HIP_VISIBLE_DEVICES=2 on 4 GPUs", &output);
 }
 
 /// Runs only in a child with four GPUs of which HIP sees the third.
 #[test]
 fn child_hip_device_0_is_gpu_0() {
-    if !is_child() {
+    if !child::is_any_child() {
         return;
     }
     let tracer = Tracer::get();

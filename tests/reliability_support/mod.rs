@@ -1,6 +1,7 @@
 //! Shared by the `stress_*` and `reliability_*` tests: sinks that count what they get, the
 //! simulator's record ledger, and the accounting equations those tests assert exactly.
 #![allow(dead_code)]
+use sim_test_kit::child;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -17,11 +18,6 @@ use xla_rocm_tracer::export::{ExportOptions, XSpace};
 use xla_rocm_tracer::sink::{EventSink, SessionEnd};
 use xla_rocm_tracer::tracer::sdk;
 use xla_rocm_tracer::tracer::Tracer;
-
-#[path = "../child_process/mod.rs"]
-mod child_process;
-#[allow(unused_imports)] // not every test binary re-runs itself
-pub use child_process::{assert_child_passed_without_panic, is_child, rerun_test_with_env};
 
 /// The three kinds of buffer record the tracer asks for.
 pub const TRACED_KINDS: [u32; 3] = [
@@ -519,7 +515,7 @@ pub fn under_newer_stream_map(test: &str) -> bool {
     if machine().stream_map() == StreamMap::Newer {
         return true;
     }
-    let output = rerun_test_with_env(test, &[("ROCSIM_MACHINE", "stream_map = \"newer\"")]);
-    child_process::assert_child_passed(&format!("{test} (stream_map = \"newer\")"), &output);
+    let output = child::rerun(test, &[("ROCSIM_MACHINE", "stream_map = \"newer\"")]);
+    child::assert_passed(&format!("{test} (stream_map = \"newer\")"), &output);
     false
 }

@@ -10,11 +10,6 @@ use xla_rocm_tracer::event::{EventSource, RocmTracerEvent};
 use xla_rocm_tracer::sink::{EventSink, SessionEnd};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
-#[path = "../child_process/mod.rs"]
-mod child_process;
-#[allow(unused_imports)] // not every test binary re-runs itself
-pub use child_process::{assert_child_passed, is_child, rerun_test_with_env, runs_in_own_child};
-
 /// The simulator's virtual clock (read once per process, so for a child): virtual time moves
 /// only with HIP calls, sleeps and synchronizes, so a kernel record due after its lag is
 /// pushed only when later work moves time past it, the same way on every run.

@@ -3,7 +3,6 @@
 //! pointers. The probe links neither library, so the same binary runs against either set.
 
 use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
-use rocprofiler_sdk_sys::*;
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::path::{Path, PathBuf};
 
@@ -105,81 +104,6 @@ pub fn find_simulated(sim_dir: Option<&Path>) -> Option<LibraryPair> {
 pub type HipStream = *mut c_void;
 pub type HipError = c_int;
 
-/// The rocprofiler-sdk functions the recording tool and the battery call.
-#[derive(Clone, Copy)]
-pub struct Sdk {
-    pub get_version: unsafe extern "C" fn(*mut u32, *mut u32, *mut u32) -> rocprofiler_status_t,
-    pub force_configure: unsafe extern "C" fn(rocprofiler_configure_func_t) -> rocprofiler_status_t,
-    pub create_context: unsafe extern "C" fn(*mut rocprofiler_context_id_t) -> rocprofiler_status_t,
-    pub start_context: unsafe extern "C" fn(rocprofiler_context_id_t) -> rocprofiler_status_t,
-    pub stop_context: unsafe extern "C" fn(rocprofiler_context_id_t) -> rocprofiler_status_t,
-    pub create_buffer: unsafe extern "C" fn(
-        rocprofiler_context_id_t,
-        usize,
-        usize,
-        rocprofiler_buffer_policy_t,
-        rocprofiler_buffer_tracing_cb_t,
-        *mut c_void,
-        *mut rocprofiler_buffer_id_t,
-    ) -> rocprofiler_status_t,
-    pub flush_buffer: unsafe extern "C" fn(rocprofiler_buffer_id_t) -> rocprofiler_status_t,
-    pub configure_buffer_tracing: unsafe extern "C" fn(
-        rocprofiler_context_id_t,
-        rocprofiler_buffer_tracing_kind_t,
-        *const rocprofiler_tracing_operation_t,
-        usize,
-        rocprofiler_buffer_id_t,
-    ) -> rocprofiler_status_t,
-    pub configure_callback_tracing: unsafe extern "C" fn(
-        rocprofiler_context_id_t,
-        rocprofiler_callback_tracing_kind_t,
-        *const rocprofiler_tracing_operation_t,
-        usize,
-        rocprofiler_callback_tracing_cb_t,
-        *mut c_void,
-    ) -> rocprofiler_status_t,
-    pub configure_external_correlation: unsafe extern "C" fn(
-        rocprofiler_context_id_t,
-        *const rocprofiler_external_correlation_id_request_kind_t,
-        usize,
-        rocprofiler_external_correlation_id_request_cb_t,
-        *mut c_void,
-    ) -> rocprofiler_status_t,
-    pub query_available_agents: unsafe extern "C" fn(
-        rocprofiler_agent_version_t,
-        rocprofiler_query_available_agents_cb_t,
-        usize,
-        *mut c_void,
-    ) -> rocprofiler_status_t,
-    pub callback_operation_name: unsafe extern "C" fn(
-        rocprofiler_callback_tracing_kind_t,
-        rocprofiler_tracing_operation_t,
-        *mut *const c_char,
-        *mut u64,
-    ) -> rocprofiler_status_t,
-    pub buffer_operation_name: unsafe extern "C" fn(
-        rocprofiler_buffer_tracing_kind_t,
-        rocprofiler_tracing_operation_t,
-        *mut *const c_char,
-        *mut u64,
-    ) -> rocprofiler_status_t,
-    pub status_name: unsafe extern "C" fn(rocprofiler_status_t) -> *const c_char,
-    pub get_thread_id: unsafe extern "C" fn(*mut rocprofiler_thread_id_t) -> rocprofiler_status_t,
-    pub push_external_correlation_id: unsafe extern "C" fn(
-        rocprofiler_context_id_t,
-        rocprofiler_thread_id_t,
-        rocprofiler_user_data_t,
-    ) -> rocprofiler_status_t,
-    pub pop_external_correlation_id: unsafe extern "C" fn(
-        rocprofiler_context_id_t,
-        rocprofiler_thread_id_t,
-        *mut rocprofiler_user_data_t,
-    ) -> rocprofiler_status_t,
-    /// The simulator's own hook (`rocsim_host_sleep_ns`): a wait that moves its virtual clock.
-    /// Absent from the real SDK, where the probe sleeps for real.
-    pub sim_host_sleep_ns: Option<unsafe extern "C" fn(u64)>,
-}
-
 /// The HIP runtime functions of the battery. Optional ones are absent from some runtimes (the
 /// simulated one has no stream capture); the battery skips their step and says so.
 #[derive(Clone, Copy)]
@@ -248,6 +172,10 @@ fn optional<T: Copy>(lib: &Library, name: &str) -> Option<T> {
     // SAFETY: as in `required`.
     unsafe { lib.get::<T>(name) }.ok().map(|s| *s)
 }
+
+/// The SDK's function table, shared with the simulators' test kit (which fills it from linked
+/// symbols); the probe fills it here, from `dlsym`.
+pub use sdk_recorder::Sdk;
 
 /// Opens the SDK first (the simulated HIP runtime needs its symbols).
 pub fn load_sdk(pair: &LibraryPair) -> Result<Sdk, LoadError> {

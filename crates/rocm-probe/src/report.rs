@@ -357,9 +357,12 @@ pub fn build_run(input: RunInputs) -> Run {
         }
     }
     for r in &rec.records {
-        if r.kind == ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API {
-            let name = names.callback_op(ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, r.op);
-            corr_call.entry(r.internal).or_insert(name);
+        if r.record.kind() == ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API {
+            let name = names.callback_op(
+                ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                r.record.operation(),
+            );
+            corr_call.entry(r.record.internal()).or_insert(name);
         }
     }
 
@@ -442,21 +445,21 @@ pub fn build_run(input: RunInputs) -> Run {
     records.sort_by_key(|r| r.seq);
     let mut unattributed = 0usize;
     for r in &records {
-        let step = if r.external > 0 && (r.external as usize) <= steps.len() {
-            r.external as usize - 1
-        } else if let Some(&s) = corr_step.get(&r.internal) {
+        let step = if r.record.external() > 0 && (r.record.external() as usize) <= steps.len() {
+            r.record.external() as usize - 1
+        } else if let Some(&s) = corr_step.get(&r.record.internal()) {
             s
         } else {
             unattributed += 1;
             continue;
         };
         let call = corr_call
-            .get(&r.internal)
+            .get(&r.record.internal())
             .cloned()
             .unwrap_or_else(|| "(no HIP call with this correlation id)".into());
-        let kind = buffer_kind(r.kind);
-        let op = names.buffer_op(r.kind, r.op);
-        let what = match (r.kind, r.agents) {
+        let kind = buffer_kind(r.record.kind());
+        let op = names.buffer_op(r.record.kind(), r.record.operation());
+        let what = match (r.record.kind(), r.record.agents()) {
             (ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, Some((src, dst, _))) => {
                 format!("{call}: {kind} {op} {} -> {}", agent(src), agent(dst))
             }
@@ -472,12 +475,13 @@ pub fn build_run(input: RunInputs) -> Run {
         });
         entry.0 += 1;
         if let Some((_, _, bytes)) = r
-            .agents
-            .filter(|_| r.kind == ROCPROFILER_BUFFER_TRACING_MEMORY_COPY)
+            .record
+            .agents()
+            .filter(|_| r.record.kind() == ROCPROFILER_BUFFER_TRACING_MEMORY_COPY)
         {
             entry.1.push(bytes.to_string());
         }
-        if r.kind != ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API {
+        if r.record.kind() != ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API {
             let at = when(r.seq, step, &rec.marks);
             steps[step].arrival.push(format!(
                 "record {kind} {op} delivered on {}: {at}",

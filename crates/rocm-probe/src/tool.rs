@@ -13,7 +13,7 @@ use crate::libs::Sdk;
 use rocprofiler_sdk_sys::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -49,12 +49,7 @@ pub struct Request {
 pub struct Record {
     pub seq: u64,
     pub thread: String,
-    pub kind: u32,
-    pub op: i32,
-    pub internal: u64,
-    pub external: u64,
-    /// MEMORY_COPY: (source agent, destination agent, bytes). KERNEL_DISPATCH: (agent, agent, 0).
-    pub agents: Option<(u64, u64, u64)>,
+    pub record: sdk_recorder::Record,
 }
 
 /// A point in the battery: `what` is e.g. "sync" (the step's synchronizing call returned) or
@@ -147,7 +142,10 @@ pub fn note_status(call: &str, status: rocprofiler_status_t) {
 
 pub fn take_recording() -> Recording {
     let mut guard = RECORDING.lock().unwrap_or_else(|e| e.into_inner());
-    guard.take().unwrap_or_default()
+    let mut recording = guard.take().unwrap_or_default();
+    recording.configure =
+        sdk_recorder::configured().map(|c| (c.version, c.runtime_version.clone()));
+    recording
 }
 
 pub fn sdk() -> &'static Sdk {
@@ -158,8 +156,7 @@ pub fn sdk() -> &'static Sdk {
 /// Registers the tool with `rocprofiler_force_configure`; must run before the first HIP call.
 pub fn register(sdk: Sdk) -> rocprofiler_status_t {
     let _ = SDK.set(sdk);
-    // SAFETY: `configure` has the `rocprofiler_configure_func_t` signature.
-    let status = unsafe { (sdk.force_configure)(Some(configure)) };
+    let status = sdk_recorder::register(&sdk, c"xla-rocm-tracer-probe", initialize, None);
     note_status("rocprofiler_force_configure", status);
     status
 }
@@ -170,27 +167,15 @@ pub fn contexts() -> Option<(rocprofiler_context_id_t, rocprofiler_context_id_t)
 
 pub fn start() {
     if let Some((cb, buf)) = contexts() {
-        // SAFETY: ids from rocprofiler_create_context.
-        note_status("rocprofiler_start_context(callbacks)", unsafe {
-            (sdk().start_context)(cb)
-        });
-        // SAFETY: as above.
-        note_status("rocprofiler_start_context(buffered)", unsafe {
-            (sdk().start_context)(buf)
-        });
+        note_status("rocprofiler_start_context(callbacks)", sdk().start(cb));
+        note_status("rocprofiler_start_context(buffered)", sdk().start(buf));
     }
 }
 
 pub fn stop() {
     if let Some((cb, buf)) = contexts() {
-        // SAFETY: ids from rocprofiler_create_context.
-        note_status("rocprofiler_stop_context(callbacks)", unsafe {
-            (sdk().stop_context)(cb)
-        });
-        // SAFETY: as above.
-        note_status("rocprofiler_stop_context(buffered)", unsafe {
-            (sdk().stop_context)(buf)
-        });
+        note_status("rocprofiler_stop_context(callbacks)", sdk().stop(cb));
+        note_status("rocprofiler_stop_context(buffered)", sdk().stop(buf));
     }
 }
 
@@ -199,85 +184,50 @@ pub fn stop() {
 pub fn stop_edges() {
     let idle = *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(idle) = idle {
-        // SAFETY: an id from rocprofiler_create_context.
-        note_status("rocprofiler_stop_context(never started)", unsafe {
-            (sdk().stop_context)(idle)
-        });
+        note_status("rocprofiler_stop_context(never started)", sdk().stop(idle));
     }
     if let Some((cb, _)) = contexts() {
-        // SAFETY: as above.
-        note_status("rocprofiler_stop_context(callbacks, again)", unsafe {
-            (sdk().stop_context)(cb)
-        });
+        note_status("rocprofiler_stop_context(callbacks, again)", sdk().stop(cb));
+    }
+}
+
+/// Writes down the status of `call` and returns its value (the default if it failed).
+fn noted<T: Default>(call: &str, result: Result<T, rocprofiler_status_t>) -> T {
+    match result {
+        Ok(value) => {
+            note_status(call, ROCPROFILER_STATUS_SUCCESS);
+            value
+        }
+        Err(status) => {
+            note_status(call, status);
+            T::default()
+        }
     }
 }
 
 /// Pushes `value` as the calling thread's external correlation id in the callback context.
 pub fn push_external(value: u64) {
     let Some((cb, _)) = contexts() else { return };
-    let mut tid = 0;
-    // SAFETY: out-parameter is a valid local; the id is from rocprofiler_create_context.
-    unsafe {
-        note_status("rocprofiler_get_thread_id", (sdk().get_thread_id)(&mut tid));
-        note_status(
-            "rocprofiler_push_external_correlation_id",
-            (sdk().push_external_correlation_id)(cb, tid, rocprofiler_user_data_t { value }),
-        );
-    }
+    let tid = noted("rocprofiler_get_thread_id", sdk().thread_id());
+    let status = sdk().push_external(cb, tid, value);
+    note_status("rocprofiler_push_external_correlation_id", status);
 }
 
 pub fn pop_external() {
     let Some((cb, _)) = contexts() else { return };
-    let mut tid = 0;
-    let mut popped = rocprofiler_user_data_t { value: 0 };
-    // SAFETY: out-parameters are valid locals; the id is from rocprofiler_create_context.
-    unsafe {
-        note_status("rocprofiler_get_thread_id", (sdk().get_thread_id)(&mut tid));
-        note_status(
-            "rocprofiler_pop_external_correlation_id",
-            (sdk().pop_external_correlation_id)(cb, tid, &mut popped),
-        );
-    }
+    let tid = noted("rocprofiler_get_thread_id", sdk().thread_id());
+    let status = sdk().pop_external(cb, tid);
+    note_status("rocprofiler_pop_external_correlation_id", status);
 }
 
 pub fn flush(label: &str) {
     let buffer = *BUFFER.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(buffer) = buffer {
-        // SAFETY: id from rocprofiler_create_buffer.
-        let status = unsafe { (sdk().flush_buffer)(buffer) };
-        note_status(&format!("rocprofiler_flush_buffer({label})"), status);
+        note_status(
+            &format!("rocprofiler_flush_buffer({label})"),
+            sdk().flush(buffer),
+        );
     }
-}
-
-static mut CONFIGURE_RESULT: rocprofiler_tool_configure_result_t =
-    rocprofiler_tool_configure_result_t {
-        size: std::mem::size_of::<rocprofiler_tool_configure_result_t>(),
-        initialize: Some(initialize),
-        finalize: None,
-        tool_data: std::ptr::null_mut(),
-    };
-
-unsafe extern "C" fn configure(
-    version: u32,
-    runtime_version: *const c_char,
-    _priority: u32,
-    client_id: *mut rocprofiler_client_id_t,
-) -> *mut rocprofiler_tool_configure_result_t {
-    let text = if runtime_version.is_null() {
-        String::new()
-    } else {
-        // SAFETY: the SDK passes a C string.
-        unsafe { std::ffi::CStr::from_ptr(runtime_version) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    with_recording(|r| r.configure = Some((version, text)));
-    if !client_id.is_null() {
-        // SAFETY: the SDK passes a writable client id; the name is a static C string.
-        unsafe { (*client_id).name = c"xla-rocm-tracer-probe".as_ptr() };
-    }
-    // The SDK keeps the pointer and reads it; nothing in the probe writes it.
-    &raw mut CONFIGURE_RESULT
 }
 
 const CALLBACK_KINDS: [(rocprofiler_callback_tracing_kind_t, &str); 4] = [
@@ -318,104 +268,52 @@ unsafe extern "C" fn initialize(
     _tool_data: *mut c_void,
 ) -> c_int {
     let sdk = sdk();
-    let mut cb = rocprofiler_context_id_t::default();
-    let mut buf = rocprofiler_context_id_t::default();
-    // SAFETY: out-parameters are valid locals; callbacks have the SDK's signatures; the
-    // operation lists are empty (all operations).
-    unsafe {
+    let cb = noted(
+        "rocprofiler_create_context(callbacks)",
+        sdk.create_context(),
+    );
+    let buf = noted("rocprofiler_create_context(buffered)", sdk.create_context());
+    let idle = noted(
+        "rocprofiler_create_context(never started)",
+        sdk.create_context(),
+    );
+    *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner()) = Some(idle);
+    for (kind, name) in CALLBACK_KINDS {
         note_status(
-            "rocprofiler_create_context(callbacks)",
-            (sdk.create_context)(&mut cb),
+            &format!("rocprofiler_configure_callback_tracing_service({name})"),
+            sdk.trace_callbacks(cb, kind, Some(on_callback)),
         );
-        note_status(
-            "rocprofiler_create_context(buffered)",
-            (sdk.create_context)(&mut buf),
-        );
-        let mut idle = rocprofiler_context_id_t::default();
-        note_status(
-            "rocprofiler_create_context(never started)",
-            (sdk.create_context)(&mut idle),
-        );
-        *IDLE_CONTEXT.lock().unwrap_or_else(|e| e.into_inner()) = Some(idle);
-        for (kind, name) in CALLBACK_KINDS {
-            let status = (sdk.configure_callback_tracing)(
-                cb,
-                kind,
-                std::ptr::null(),
-                0,
-                Some(on_callback),
-                std::ptr::null_mut(),
-            );
-            note_status(
-                &format!("rocprofiler_configure_callback_tracing_service({name})"),
-                status,
-            );
-        }
-        let mut buffer = rocprofiler_buffer_id_t::default();
-        let status = (sdk.create_buffer)(
-            buf,
-            BUFFER_BYTES,
-            BUFFER_BYTES,
-            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            Some(on_buffer),
-            std::ptr::null_mut(),
-            &mut buffer,
-        );
-        note_status("rocprofiler_create_buffer", status);
-        for (kind, name) in BUFFER_KINDS {
-            let status = (sdk.configure_buffer_tracing)(buf, kind, std::ptr::null(), 0, buffer);
-            note_status(
-                &format!("rocprofiler_configure_buffer_tracing_service({name})"),
-                status,
-            );
-        }
-        let status = (sdk.configure_external_correlation)(
-            buf,
-            REQUEST_KINDS.as_ptr(),
-            REQUEST_KINDS.len(),
-            Some(on_request),
-            std::ptr::null_mut(),
-        );
-        note_status(
-            "rocprofiler_configure_external_correlation_id_request_service",
-            status,
-        );
-        let status = (sdk.query_available_agents)(
-            ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(on_agents),
-            // The fields up to `uuid` keep their offsets in every layout since ROCm 6, and the
-            // SDK refuses a size larger than its own struct (docs/sdk-facts.md#agents).
-            std::mem::offset_of!(rocprofiler_agent_v0_t, uuid),
-            std::ptr::null_mut(),
-        );
-        note_status("rocprofiler_query_available_agents", status);
-        *BUFFER.lock().unwrap_or_else(|e| e.into_inner()) = Some(buffer);
     }
-    *CONTEXTS.lock().unwrap_or_else(|e| e.into_inner()) = Some((cb, buf));
-    0
-}
-
-unsafe extern "C" fn on_agents(
-    _version: rocprofiler_agent_version_t,
-    agents: *mut *const c_void,
-    num_agents: usize,
-    _user_data: *mut c_void,
-) -> rocprofiler_status_t {
-    let mut list = Vec::new();
-    for i in 0..num_agents {
-        // SAFETY: the SDK passes `num_agents` pointers to agents of the requested version. Only
-        // fields that precede the UUID are read; they sit at the same offsets in every layout
-        // since ROCm 7.0.
-        let agent = unsafe { &*(*agents.add(i) as *const rocprofiler_agent_v0_t) };
+    let buffer = noted(
+        "rocprofiler_create_buffer",
+        sdk.lossless_buffer(buf, BUFFER_BYTES, BUFFER_BYTES, Some(on_buffer)),
+    );
+    for (kind, name) in BUFFER_KINDS {
+        note_status(
+            &format!("rocprofiler_configure_buffer_tracing_service({name})"),
+            sdk.trace_buffer(buf, kind, buffer),
+        );
+    }
+    note_status(
+        "rocprofiler_configure_external_correlation_id_request_service",
+        sdk.request_external_correlation(buf, &REQUEST_KINDS, Some(on_request)),
+    );
+    // The fields up to `uuid` keep their offsets in every layout since ROCm 6, and the SDK
+    // refuses a size larger than its own struct (docs/sdk-facts.md#agents): only those are read.
+    let agents = noted(
+        "rocprofiler_query_available_agents",
+        sdk.agents(std::mem::offset_of!(rocprofiler_agent_v0_t, uuid)),
+    );
+    let agents = agents.iter().map(|agent| {
         let name = if agent.name.is_null() {
             String::new()
         } else {
-            // SAFETY: a C string owned by the SDK.
+            // SAFETY: a C string owned by the SDK for the process's lifetime.
             unsafe { std::ffi::CStr::from_ptr(agent.name) }
                 .to_string_lossy()
                 .into_owned()
         };
-        list.push((
+        (
             agent.id.handle,
             agent.type_,
             agent.node_id,
@@ -423,10 +321,13 @@ unsafe extern "C" fn on_agents(
             agent.logical_node_type_id,
             agent.runtime_visibility,
             name,
-        ));
-    }
-    with_recording(|r| r.agents = list);
-    ROCPROFILER_STATUS_SUCCESS
+        )
+    });
+    let agents = agents.collect();
+    with_recording(|r| r.agents = agents);
+    *BUFFER.lock().unwrap_or_else(|e| e.into_inner()) = Some(buffer);
+    *CONTEXTS.lock().unwrap_or_else(|e| e.into_inner()) = Some((cb, buf));
+    0
 }
 
 unsafe extern "C" fn on_callback(
@@ -441,15 +342,8 @@ unsafe extern "C" fn on_callback(
         }
         _ => "sdk-other",
     };
-    let stream = (record.kind == ROCPROFILER_CALLBACK_TRACING_HIP_STREAM
-        && !record.payload.is_null())
-    .then(|| {
-        // SAFETY: a HIP_STREAM callback's payload is the stream data struct.
-        let data =
-            unsafe { &*(record.payload as *const rocprofiler_callback_tracing_hip_stream_data_t) };
-        // SAFETY: the value is a `hipStream_t`, read as an integer.
-        (data.stream_id.handle, unsafe { data.stream_value.handle })
-    });
+    // SAFETY: the record the SDK passed, read during the callback.
+    let stream = unsafe { sdk_recorder::stream_payload(&record) };
     let event = Callback {
         seq,
         step: STEP.load(Ordering::SeqCst),
@@ -502,67 +396,15 @@ unsafe extern "C" fn on_buffer(
 ) {
     let seq = next_seq();
     let thread = thread_label("sdk-buffer");
-    let mut records = Vec::with_capacity(num_headers);
-    for i in 0..num_headers {
-        // SAFETY: the SDK passes `num_headers` valid header pointers.
-        let header = unsafe { &**headers.add(i) };
-        if header.category() != ROCPROFILER_BUFFER_CATEGORY_TRACING {
-            continue;
-        }
-        let payload = header.payload;
-        let record = match header.kind() {
-            ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
-                // SAFETY: the header's kind names the payload's record type.
-                let r =
-                    unsafe { &*(payload as *const rocprofiler_buffer_tracing_hip_api_record_t) };
-                Record {
-                    seq,
-                    thread: thread.clone(),
-                    kind: r.kind,
-                    op: r.operation,
-                    internal: r.correlation_id.internal,
-                    // SAFETY: the external id is a plain integer here (the tool wrote it).
-                    external: unsafe { r.correlation_id.external.value },
-                    agents: None,
-                }
-            }
-            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
-                // SAFETY: the header's kind names the payload's record type.
-                let r = unsafe {
-                    &*(payload as *const rocprofiler_buffer_tracing_kernel_dispatch_record_t)
-                };
-                let agent = r.dispatch_info.agent_id.handle;
-                Record {
-                    seq,
-                    thread: thread.clone(),
-                    kind: r.kind,
-                    op: r.operation,
-                    internal: r.correlation_id.internal,
-                    // SAFETY: as above.
-                    external: unsafe { r.correlation_id.external.value },
-                    agents: Some((agent, agent, 0)),
-                }
-            }
-            ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
-                // SAFETY: the header's kind names the payload's record type.
-                let r = unsafe {
-                    &*(payload as *const rocprofiler_buffer_tracing_memory_copy_record_t)
-                };
-                Record {
-                    seq,
-                    thread: thread.clone(),
-                    kind: r.kind,
-                    op: r.operation,
-                    internal: r.correlation_id.internal,
-                    // SAFETY: as above.
-                    external: unsafe { r.correlation_id.external.value },
-                    agents: Some((r.src_agent_id.handle, r.dst_agent_id.handle, r.bytes)),
-                }
-            }
-            _ => continue,
-        };
-        records.push(record);
-    }
+    // SAFETY: what the SDK passed this buffer callback, read during it.
+    let records: Vec<Record> = unsafe { sdk_recorder::records(headers, num_headers) }
+        .into_iter()
+        .map(|record| Record {
+            seq,
+            thread: thread.clone(),
+            record,
+        })
+        .collect();
     with_recording(|r| {
         if !r.buffer_threads.contains(&thread) {
             r.buffer_threads.push(thread.clone());

@@ -3,11 +3,10 @@
 //! `HIP_VISIBLE_DEVICES` / `ROCR_VISIBLE_DEVICES` hide it (only its `runtime_visibility` bits
 //! differ), CPU visibility 0xF; HIP device k is the k-th HIP-visible GPU. Each machine runs in
 //! its own child process.
-use sim_test_kit::child;
-mod common;
-use common::*;
 use sim::driver;
 use sim::scenario;
+use sim_test_kit::child;
+use sim_test_kit::recording::*;
 
 use sim_test_kit::agents;
 

@@ -1,10 +1,9 @@
 //! Per-thread call order for every simulated HIP call kind (docs/sdk-facts.md#firing-order, docs/simulator-fidelity.md#per-call-order), record
 //! contents (docs/simulator-fidelity.md#record-contents), stream ids (docs/sdk-facts.md#stream-ids) and the request contract (docs/sdk-facts.md#request-return-contract), observed by the
-//! recording tool of `common`.
-use sim_test_kit::child;
-mod common;
-use common::*;
+//! test kit's recording tool.
 use sim::driver::{self, Copy, CopyKind};
+use sim_test_kit::child;
+use sim_test_kit::recording::*;
 use sys::*;
 
 const KD: u32 = ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH;

@@ -3,11 +3,10 @@
 //! large-BAR GPU are CPU copies with no record, large pageable copies are pinned in pieces
 //! (several records under one correlation id), host-to-host copies have no record. Other
 //! thresholds and indirect dispatch run in child processes.
-use sim_test_kit::child;
-mod common;
-use common::*;
 use sim::driver::{self, Copy, CopyCall, CopyKind, HostMemory};
 use sim::scenario;
+use sim_test_kit::child;
+use sim_test_kit::recording::*;
 use std::sync::{Mutex, MutexGuard};
 
 /// The scenario test counts every copy record made while it runs: one test at a time.

@@ -1,10 +1,9 @@
 //! Machine configurations read from the environment once per process (gpus,
 //! direct_dispatch), each test in its own child process.
-use sim_test_kit::child;
-mod common;
-use common::*;
 use sim::driver::{self, CopyKind};
 use sim::scenario;
+use sim_test_kit::child;
+use sim_test_kit::recording::*;
 
 #[test]
 fn two_gpus_replay_with_a_peer_copy() {

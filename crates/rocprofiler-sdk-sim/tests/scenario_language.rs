@@ -1,9 +1,8 @@
 //! The scenario language's SET windows, stream lifecycle, creating threads, seeded random
 //! steps and limits: each replayed under the recording tool, or refused with the key, file
 //! and line.
-mod common;
-use common::*;
 use sim::scenario::{self, ScenarioError, Step};
+use sim_test_kit::recording::*;
 use std::sync::Mutex;
 
 static SERIAL: Mutex<()> = Mutex::new(());

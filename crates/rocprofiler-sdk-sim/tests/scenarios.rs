@@ -1,11 +1,10 @@
 //! Scenario files: bad files get errors naming file, line and problem (and nothing panics);
 //! `scenarios/jax_matmul.toml` and `multi_thread.toml` parse and replay under the recording
 //! tool with the records XLA's tracer needs.
-use sim_test_kit::child;
-mod common;
-use common::*;
 use sim::driver::CopyKind;
 use sim::scenario::{self, ReplayHooks, ScenarioError};
+use sim_test_kit::child;
+use sim_test_kit::recording::*;
 use std::path::PathBuf;
 use std::sync::Mutex;
 

@@ -113,12 +113,13 @@ unsafe extern "C" fn on_buffer(
     _: *mut c_void,
     _: u64,
 ) {
-    let mut out = RECORDS.lock().unwrap();
-    for i in 0..n {
-        // The buffer traces HIP API and kernel dispatch records only.
-        // SAFETY: the SDK hands over `n` valid header pointers, live for the callback.
-        out.extend(unsafe { sim_test_kit::correlation(&**headers.add(i)) });
-    }
+    // The buffer traces HIP API and kernel dispatch records only.
+    // SAFETY: what the SDK passed this buffer callback, read during it.
+    let records = unsafe { sim_test_kit::sdk_recorder::records(headers, n) };
+    let seen = records
+        .iter()
+        .map(|r| (r.kind(), r.internal(), r.external()));
+    RECORDS.lock().unwrap().extend(seen);
 }
 
 unsafe extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void) -> c_int {

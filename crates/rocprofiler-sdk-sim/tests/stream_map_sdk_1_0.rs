@@ -4,11 +4,10 @@
 //! other value aborts the process; DESTROY keeps the entry; CREATE fires after a failed create.
 //! Behaviours that end the process, or change process-wide state (the null stream's id), run in
 //! a child process.
-use sim_test_kit::child;
-mod common;
-use common::*;
 use sim::driver;
 use sim::machine::StreamMap;
+use sim_test_kit::child;
+use sim_test_kit::recording::*;
 
 /// In the parent: runs `test` in a child with `env` and asserts that it was killed by SIGABRT
 /// after printing `stderr_needle` and the SDK's `std::out_of_range`; returns false. In the

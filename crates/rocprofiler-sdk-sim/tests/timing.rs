@@ -2,11 +2,10 @@
 //! (kernel_record_lag_us) and the virtual clock (clock, seed). Tests that
 //! need another machine run in a child process; the virtual clock makes their assertions
 //! about "not yet pushed" exact instead of a race with the host's timing.
-use sim_test_kit::child;
-mod common;
-use common::*;
 use sim::driver::{self, CopyKind};
 use sim::machine::{machine, ClockMode};
+use sim_test_kit::child;
+use sim_test_kit::recording::*;
 
 fn now() -> u64 {
     let mut t = 0;

@@ -8,7 +8,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Output};
 
 /// The environment variable that marks the child and names its test.
-pub const MARKER: &str = "ROCSIM_TEST_CHILD";
+pub const MARKER: &str = "SIM_TEST_KIT_CHILD";
 
 /// Whether this process is the child re-run of `test`.
 pub fn is_child(test: &str) -> bool {
@@ -29,6 +29,11 @@ pub fn command(test: &str) -> Command {
     command
 }
 
+/// Runs `test` alone in a child with `env` added to this process's environment.
+pub fn rerun(test: &str, env: &[(&str, &str)]) -> Output {
+    command(test).envs(env.iter().copied()).output().unwrap()
+}
+
 /// Asserts the child of `test` ran its test and passed; returns its stdout.
 #[track_caller]
 pub fn assert_passed(test: &str, output: &Output) -> String {
@@ -43,6 +48,17 @@ pub fn assert_passed(test: &str, output: &Output) -> String {
         "child {test} did not run the test\n{stdout}"
     );
     stdout
+}
+
+/// As [`assert_passed`], and nothing in the child panicked, not even a panic it caught.
+#[track_caller]
+pub fn assert_passed_without_panic(test: &str, output: &Output) {
+    assert_passed(test, output);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "child {test} panicked\n{stderr}"
+    );
 }
 
 /// Asserts the child of `test` was killed by SIGABRT; returns its stderr.
@@ -65,8 +81,7 @@ pub fn in_child_checked(test: &str, env: &[(&str, &str)], check: impl FnOnce(&Ou
     if is_child(test) {
         return true;
     }
-    let output = command(test).envs(env.iter().copied()).output().unwrap();
-    check(&output);
+    check(&rerun(test, env));
     false
 }
 

@@ -1,13 +1,13 @@
 //! The test kit of the simulators' suites (`rocprofiler-sdk-sim` and `hip-runtime-sim`):
 //! * [`recording`]: a tiny XLA-shaped recording tool most tests observe the SDK with;
-//! * [`register_tool`]: the configure boilerplate of a test's own tool (a `'static`
-//!   configure result, a `rocprofiler_configure`-shaped function, `force_configure` once per
-//!   process);
-//!   ([`ConfigureResult`] for a tool that must bring its own `rocprofiler_configure`);
+//! * [`register_tool`]: a test's own tool registered through `force_configure` once per
+//!   process ([`ConfigureResult`] for a tool that must bring its own `rocprofiler_configure`);
+//! * [`SDK`]: the SDK's linked functions in `sdk_recorder`'s table, which the probe fills with
+//!   `dlsym`'d ones: the kit and the probe set up and read through the same code;
 //! * set-up inside `initialize`: [`context`], [`callback_context`], [`trace_callbacks`],
 //!   [`lossless_buffer`], [`trace_buffer`], [`start`], [`agents`];
 //! * small helpers many tests repeated: [`check`], [`tid`], [`flush`], [`kernel`],
-//!   [`kernel_on`], [`tiny_kernel`], [`copy`], [`correlation`], [`arg_texts`],
+//!   [`kernel_on`], [`tiny_kernel`], [`copy`], [`arg_texts`],
 //!   [`push_external`], [`pop_external`];
 //! * [`child`]: re-running one test in a child process with another environment, or to watch
 //!   it abort.
@@ -20,10 +20,34 @@ pub mod recording;
 
 pub use rocprofiler_sdk_sim as sim;
 pub use rocprofiler_sdk_sys as sys;
+pub use sdk_recorder::{self, ConfigureResult, Finalize, Initialize, Sdk};
 
 use std::ffi::{c_char, c_int, c_void, CStr};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
+
+/// The SDK's functions as linked into the test binary (the simulated library), in the table
+/// the probe fills with `dlsym`: the kit and the probe set up their tools through the same calls.
+pub static SDK: Sdk = Sdk {
+    get_version: sys::rocprofiler_get_version,
+    force_configure: sys::rocprofiler_force_configure,
+    create_context: sys::rocprofiler_create_context,
+    start_context: sys::rocprofiler_start_context,
+    stop_context: sys::rocprofiler_stop_context,
+    create_buffer: sys::rocprofiler_create_buffer,
+    flush_buffer: sys::rocprofiler_flush_buffer,
+    configure_buffer_tracing: sys::rocprofiler_configure_buffer_tracing_service,
+    configure_callback_tracing: sys::rocprofiler_configure_callback_tracing_service,
+    configure_external_correlation:
+        sys::rocprofiler_configure_external_correlation_id_request_service,
+    query_available_agents: sys::rocprofiler_query_available_agents,
+    callback_operation_name: sys::rocprofiler_query_callback_tracing_kind_operation_name,
+    buffer_operation_name: sys::rocprofiler_query_buffer_tracing_kind_operation_name,
+    status_name: sys::rocprofiler_get_status_name,
+    get_thread_id: sys::rocprofiler_get_thread_id,
+    push_external_correlation_id: sys::rocprofiler_push_external_correlation_id,
+    pop_external_correlation_id: sys::rocprofiler_pop_external_correlation_id,
+    sim_host_sleep_ns: Some(sim::capi::rocsim_host_sleep_ns),
+};
 
 /// Asserts a rocprofiler call succeeded.
 #[track_caller]
@@ -31,12 +55,15 @@ pub fn check(status: sys::rocprofiler_status_t) {
     assert_eq!(status, sys::ROCPROFILER_STATUS_SUCCESS, "status {status}");
 }
 
+/// The value of a rocprofiler call, asserting it succeeded.
+#[track_caller]
+pub fn checked<T>(result: Result<T, sys::rocprofiler_status_t>) -> T {
+    result.unwrap_or_else(|status| panic!("status {status}"))
+}
+
 /// The calling thread's id as the SDK reports it.
 pub fn tid() -> u64 {
-    let mut t = 0;
-    // SAFETY: `t` is a valid out-pointer.
-    check(unsafe { sys::rocprofiler_get_thread_id(&mut t) });
-    t
+    checked(SDK.thread_id())
 }
 
 /// Waits for all device work, then delivers buffer `handle`. Concurrent tests flush too, and
@@ -45,8 +72,7 @@ pub fn flush(handle: u64) {
     sim::driver::wait_idle();
     let buffer = sys::rocprofiler_buffer_id_t { handle };
     loop {
-        // SAFETY: plain value call.
-        match unsafe { sys::rocprofiler_flush_buffer(buffer) } {
+        match SDK.flush(buffer) {
             sys::ROCPROFILER_STATUS_ERROR_BUFFER_BUSY => {
                 std::thread::sleep(std::time::Duration::from_millis(1))
             }
@@ -75,58 +101,25 @@ pub fn kernel_on(device: u32, name: &str) -> sim::driver::KernelLaunch {
     }
 }
 
-/// A tool's `initialize`.
-pub type Initialize =
-    unsafe extern "C" fn(fini: sys::rocprofiler_client_finalize_t, data: *mut c_void) -> c_int;
-/// A tool's `finalize`.
-pub type Finalize = unsafe extern "C" fn(data: *mut c_void);
-
-struct Tool {
-    name: &'static CStr,
-    result: ConfigureResult,
-}
-
-static TOOL: OnceLock<Tool> = OnceLock::new();
-static CONFIGURED: OnceLock<()> = OnceLock::new();
-static CLIENT_HANDLE: AtomicU32 = AtomicU32::new(0);
+static REGISTERED: OnceLock<()> = OnceLock::new();
 
 /// The client handle the SDK gave the tool [`register_tool`] registered (0 before).
 pub fn client_handle() -> u32 {
-    CLIENT_HANDLE.load(Ordering::SeqCst)
-}
-
-unsafe extern "C" fn configure_tool(
-    _version: u32,
-    _runtime_version: *const c_char,
-    _priority: u32,
-    client_id: *mut sys::rocprofiler_client_id_t,
-) -> *mut sys::rocprofiler_tool_configure_result_t {
-    // `register_tool` sets the tool before configuring; without one, decline (no panic may
-    // cross this C boundary).
-    let Some(tool) = TOOL.get() else {
-        return std::ptr::null_mut();
-    };
-    // SAFETY: the SDK passes a valid client id.
-    unsafe {
-        (*client_id).name = tool.name.as_ptr();
-        CLIENT_HANDLE.store((*client_id).handle, Ordering::SeqCst);
-    }
-    tool.result.get()
+    sdk_recorder::configured().map_or(0, |c| c.handle)
 }
 
 /// Registers the test binary's own tool through `rocprofiler_force_configure`, once per
-/// process: the first call configures (and runs `initialize`, synchronously, as the SDK
-/// does), later calls wait for that and return. One kit tool per process: a second name
-/// panics (a test needing a second client registers it itself).
+/// process (as the probe registers its own, `sdk_recorder::register`): the first call
+/// configures (and runs `initialize`, synchronously, as the SDK does), later calls wait for
+/// that and return. One kit tool per process: a second name fails (a test needing a second
+/// client registers it itself).
 pub fn register_tool(name: &'static CStr, initialize: Initialize, finalize: Option<Finalize>) {
-    let tool = TOOL.get_or_init(|| Tool {
-        name,
-        result: ConfigureResult::new(initialize, finalize),
-    });
-    assert_eq!(tool.name, name, "one kit tool per process");
-    // SAFETY: `configure_tool` returns a configure result that lives for the process.
-    CONFIGURED
-        .get_or_init(|| check(unsafe { sys::rocprofiler_force_configure(Some(configure_tool)) }));
+    REGISTERED.get_or_init(|| check(sdk_recorder::register(&SDK, name, initialize, finalize)));
+    assert_eq!(
+        sdk_recorder::registered_name(),
+        Some(name),
+        "one kit tool per process"
+    );
 }
 
 /// A one-block launch of a kernel named `name` on HIP device 0: 64 work-items, `duration_ns`.
@@ -141,10 +134,7 @@ pub fn tiny_kernel(name: &str, duration_ns: u64) -> sim::driver::KernelLaunch {
 
 /// A new context (in a tool's `initialize`).
 pub fn context() -> sys::rocprofiler_context_id_t {
-    let mut ctx = sys::rocprofiler_context_id_t { handle: 0 };
-    // SAFETY: `ctx` is a valid out-pointer.
-    check(unsafe { sys::rocprofiler_create_context(&mut ctx) });
-    ctx
+    checked(SDK.create_context())
 }
 
 /// A new context that callback-traces every operation of each of `kinds` with `callback`.
@@ -164,17 +154,7 @@ pub fn trace_callbacks(
     callback: sys::rocprofiler_callback_tracing_cb_t,
 ) {
     for &kind in kinds {
-        // SAFETY: no operation list; the callback is a valid function.
-        check(unsafe {
-            sys::rocprofiler_configure_callback_tracing_service(
-                ctx,
-                kind,
-                std::ptr::null(),
-                0,
-                callback,
-                std::ptr::null_mut(),
-            )
-        });
+        check(SDK.trace_callbacks(ctx, kind, callback));
     }
 }
 
@@ -186,20 +166,7 @@ pub fn lossless_buffer(
     watermark: usize,
     callback: sys::rocprofiler_buffer_tracing_cb_t,
 ) -> sys::rocprofiler_buffer_id_t {
-    let mut buffer = sys::rocprofiler_buffer_id_t { handle: 0 };
-    // SAFETY: `buffer` is a valid out-pointer.
-    check(unsafe {
-        sys::rocprofiler_create_buffer(
-            ctx,
-            size,
-            watermark,
-            sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            callback,
-            std::ptr::null_mut(),
-            &mut buffer,
-        )
-    });
-    buffer
+    checked(SDK.lossless_buffer(ctx, size, watermark, callback))
 }
 
 /// Buffer-traces every operation of each of `kinds` in `ctx` into `buffer`.
@@ -209,57 +176,13 @@ pub fn trace_buffer(
     buffer: sys::rocprofiler_buffer_id_t,
 ) {
     for &kind in kinds {
-        // SAFETY: no operation list.
-        check(unsafe {
-            sys::rocprofiler_configure_buffer_tracing_service(
-                ctx,
-                kind,
-                std::ptr::null(),
-                0,
-                buffer,
-            )
-        });
+        check(SDK.trace_buffer(ctx, kind, buffer));
     }
 }
 
 /// Starts `ctx`.
 pub fn start(ctx: sys::rocprofiler_context_id_t) {
-    // SAFETY: plain value call.
-    check(unsafe { sys::rocprofiler_start_context(ctx) });
-}
-
-/// (kind, internal, external) of a HIP API, kernel dispatch or memory copy buffer record;
-/// `None` for other records.
-///
-/// # Safety
-/// `header` is a record header the SDK delivered to a buffer callback, read during it.
-pub unsafe fn correlation(header: &sys::rocprofiler_record_header_t) -> Option<(u32, u64, u64)> {
-    // SAFETY: caller contract: the payload is the record its kind says; the sim stores
-    // integers in `external`.
-    unsafe {
-        let (internal, external) = match header.kind() {
-            sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
-                let r = &*header
-                    .payload
-                    .cast::<sys::rocprofiler_buffer_tracing_hip_api_record_t>();
-                (r.correlation_id.internal, r.correlation_id.external.value)
-            }
-            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
-                let r = &*header
-                    .payload
-                    .cast::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>();
-                (r.correlation_id.internal, r.correlation_id.external.value)
-            }
-            sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
-                let r = &*header
-                    .payload
-                    .cast::<sys::rocprofiler_buffer_tracing_memory_copy_record_t>();
-                (r.correlation_id.internal, r.correlation_id.external.value)
-            }
-            _ => return None,
-        };
-        Some((header.kind(), internal, external))
-    }
+    check(SDK.start(ctx));
 }
 
 /// (name, value text) of each argument of a HIP API callback record, through
@@ -306,31 +229,6 @@ pub unsafe fn arg_texts(
     args
 }
 
-/// A configure result in a `static`, for a test whose tool the SDK must find by itself (an
-/// exported `rocprofiler_configure`) or that configures more than one client, where
-/// [`register_tool`] does not fit.
-pub struct ConfigureResult(sys::rocprofiler_tool_configure_result_t);
-// SAFETY: immutable; `tool_data` is null.
-unsafe impl Sync for ConfigureResult {}
-// SAFETY: as above.
-unsafe impl Send for ConfigureResult {}
-
-impl ConfigureResult {
-    pub const fn new(initialize: Initialize, finalize: Option<Finalize>) -> Self {
-        ConfigureResult(sys::rocprofiler_tool_configure_result_t {
-            size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
-            initialize: Some(initialize),
-            finalize,
-            tool_data: std::ptr::null_mut(),
-        })
-    }
-
-    /// What `rocprofiler_configure` returns.
-    pub fn get(&'static self) -> *mut sys::rocprofiler_tool_configure_result_t {
-        &self.0 as *const _ as *mut _
-    }
-}
-
 /// A copy between the default devices of its two sides.
 pub fn copy(kind: sim::driver::CopyKind, bytes: u64, duration_ns: u64) -> sim::driver::Copy {
     sim::driver::Copy {
@@ -344,54 +242,15 @@ pub fn copy(kind: sim::driver::CopyKind, bytes: u64, duration_ns: u64) -> sim::d
 
 /// The agents `rocprofiler_query_available_agents` lists (version 0), copied out.
 pub fn agents() -> Vec<sys::rocprofiler_agent_v0_t> {
-    unsafe extern "C" fn keep_agents(
-        _version: sys::rocprofiler_agent_version_t,
-        agents: *mut *const c_void,
-        num_agents: usize,
-        data: *mut c_void,
-    ) -> sys::rocprofiler_status_t {
-        // SAFETY: `data` is the vector below; the SDK passes `num_agents` valid agents.
-        unsafe {
-            let out = &mut *data.cast::<Vec<sys::rocprofiler_agent_v0_t>>();
-            for i in 0..num_agents {
-                out.push(*(*agents.add(i)).cast::<sys::rocprofiler_agent_v0_t>());
-            }
-        }
-        sys::ROCPROFILER_STATUS_SUCCESS
-    }
-    let mut out: Vec<sys::rocprofiler_agent_v0_t> = Vec::new();
-    // SAFETY: `out` outlives the call.
-    check(unsafe {
-        sys::rocprofiler_query_available_agents(
-            sys::ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(keep_agents),
-            std::mem::size_of::<sys::rocprofiler_agent_v0_t>(),
-            (&mut out as *mut Vec<sys::rocprofiler_agent_v0_t>).cast(),
-        )
-    });
-    out
+    checked(SDK.agents(std::mem::size_of::<sys::rocprofiler_agent_v0_t>()))
 }
 
 /// Pushes external correlation `value` for thread `tid` in context `ctx`, asserting success.
 pub fn push_external(ctx: u64, tid: u64, value: u64) {
-    // SAFETY: plain value call.
-    check(unsafe {
-        sys::rocprofiler_push_external_correlation_id(
-            sys::rocprofiler_context_id_t { handle: ctx },
-            tid,
-            sys::rocprofiler_user_data_t { value },
-        )
-    });
+    check(SDK.push_external(sys::rocprofiler_context_id_t { handle: ctx }, tid, value));
 }
 
 /// Pops thread `tid`'s external correlation in context `ctx`, asserting success.
 pub fn pop_external(ctx: u64, tid: u64) {
-    // SAFETY: a null out-pointer is allowed.
-    check(unsafe {
-        sys::rocprofiler_pop_external_correlation_id(
-            sys::rocprofiler_context_id_t { handle: ctx },
-            tid,
-            std::ptr::null_mut(),
-        )
-    });
+    check(SDK.pop_external(sys::rocprofiler_context_id_t { handle: ctx }, tid));
 }

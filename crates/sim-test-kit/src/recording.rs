@@ -4,10 +4,12 @@
 //! callback thread, and answers external-correlation requests for KERNEL_DISPATCH and
 //! MEMORY_COPY with the top of the stream stack (or defers to the pushed value, per thread).
 //!
-//! Tests use it through `use sim_test_kit::recording::*` (or the `tests/common` shim), which
+//! Tests use it through `use sim_test_kit::recording::*`, which
 //! also brings the kit's `sim`, `sys`, `check`, `tid` and `kernel`.
 
 pub use crate::{check, kernel, sim, sys, tid};
+/// A buffer record the tool kept (read the one way the probe reads it too).
+pub use sdk_recorder::Record;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -62,52 +64,6 @@ impl Event {
     }
 }
 
-#[derive(Clone, Copy)]
-pub enum Record {
-    Api(sys::rocprofiler_buffer_tracing_hip_api_record_t),
-    Kernel(sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t),
-    Copy(sys::rocprofiler_buffer_tracing_memory_copy_record_t),
-}
-
-// SAFETY: plain data; the address unions hold fake addresses the tests never dereference.
-unsafe impl Send for Record {}
-
-impl std::fmt::Debug for Record {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = match self {
-            Record::Api(_) => "Api",
-            Record::Kernel(_) => "Kernel",
-            Record::Copy(_) => "Copy",
-        };
-        write!(
-            f,
-            "{kind}(internal={}, external={})",
-            self.internal(),
-            self.external()
-        )
-    }
-}
-
-impl Record {
-    pub fn internal(&self) -> u64 {
-        match self {
-            Record::Api(r) => r.correlation_id.internal,
-            Record::Kernel(r) => r.correlation_id.internal,
-            Record::Copy(r) => r.correlation_id.internal,
-        }
-    }
-    pub fn external(&self) -> u64 {
-        // SAFETY: the sim stores integers in `external`.
-        unsafe {
-            match self {
-                Record::Api(r) => r.correlation_id.external.value,
-                Record::Kernel(r) => r.correlation_id.external.value,
-                Record::Copy(r) => r.correlation_id.external.value,
-            }
-        }
-    }
-}
-
 #[derive(Clone, Debug)]
 pub struct BufferCall {
     pub tid: u64,
@@ -153,20 +109,25 @@ unsafe extern "C" fn on_callback(
         sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM => {
             // SAFETY: a HIP_STREAM record's payload is the SDK's hip_stream_data struct, live
             // for the duration of the callback.
-            let p = unsafe {
-                &*(record.payload as *const sys::rocprofiler_callback_tracing_hip_stream_data_t)
+            let size = unsafe {
+                (*record
+                    .payload
+                    .cast::<sys::rocprofiler_callback_tracing_hip_stream_data_t>())
+                .size
             };
-            assert_eq!(p.size, 24);
-            // SAFETY: every member of the address union is a plain 64-bit value.
-            stream = Some((p.stream_id.handle, unsafe { p.stream_value.value }));
-            if record.operation == sys::ROCPROFILER_HIP_STREAM_SET {
-                STREAM_STACK.with_borrow_mut(|s| {
-                    if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
-                        s.push(p.stream_id.handle);
-                    } else if s.len() > 1 {
-                        s.pop();
-                    }
-                });
+            assert_eq!(size, 24);
+            // SAFETY: the record the SDK passed, read during the callback.
+            stream = unsafe { sdk_recorder::stream_payload(&record) };
+            if let Some((stream_id, _)) = stream {
+                if record.operation == sys::ROCPROFILER_HIP_STREAM_SET {
+                    STREAM_STACK.with_borrow_mut(|s| {
+                        if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
+                            s.push(stream_id);
+                        } else if s.len() > 1 {
+                            s.pop();
+                        }
+                    });
+                }
             }
         }
         sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT
@@ -264,45 +225,13 @@ unsafe extern "C" fn on_buffer(
     _data: *mut c_void,
     drop_count: u64,
 ) {
-    let mut out = Vec::with_capacity(num_headers);
-    for i in 0..num_headers {
-        // SAFETY: the SDK hands over `num_headers` valid header pointers, live for the callback.
-        let header = unsafe { &**headers.add(i) };
-        assert_eq!(header.category(), sys::ROCPROFILER_BUFFER_CATEGORY_TRACING);
-        // Each payload is the SDK's record struct for the header's kind, live for the callback;
-        // the records are plain data, copied out.
-        match header.kind() {
-            sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
-                // SAFETY: a HIP_RUNTIME_API record (see above).
-                let record = unsafe {
-                    *(header.payload as *const sys::rocprofiler_buffer_tracing_hip_api_record_t)
-                };
-                out.push(Record::Api(record))
-            }
-            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
-                // SAFETY: a KERNEL_DISPATCH record (see above).
-                let record = unsafe {
-                    *(header.payload
-                        as *const sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t)
-                };
-                out.push(Record::Kernel(record))
-            }
-            sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
-                // SAFETY: a MEMORY_COPY record (see above).
-                let record = unsafe {
-                    *(header.payload as *const sys::rocprofiler_buffer_tracing_memory_copy_record_t)
-                };
-                out.push(Record::Copy(record))
-            }
-            other => panic!("unexpected buffer kind {other}"),
-        }
-    }
-    let mut t = 0;
+    // SAFETY: what the SDK passed this buffer callback, read during it.
+    let out = unsafe { sdk_recorder::records(headers, num_headers) };
+    assert_eq!(out.len(), num_headers, "a record of an unexpected kind");
     // Unchecked: a test may inject faults into the SDK's calls while records are delivered.
-    // SAFETY: `t` is a live local for the SDK to write.
-    unsafe { sys::rocprofiler_get_thread_id(&mut t) };
+    let tid = crate::SDK.thread_id().unwrap_or(0);
     REC.buffer_calls.lock().unwrap().push(BufferCall {
-        tid: t,
+        tid,
         records: num_headers,
         drops: drop_count,
     });
@@ -337,17 +266,7 @@ unsafe extern "C" fn tool_init(
         sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
         sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
     ];
-    // SAFETY: `kinds` outlives the call (the SDK copies the list); on_request matches the
-    // SDK's request callback type and needs no user data.
-    check(unsafe {
-        sys::rocprofiler_configure_external_correlation_id_request_service(
-            main,
-            kinds.as_ptr(),
-            kinds.len(),
-            Some(on_request),
-            std::ptr::null_mut(),
-        )
-    });
+    check(crate::SDK.request_external_correlation(main, &kinds, Some(on_request)));
     let mut thread = sys::rocprofiler_callback_thread_t { handle: 0 };
     // SAFETY: `thread` is a live local for the SDK to write.
     check(unsafe { sys::rocprofiler_create_callback_thread(&mut thread) });
