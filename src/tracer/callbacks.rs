@@ -12,7 +12,7 @@ use super::session_ledger::Attribution;
 use super::setup::SdkSetup;
 use super::{copy_calls, correlation, hip_api, instance, Tracer, IN_BUFFER_CALLBACK};
 use crate::drop_reason::DropReason;
-use crate::event::EventSource;
+use crate::event::{EventSource, RocmTracerEvent};
 
 impl Tracer {
     /// # Safety
@@ -39,6 +39,14 @@ impl Tracer {
         let mut drops = DropCounts::default();
         drops.add(DropReason::SdkDropped, new_sdk_drops);
         let mut late = 0u64;
+        let annotations = &self.annotations;
+        let deliver = |batch: &mut Vec<_>, drops: &mut DropCounts, event: RocmTracerEvent| {
+            // The event is kept; only its annotation was lost, to the tracer's full map.
+            if event.annotation.is_none() && annotations.was_refused(event.correlation_id) {
+                drops.add(DropReason::AnnotationCapReached, 1);
+            }
+            batch.push(event);
+        };
         let batch = &mut session.batch;
         batch.reserve(num_headers);
         // SAFETY: forwarded from the buffer callback.
@@ -52,14 +60,14 @@ impl Tracer {
                         Attribution::Unrequested
                     };
                     match attribution {
-                        Attribution::Current => batch.push(event),
+                        Attribution::Current => deliver(batch, &mut drops, event),
                         Attribution::EndedSession => late += 1,
                         // HIP API records (and any activity no request announced) are
                         // checked against the session start.
                         Attribution::Unrequested if event.start_time_ns < session.start_ns => {
                             drops.add(DropReason::PreviousSession, 1)
                         }
-                        Attribution::Unrequested => batch.push(event),
+                        Attribution::Unrequested => deliver(batch, &mut drops, event),
                     }
                 }
             })
