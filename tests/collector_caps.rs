@@ -103,9 +103,9 @@ fn caps_drop_count_export_and_warn_once_per_cap() {
         .warnings
         .iter()
         .any(|w| w.starts_with("Dropped 7 events: GPU activities over the GPU activity cap")));
-    assert!(space.warnings.iter().any(|w| w.starts_with(
-        "Dropped 1 event: GPU activities left out because the HIP API event cap"
-    )));
+    assert!(space.warnings.iter().any(
+        |w| w.starts_with("Dropped 1 event: GPU activities left out because the HIP API event cap")
+    ));
     assert!(!space
         .warnings
         .iter()
@@ -136,9 +136,9 @@ fn a_kernel_the_activity_cap_dropped_is_counted_once_and_its_launch_apart() {
         .warnings
         .iter()
         .any(|w| w.starts_with("Dropped 7 events: GPU activities over the GPU activity cap")));
-    assert!(space.warnings.iter().any(|w| w.starts_with(
-        "Dropped 7 events: HIP API events left out because the GPU activity cap"
-    )));
+    assert!(space.warnings.iter().any(
+        |w| w.starts_with("Dropped 7 events: HIP API events left out because the GPU activity cap")
+    ));
 }
 
 #[test]
