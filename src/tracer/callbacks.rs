@@ -38,6 +38,7 @@ impl Tracer {
         let decoder = self.decoder(setup, session.start_ns);
         let mut drops = DropCounts::default();
         drops.add(DropReason::SdkDropped, new_sdk_drops);
+        session.sdk_dropped = session.sdk_dropped.saturating_add(new_sdk_drops);
         let mut late = 0u64;
         let annotations = &self.annotations;
         let deliver = |batch: &mut Vec<_>, drops: &mut DropCounts, event: RocmTracerEvent| {
@@ -221,5 +222,120 @@ mod tests {
         assert_eq!(new_drops_since_last(&seen, 12), 7);
         assert_eq!(new_drops_since_last(&seen, 3), 0, "never counts backwards");
         assert_eq!(new_drops_since_last(&seen, 13), 1);
+    }
+
+    /// End to end: the simulated SDK's DISCARD buffer drops records and passes its running
+    /// total with every callback; over three sessions the sinks are told each drop once, and
+    /// a kernel record the SDK dropped is not counted again as in flight at disable.
+    #[test]
+    fn records_the_sdk_drops_are_reported_once_across_sessions() {
+        use crate::collector::{CaptureStart, Collector, CollectorOptions};
+        use crate::tracer::setup::DISCARD_BUFFER_TEST_ENV;
+        use crate::tracer::TracerOptions;
+        use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
+        use std::sync::Arc;
+        use std::time::Duration;
+
+        const NAME: &str =
+            "tracer::callbacks::tests::records_the_sdk_drops_are_reported_once_across_sessions";
+        // The buffer is made once per process, at the tool's initialize: in a child process.
+        if std::env::var_os(DISCARD_BUFFER_TEST_ENV).is_none() {
+            let output = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([NAME, "--exact", "--nocapture", "--test-threads=1"])
+                .env(DISCARD_BUFFER_TEST_ENV, "1")
+                .env("ROCSIM_MACHINE", "clock = \"virtual\"")
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success() && stdout.contains("1 passed"),
+                "{stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            return;
+        }
+        let tracer = Tracer::get();
+        let buffer = tracer.buffer().expect("the tracer is set up");
+        let (_, kernels) = driver::load_code_object(0, &["_Z4stepv"]).unwrap();
+        let stream = driver::stream_create().unwrap();
+        let launch = KernelLaunch {
+            kernel: kernels[0],
+            grid: [64, 1, 1],
+            block: [64, 1, 1],
+            private_segment_size: 0,
+            group_segment_size: 0,
+            duration_ns: 1_000,
+        };
+        let discarded = || {
+            rocprofiler_sdk_sim::record_counts(buffer.handle)
+                .expect("the tracer's buffer")
+                .total_discarded()
+        };
+        let mut reported = Vec::new();
+        let mut discarded_before = 0;
+        // The first session fills the page (drops counted); the later ones' records the SDK
+        // loses uncounted or delivers, and their sinks must not be told the first one's drops
+        // again, though every callback passes the SDK's running total.
+        for session in 0..3 {
+            let collector = Arc::new(Collector::new(
+                CollectorOptions {
+                    num_gpus: tracer.num_gpus(),
+                    ..CollectorOptions::default()
+                },
+                CaptureStart {
+                    walltime_ns: 0,
+                    gputime_ns: Tracer::timestamp(),
+                },
+            ));
+            let options = TracerOptions {
+                disable_wait: Duration::ZERO,
+                ..TracerOptions::default()
+            };
+            tracer.enable(options, collector.clone()).unwrap();
+            for _ in 0..100 {
+                driver::launch_kernel(stream, &launch).unwrap();
+            }
+            driver::stream_synchronize(stream).unwrap();
+            tracer.disable();
+            let now = discarded();
+            let drops = collector.drop_counters();
+            assert_eq!(
+                drops.count(DropReason::SdkDropped),
+                now - discarded_before,
+                "session {session}: each record the SDK dropped, once: {drops:?}"
+            );
+            reported.push(drops.count(DropReason::SdkDropped));
+            // Kernel records that arrived (kept, or without their HIP API record, which the
+            // SDK may have dropped), plus those counted lost: never more than were launched.
+            let arrived = collector.with_collected(|trace| {
+                trace
+                    .devices
+                    .values()
+                    .flatten()
+                    .filter(|event| event.source == EventSource::Activity)
+                    .count() as u64
+            }) + drops.count(DropReason::NoApiCounterpart);
+            let counted = arrived
+                + drops.count(DropReason::InFlightAtDisable)
+                + drops.count(DropReason::SdkDropped);
+            if session == 0 {
+                // The one page fills: the SDK drops (and counts) the rest of the session's
+                // records, kernels among them, which are also missing at disable.
+                assert!(now > 0, "the one-page buffer dropped records");
+                assert!(drops.count(DropReason::SdkDropped) < 100, "{drops:?}");
+                assert_eq!(counted, 100, "{drops:?}");
+            } else {
+                // After a flush DISCARD writes into its unallocated half: the SDK loses
+                // records without counting them, and only the in-flight count tells.
+                assert_eq!(now, discarded_before);
+                assert_eq!(counted, 100, "{drops:?}");
+            }
+            if session == 2 {
+                // This session had a callback, which carried the first session's total.
+                assert!(drops.count(DropReason::ApiWithoutActivity) > 0, "{drops:?}");
+            }
+            discarded_before = now;
+        }
+        assert_eq!(reported.iter().sum::<u64>(), discarded());
     }
 }
