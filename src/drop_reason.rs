@@ -8,10 +8,17 @@ pub const MAX_TRACE_EVENTS_FLAG: &str = "--xla_gpu_rocm_max_trace_events";
 /// Why the collector or the exporter did not keep an event.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DropReason {
-    /// `max_callback_api_events` reached.
+    /// `max_callback_api_events` reached: HIP API events only.
     CallbackCapReached,
-    /// `max_activity_api_events` reached.
+    /// `max_activity_api_events` reached: GPU activities only.
     ActivityCapReached,
+    /// A HIP API event whose GPU activities the activity cap dropped: it is left out with them
+    /// (XLA exports only API calls with an activity), counted apart so that the activity cap
+    /// counts each lost kernel or copy once.
+    ApiOfCappedActivity,
+    /// A GPU activity whose HIP API event the HIP API cap dropped: without its call it has no
+    /// stream or details, so it is left out; counted apart so that each cap counts its own kind.
+    ActivityOfCappedApi,
     /// `max_annotation_strings` reached: the event was kept without its annotation.
     AnnotationCapReached,
     /// A GPU activity whose HIP API call never arrived.
@@ -82,8 +89,18 @@ impl DropReason {
             DropReason::InFlightAtDisable => {
                 "kernel dispatches and copies still in flight at Disable (their records had not arrived)"
             }
-            DropReason::CallbackCapReached => "the HIP API event cap (max_callback_api_events) was reached",
-            DropReason::ActivityCapReached => "the GPU activity cap (max_activity_api_events) was reached",
+            DropReason::CallbackCapReached => {
+                "HIP API events over the HIP API event cap (max_callback_api_events)"
+            }
+            DropReason::ActivityCapReached => {
+                "GPU activities over the GPU activity cap (max_activity_api_events)"
+            }
+            DropReason::ApiOfCappedActivity => {
+                "HIP API events left out because the GPU activity cap dropped their GPU activities"
+            }
+            DropReason::ActivityOfCappedApi => {
+                "GPU activities left out because the HIP API event cap dropped their HIP API events"
+            }
             DropReason::AnnotationCapReached => {
                 "the annotation string cap (max_annotation_strings) was reached; the events were kept without their annotation"
             }
@@ -120,6 +137,8 @@ impl DropReason {
             self,
             DropReason::CallbackCapReached
                 | DropReason::ActivityCapReached
+                | DropReason::ApiOfCappedActivity
+                | DropReason::ActivityOfCappedApi
                 | DropReason::AnnotationCapReached
         )
     }

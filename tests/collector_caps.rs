@@ -57,11 +57,14 @@ fn caps_drop_count_export_and_warn_once_per_cap() {
     assert_eq!(drops.count(DropReason::CallbackCapReached), 8);
     // Every activity counts against the cap, HIP_OPS ones included (XLA counts none, docs/xla-interface.md#xla-edge-12).
     assert_eq!(drops.count(DropReason::ActivityCapReached), 7);
-    // Joined at export: activity 2, whose API event the callback cap took, is lost to that
-    // cap too (not "without a matching HIP API event").
+    // Joined at export: activity 2, whose API event the callback cap took, is left out with
+    // it, counted apart: each cap counts only its own kind.
     collector.flush();
     let drops = collector.drop_counters();
-    assert_eq!(drops.count(DropReason::CallbackCapReached), 9);
+    assert_eq!(drops.count(DropReason::CallbackCapReached), 8);
+    assert_eq!(drops.count(DropReason::ActivityCapReached), 7);
+    assert_eq!(drops.count(DropReason::ActivityOfCappedApi), 1);
+    assert_eq!(drops.count(DropReason::ApiOfCappedActivity), 0);
     assert_eq!(drops.count(DropReason::NoApiCounterpart), 0);
     // One warning per cap for the whole capture, not one per dropped event.
     assert_eq!(FLAG_WARNINGS.with(Cell::get), 2);
@@ -69,22 +72,40 @@ fn caps_drop_count_export_and_warn_once_per_cap() {
     let space = export(&collector);
     let gpu = plane(&space, "/device:GPU:0");
     // Kept: activities 0..3; of those, only 0 and 1 have their API event.
-    assert_eq!(all_events(gpu).count(), 2);
-    assert_eq!(all_events(plane(&space, "/host:ROCTRACER")).count(), 2);
+    let kept_activities = all_events(gpu).count() as u64;
+    let kept_api = all_events(plane(&space, "/host:ROCTRACER")).count() as u64;
+    assert_eq!((kept_api, kept_activities), (2, 2));
+    // Kept + dropped = produced, for each kind.
+    let drops = collector.drop_counters();
+    assert_eq!(
+        kept_api
+            + drops.count(DropReason::CallbackCapReached)
+            + drops.count(DropReason::ApiOfCappedActivity),
+        10
+    );
+    assert_eq!(
+        kept_activities
+            + drops.count(DropReason::ActivityCapReached)
+            + drops.count(DropReason::ActivityOfCappedApi),
+        10
+    );
     let cap_warnings: Vec<_> = space
         .warnings
         .iter()
         .filter(|w| w.contains(MAX_TRACE_EVENTS_FLAG))
         .collect();
-    assert_eq!(cap_warnings.len(), 2, "{:?}", space.warnings);
+    assert_eq!(cap_warnings.len(), 3, "{:?}", space.warnings);
     assert!(space.warnings.contains(&format!(
-        "Dropped 9 events: the HIP API event cap (max_callback_api_events) was reached. \
+        "Dropped 8 events: HIP API events over the HIP API event cap (max_callback_api_events). \
          To collect more GPU events, set XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>"
     )));
     assert!(space
         .warnings
         .iter()
-        .any(|w| w.starts_with("Dropped 7 events: the GPU activity cap")));
+        .any(|w| w.starts_with("Dropped 7 events: GPU activities over the GPU activity cap")));
+    assert!(space.warnings.iter().any(
+        |w| w.starts_with("Dropped 1 event: GPU activities left out because the HIP API event cap")
+    ));
     assert!(!space
         .warnings
         .iter()
@@ -92,7 +113,7 @@ fn caps_drop_count_export_and_warn_once_per_cap() {
 }
 
 #[test]
-fn an_api_event_whose_kernel_the_activity_cap_dropped_is_counted_under_that_cap() {
+fn a_kernel_the_activity_cap_dropped_is_counted_once_and_its_launch_apart() {
     let collector = capped(u64::MAX, 3, 100);
     let mut batch = Vec::new();
     for id in 0..10u64 {
@@ -104,14 +125,42 @@ fn an_api_event_whose_kernel_the_activity_cap_dropped_is_counted_under_that_cap(
     let gpu = plane(&space, "/device:GPU:0");
     assert_eq!(all_events(gpu).count(), 3);
     assert_eq!(all_events(plane(&space, "/host:ROCTRACER")).count(), 3);
-    // 7 kernels and their 7 launches are missing from the trace: 14, all under the cap.
+    // 7 kernels over the cap, and their 7 launches left out with them: each kind once
+    // (not "Dropped 14 events" under the activity cap).
     let drops = collector.drop_counters();
-    assert_eq!(drops.count(DropReason::ActivityCapReached), 14);
+    assert_eq!(drops.count(DropReason::ActivityCapReached), 7);
+    assert_eq!(drops.count(DropReason::ApiOfCappedActivity), 7);
+    assert_eq!(drops.count(DropReason::CallbackCapReached), 0);
     assert_eq!(drops.count(DropReason::ApiWithoutActivity), 0);
     assert!(space
         .warnings
         .iter()
-        .any(|w| w.starts_with("Dropped 14 events: the GPU activity cap")));
+        .any(|w| w.starts_with("Dropped 7 events: GPU activities over the GPU activity cap")));
+    assert!(space.warnings.iter().any(
+        |w| w.starts_with("Dropped 7 events: HIP API events left out because the GPU activity cap")
+    ));
+}
+
+#[test]
+fn with_the_api_cap_alone_lost_kernels_are_not_counted_under_it() {
+    let collector = capped(4, u64::MAX, 100);
+    // API records come first (their own buffer flush), then the kernels.
+    let mut calls: Vec<_> = (0..10u64)
+        .map(|id| api(id, 1, 2_000_000 + id * 10_000, "hipLaunchKernel"))
+        .collect();
+    let mut kernels: Vec<_> = (0..10u64)
+        .map(|id| kernel(id, AGENT0, 0, 2_000_000 + id * 10_000, "k"))
+        .collect();
+    collector.add_events(&mut calls);
+    collector.add_events(&mut kernels);
+    let space = export(&collector);
+    assert_eq!(all_events(plane(&space, "/device:GPU:0")).count(), 4);
+    assert_eq!(all_events(plane(&space, "/host:ROCTRACER")).count(), 4);
+    let drops = collector.drop_counters();
+    assert_eq!(drops.count(DropReason::CallbackCapReached), 6);
+    assert_eq!(drops.count(DropReason::ActivityOfCappedApi), 6);
+    assert_eq!(drops.count(DropReason::ActivityCapReached), 0);
+    assert_eq!(drops.count(DropReason::NoApiCounterpart), 0);
 }
 
 #[test]

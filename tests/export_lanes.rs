@@ -97,7 +97,7 @@ fn activity_without_stream_has_no_lane_and_is_counted() {
         space
             .warnings
             .iter()
-            .any(|w| w.starts_with("Dropped 1 events: no stream")),
+            .any(|w| w.starts_with("Dropped 1 event: no stream")),
         "{:?}",
         space.warnings
     );

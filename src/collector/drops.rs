@@ -56,7 +56,7 @@ impl DropCounters {
     }
 
     /// One line per data-loss reason, in a fixed order, for `XSpace.warnings`. Every line
-    /// starts with "Dropped <N> events: " (the annotation cap's with "Kept <N> events without
+    /// starts with "Dropped <N> events: " ("event" for one; the annotation cap's with "Kept <N> events without
     /// their annotation", since those events are kept); cap lines also name the XLA flag that
     /// raises the cap.
     pub(crate) fn warnings(&self) -> Vec<String> {
@@ -81,7 +81,8 @@ impl DropCounters {
                 ));
                 continue;
             }
-            let mut line = format!("Dropped {count} events: {lost_in}{}", reason.describe());
+            let events = if count == 1 { "event" } else { "events" };
+            let mut line = format!("Dropped {count} {events}: {lost_in}{}", reason.describe());
             if reason.is_cap() {
                 line.push_str(&format!(
                     ". To collect more GPU events, set XLA_FLAGS={MAX_TRACE_EVENTS_FLAG}=<larger value>"
@@ -90,7 +91,8 @@ impl DropCounters {
             lines.push(line);
         }
         for (reason, &count) in &self.by_reported_reason {
-            lines.push(format!("Dropped {count} events: {reason}"));
+            let events = if count == 1 { "event" } else { "events" };
+            lines.push(format!("Dropped {count} {events}: {reason}"));
         }
         lines
     }

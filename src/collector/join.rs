@@ -119,8 +119,9 @@ pub(super) fn join_api_and_activities(
             }
             emit(event);
         } else if first.is_none() && capped.activities.contains(api_event.correlation_id) {
-            // Its activity was dropped at the cap: this event is lost to the cap too.
-            drops.add(DropReason::ActivityCapReached, 1);
+            // Its activity was dropped at the cap, and it is left out with it: counted apart,
+            // so that the activity cap counts activities only.
+            drops.add(DropReason::ApiOfCappedActivity, 1);
         } else if copies::is_done_by_cpu(api_event) {
             // No device (`INVALID_DEVICE_ID`): the call stays on its host thread.
             emit(api_event.to_event(EventSource::ApiCallback, roctx_range()));
@@ -154,9 +155,9 @@ pub(super) fn join_api_and_activities(
             // Work HIP's worker thread submitted (no direct dispatch) carries a correlation id
             // no API call has, and the tracer marked its stream unknown: it is kept for an
             // "unattributed" lane of its queue. Any other activity lost its API event, to the
-            // callback cap if that dropped it.
+            // HIP API cap if that dropped it (counted apart: that cap counts API events only).
             let reason = if capped.api.contains(correlation_id) {
-                DropReason::CallbackCapReached
+                DropReason::ActivityOfCappedApi
             } else {
                 DropReason::NoApiCounterpart
             };

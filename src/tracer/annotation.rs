@@ -28,6 +28,9 @@ struct AnnotationMapInner {
     by_correlation: FxHashMap<u64, Arc<str>>,
     scope_range_by_correlation: FxHashMap<u64, i64>,
     scope_range_tree: ScopeRangeIdTree,
+    /// Calls whose annotation the full map refused: their events are counted as kept without
+    /// their annotation when they are delivered (`DropReason::AnnotationCapReached`).
+    refused: FxHashSet<u64>,
 }
 
 /// XLA's `AnnotationMap`: interned annotation strings by correlation id, scope-range ids by
@@ -35,8 +38,10 @@ struct AnnotationMapInner {
 ///
 /// Unlike XLA, whose map is fixed at 1,048,576 strings whatever the options say (rough edge
 /// docs/xla-interface.md#xla-edge-1), the capacity is set from `TracerOptions::max_annotation_strings` at every `enable()`.
-/// As in XLA the capacity gates the whole map: once that many distinct strings are stored,
-/// further `add`s store nothing (and are counted in [`AnnotationMap::dropped`]).
+/// The capacity bounds the distinct strings: once that many are stored, a call with a new
+/// string is refused (counted in [`AnnotationMap::dropped`] and remembered, so that its events
+/// are counted when delivered), while a call with a stored string still gets it. XLA refuses
+/// every call once full, and nothing counted what was lost (issue 26).
 pub struct AnnotationMap {
     max_strings: AtomicU64,
     dropped: AtomicU64,
@@ -69,13 +74,14 @@ impl AnnotationMap {
         }
         let max = self.max_strings();
         let mut inner = self.inner.lock();
-        if inner.strings.len() as u64 >= max {
-            drop(inner);
-            self.dropped.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
         let interned = match inner.strings.get(annotation) {
             Some(existing) => existing.clone(),
+            None if inner.strings.len() as u64 >= max => {
+                inner.refused.insert(correlation_id);
+                drop(inner);
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
             None => {
                 let fresh: Arc<str> = Arc::from(annotation);
                 inner.strings.insert(fresh.clone());
@@ -103,6 +109,12 @@ impl AnnotationMap {
             .by_correlation
             .get(&correlation_id)
             .cloned()
+    }
+
+    /// Whether the full map refused the annotation of the call `correlation_id`.
+    pub fn was_refused(&self, correlation_id: u64) -> bool {
+        // Most sessions refuse nothing: no lock then.
+        self.dropped() > 0 && self.inner.lock().refused.contains(&correlation_id)
     }
 
     /// 0 when the call had no scope-range id, as in XLA.
@@ -251,7 +263,7 @@ mod tests {
     }
 
     #[test]
-    fn capacity_gates_new_entries_and_counts_them() {
+    fn capacity_refuses_new_strings_counts_and_remembers_them() {
         let map = AnnotationMap::new(2);
         map.add(1, "a", &[1]);
         map.add(2, "b", &[2]);
@@ -259,13 +271,17 @@ mod tests {
         map.add(4, "a", &[1]);
         assert!(map.look_up(3).is_none());
         assert_eq!(map.look_up_scope_range_id(3), 0);
-        assert!(map.look_up(4).is_none());
-        assert_eq!(map.dropped(), 2);
+        assert!(map.was_refused(3));
+        // A stored string is still given to later calls.
+        assert_eq!(map.look_up(4).as_deref(), Some("a"));
+        assert!(!map.was_refused(4));
+        assert_eq!(map.dropped(), 1);
         map.clear();
         map.set_max_strings(3);
         map.add(5, "c", &[]);
         assert_eq!(map.look_up(5).as_deref(), Some("c"));
         assert_eq!(map.dropped(), 0);
+        assert!(!map.was_refused(3));
     }
 
     #[test]

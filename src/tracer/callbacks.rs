@@ -11,7 +11,7 @@ use super::record_decoder::DropCounts;
 use super::session_ledger::Attribution;
 use super::{copy_calls, correlation, hip_api, instance, SdkSetup, Tracer, IN_BUFFER_CALLBACK};
 use crate::drop_reason::DropReason;
-use crate::event::EventSource;
+use crate::event::{EventSource, RocmTracerEvent};
 
 impl Tracer {
     /// # Safety
@@ -37,7 +37,16 @@ impl Tracer {
         let decoder = self.decoder(setup, session.start_ns);
         let mut drops = DropCounts::default();
         drops.add(DropReason::SdkDropped, new_sdk_drops);
+        session.sdk_dropped = session.sdk_dropped.saturating_add(new_sdk_drops);
         let mut late = 0u64;
+        let annotations = &self.annotations;
+        let deliver = |batch: &mut Vec<_>, drops: &mut DropCounts, event: RocmTracerEvent| {
+            // The event is kept; only its annotation was lost, to the tracer's full map.
+            if event.annotation.is_none() && annotations.was_refused(event.correlation_id) {
+                drops.add(DropReason::AnnotationCapReached, 1);
+            }
+            batch.push(event);
+        };
         let batch = &mut session.batch;
         batch.reserve(num_headers);
         // SAFETY: forwarded from the buffer callback.
@@ -51,14 +60,14 @@ impl Tracer {
                         Attribution::Unrequested
                     };
                     match attribution {
-                        Attribution::Current => batch.push(event),
+                        Attribution::Current => deliver(batch, &mut drops, event),
                         Attribution::EndedSession => late += 1,
                         // HIP API records (and any activity no request announced) are
                         // checked against the session start.
                         Attribution::Unrequested if event.start_time_ns < session.start_ns => {
                             drops.add(DropReason::PreviousSession, 1)
                         }
-                        Attribution::Unrequested => batch.push(event),
+                        Attribution::Unrequested => deliver(batch, &mut drops, event),
                     }
                 }
             })
@@ -212,5 +221,135 @@ mod tests {
         assert_eq!(new_drops_since_last(&seen, 12), 7);
         assert_eq!(new_drops_since_last(&seen, 3), 0, "never counts backwards");
         assert_eq!(new_drops_since_last(&seen, 13), 1);
+    }
+
+    /// End to end: the simulated SDK's DISCARD buffer drops records and passes its running
+    /// total with every callback; over three sessions the sinks are told each drop once, and
+    /// a kernel record the SDK dropped is not counted again as in flight at disable.
+    #[test]
+    fn records_the_sdk_drops_are_reported_once_across_sessions() {
+        use crate::sink::{EventSink, SessionEnd};
+        use crate::tracer::setup::DISCARD_BUFFER_TEST_ENV;
+        use crate::tracer::TracerOptions;
+        use parking_lot::Mutex;
+        use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
+        use std::collections::BTreeMap;
+        use std::sync::Arc;
+        use std::time::Duration;
+
+        /// Kernel records delivered, and what the tracer counted lost, by reason.
+        #[derive(Default)]
+        struct Tally {
+            events: AtomicU64,
+            activities: AtomicU64,
+            drops: Mutex<BTreeMap<DropReason, u64>>,
+        }
+        impl Tally {
+            fn count(&self, reason: DropReason) -> u64 {
+                self.drops.lock().get(&reason).copied().unwrap_or(0)
+            }
+        }
+        impl EventSink for Tally {
+            fn add_events(&self, batch: &mut Vec<crate::event::RocmTracerEvent>) {
+                self.events.fetch_add(batch.len() as u64, Ordering::Relaxed);
+                let activities = batch
+                    .drain(..)
+                    .filter(|event| event.source == EventSource::Activity)
+                    .count();
+                self.activities
+                    .fetch_add(activities as u64, Ordering::Relaxed);
+            }
+            fn on_events_dropped(&self, reason: DropReason, count: u64) {
+                *self.drops.lock().entry(reason).or_insert(0) += count;
+            }
+            fn end_session(&self, end: SessionEnd) {
+                self.on_events_dropped(DropReason::InFlightAtDisable, end.in_flight);
+            }
+        }
+
+        const NAME: &str =
+            "tracer::callbacks::tests::records_the_sdk_drops_are_reported_once_across_sessions";
+        // The buffer is made once per process, at the tool's initialize: in a child process.
+        if std::env::var_os(DISCARD_BUFFER_TEST_ENV).is_none() {
+            let output = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([NAME, "--exact", "--nocapture", "--test-threads=1"])
+                .env(DISCARD_BUFFER_TEST_ENV, "1")
+                .env("ROCSIM_MACHINE", "clock = \"virtual\"")
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success() && stdout.contains("1 passed"),
+                "{stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            return;
+        }
+        let tracer = Tracer::get();
+        let buffer = tracer.buffer().expect("the tracer is set up");
+        let (_, kernels) = driver::load_code_object(0, &["_Z4stepv"]).unwrap();
+        let stream = driver::stream_create().unwrap();
+        let launch = KernelLaunch {
+            kernel: kernels[0],
+            grid: [64, 1, 1],
+            block: [64, 1, 1],
+            private_segment_size: 0,
+            group_segment_size: 0,
+            duration_ns: 1_000,
+        };
+        let discarded = || {
+            rocprofiler_sdk_sim::record_counts(buffer.handle)
+                .expect("the tracer's buffer")
+                .total_discarded()
+        };
+        let mut reported = Vec::new();
+        let mut discarded_before = 0;
+        // The first session fills the page (drops counted); the later ones' records the SDK
+        // loses uncounted or delivers, and their sinks must not be told the first one's drops
+        // again, though every callback passes the SDK's running total.
+        for session in 0..3 {
+            let sink = Arc::new(Tally::default());
+            let options = TracerOptions {
+                disable_wait: Duration::ZERO,
+                ..TracerOptions::default()
+            };
+            tracer.enable(options, sink.clone()).unwrap();
+            for _ in 0..100 {
+                driver::launch_kernel(stream, &launch).unwrap();
+            }
+            driver::stream_synchronize(stream).unwrap();
+            tracer.disable();
+            let now = discarded();
+            let drops = &sink;
+            assert_eq!(
+                drops.count(DropReason::SdkDropped),
+                now - discarded_before,
+                "session {session}: each record the SDK dropped, once: {:?}",
+                drops.drops.lock()
+            );
+            reported.push(drops.count(DropReason::SdkDropped));
+            let arrived = sink.activities.load(Ordering::Relaxed);
+            let counted = arrived
+                + drops.count(DropReason::InFlightAtDisable)
+                + drops.count(DropReason::SdkDropped);
+            if session == 0 {
+                // The one page fills: the SDK drops (and counts) the rest of the session's
+                // records, kernels among them, which are also missing at disable.
+                assert!(now > 0, "the one-page buffer dropped records");
+                assert!(drops.count(DropReason::SdkDropped) < 100);
+                assert_eq!(counted, 100, "{:?}", drops.drops.lock());
+            } else {
+                // After a flush DISCARD writes into its unallocated half: the SDK loses
+                // records without counting them, and only the in-flight count tells.
+                assert_eq!(now, discarded_before);
+                assert_eq!(counted, 100, "{:?}", drops.drops.lock());
+            }
+            if session == 2 {
+                // This session had a callback, which carried the first session's total.
+                assert!(sink.events.load(Ordering::Relaxed) > 0);
+            }
+            discarded_before = now;
+        }
+        assert_eq!(reported.iter().sum::<u64>(), discarded());
     }
 }

@@ -79,6 +79,8 @@ pub(super) struct Session {
     pub disable_wait: Duration,
     /// Reused between callbacks; `add_events` drains it.
     pub batch: Vec<RocmTracerEvent>,
+    /// Records the SDK reported dropped while this session ran, as told to its sink.
+    pub sdk_dropped: u64,
 }
 
 impl Tracer {
@@ -113,6 +115,7 @@ impl Tracer {
             start_ns,
             disable_wait: options.disable_wait,
             batch: Vec::new(),
+            sdk_dropped: 0,
         });
         self.ledger.begin();
         if let Err(error) = sdk::start_context(setup.main_context) {
@@ -157,6 +160,10 @@ impl Tracer {
         let in_flight = self.ledger.end();
         let mut session = self.session.lock();
         if let Some(session) = session.as_ref() {
+            // The SDK's count does not say which records it dropped: a kernel or copy record
+            // among them is also missing here. Counting in flight only what the SDK's drops
+            // cannot explain counts no record twice (issue 26).
+            let in_flight = in_flight.saturating_sub(session.sdk_dropped);
             let end = session_end(in_flight);
             // A panicking sink must not leave the tracer "running" forever.
             if catch_unwind(AssertUnwindSafe(|| session.sink.end_session(end))).is_err() {

@@ -18,6 +18,36 @@ use super::{SdkSetup, Tracer, TracerError};
 pub const BUFFER_SIZE_BYTES: usize = 100 * 4096;
 pub const BUFFER_WATERMARK_BYTES: usize = 40 * 4096;
 
+/// The buffer's size, watermark and policy: XLA's, LOSSLESS, so the SDK never drops.
+#[cfg(not(test))]
+fn buffer_geometry() -> (usize, usize, sys::rocprofiler_buffer_policy_t) {
+    (
+        BUFFER_SIZE_BYTES,
+        BUFFER_WATERMARK_BYTES,
+        sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+    )
+}
+
+/// The unit tests' seam: with [`DISCARD_BUFFER_TEST_ENV`] set, one page, DISCARD, delivered
+/// only by explicit flushes, so that the SDK drops records and the tracer's reading of its
+/// cumulative `drop_count` runs end to end (`callbacks.rs` tests). Only the library's own unit
+/// tests compile this; the product always uses XLA's lossless buffer.
+#[cfg(test)]
+fn buffer_geometry() -> (usize, usize, sys::rocprofiler_buffer_policy_t) {
+    if std::env::var_os(DISCARD_BUFFER_TEST_ENV).is_some() {
+        (4096, 4096, sys::ROCPROFILER_BUFFER_POLICY_DISCARD)
+    } else {
+        (
+            BUFFER_SIZE_BYTES,
+            BUFFER_WATERMARK_BYTES,
+            sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+        )
+    }
+}
+
+#[cfg(test)]
+pub(super) const DISCARD_BUFFER_TEST_ENV: &str = "XLA_ROCM_TRACER_UNIT_TEST_DISCARD_BUFFER";
+
 fn unavailable(error: SdkError) -> TracerError {
     TracerError::Unavailable(format!("rocprofiler-sdk initialization failed: {error}"))
 }
@@ -93,14 +123,10 @@ impl Tracer {
         started.0.push(utility_context);
 
         let main_context = sdk::create_context().map_err(unavailable)?;
-        let buffer = sdk::create_buffer(
-            main_context,
-            BUFFER_SIZE_BYTES,
-            BUFFER_WATERMARK_BYTES,
-            sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-            Some(buffer_callback),
-        )
-        .map_err(unavailable)?;
+        let (size, watermark, policy) = buffer_geometry();
+        let buffer =
+            sdk::create_buffer(main_context, size, watermark, policy, Some(buffer_callback))
+                .map_err(unavailable)?;
         for kind in [
             sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
             sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,

@@ -240,7 +240,7 @@ TEST(RocmCollectorTest, DuplicateIsWarnedAtExportEvenWithOverriddenOnEventsDropp
   collector.AddEvent(ApiEvent(RocmTracerEventType::Kernel, "hipLaunchKernel", 77, 1), false);
   collector.AddEvent(ApiEvent(RocmTracerEventType::Kernel, "hipLaunchKernel", 77, 1), false);
   XSpace space = ExportAll(collector);
-  EXPECT_THAT(Warnings(space), HasSubstr("Dropped 1 events"));
+  EXPECT_THAT(Warnings(space), HasSubstr("Dropped 1 event:"));
   EXPECT_THAT(Warnings(space), HasSubstr("duplicate correlation id"));
   // Export took the tally: a second export does not warn again.
   EXPECT_EQ(Warnings(ExportAll(collector)), "");

@@ -228,9 +228,11 @@ pub fn collector_for_session(options: CollectorOptions) -> Arc<Collector> {
 }
 
 /// Drop reasons whose events are gone (the annotation cap keeps its events).
-const EVENT_LOSING_REASONS: [DropReason; 8] = [
+const EVENT_LOSING_REASONS: [DropReason; 10] = [
     DropReason::CallbackCapReached,
     DropReason::ActivityCapReached,
+    DropReason::ApiOfCappedActivity,
+    DropReason::ActivityOfCappedApi,
     DropReason::NoApiCounterpart,
     DropReason::DuplicateCorrelationId,
     DropReason::InvalidDevice,
@@ -239,14 +241,17 @@ const EVENT_LOSING_REASONS: [DropReason; 8] = [
     DropReason::InvalidSource,
 ];
 
-/// N of the warning line "Dropped N events: <text>..." whose text starts with `text`.
+/// N of the warning line "Dropped N events: <text>..." ("event" for one) whose text starts
+/// with `text`.
 pub fn warned_count(space: &XSpace, text: &str) -> u64 {
     space
         .warnings
         .iter()
         .filter_map(|line| {
             let rest = line.strip_prefix("Dropped ")?;
-            let (count, what) = rest.split_once(" events: ")?;
+            let (count, what) = rest
+                .split_once(" events: ")
+                .or_else(|| rest.split_once(" event: "))?;
             what.starts_with(text).then(|| count.parse::<u64>().ok())?
         })
         .sum()
@@ -281,7 +286,8 @@ pub fn assert_collector_accounts(collector: &Collector, fed: &CountingSink) -> X
         space.warnings
     );
     for (reason, count) in fed.drops.lock().iter() {
-        let line = format!("Dropped {count} events: lost in the tracer: {reason}");
+        let events = if *count == 1 { "event" } else { "events" };
+        let line = format!("Dropped {count} {events}: lost in the tracer: {reason}");
         assert!(
             space.warnings.contains(&line),
             "missing `{line}` in {:#?}",

@@ -919,3 +919,135 @@ fn replay_honours_xla_rocm_tracer_group_by_and_the_flag_wins() {
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+
+/// The count of the warning "Dropped <N> event(s): <what>…" (0 without one); panics if two
+/// lines give the same reason, which would count one loss twice.
+fn dropped(space: &XSpace, what: &str) -> u64 {
+    let counts: Vec<u64> = space
+        .warnings
+        .iter()
+        .filter_map(|w| {
+            let rest = w.strip_prefix("Dropped ")?;
+            let (count, reason) = rest.split_once(' ')?;
+            let reason = reason
+                .strip_prefix("events: ")
+                .or_else(|| reason.strip_prefix("event: "))?;
+            reason.starts_with(what).then(|| count.parse().unwrap())
+        })
+        .collect();
+    assert!(
+        counts.len() <= 1,
+        "{what} warned twice: {:?}",
+        space.warnings
+    );
+    counts.first().copied().unwrap_or(0)
+}
+
+/// 10 annotated iterations of 2 kernel launches each (20 kernels, `step_0` .. `step_9`),
+/// replayed under `profiler` (a `[profiler]` table's keys).
+fn replay_capped(name: &str, profiler: &str) -> (XSpace, String) {
+    let scenario = std::env::temp_dir().join(format!("caps-{}-{name}.toml", std::process::id()));
+    std::fs::write(
+        &scenario,
+        format!(
+            "[profiler]\n{profiler}\n[[code_object]]\nkernels = {{ fusion = \"loop_add_fusion\" }}\n\
+             [streams]\ncompute = {{ device = 0 }}\n[[thread]]\nsteps = [\n  \
+             {{ repeat = 10, annotate = \"step_{{i}}\", steps = [ {{ launch = \"fusion\", stream = \"compute\" }}, \
+             {{ launch = \"fusion\", stream = \"compute\" }} ] }},\n  {{ sync_stream = \"compute\" }},\n]\n"
+        ),
+    )
+    .unwrap();
+    let replayed = replay(scenario.to_str().unwrap(), &[]);
+    std::fs::remove_file(&scenario).ok();
+    replayed
+}
+
+const ACTIVITY_CAP: &str = "GPU activities over the GPU activity cap";
+const API_CAP: &str = "HIP API events over the HIP API event cap";
+const API_OF_CAPPED_ACTIVITY: &str = "HIP API events left out because the GPU activity cap";
+const ACTIVITY_OF_CAPPED_API: &str = "GPU activities left out because the HIP API event cap";
+
+/// Kernels kept on GPU 0 plus kernels the warnings count as dropped: every one of the 20
+/// launched, each counted once.
+fn kernels_accounted(space: &XSpace) -> u64 {
+    let kept = event_names(space, "/device:GPU:0").len() as u64;
+    kept + dropped(space, ACTIVITY_CAP) + dropped(space, ACTIVITY_OF_CAPPED_API)
+}
+
+/// A warning and the replay summary say the same, once.
+fn summary_says(stdout: &str, space: &XSpace, what: &str) {
+    let line = space
+        .warnings
+        .iter()
+        .find(|w| w.contains(what))
+        .unwrap_or_else(|| panic!("no warning with {what}: {:?}", space.warnings));
+    assert_eq!(stdout.matches(line.as_str()).count(), 1, "{stdout}");
+}
+
+#[test]
+fn annotations_over_the_cap_are_counted_once_per_event_kept_without_one() {
+    let (space, stdout) = replay_capped("annotations", "max_annotation_strings = 3");
+    let gpu = plane(&space, "/device:GPU:0");
+    let kernels: Vec<_> = gpu.lines.iter().flat_map(|line| &line.events).collect();
+    assert_eq!(kernels.len(), 20, "the cap keeps every kernel");
+    let annotated = kernels
+        .iter()
+        .filter(|event| {
+            event
+                .stats
+                .iter()
+                .any(|stat| gpu.stat_metadata[&stat.metadata_id].name == "tf_op")
+        })
+        .count();
+    assert_eq!(annotated, 6, "step_0 .. step_2, two kernels each");
+    // The 14 other kernels and their 14 launches: kept, without their annotation, and said so.
+    let expected = "Kept 28 events without their annotation";
+    assert!(
+        space.warnings.iter().any(|w| w.starts_with(expected)),
+        "{:?}",
+        space.warnings
+    );
+    summary_says(&stdout, &space, expected);
+    assert!(!stdout.contains("drops: none reported"), "{stdout}");
+}
+
+#[test]
+fn kernels_over_the_activity_cap_are_counted_once_and_their_launches_apart() {
+    let (space, stdout) = replay_capped("activities", "max_activity_api_events = 8");
+    assert_eq!(event_names(&space, "/device:GPU:0").len(), 8);
+    assert_eq!(dropped(&space, ACTIVITY_CAP), 12, "{:?}", space.warnings);
+    assert_eq!(dropped(&space, API_OF_CAPPED_ACTIVITY), 12);
+    assert_eq!(dropped(&space, API_CAP), 0);
+    assert_eq!(kernels_accounted(&space), 20);
+    summary_says(&stdout, &space, ACTIVITY_CAP);
+}
+
+#[test]
+fn launches_over_the_api_cap_are_counted_there_and_their_kernels_apart() {
+    let (space, stdout) = replay_capped("api", "max_callback_api_events = 10");
+    let kept = event_names(&space, "/device:GPU:0").len() as u64;
+    assert!(kept < 20, "{kept} kernels kept");
+    assert!(dropped(&space, API_CAP) > 0, "{:?}", space.warnings);
+    assert_eq!(dropped(&space, ACTIVITY_CAP), 0, "no activity cap was set");
+    assert_eq!(dropped(&space, ACTIVITY_OF_CAPPED_API), 20 - kept);
+    assert_eq!(kernels_accounted(&space), 20);
+    summary_says(&stdout, &space, API_CAP);
+}
+
+#[test]
+fn with_both_caps_each_lost_kernel_is_counted_once_and_none_under_the_api_cap() {
+    let (space, _) = replay_capped(
+        "both",
+        "max_activity_api_events = 8\nmax_callback_api_events = 12",
+    );
+    assert_eq!(dropped(&space, ACTIVITY_CAP), 12, "{:?}", space.warnings);
+    assert!(dropped(&space, API_CAP) > 0);
+    assert_eq!(kernels_accounted(&space), 20, "{:?}", space.warnings);
+    // Every kept kernel has its launch on the host (XLA keeps only calls with an activity).
+    let kept = event_names(&space, "/device:GPU:0").len();
+    let launches = count(&event_names(&space, "/host:CPU"), |name| {
+        name.starts_with("hipLaunchKernel") || name.starts_with("hipModuleLaunchKernel")
+    });
+    assert!(kept > 0);
+    assert_eq!(launches, kept);
+}
