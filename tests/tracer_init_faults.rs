@@ -6,7 +6,7 @@ mod tracer_common;
 
 use rocprofiler_sdk_sim::driver;
 use tracer_common::{assert_child_passed, is_child, rerun_test_with_env, RecordingSink};
-use xla_rocm_tracer::tracer::sdk;
+use xla_rocm_tracer::testing::sdk;
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
 /// (ROCSIM_FAULTS rule, failing call, status).
@@ -198,7 +198,7 @@ fn child_sdk_is_initialized_before_first_use() {
         return;
     }
     assert_eq!(sdk::is_initialized().unwrap(), 1);
-    assert_ne!(xla_rocm_tracer::tracer::registration::client_handle(), 0);
+    assert_ne!(xla_rocm_tracer::testing::registration::client_handle(), 0);
     let tracer = Tracer::get();
     assert!(tracer.is_available(), "{:?}", tracer.init_error());
 }

@@ -7,7 +7,7 @@ mod tracer_common;
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
 use tracer_common::{runs_in_own_child, start_recording};
 use xla_rocm_tracer::event::EventSource;
-use xla_rocm_tracer::tracer::registration::CLIENT_NAME;
+use xla_rocm_tracer::testing::registration::CLIENT_NAME;
 use xla_rocm_tracer::tracer::Tracer;
 
 #[test]

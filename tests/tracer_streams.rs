@@ -20,7 +20,7 @@ use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEve
 use xla_rocm_tracer::tracer::annotation::{
     pop_annotation, push_annotation, AnnotationSource, ThreadAnnotationStack,
 };
-use xla_rocm_tracer::tracer::stream_stack;
+use xla_rocm_tracer::testing::stream_stack;
 use xla_rocm_tracer::tracer::Tracer;
 
 /// The tracer is a process singleton: one session at a time.

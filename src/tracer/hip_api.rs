@@ -34,6 +34,7 @@ impl HipApiNames {
 
     /// The names the bindings were generated with, what an SDK of that version reports. For
     /// decoders run without an SDK (tests, fuzzing).
+    #[cfg(any(test, feature = "testing"))]
     pub fn from_bindings() -> HipApiNames {
         HipApiNames::from_pairs(
             sys::HIP_RUNTIME_API_NAMES
@@ -88,10 +89,12 @@ impl HipApiNames {
         self.by_operation.get(index)?.as_ref()
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn len(&self) -> usize {
         self.by_operation.iter().filter(|n| n.is_some()).count()
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -49,6 +49,7 @@ impl DropCounts {
         }
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn get(&self, reason: DropReason) -> u64 {
         self.counts
             .iter()
@@ -60,6 +61,7 @@ impl DropCounts {
         self.counts.iter().copied()
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
     }
@@ -100,6 +102,7 @@ impl RecordDecoder<'_> {
     /// `headers` is null or an array of `num_headers` header pointers, each null or pointing
     /// to a header whose payload is a record of the header's (category, kind), all valid for
     /// the duration of the call (a buffer callback's arguments).
+    #[cfg(any(test, feature = "testing"))]
     pub unsafe fn decode_buffer(
         &self,
         headers: *const *const sys::rocprofiler_record_header_t,
@@ -386,6 +389,7 @@ impl RecordDecoder<'_> {
 
 /// Buffers of hand-made records, for running the decoder without an SDK (unit, property and
 /// fuzz tests).
+#[cfg(any(test, feature = "testing"))]
 #[doc(hidden)]
 pub mod crafted {
     use std::ffi::c_void;

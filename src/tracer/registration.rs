@@ -88,6 +88,7 @@ impl Tracer {
 }
 
 /// The SDK's handle for this tool, 0 before configuration.
+#[cfg(any(test, feature = "testing"))]
 pub fn client_handle() -> u32 {
     CLIENT_HANDLE.load(Ordering::Relaxed)
 }

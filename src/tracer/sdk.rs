@@ -134,6 +134,7 @@ pub fn context_is_valid(context: sys::rocprofiler_context_id_t) -> Result<bool, 
     Ok(valid != 0)
 }
 
+#[cfg(any(test, feature = "testing"))]
 pub fn context_is_active(context: sys::rocprofiler_context_id_t) -> Result<bool, SdkError> {
     let mut active: c_int = 0;
     // SAFETY: valid out-pointer.
