@@ -17,8 +17,8 @@ use tracer_common::{
 };
 use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::EventSource;
-use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::testing::sdk;
+use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
 static SESSION: Mutex<()> = Mutex::new(());
