@@ -95,7 +95,7 @@ pub fn client_handle() -> u32 {
 
 /// Registers with the SDK unless already registered; idempotent and thread-safe. Afterwards
 /// the tracer is either initialized or unavailable with a reason.
-pub fn ensure_registered() {
+pub(crate) fn ensure_registered() {
     REGISTRATION.call_once(register);
 }
 
