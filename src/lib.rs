@@ -17,6 +17,38 @@ pub mod gpu_agent;
 pub mod sink;
 pub mod tracer;
 
+/// The tracer's inner parts, reachable only by this crate's own tests, benchmarks and fuzz
+/// targets: they turn on the `testing` feature (the root crate's dev-dependency on itself), a
+/// build for XLA or the CLI does not. Everything else outside `tracer` is the product's surface.
+#[cfg(feature = "testing")]
+#[doc(hidden)]
+pub mod testing {
+    pub mod agents {
+        pub use crate::tracer::agents::*;
+    }
+    pub mod correlation {
+        pub use crate::tracer::correlation::*;
+    }
+    pub mod hip_api {
+        pub use crate::tracer::hip_api::*;
+    }
+    pub mod kernel_names {
+        pub use crate::tracer::kernel_names::*;
+    }
+    pub mod record_decoder {
+        pub use crate::tracer::record_decoder::*;
+    }
+    pub mod registration {
+        pub use crate::tracer::registration::*;
+    }
+    pub mod sdk {
+        pub use crate::tracer::sdk::*;
+    }
+    pub mod stream_stack {
+        pub use crate::tracer::stream_stack::*;
+    }
+}
+
 // Unit tests link the simulated SDK statically (the library itself never contains it).
 #[cfg(test)]
 use rocprofiler_sdk_sim as _;

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sim as _; // the SDK symbols the tracer library leaves open
 use rocprofiler_sdk_sys as sys;
-use xla_rocm_tracer::tracer::correlation::stream_external_correlation_callback;
-use xla_rocm_tracer::tracer::stream_stack::{self, hip_stream_callback};
+use xla_rocm_tracer::testing::correlation::stream_external_correlation_callback;
+use xla_rocm_tracer::testing::stream_stack::{self, hip_stream_callback};
 
 struct CountingAllocator;
 

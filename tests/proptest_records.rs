@@ -10,12 +10,12 @@ use rocprofiler_sdk_sim as _;
 use rocprofiler_sdk_sys as sys;
 use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::{EventDetails, EventSource, RocmTracerEvent};
-use xla_rocm_tracer::tracer::agents::{AgentInfo, AgentKind, Agents};
+use xla_rocm_tracer::testing::agents::{AgentInfo, AgentKind, Agents};
+use xla_rocm_tracer::testing::hip_api::HipApiNames;
+use xla_rocm_tracer::testing::kernel_names::KernelNames;
+use xla_rocm_tracer::testing::record_decoder::crafted::CraftedRecords;
+use xla_rocm_tracer::testing::record_decoder::{DropCounts, RecordDecoder};
 use xla_rocm_tracer::tracer::annotation::AnnotationMap;
-use xla_rocm_tracer::tracer::hip_api::HipApiNames;
-use xla_rocm_tracer::tracer::kernel_names::KernelNames;
-use xla_rocm_tracer::tracer::record_decoder::crafted::CraftedRecords;
-use xla_rocm_tracer::tracer::record_decoder::{DropCounts, RecordDecoder};
 
 const KNOWN_KERNEL: u64 = 42;
 const SESSION_START_NS: u64 = 1_000;

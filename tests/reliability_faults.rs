@@ -16,7 +16,7 @@ use rocprofiler_sdk_sys as sys;
 use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::RocmTracerEvent;
 use xla_rocm_tracer::sink::{EventSink, SessionEnd};
-use xla_rocm_tracer::tracer::sdk;
+use xla_rocm_tracer::testing::sdk;
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
 static SERIAL: Mutex<()> = Mutex::new(());

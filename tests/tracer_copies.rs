@@ -14,7 +14,7 @@ use rocprofiler_sdk_sim::driver::{self, Copy, CopyCall, CopyKind, HostMemory};
 use tracer_common::{joined, start_collecting, start_recording};
 use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
-use xla_rocm_tracer::tracer::correlation;
+use xla_rocm_tracer::testing::correlation;
 use xla_rocm_tracer::tracer::Tracer;
 
 fn copy(kind: CopyKind, src_device: Option<u32>, dst_device: Option<u32>) -> Copy {

@@ -7,7 +7,7 @@ mod tracer_common;
 use rocprofiler_sdk_sim::driver;
 use sim_test_kit::child;
 use tracer_common::RecordingSink;
-use xla_rocm_tracer::tracer::sdk;
+use xla_rocm_tracer::testing::sdk;
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
 /// (ROCSIM_FAULTS rule, failing call, status).
@@ -199,7 +199,7 @@ fn child_sdk_is_initialized_before_first_use() {
         return;
     }
     assert_eq!(sdk::is_initialized().unwrap(), 1);
-    assert_ne!(xla_rocm_tracer::tracer::registration::client_handle(), 0);
+    assert_ne!(xla_rocm_tracer::testing::registration::client_handle(), 0);
     let tracer = Tracer::get();
     assert!(tracer.is_available(), "{:?}", tracer.init_error());
 }

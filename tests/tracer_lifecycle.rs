@@ -16,8 +16,8 @@ use rocprofiler_sdk_sys as sys;
 use tracer_common::{start_recording, wait_on_simulated_time, RecordingSink, VIRTUAL_CLOCK};
 use xla_rocm_tracer::drop_reason::DropReason;
 use xla_rocm_tracer::event::EventSource;
+use xla_rocm_tracer::testing::sdk;
 use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
-use xla_rocm_tracer::tracer::sdk;
 use xla_rocm_tracer::tracer::{Tracer, TracerError, TracerOptions};
 
 static SESSION: Mutex<()> = Mutex::new(());
@@ -78,7 +78,7 @@ fn initialization_facts() {
         "CPU agents are kept too"
     );
     assert!(tracer.sdk_version().unwrap().is_supported());
-    let handle = xla_rocm_tracer::tracer::registration::client_handle();
+    let handle = xla_rocm_tracer::testing::registration::client_handle();
     assert!(rocprofiler_sdk_sim::client_names()
         .contains(&(handle, Some("XLA-with-rocprofiler-sdk".to_owned()))));
     // Utility and stream contexts run for the whole process; the main one only in a session.

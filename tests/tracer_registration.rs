@@ -8,7 +8,7 @@ use rocprofiler_sdk_sim::driver::{self, KernelLaunch};
 use sim_test_kit::child;
 use tracer_common::start_recording;
 use xla_rocm_tracer::event::EventSource;
-use xla_rocm_tracer::tracer::registration::CLIENT_NAME;
+use xla_rocm_tracer::testing::registration::CLIENT_NAME;
 use xla_rocm_tracer::tracer::Tracer;
 
 #[test]

@@ -15,10 +15,10 @@ use rocprofiler_sdk_sim::driver::{
 };
 use tracer_common::{gettid, start_recording, RecordingSink, VIRTUAL_CLOCK};
 use xla_rocm_tracer::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
+use xla_rocm_tracer::testing::stream_stack;
 use xla_rocm_tracer::tracer::annotation::{
     pop_annotation, push_annotation, AnnotationSource, ThreadAnnotationStack,
 };
-use xla_rocm_tracer::tracer::stream_stack;
 use xla_rocm_tracer::tracer::Tracer;
 
 /// The tracer is a process singleton: one session at a time.

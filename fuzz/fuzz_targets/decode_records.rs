@@ -9,12 +9,12 @@ use libfuzzer_sys::fuzz_target;
 // The tracer library leaves the SDK symbols to the final link; the simulator supplies them.
 use rocprofiler_sdk_sim as _;
 use rocprofiler_sdk_sys as sys;
-use xla_rocm_tracer::tracer::agents::{AgentInfo, AgentKind, Agents};
+use xla_rocm_tracer::testing::agents::{AgentInfo, AgentKind, Agents};
 use xla_rocm_tracer::tracer::annotation::AnnotationMap;
-use xla_rocm_tracer::tracer::hip_api::HipApiNames;
-use xla_rocm_tracer::tracer::kernel_names::KernelNames;
-use xla_rocm_tracer::tracer::record_decoder::crafted::CraftedRecords;
-use xla_rocm_tracer::tracer::record_decoder::{DropCounts, RecordDecoder};
+use xla_rocm_tracer::testing::hip_api::HipApiNames;
+use xla_rocm_tracer::testing::kernel_names::KernelNames;
+use xla_rocm_tracer::testing::record_decoder::crafted::CraftedRecords;
+use xla_rocm_tracer::testing::record_decoder::{DropCounts, RecordDecoder};
 
 const KINDS: [u32; 4] = [
     sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,

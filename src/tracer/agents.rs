@@ -82,7 +82,7 @@ pub struct AgentInfo {
 const HIP_VISIBILITY_BIT: u32 = 1 << 1;
 
 impl AgentInfo {
-    pub fn is_gpu(&self) -> bool {
+    pub(crate) fn is_gpu(&self) -> bool {
         self.kind == AgentKind::Gpu
     }
 
@@ -101,7 +101,7 @@ impl AgentInfo {
     }
 
     /// Whether the SDK marks the agent visible to HIP (its `hip` visibility bit).
-    pub fn is_hip_visible(&self) -> bool {
+    pub(crate) fn is_hip_visible(&self) -> bool {
         self.runtime_visibility() & HIP_VISIBILITY_BIT != 0
     }
 
@@ -169,7 +169,7 @@ impl From<&AgentInfo> for GpuAgentInfo {
 
 /// Bytes of `rocprofiler_agent_v0_t` that ROCm 7.0 and 7.1 lay out identically: up to and
 /// including `runtime_visibility` (present since SDK 0.6.0; only the UUID after it differs).
-pub const COMMON_AGENT_PREFIX_SIZE: usize =
+pub(crate) const COMMON_AGENT_PREFIX_SIZE: usize =
     std::mem::offset_of!(sys::rocprofiler_agent_v0_t, runtime_visibility)
         + std::mem::size_of::<u32>();
 
@@ -197,7 +197,7 @@ impl Agents {
     /// `list` in the SDK's order, HIP devices numbered under `variables`. With none set, the
     /// GPUs whose hip visibility bit is set (every GPU when no agent reports any visibility
     /// bit: an SDK before 0.6.0, or hand-made agents), in KFD order.
-    pub fn with_variables(list: Vec<AgentInfo>, variables: &VisibilityVariables) -> Agents {
+    pub(crate) fn with_variables(list: Vec<AgentInfo>, variables: &VisibilityVariables) -> Agents {
         let mut all_gpus: Vec<&AgentInfo> = list.iter().filter(|a| a.is_gpu()).collect();
         // KFD order: ROCr's indices count GPUs by node (a stable sort keeps the SDK's order
         // for agents that report no type id).
@@ -259,12 +259,12 @@ impl Agents {
         self.by_handle.get(&handle)
     }
 
-    pub fn is_gpu(&self, handle: u64) -> bool {
+    pub(crate) fn is_gpu(&self, handle: u64) -> bool {
         self.get(handle).is_some_and(AgentInfo::is_gpu)
     }
 
     /// Whether `handle` is one of [`Agents::gpus`]: a GPU this process's HIP runtime sees.
-    pub fn is_visible_gpu(&self, handle: u64) -> bool {
+    pub(crate) fn is_visible_gpu(&self, handle: u64) -> bool {
         self.gpus.iter().any(|gpu| gpu.handle == handle)
     }
 

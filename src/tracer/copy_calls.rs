@@ -32,7 +32,7 @@ const HIP_MEMCPY_DEVICE_TO_DEVICE_NO_CU: i32 = 1024;
 
 /// The direction a `hipMemcpyKind` names; `hipMemcpyDefault` (4, unified addressing decides)
 /// and unknown values name none.
-pub fn direction_of_kind(kind: i32) -> Option<EventType> {
+pub(crate) fn direction_of_kind(kind: i32) -> Option<EventType> {
     match kind {
         HIP_MEMCPY_HOST_TO_HOST => Some(EventType::MemcpyOther),
         HIP_MEMCPY_HOST_TO_DEVICE => Some(EventType::MemcpyH2D),
@@ -70,7 +70,7 @@ fn direction_of_function(operation: i32) -> Option<EventType> {
 /// What a HIP API ENTER of `operation` asked for, if it is a copy whose direction is known.
 /// `args` is the callback payload when the SDK passed one at least as large as the
 /// `(dst, src, sizeBytes, kind)` prefix of the argument union.
-pub fn copy_call(
+pub(crate) fn copy_call(
     operation: i32,
     args: Option<&sys::rocprofiler_callback_tracing_hip_api_data_t>,
 ) -> Option<CopyCall> {
@@ -93,7 +93,7 @@ pub fn copy_call(
 /// # Safety
 /// `payload` is null or points to the SDK's HIP API callback payload, whose first field is its
 /// size in bytes, valid for the duration of the callback.
-pub unsafe fn hip_api_args(
+pub(crate) unsafe fn hip_api_args(
     payload: *const std::ffi::c_void,
 ) -> Option<sys::rocprofiler_callback_tracing_hip_api_data_t> {
     if payload.is_null() {

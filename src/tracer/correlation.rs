@@ -19,6 +19,7 @@ use crate::tracer::stream_stack;
 /// records are stamped [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`].
 static UNATTRIBUTED_REQUESTS: AtomicU64 = AtomicU64::new(0);
 
+#[cfg(any(test, feature = "testing"))]
 pub fn unattributed_requests() -> u64 {
     UNATTRIBUTED_REQUESTS.load(Ordering::Relaxed)
 }

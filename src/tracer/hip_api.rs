@@ -8,7 +8,7 @@ use rocprofiler_sdk_sys as sys;
 use crate::tracer::sdk::{self, SdkError};
 
 /// XLA's name for an operation the SDK did not name.
-pub const UNKNOWN_OP_NAME: &str = "HIP_UNKNOWN_OP";
+pub(crate) const UNKNOWN_OP_NAME: &str = "HIP_UNKNOWN_OP";
 
 /// Operation id -> name, for `ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API` (whose value, 5,
 /// is also the buffer kind of HIP API records).
@@ -18,7 +18,7 @@ pub struct HipApiNames {
 }
 
 impl HipApiNames {
-    pub fn from_pairs(pairs: impl IntoIterator<Item = (i32, String)>) -> HipApiNames {
+    pub(crate) fn from_pairs(pairs: impl IntoIterator<Item = (i32, String)>) -> HipApiNames {
         let mut by_operation: Vec<Option<Arc<str>>> = Vec::new();
         for (operation, name) in pairs {
             let Ok(index) = usize::try_from(operation) else {
@@ -34,6 +34,7 @@ impl HipApiNames {
 
     /// The names the bindings were generated with, what an SDK of that version reports. For
     /// decoders run without an SDK (tests, fuzzing).
+    #[cfg(any(test, feature = "testing"))]
     pub fn from_bindings() -> HipApiNames {
         HipApiNames::from_pairs(
             sys::HIP_RUNTIME_API_NAMES
@@ -88,10 +89,12 @@ impl HipApiNames {
         self.by_operation.get(index)?.as_ref()
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn len(&self) -> usize {
         self.by_operation.iter().filter(|n| n.is_some()).count()
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -119,7 +122,7 @@ unsafe extern "C" fn collect_operation(
 }
 
 /// XLA's `isCopyApi`: the 29 HIP runtime operations whose API records are typed `MemcpyOther`.
-pub fn is_copy_api(operation: i32) -> bool {
+pub(crate) fn is_copy_api(operation: i32) -> bool {
     COPY_APIS.contains(&operation)
 }
 

@@ -13,7 +13,7 @@ use parking_lot::RwLock;
 use rocprofiler_sdk_sys as sys;
 
 /// The name XLA gives a kernel whose symbol was never registered.
-pub const UNKNOWN_KERNEL_NAME: &str = "??";
+pub(crate) const UNKNOWN_KERNEL_NAME: &str = "??";
 
 #[derive(Default)]
 pub struct KernelNames {
@@ -82,7 +82,7 @@ impl KernelNames {
 
 /// Demangles an Itanium C++ symbol; anything else (hipBLASLt/Tensile kernels, XLA fusions,
 /// `extern "C"` kernels) is returned as is, like tsl's `MaybeAbiDemangle`.
-pub fn demangle(name: &str) -> String {
+pub(crate) fn demangle(name: &str) -> String {
     if !name.starts_with("_Z") {
         return name.to_owned();
     }

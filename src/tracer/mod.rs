@@ -18,22 +18,22 @@
 //! for the ones its session still expects; other records that started before the session are
 //! dropped and counted; finalize flushes the buffer first; a failed initialization makes
 //! `is_available()` false.
-pub mod agents;
+pub(crate) mod agents;
 pub mod annotation;
 mod callbacks;
-pub mod copy_calls;
-pub mod correlation;
-pub mod hip_api;
-pub mod kernel_names;
-pub mod record_decoder;
-pub mod registration;
-pub mod sdk;
+pub(crate) mod copy_calls;
+pub(crate) mod correlation;
+pub(crate) mod hip_api;
+pub(crate) mod kernel_names;
+pub(crate) mod record_decoder;
+pub(crate) mod registration;
+pub(crate) mod sdk;
 mod session;
 pub(crate) mod session_ledger;
 mod setup;
 pub(crate) mod stream_names;
-pub mod stream_stack;
-pub mod version;
+pub(crate) mod stream_stack;
+pub(crate) mod version;
 
 use std::cell::Cell;
 use std::fmt;

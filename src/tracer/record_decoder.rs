@@ -49,6 +49,7 @@ impl DropCounts {
         }
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn get(&self, reason: DropReason) -> u64 {
         self.counts
             .iter()
@@ -60,6 +61,7 @@ impl DropCounts {
         self.counts.iter().copied()
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
     }
@@ -100,6 +102,7 @@ impl RecordDecoder<'_> {
     /// `headers` is null or an array of `num_headers` header pointers, each null or pointing
     /// to a header whose payload is a record of the header's (category, kind), all valid for
     /// the duration of the call (a buffer callback's arguments).
+    #[cfg(any(test, feature = "testing"))]
     pub unsafe fn decode_buffer(
         &self,
         headers: *const *const sys::rocprofiler_record_header_t,
@@ -127,7 +130,7 @@ impl RecordDecoder<'_> {
     ///
     /// # Safety
     /// As for [`RecordDecoder::decode_buffer`].
-    pub unsafe fn for_each_record(
+    pub(crate) unsafe fn for_each_record(
         &self,
         headers: *const *const sys::rocprofiler_record_header_t,
         num_headers: usize,
@@ -146,7 +149,7 @@ impl RecordDecoder<'_> {
 
     /// # Safety
     /// As for [`RecordDecoder::decode_buffer`], for one header.
-    pub unsafe fn decode(
+    pub(crate) unsafe fn decode(
         &self,
         header: *const sys::rocprofiler_record_header_t,
     ) -> Result<RocmTracerEvent, DropReason> {
@@ -162,7 +165,7 @@ impl RecordDecoder<'_> {
     ///
     /// # Safety
     /// As for [`RecordDecoder::decode_buffer`], for one header.
-    pub unsafe fn decode_record(
+    pub(crate) unsafe fn decode_record(
         &self,
         header: *const sys::rocprofiler_record_header_t,
     ) -> Result<RocmTracerEvent, DropReason> {
@@ -227,7 +230,7 @@ impl RecordDecoder<'_> {
 
     /// XLA's `HipApiEvent`. Every non-copy API is typed `Kernel` (docs/xla-interface.md#xla-edge-2, kept: the
     /// collector keeps only API events with an activity counterpart anyway).
-    pub fn hip_api_event(
+    pub(crate) fn hip_api_event(
         &self,
         record: &sys::rocprofiler_buffer_tracing_hip_api_record_t,
     ) -> RocmTracerEvent {
@@ -280,7 +283,7 @@ impl RecordDecoder<'_> {
 
     /// XLA's `KernelEvent`: the stream is the external correlation value the request callback
     /// wrote; the HSA queue is kept apart in `queue_id`.
-    pub fn kernel_event(
+    pub(crate) fn kernel_event(
         &self,
         record: &sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t,
     ) -> RocmTracerEvent {
@@ -319,7 +322,7 @@ impl RecordDecoder<'_> {
 
     /// The device a copy is shown on: XLA's direction rules (docs/xla-interface.md#event-fields), first match wins; only
     /// GPUs HIP sees count as GPUs.
-    pub fn memcpy_device_id(&self, event_type: EventType, src: u64, dst: u64) -> u32 {
+    pub(crate) fn memcpy_device_id(&self, event_type: EventType, src: u64, dst: u64) -> u32 {
         let dst_is_gpu = self.agents.is_visible_gpu(dst);
         let src_is_gpu = self.agents.is_visible_gpu(src);
         let chosen = match event_type {
@@ -340,7 +343,7 @@ impl RecordDecoder<'_> {
     }
 
     /// XLA's `MemcpyEvent`.
-    pub fn memcpy_event(
+    pub(crate) fn memcpy_event(
         &self,
         record: &sys::rocprofiler_buffer_tracing_memory_copy_record_t,
     ) -> RocmTracerEvent {
@@ -386,6 +389,7 @@ impl RecordDecoder<'_> {
 
 /// Buffers of hand-made records, for running the decoder without an SDK (unit, property and
 /// fuzz tests).
+#[cfg(any(test, feature = "testing"))]
 #[doc(hidden)]
 pub mod crafted {
     use std::ffi::c_void;

@@ -88,13 +88,14 @@ impl Tracer {
 }
 
 /// The SDK's handle for this tool, 0 before configuration.
+#[cfg(any(test, feature = "testing"))]
 pub fn client_handle() -> u32 {
     CLIENT_HANDLE.load(Ordering::Relaxed)
 }
 
 /// Registers with the SDK unless already registered; idempotent and thread-safe. Afterwards
 /// the tracer is either initialized or unavailable with a reason.
-pub fn ensure_registered() {
+pub(crate) fn ensure_registered() {
     REGISTRATION.call_once(register);
 }
 

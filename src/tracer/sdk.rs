@@ -58,7 +58,7 @@ pub fn status_name(status: sys::rocprofiler_status_t) -> String {
 }
 
 /// Turns the status of `call` into a `Result`.
-pub fn check(call: &'static str, status: sys::rocprofiler_status_t) -> Result<(), SdkError> {
+pub(crate) fn check(call: &'static str, status: sys::rocprofiler_status_t) -> Result<(), SdkError> {
     if status == sys::ROCPROFILER_STATUS_SUCCESS {
         Ok(())
     } else {
@@ -71,7 +71,7 @@ pub fn check(call: &'static str, status: sys::rocprofiler_status_t) -> Result<()
     }
 }
 
-pub fn get_version() -> Result<(u32, u32, u32), SdkError> {
+pub(crate) fn get_version() -> Result<(u32, u32, u32), SdkError> {
     let (mut major, mut minor, mut patch) = (0u32, 0u32, 0u32);
     // SAFETY: three valid out-pointers.
     let status = unsafe { sys::rocprofiler_get_version(&mut major, &mut minor, &mut patch) };
@@ -96,13 +96,15 @@ pub fn is_initialized() -> Result<c_int, SdkError> {
     Ok(state)
 }
 
-pub fn force_configure(configure: sys::rocprofiler_configure_func_t) -> Result<(), SdkError> {
+pub(crate) fn force_configure(
+    configure: sys::rocprofiler_configure_func_t,
+) -> Result<(), SdkError> {
     // SAFETY: `configure` is a `'static` function with the SDK's signature.
     let status = unsafe { sys::rocprofiler_force_configure(configure) };
     check("rocprofiler_force_configure", status)
 }
 
-pub fn create_context() -> Result<sys::rocprofiler_context_id_t, SdkError> {
+pub(crate) fn create_context() -> Result<sys::rocprofiler_context_id_t, SdkError> {
     // The SDK requires a zero handle on input (ERROR_CONTEXT_ID_NOT_ZERO otherwise).
     let mut context = sys::rocprofiler_context_id_t { handle: 0 };
     // SAFETY: valid out-pointer.
@@ -111,21 +113,21 @@ pub fn create_context() -> Result<sys::rocprofiler_context_id_t, SdkError> {
     Ok(context)
 }
 
-pub fn start_context(context: sys::rocprofiler_context_id_t) -> Result<(), SdkError> {
+pub(crate) fn start_context(context: sys::rocprofiler_context_id_t) -> Result<(), SdkError> {
     // SAFETY: value argument.
     check("rocprofiler_start_context", unsafe {
         sys::rocprofiler_start_context(context)
     })
 }
 
-pub fn stop_context(context: sys::rocprofiler_context_id_t) -> Result<(), SdkError> {
+pub(crate) fn stop_context(context: sys::rocprofiler_context_id_t) -> Result<(), SdkError> {
     // SAFETY: value argument.
     check("rocprofiler_stop_context", unsafe {
         sys::rocprofiler_stop_context(context)
     })
 }
 
-pub fn context_is_valid(context: sys::rocprofiler_context_id_t) -> Result<bool, SdkError> {
+pub(crate) fn context_is_valid(context: sys::rocprofiler_context_id_t) -> Result<bool, SdkError> {
     let mut valid: c_int = 0;
     // SAFETY: valid out-pointer.
     let status = unsafe { sys::rocprofiler_context_is_valid(context, &mut valid) };
@@ -134,6 +136,7 @@ pub fn context_is_valid(context: sys::rocprofiler_context_id_t) -> Result<bool, 
     Ok(valid != 0)
 }
 
+#[cfg(any(test, feature = "testing"))]
 pub fn context_is_active(context: sys::rocprofiler_context_id_t) -> Result<bool, SdkError> {
     let mut active: c_int = 0;
     // SAFETY: valid out-pointer.
@@ -142,7 +145,7 @@ pub fn context_is_active(context: sys::rocprofiler_context_id_t) -> Result<bool,
     Ok(active != 0)
 }
 
-pub fn create_buffer(
+pub(crate) fn create_buffer(
     context: sys::rocprofiler_context_id_t,
     size: usize,
     watermark: usize,
@@ -173,7 +176,7 @@ pub fn flush_buffer(buffer: sys::rocprofiler_buffer_id_t) -> Result<(), SdkError
     })
 }
 
-pub fn configure_buffer_tracing(
+pub(crate) fn configure_buffer_tracing(
     context: sys::rocprofiler_context_id_t,
     kind: sys::rocprofiler_buffer_tracing_kind_t,
     buffer: sys::rocprofiler_buffer_id_t,
@@ -191,7 +194,7 @@ pub fn configure_buffer_tracing(
     check("rocprofiler_configure_buffer_tracing_service", status)
 }
 
-pub fn configure_callback_tracing(
+pub(crate) fn configure_callback_tracing(
     context: sys::rocprofiler_context_id_t,
     kind: sys::rocprofiler_callback_tracing_kind_t,
     operations: &[sys::rocprofiler_tracing_operation_t],
@@ -216,7 +219,7 @@ pub fn configure_callback_tracing(
     check("rocprofiler_configure_callback_tracing_service", status)
 }
 
-pub fn configure_external_correlation_request(
+pub(crate) fn configure_external_correlation_request(
     context: sys::rocprofiler_context_id_t,
     kinds: &[sys::rocprofiler_external_correlation_id_request_kind_t],
     callback: sys::rocprofiler_external_correlation_id_request_cb_t,
@@ -237,7 +240,7 @@ pub fn configure_external_correlation_request(
     )
 }
 
-pub fn create_callback_thread() -> Result<sys::rocprofiler_callback_thread_t, SdkError> {
+pub(crate) fn create_callback_thread() -> Result<sys::rocprofiler_callback_thread_t, SdkError> {
     let mut thread = sys::rocprofiler_callback_thread_t { handle: 0 };
     // SAFETY: valid out-pointer.
     let status = unsafe { sys::rocprofiler_create_callback_thread(&mut thread) };
@@ -245,7 +248,7 @@ pub fn create_callback_thread() -> Result<sys::rocprofiler_callback_thread_t, Sd
     Ok(thread)
 }
 
-pub fn assign_callback_thread(
+pub(crate) fn assign_callback_thread(
     buffer: sys::rocprofiler_buffer_id_t,
     thread: sys::rocprofiler_callback_thread_t,
 ) -> Result<(), SdkError> {

@@ -248,7 +248,7 @@ pub(crate) fn snapshot() -> Vec<StreamLabel> {
 /// Called by the SDK with `record.payload` null or pointing to a
 /// `rocprofiler_callback_tracing_marker_api_data_t` valid for the duration of the call, whose
 /// `name` is null or a NUL-terminated string.
-pub unsafe extern "C" fn marker_name_callback(
+pub(crate) unsafe extern "C" fn marker_name_callback(
     record: sys::rocprofiler_callback_tracing_record_t,
     _user_data: *mut sys::rocprofiler_user_data_t,
     _callback_data: *mut std::ffi::c_void,

@@ -22,10 +22,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rocprofiler_sdk_sys as sys;
 
 /// The stream id used before any SET: the null stream.
-pub const NULL_STREAM_ID: u64 = 0;
+pub(crate) const NULL_STREAM_ID: u64 = 0;
 
 /// Entries stored above the base null-stream entry.
-pub const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 
 thread_local! {
     // One thread-local for the stack and its statistics: one TLS access per SET callback.
@@ -130,7 +130,7 @@ pub fn top() -> u64 {
 }
 
 /// The stream of the innermost open SET window of the calling thread, `None` outside any.
-pub fn innermost_set() -> Option<u64> {
+pub(crate) fn innermost_set() -> Option<u64> {
     with_stack(ThreadStack::top).flatten()
 }
 
@@ -254,7 +254,7 @@ pub fn current_thread_stats() -> ThreadStreamStats {
     .unwrap_or(ThreadStreamStats::ZERO)
 }
 
-pub fn unmatched_exits_total() -> u64 {
+pub(crate) fn unmatched_exits_total() -> u64 {
     UNMATCHED_EXITS.load(Ordering::Relaxed)
 }
 

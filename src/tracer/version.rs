@@ -11,7 +11,7 @@ pub struct SdkVersion {
 }
 
 impl SdkVersion {
-    pub const MINIMUM: SdkVersion = SdkVersion {
+    pub(crate) const MINIMUM: SdkVersion = SdkVersion {
         major: 1,
         minor: 0,
         patch: 0,
@@ -22,7 +22,7 @@ impl SdkVersion {
     }
 
     /// `Err` with a message naming the version found when it is too old.
-    pub fn require_supported(self) -> Result<(), String> {
+    pub(crate) fn require_supported(self) -> Result<(), String> {
         if self.is_supported() {
             Ok(())
         } else {

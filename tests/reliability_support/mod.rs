@@ -16,7 +16,7 @@ use xla_rocm_tracer::collector::{
 use xla_rocm_tracer::event::{EventSource, EventType, RocmTracerEvent};
 use xla_rocm_tracer::export::{ExportOptions, XSpace};
 use xla_rocm_tracer::sink::{EventSink, SessionEnd};
-use xla_rocm_tracer::tracer::sdk;
+use xla_rocm_tracer::testing::sdk;
 use xla_rocm_tracer::tracer::Tracer;
 
 /// The three kinds of buffer record the tracer asks for.
