@@ -7,8 +7,10 @@
 use rocprofiler_sdk_sim as _;
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use xla_rocm_tracer::export::read_xspace;
 
@@ -259,12 +261,34 @@ fn a_symlinked_output_writes_the_file_it_points_to() {
 
 /// Starts `args` with the pause-in-write hook, waits until it says it is writing, sends
 /// `signal`, and returns its output.
+/// Waits for a signalled command, for at most a minute: one that ignored its signal is killed
+/// with its whole process group (a re-executed replay included) and fails the test, instead of
+/// hanging the suite. The command must have been spawned in its own process group.
+fn wait_bounded(mut child: Child) -> ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            // SAFETY: killpg() has no memory-safety preconditions; the group is the child's.
+            unsafe {
+                libc::killpg(child.id() as libc::pid_t, libc::SIGKILL);
+            }
+            let _ = child.wait();
+            panic!("the command did not end within a minute of its stop signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn interrupt_write(args: &[&str], signal: i32) -> Output {
     let mut child = command()
         .args(args)
         .env("XLA_ROCM_TRACER_TEST_PAUSE_IN_WRITE", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
@@ -284,11 +308,17 @@ fn interrupt_write(args: &[&str], signal: i32) -> Output {
     unsafe {
         libc::kill(child.id() as libc::pid_t, signal);
     }
-    let mut output = child.wait_with_output().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let status = wait_bounded(child);
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut stdout, &mut out).unwrap();
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
-    output.stderr = (seen + &rest).into_bytes();
-    output
+    Output {
+        status,
+        stdout: out,
+        stderr: (seen + &rest).into_bytes(),
+    }
 }
 
 #[test]
@@ -351,6 +381,7 @@ fn sigterm_and_sighup_stop_a_replay_like_ctrl_c() {
             .env("ROCSIM_MACHINE", "clock = \"virtual\"")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .process_group(0)
             .spawn()
             .unwrap();
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
@@ -363,10 +394,10 @@ fn sigterm_and_sighup_stop_a_replay_like_ctrl_c() {
         unsafe {
             libc::kill(child.id() as libc::pid_t, signal);
         }
-        let output = child.wait_with_output().unwrap();
+        let status = wait_bounded(child);
         let mut rest = String::new();
         std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
-        assert_eq!(output.status.code(), Some(128 + signal), "{rest}");
+        assert_eq!(status.code(), Some(128 + signal), "{rest}");
         assert!(
             rest.contains(&format!("stopped after 4 steps ({name})")),
             "{rest}"
