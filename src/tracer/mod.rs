@@ -28,8 +28,6 @@ pub(crate) mod kernel_names;
 pub(crate) mod record_decoder;
 pub(crate) mod registration;
 pub(crate) mod sdk;
-#[cfg(test)]
-mod sdk_drop_count_tests;
 mod session;
 pub(crate) mod session_ledger;
 mod setup;
