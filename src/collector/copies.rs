@@ -63,15 +63,20 @@ pub(super) fn api_copy_details(api_event: &StoredEvent, first: &StoredEvent) -> 
 }
 
 /// A blit kernel (a copy HIP ran as a kernel) takes its copy call's size instead of the
-/// blit's launch geometry, which no reader needs (docs/xla-interface.md#copy-apis). A blit of a
-/// host<->device call also takes the call's direction as its type and name (keeping `Kernel`
-/// in `recorded_direction`); a same-GPU device-to-device blit, a kernel on every release,
-/// stays a kernel. Nothing changes if `api_event` is not a copy, or a copy of unknown size
-/// and direction.
+/// blit's launch geometry, which no reader needs (docs/xla-interface.md#copy-apis). Nothing
+/// changes if `api_event` is not a copy. See [`name_blit_kernel_by_call`].
 pub(super) fn name_blit_kernel(kernel: &mut RocmTracerEvent, api_event: &StoredEvent) {
-    let Some(call) = call_of(api_event) else {
-        return;
-    };
+    if let Some(call) = call_of(api_event) {
+        name_blit_kernel_by_call(kernel, call);
+    }
+}
+
+/// The blit rule, from the call's facts (`call`: the HIP API copy event's details, or those
+/// the tracer put on the kernel): the kernel takes the call's size, and a blit of a
+/// host<->device call also takes the call's direction as its type and name, keeping `Kernel`
+/// in `recorded_direction`. A same-GPU device-to-device blit, a kernel on every release, stays
+/// a kernel. A call of unknown size and direction changes nothing.
+pub(crate) fn name_blit_kernel_by_call(kernel: &mut RocmTracerEvent, call: MemcpyDetails) {
     let host_side = call
         .call_direction
         .filter(|asked| matches!(asked, EventType::MemcpyH2D | EventType::MemcpyD2H));
