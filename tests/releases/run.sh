@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The product under every simulated ROCm release (docs/simulator-fidelity.md#releases): the
 # tracer and collector suites and every scenario replay, each with ROCSIM_MACHINE='rocm = "R"'.
-# The default release (7.1) runs them in the plain `cargo test` already; here the others do.
-#   tests/releases/run.sh            every release but the default
+# The default release (7.1) runs the suites in the plain `cargo test` too; it is repeated here
+# so that every release has its scenario replays (about 6 s a release, warm).
+#   tests/releases/run.sh            every release
 #   tests/releases/run.sh 7.0 7.14   these releases
 # Uses $CARGO_TARGET_DIR (default: target/); builds nothing the debug test build did not.
 set -euo pipefail
@@ -11,7 +12,7 @@ cd "$repo"
 target="${CARGO_TARGET_DIR:-$repo/target}"
 
 releases=("$@")
-[ "${#releases[@]}" -gt 0 ] || releases=(7.0 7.2 7.13 7.14)
+[ "${#releases[@]}" -gt 0 ] || releases=(7.0 7.1 7.2 7.13 7.14)
 
 # The tracer and collector suites (tests/tracer_*.rs, tests/collector_*.rs).
 suites=()
