@@ -585,7 +585,10 @@ mod tests {
             .unwrap();
         assert_eq!(later.profile_keys(), RocmRelease::Rocm7_0.profile());
         let default = Machine::default();
-        assert_eq!((default.rocm, default.profile_keys()), (DEFAULT_ROCM, DEFAULT_ROCM.profile()));
+        assert_eq!(
+            (default.rocm, default.profile_keys()),
+            (DEFAULT_ROCM, DEFAULT_ROCM.profile())
+        );
     }
 
     #[test]

@@ -379,11 +379,18 @@ fn with_one_syncer_per_buffer_producers_wait_for_every_callback() {
         call();
         done2.store(1, Ordering::SeqCst);
     });
-    assert!(wait_for(
-        || counts(B::Lossless).producer_waits - before.producer_waits == 1
-    ));
-    assert_eq!(done.load(Ordering::SeqCst), 0, "the HIP call has not returned");
-    assert_eq!(counts(B::Lossless).total_written() - before.total_written(), 1);
+    assert!(wait_for(|| counts(B::Lossless).producer_waits
+        - before.producer_waits
+        == 1));
+    assert_eq!(
+        done.load(Ordering::SeqCst),
+        0,
+        "the HIP call has not returned"
+    );
+    assert_eq!(
+        counts(B::Lossless).total_written() - before.total_written(),
+        1
+    );
     p.open_gate();
     producer.join().unwrap();
     // SAFETY: a plain handle, no pointers; the SDK validates it.
@@ -464,9 +471,10 @@ fn one_ms_callback_stalls(test: &str, rocm: (&str, &str)) -> Option<(u64, u64)> 
 
 #[test]
 fn under_rocm_7_1_a_1ms_callback_stalls_every_producer() {
-    let Some((ns_2, ns_3)) =
-        one_ms_callback_stalls("under_rocm_7_1_a_1ms_callback_stalls_every_producer", ROCM_7_1)
-    else {
+    let Some((ns_2, ns_3)) = one_ms_callback_stalls(
+        "under_rocm_7_1_a_1ms_callback_stalls_every_producer",
+        ROCM_7_1,
+    ) else {
         return;
     };
     // The callback had started before record 2: it waits for the rest of that millisecond,

@@ -973,7 +973,10 @@ fn status_names_strings_version_time() {
         );
         let mut triplet = rocprofiler_version_triplet_t::default();
         assert_eq!(rocprofiler_get_version_triplet(&mut triplet), 0);
-        assert_eq!((triplet.major, triplet.minor, triplet.patch), (v.0, v.1, v.2));
+        assert_eq!(
+            (triplet.major, triplet.minor, triplet.patch),
+            (v.0, v.1, v.2)
+        );
         let mut ts = 0;
         assert_eq!(rocprofiler_get_timestamp(&mut ts), 0);
         let mut boot = libc::timespec {
