@@ -432,9 +432,21 @@ fn without_a_syncer_producers_never_wait_and_lose_records_to_the_delivered_half(
 
 /// What a 1 ms buffer callback costs a HIP thread that produces records during it, measured
 /// as the SDK makes it wait (`producer_wait_ns`): record 2 finds the other half free, record 3
-/// finds producers moved back to the half being delivered. Prints the numbers.
-fn one_ms_callback_stalls(test: &str, rocm: (&str, &str)) -> Option<(u64, u64)> {
-    if !child::in_child(test, &[rocm]) {
+/// finds producers moved back to the half being delivered. Prints the numbers of five attempts
+/// (a loaded machine can deschedule the test for longer than the callback, so the assertions
+/// ask for the stall in at least one attempt): per attempt, (record 2 waits, its µs, record 3
+/// waits, its µs).
+fn one_ms_callback_stalls(test: &str, rocm: (&str, &str)) -> Option<Vec<[u64; 4]>> {
+    let in_child = child::in_child_checked(test, &[rocm], |output| {
+        child::assert_passed(test, output);
+        // The child's numbers, shown by `cargo test ... -- --nocapture`.
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            if line.contains("1 ms buffer callback") {
+                println!("{line}");
+            }
+        }
+    });
+    if !in_child {
         return None;
     }
     let _a = activate(B::Slow);
@@ -445,55 +457,62 @@ fn one_ms_callback_stalls(test: &str, rocm: (&str, &str)) -> Option<(u64, u64)> 
         let after = counts(B::Slow);
         (
             after.producer_waits - before.producer_waits,
-            after.producer_wait_ns - before.producer_wait_ns,
+            (after.producer_wait_ns - before.producer_wait_ns) / 1000,
         )
     };
-    // Record 1 starts a 1 ms callback; wait (spinning, not sleeping) until it runs.
-    call();
-    while p.entered.load(Ordering::SeqCst) == 0 {
-        std::thread::yield_now();
+    let mut attempts = Vec::new();
+    for _ in 0..5 {
+        let entered = p.entered.load(Ordering::SeqCst);
+        // Record 1 starts a 1 ms callback; wait (spinning, not sleeping) until it runs.
+        call();
+        while p.entered.load(Ordering::SeqCst) == entered {
+            std::thread::yield_now();
+        }
+        let (waits_2, us_2) = waited(&call);
+        let (waits_3, us_3) = waited(&call);
+        attempts.push([waits_2, us_2, waits_3, us_3]);
+        // SAFETY: a plain handle, no pointers; the SDK validates it.
+        check(unsafe { rocprofiler_flush_buffer(ids(B::Slow).1) });
+        // SAFETY: as above.
+        check(unsafe { rocprofiler_flush_buffer(ids(B::Slow).1) });
     }
-    let (waits_2, ns_2) = waited(&call);
-    let (waits_3, ns_3) = waited(&call);
-    println!(
-        "{}: 1 ms buffer callback; record 2 (other half free) waited {} time(s), {} us; \
-         record 3 (its half being delivered) waited {} time(s), {} us",
+    // Past the test harness's capture, so that the parent sees it.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "{}: 1 ms buffer callback; per attempt [record 2 (other half free) waits, us, \
+         record 3 (its half being delivered) waits, us]: {attempts:?}",
         rocm.1,
-        waits_2,
-        ns_2 / 1000,
-        waits_3,
-        ns_3 / 1000
     );
-    // SAFETY: a plain handle, no pointers; the SDK validates it.
-    check(unsafe { rocprofiler_flush_buffer(ids(B::Slow).1) });
-    Some((ns_2, ns_3))
+    Some(attempts)
 }
 
 #[test]
 fn under_rocm_7_1_a_1ms_callback_stalls_every_producer() {
-    let Some((ns_2, ns_3)) = one_ms_callback_stalls(
+    let Some(attempts) = one_ms_callback_stalls(
         "under_rocm_7_1_a_1ms_callback_stalls_every_producer",
         ROCM_7_1,
     ) else {
         return;
     };
-    // The callback had started before record 2: it waits for the rest of that millisecond,
-    // then record 3 waits for record 2's own 1 ms callback.
-    assert!(ns_2 >= 200_000, "record 2 waited {ns_2} ns");
-    assert!(ns_3 >= 200_000, "record 3 waited {ns_3} ns");
+    // The callback had started before record 2: it waits for the rest of that millisecond
+    // although the other half is free.
+    assert!(
+        attempts.iter().any(|a| a[0] == 1 && a[1] >= 200),
+        "{attempts:?}"
+    );
 }
 
 #[test]
 fn under_rocm_7_14_a_1ms_callback_stalls_only_the_half_it_delivers() {
-    let Some((ns_2, _)) = one_ms_callback_stalls(
+    let Some(attempts) = one_ms_callback_stalls(
         "under_rocm_7_14_a_1ms_callback_stalls_only_the_half_it_delivers",
         ROCM_7_14,
     ) else {
         return;
     };
-    assert_eq!(ns_2, 0, "the other half was free: no wait");
-    // Record 3 waits only if the first callback is still running when it arrives, which a
-    // loaded machine cannot promise; its time is printed, not asserted.
+    assert!(attempts.iter().all(|a| a[0] == 0), "{attempts:?}");
+    assert!(attempts.iter().any(|a| a[2] == 1), "{attempts:?}");
 }
 
 /// Runs `test` in a child process that is expected to abort; returns its stderr.
