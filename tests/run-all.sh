@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test of the project: Rust (workspace), C++ drop-in (plain and ASan/UBSan),
+# Runs every test of the project: Rust (workspace, and the product's suites under every
+# simulated ROCm release), C++ drop-in (plain and ASan/UBSan, and plain under ROCm 7.14),
 # the simulated HIP runtime program, xprof's conversion of a replayed trace, a real JAX (CPU)
 # trace read by the command, and the offline Bazel build. Installs the Debian packages it
 # needs when they are missing and it can.
@@ -43,6 +44,9 @@ echo "== Rust: cargo test --workspace"
 cargo build --workspace --all-targets --locked
 cargo test --workspace --locked
 
+echo "== every simulated ROCm release: tracer and collector suites, every scenario replay"
+tests/releases/run.sh
+
 echo "== Rust: cargo test --release --workspace (optimized code; the stress, fault and property tests among them)"
 # Build first, as above: some tests inspect the release cdylib.
 cargo build --release --workspace --all-targets --locked
@@ -51,6 +55,8 @@ cargo test --release --workspace --locked
 echo "== C++ drop-in (GoogleTest), then under AddressSanitizer + UndefinedBehaviorSanitizer"
 tests/cpp/run.sh
 tests/cpp/run.sh --sanitize
+echo "== C++ drop-in under ROCm 7.14 (the default run above is 7.1; docs/simulator-fidelity.md#releases)"
+ROCSIM_MACHINE='rocm = "7.14"' tests/cpp/run.sh
 
 echo "== HIP host program on the simulated HIP runtime"
 tests/hip/run.sh

@@ -262,6 +262,72 @@ fn child_copies_as_hip_submits_them() {
     assert_eq!((drops.by_reason().len(), unjoined), (1, 2), "{drops:?}");
 }
 
+/// ROCm 7.13 and later run a small host<->device copy as a `__amd_rocclr_copyBuffer` blit
+/// kernel (a KERNEL_DISPATCH record): the device timeline still shows a 4 KiB MemcpyH2D (and
+/// D2H), named by the HIP call, with the kernel kept as the recorded direction.
+#[test]
+fn a_small_copy_run_as_a_blit_kernel_stays_a_copy_of_its_call_direction() {
+    if child::is_any_child() {
+        return;
+    }
+    for rocm in ["7.13", "7.14"] {
+        let machine = format!("rocm = \"{rocm}\"");
+        let output = child::rerun(
+            "child_small_copy_blit_kernel",
+            &[("ROCSIM_MACHINE", machine.as_str())],
+        );
+        child::assert_passed("small copy as a blit kernel", &output);
+    }
+}
+
+#[test]
+fn child_small_copy_blit_kernel() {
+    use rocprofiler_sdk_sim::machine::{machine, SmallCopies};
+    if !child::is_any_child() {
+        return;
+    }
+    assert_eq!(machine().small_copies, SmallCopies::BlitKernel);
+    let tracer = Tracer::get();
+    let collector = start_collecting(tracer);
+    let stream = driver::stream_create().unwrap();
+    let small = |kind| Copy {
+        bytes: 4096,
+        ..copy(kind, None, None)
+    };
+    let calls = [
+        (
+            driver::memcpy_async(stream, &small(CopyKind::HostToDevice)).unwrap(),
+            EventType::MemcpyH2D,
+        ),
+        (
+            driver::memcpy_async(stream, &small(CopyKind::DeviceToHost)).unwrap(),
+            EventType::MemcpyD2H,
+        ),
+    ];
+    driver::stream_synchronize(stream).unwrap();
+    tracer.disable();
+    for (id, direction) in calls {
+        let events = joined(&collector, id);
+        let activities: Vec<_> = events
+            .iter()
+            .filter(|e| e.source == EventSource::Activity)
+            .collect();
+        assert_eq!(activities.len(), 1, "{events:#?}");
+        let event = activities[0];
+        assert_eq!(event.event_type, direction, "{events:#?}");
+        assert_eq!(&*event.name, direction.name());
+        let EventDetails::Memcpy(details) = event.details else {
+            panic!("memcpy details expected: {events:#?}");
+        };
+        assert_eq!(details.num_bytes, 4096);
+        assert_eq!(
+            xla_rocm_tracer::collector::recorded_direction(event),
+            Some(EventType::Kernel),
+            "the SDK recorded a kernel dispatch"
+        );
+    }
+}
+
 /// Under indirect dispatch (`AMD_DIRECT_DISPATCH=0`) HIP's worker thread submits the work and
 /// the SDK gives each kernel and copy record a fresh correlation id made there: no record ties
 /// the kernel to its hipLaunchKernel call, so the trace cannot attribute it (this test once

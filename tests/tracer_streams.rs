@@ -232,9 +232,9 @@ fn eight_threads_several_streams_shared_and_moving_queues() {
 
 #[test]
 fn null_legacy_and_per_thread_streams() {
-    // hipStreamLegacy and hipStreamPerThread exist only in the newer SDKs' stream map; the SDK
-    // 1.0.0 of ROCm 7.0/7.1 (the simulator's default) aborts the process on their first SET.
-    // So this runs in a child with stream_map = "newer".
+    // hipStreamLegacy and hipStreamPerThread have ids of their own only in the newer SDKs'
+    // stream map: the SDK 1.0.0 of ROCm 7.0 aborts the process on their first SET, 1.1.0 (7.1,
+    // 7.2) folds them into the null stream. So this runs in a child with stream_map = "newer".
     if !child::is_any_child() {
         let output = child::rerun(
             "null_legacy_and_per_thread_streams",
@@ -507,8 +507,8 @@ fn annotations_and_scope_ranges_follow_the_launching_thread() {
     }
 }
 
-/// The stream tests under the other stream map: the default run uses the SDK 1.0.0 map of ROCm
-/// 7.0/7.1; this re-runs every test of this file in a child with the newer SDKs' map, where
+/// The stream tests under the other stream map: the default run uses the throwing map of ROCm
+/// 7.0 to 7.2; this re-runs every test of this file in a child with the newer SDKs' map, where
 /// stream ids of created streams are assigned whether or not a HIP_STREAM context saw them.
 #[test]
 fn every_stream_test_passes_under_the_newer_stream_map() {

@@ -10,7 +10,10 @@
 //! - names each copy record by its call's direction, keeping the record's own in
 //!   `recorded_direction` (exported as a stat);
 //! - merges the pieces of one call into one event of the call's size;
-//! - gives a blit kernel the copy call's size;
+//! - gives a blit kernel the copy call's size, and names a blit kernel of a host<->device call
+//!   by the call's direction (newer HIP runtimes run small copies as `__amd_rocclr_copyBuffer`
+//!   blits: a 4 KiB host-to-device copy stays a 4 KiB MemcpyH2D, as it is on runtimes that
+//!   record it as a copy; docs/simulator-fidelity.md#releases);
 //! - leaves a copy call without a record on its host thread (the CPU copied; see
 //!   [`is_done_by_cpu`]).
 use super::stored_event::StoredEvent;
@@ -59,20 +62,37 @@ pub(super) fn api_copy_details(api_event: &StoredEvent, first: &StoredEvent) -> 
     })
 }
 
-/// Gives a blit kernel (a same-GPU device-to-device copy HIP ran as a kernel) its copy call's
-/// size instead of the blit's launch geometry, which no reader needs
-/// (docs/xla-interface.md#copy-apis). `None` if `api_event` is not a copy of known size.
-pub(super) fn blit_kernel_details(
-    kernel: &RocmTracerEvent,
-    api_event: &StoredEvent,
-) -> Option<EventDetails> {
-    let call = call_of(api_event).filter(|call| call.num_bytes > 0)?;
-    Some(EventDetails::Memcpy(MemcpyDetails {
+/// A blit kernel (a copy HIP ran as a kernel) takes its copy call's size instead of the
+/// blit's launch geometry, which no reader needs (docs/xla-interface.md#copy-apis). Nothing
+/// changes if `api_event` is not a copy. See [`name_blit_kernel_by_call`].
+pub(super) fn name_blit_kernel(kernel: &mut RocmTracerEvent, api_event: &StoredEvent) {
+    if let Some(call) = call_of(api_event) {
+        name_blit_kernel_by_call(kernel, call);
+    }
+}
+
+/// The blit rule, from the call's facts (`call`: the HIP API copy event's details, or those
+/// the tracer put on the kernel): the kernel takes the call's size, and a blit of a
+/// host<->device call also takes the call's direction as its type and name, keeping `Kernel`
+/// in `recorded_direction`. A same-GPU device-to-device blit, a kernel on every release, stays
+/// a kernel. A call of unknown size and direction changes nothing.
+pub(crate) fn name_blit_kernel_by_call(kernel: &mut RocmTracerEvent, call: MemcpyDetails) {
+    let host_side = call
+        .call_direction
+        .filter(|asked| matches!(asked, EventType::MemcpyH2D | EventType::MemcpyD2H));
+    if call.num_bytes == 0 && host_side.is_none() {
+        return;
+    }
+    kernel.details = EventDetails::Memcpy(MemcpyDetails {
         destination: kernel.device_id,
-        call_direction: None,
-        recorded_direction: None,
+        call_direction: host_side,
+        recorded_direction: host_side.map(|_| EventType::Kernel),
         ..call
-    }))
+    });
+    if let Some(asked) = host_side {
+        kernel.event_type = asked;
+        kernel.name = asked.shared_name();
+    }
 }
 
 /// The copy activities of one correlation id, on their way out of the join: each is named by
@@ -250,22 +270,46 @@ mod tests {
         assert_eq!(out.len(), 2);
     }
 
-    #[test]
-    fn a_blit_kernel_takes_the_copy_call_size() {
-        let kernel = RocmTracerEvent {
+    fn blit(device_id: u32) -> RocmTracerEvent {
+        RocmTracerEvent {
             event_type: EventType::Kernel,
-            device_id: 7,
+            source: EventSource::Activity,
+            name: "__amd_rocclr_copyBuffer".into(),
+            device_id,
             ..RocmTracerEvent::default()
-        };
-        let Some(EventDetails::Memcpy(details)) =
-            blit_kernel_details(&kernel, &call(EventType::MemcpyD2D, 5 << 20))
-        else {
+        }
+    }
+
+    #[test]
+    fn a_same_gpu_blit_kernel_takes_the_copy_call_size_and_stays_a_kernel() {
+        let mut kernel = blit(7);
+        name_blit_kernel(&mut kernel, &call(EventType::MemcpyD2D, 5 << 20));
+        let EventDetails::Memcpy(details) = kernel.details else {
             panic!("memcpy details expected");
         };
         assert_eq!((details.num_bytes, details.destination), (5 << 20, 7));
+        assert_eq!(kernel.event_type, EventType::Kernel);
+        assert_eq!(&*kernel.name, "__amd_rocclr_copyBuffer");
+        let mut no_size = blit(7);
+        name_blit_kernel(&mut no_size, &call(EventType::MemcpyD2D, 0));
+        assert_eq!(no_size, blit(7));
+    }
+
+    #[test]
+    fn a_blit_kernel_of_a_host_to_device_call_is_named_by_the_call() {
+        let mut kernel = blit(3);
+        name_blit_kernel(&mut kernel, &call(EventType::MemcpyH2D, 4096));
+        assert_eq!(kernel.event_type, EventType::MemcpyH2D);
+        assert_eq!(&*kernel.name, "MemcpyH2D");
+        assert_eq!(copy_bytes(&kernel), 4096);
+        assert_eq!(recorded_direction(&kernel), Some(EventType::Kernel));
+        // On through the copy rules, it stays one event of the call's size and direction.
+        let out = run(&call(EventType::MemcpyH2D, 4096), vec![kernel]);
+        assert_eq!(out.len(), 1);
         assert_eq!(
-            blit_kernel_details(&kernel, &call(EventType::MemcpyD2D, 0)),
-            None
+            (out[0].event_type, copy_bytes(&out[0])),
+            (EventType::MemcpyH2D, 4096)
         );
+        assert_eq!(recorded_direction(&out[0]), Some(EventType::Kernel));
     }
 }

@@ -211,11 +211,7 @@ fn take_from_api_event(
         {
             activity.details = api_details.unpack();
         }
-        EventType::Kernel => {
-            if let Some(details) = copies::blit_kernel_details(&activity, api_event) {
-                activity.details = details;
-            }
-        }
+        EventType::Kernel => copies::name_blit_kernel(&mut activity, api_event),
         EventType::Memset if api_event.details.is_memset() => {
             activity.details = api_event.details.unpack();
         }

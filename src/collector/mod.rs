@@ -16,8 +16,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 pub use crate::gpu_agent::{GpuAgentInfo, MemoryBank};
-pub(crate) use copies::name_by_call;
 pub use copies::recorded_direction;
+pub(crate) use copies::{name_blit_kernel_by_call, name_by_call};
 pub use drops::{DropCounters, DropReason, MAX_TRACE_EVENTS_FLAG};
 pub use options::{CaptureStart, CollectorOptions};
 

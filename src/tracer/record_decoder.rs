@@ -316,6 +316,21 @@ impl RecordDecoder<'_> {
             }),
             ..RocmTracerEvent::default()
         };
+        // A copy HIP ran as a blit kernel carries its call's facts (size, direction), which
+        // the collector's copy rules name it by (`collector/copies.rs`).
+        if event.name.starts_with(BLIT_COPY_KERNEL_PREFIX) {
+            let call = self
+                .copy_calls
+                .and_then(|calls| calls.get(record.correlation_id.internal));
+            if let Some(call) = call {
+                event.details = EventDetails::Memcpy(MemcpyDetails {
+                    num_bytes: call.bytes,
+                    destination: event.device_id,
+                    call_direction: Some(call.direction),
+                    ..MemcpyDetails::default()
+                });
+            }
+        }
         self.annotate(&mut event);
         event
     }
@@ -386,6 +401,9 @@ impl RecordDecoder<'_> {
         event
     }
 }
+
+/// The HIP runtime's copy blit kernels (`__amd_rocclr_copyBuffer`, `...Aligned`, ...).
+const BLIT_COPY_KERNEL_PREFIX: &str = "__amd_rocclr_copy";
 
 /// Buffers of hand-made records, for running the decoder without an SDK (unit, property and
 /// fuzz tests).

@@ -511,17 +511,22 @@ pub fn synthetic_pair(i: u64, gpu_handle: u64, base_ns: u64) -> [RocmTracerEvent
 }
 
 /// Whether the calling test's body should run in this process. [`random_hip_traffic`] issues
-/// HIP calls on `hipStreamPerThread`, which only the newer SDKs' stream map knows: the SDK
-/// 1.0.0 of ROCm 7.0/7.1 (the simulator's default map) aborts the process on the first such
-/// call. That is the SDK's behaviour, not the product's, so tests with this traffic run in a
-/// child process with `stream_map = "newer"`: under the SDK 1.0.0 map this re-runs `test`
-/// there, asserts that it passed and returns false; under the newer map it returns true.
+/// HIP calls on `hipStreamPerThread`, which only the newer SDKs' stream map gives ids of its
+/// own: the SDK 1.0.0 of ROCm 7.0 aborts the process on the first such call, 1.1.0 (7.1, 7.2)
+/// folds it into the null stream. That is the SDK's behaviour, not the product's, so tests with
+/// this traffic run in a child process with `stream_map = "newer"` (and the machine's release
+/// otherwise): under another map this re-runs `test` there, asserts that it passed and returns
+/// false; under the newer map it returns true.
 pub fn under_newer_stream_map(test: &str) -> bool {
     use rocprofiler_sdk_sim::machine::{machine, StreamMap};
-    if machine().stream_map() == StreamMap::Newer {
+    if machine().stream_map == StreamMap::Newer {
         return true;
     }
-    let output = child::rerun(test, &[("ROCSIM_MACHINE", "stream_map = \"newer\"")]);
+    let keys = format!(
+        "rocm = \"{}\", stream_map = \"newer\"",
+        machine().rocm.as_str()
+    );
+    let output = child::rerun(test, &[("ROCSIM_MACHINE", keys.as_str())]);
     child::assert_passed(&format!("{test} (stream_map = \"newer\")"), &output);
     false
 }

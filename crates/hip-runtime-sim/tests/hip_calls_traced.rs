@@ -90,7 +90,7 @@ fn launch(stub: extern "C" fn(), blocks: u32, args: &mut [*mut c_void], stream: 
 // device-to-device, which the tracer does not yet handle as real hardware needs (issue 13).
 // The copy paths themselves are tested in tests/copies_as_hip_submits_them.rs.
 // The program's bad calls also include a launch on a never-created stream, which the SDK 1.0.0
-// stream map (the simulator's default, ROCm 7.0/7.1) answers by aborting the process (see
+// stream map (ROCm 7.0; 7.1 and 7.2 for streams it never saw) answers by aborting the process (see
 // tests/stream_map.rs), so the child also has the newer SDKs' map.
 use sim_test_kit::child;
 

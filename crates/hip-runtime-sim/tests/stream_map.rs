@@ -1,5 +1,6 @@
-//! HIP calls on streams the SDK's stream map lacks, under the simulator's default SDK 1.0.0
-//! map (ROCm 7.0/7.1) with the tracer's HIP_STREAM context active: the SDK's wrappers run
+//! HIP calls on streams the SDK's stream map lacks, under the throwing maps of SDK 1.0.0 and
+//! 1.1.0 (ROCm 7.0 to 7.2; 7.1 is the simulator's default) with the tracer's HIP_STREAM context
+//! active: the SDK's wrappers run
 //! before HIP validates the stream, so a call on a never-created `hipStream_t` aborts the
 //! process (the SDK's `std::out_of_range`), while a destroyed stream still has its map entry.
 //! Each case runs in a child process.
@@ -66,9 +67,14 @@ fn a_failed_create_moves_the_null_stream_to_a_new_id() {
     assert_eq!(hipStreamSynchronize(0), HIP_SUCCESS);
 }
 
+/// SDK 1.0.0 (ROCm 7.0) only: 1.1.0 takes `hipStreamPerThread` for the null stream (#343).
 #[test]
 fn destroying_hip_stream_per_thread_aborts() {
-    if !in_child("destroying_hip_stream_per_thread_aborts", true) {
+    if !child::aborts_in_child(
+        "destroying_hip_stream_per_thread_aborts",
+        &[("ROCSIM_MACHINE", "rocm = \"7.0\"")],
+        &["std::out_of_range"],
+    ) {
         return;
     }
     assert!(Tracer::get().is_available());

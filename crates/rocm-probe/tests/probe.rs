@@ -109,7 +109,13 @@ fn normalised(mut report: Value) -> Value {
 #[test]
 fn simulated_report_is_pinned() {
     let dir = scratch("pinned");
-    let report = normalised(simulated_report(&[], &dir.join("report.json")));
+    // The pinned report is of SDK 1.0.0's version and stream map with the 7.13+ buffer syncer
+    // on 7.1 layouts, the keys it was taken with before `rocm` chose release profiles.
+    let machine = (
+        "ROCSIM_MACHINE",
+        "sdk_version = \"1.0.0\", stream_map = \"sdk-1.0\", buffer_sync = \"per-half\"",
+    );
+    let report = normalised(simulated_report(&[machine], &dir.join("report.json")));
     // The probe writes its report and nothing else, though it ran from this folder and two of
     // its children aborted (the SDK 1.0 stream map): no core dump either.
     let written: Vec<_> = std::fs::read_dir(&dir)
@@ -230,10 +236,17 @@ fn kernel_record_lag_is_the_only_difference_named() {
 
 #[test]
 fn sdk_version_and_stream_map_differences_are_named() {
+    // Two machines of one release that differ in the version and its stream map only.
     let (findings, text) = compare_modes(
         "version",
-        &[],
-        &[("ROCSIM_MACHINE", "sdk_version = \"1.1.0\"")],
+        &[(
+            "ROCSIM_MACHINE",
+            "sdk_version = \"1.0.0\", stream_map = \"sdk-1.0\"",
+        )],
+        &[(
+            "ROCSIM_MACHINE",
+            "sdk_version = \"1.1.0\", stream_map = \"newer\"",
+        )],
     );
     let got: Vec<(&str, &str)> = findings
         .iter()

@@ -2,12 +2,21 @@
 //! `instance::emplace`, `lib/buffer.cpp` `flush` and `rocprofiler_create_buffer`):
 //!
 //! * Two internal halves and an index saying which one producers write. Each half has a busy
-//!   flag (the SDK's per-half `syncer`) that a flush holds from the moment it takes the half
-//!   until the tool's callback for it has returned. A producer whose current half is busy
-//!   **waits** for that callback, whatever the policy. Every flush flips the index first, so
-//!   producers move to the other half; once that half reaches the watermark too, the flip
-//!   lands back on the half still being delivered and every producer (HIP API threads, the
-//!   completion thread) waits for the tool's callback.
+//!   flag that a flush holds from the moment it takes the half until the tool's callback for
+//!   it has returned. Every flush flips the index first, so producers move to the other half.
+//!   What a producer does while a half is busy is the release's `syncer`
+//!   (`Machine::buffer_sync`, docs/simulator-fidelity.md#buffers), whatever the policy:
+//!   * per half (ROCm 7.13, 7.14): a producer whose current half is busy **waits** for that
+//!     callback; once the other half reaches the watermark too, the flip lands back on the
+//!     half still being delivered and every producer (HIP API threads, the completion thread)
+//!     waits for the tool's callback;
+//!   * per buffer (ROCm 7.1, 7.2): a producer waits while **either** half is busy, so every
+//!     producer waits for the whole callback of every flush;
+//!   * none (ROCm 7.0): a producer never waits; a record written into the half being
+//!     delivered is cleared with it after the callback (the real SDK races there), counted
+//!     as lost.
+//!
+//!   The time producers spent waiting is counted (`BufferRecordCounts::producer_wait_ns`).
 //! * Capacity is the requested size rounded up to whole pages (the SDK's ring buffer maps
 //!   pages); a record larger than the capacity is lost (counted in `lost`, never reported).
 //! * Reaching the watermark (bytes, not clamped to the size; 0 = every record) queues a
@@ -28,7 +37,7 @@
 //! * Headers and payloads live in memory the sim reuses; in debug builds it is overwritten with
 //!   `0xDB` bytes as soon as the callback returns, so a tool that keeps pointers sees garbage.
 //! * No sim lock is held while the tool's callback runs.
-use crate::machine::SelfDeadlock;
+use crate::machine::{BufferSync, SelfDeadlock};
 use crate::user_ptr::UserPtr;
 use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 use rocprofiler_sdk_sys as sys;
@@ -66,8 +75,10 @@ pub struct BufferRecordCounts {
     pub delivered: u64,
     /// Written records thrown away because the buffer was destroyed before delivering them.
     pub destroyed_undelivered: u64,
-    /// Times a producer waited because the half it writes was being delivered.
+    /// Times a producer waited for a buffer callback (`Machine::buffer_sync`).
     pub producer_waits: u64,
+    /// Nanoseconds (real time) producers spent in those waits.
+    pub producer_wait_ns: u64,
     /// Times a waiting flush (`rocprofiler_flush_buffer`, or a producer on a full LOSSLESS
     /// buffer) waited for a delivery already queued or running.
     pub flush_waits: u64,
@@ -85,6 +96,7 @@ impl Default for BufferRecordCounts {
             delivered: 0,
             destroyed_undelivered: 0,
             producer_waits: 0,
+            producer_wait_ns: 0,
             flush_waits: 0,
             self_deadlocks: 0,
         }
@@ -356,6 +368,11 @@ impl Buffer {
         if self.wait_for_half(&mut state, idx).is_err() {
             return;
         }
+        if state.halves[idx].busy {
+            // No syncer (ROCm 7.0): written into the half being delivered, cleared with it.
+            state.counts.lost[slot] += 1;
+            return;
+        }
         if !Self::try_write(&mut state, idx, kind, record) {
             if state.halves[idx].capacity < bytes {
                 // DISCARD's unallocated half, or a record larger than the buffer: the SDK
@@ -415,22 +432,36 @@ impl Buffer {
         true
     }
 
-    /// Waits until half `idx` is not being delivered (the `local_sync` spin in `emplace`).
+    /// Waits until the producer may write half `idx`: the `local_sync` spin in `emplace`, on
+    /// the release's syncer (`Machine::buffer_sync`).
     fn wait_for_half(&self, state: &mut MutexGuard<'_, State>, idx: usize) -> Result<(), Halt> {
         if state.destroyed {
             return Err(Halt::Destroyed);
         }
-        if !state.halves[idx].busy {
+        let sync = crate::machine::machine().buffer_sync;
+        let held = |state: &State| match sync {
+            BufferSync::None => false,
+            BufferSync::PerBuffer => state.halves.iter().any(|half| half.busy),
+            BufferSync::PerHalf => state.halves[idx].busy,
+        };
+        if !held(state) {
             return Ok(());
         }
         if self.on_own_callback_thread() {
-            self.self_deadlock(state, "the half being delivered");
+            let waiting_for = match sync {
+                BufferSync::PerBuffer => "the buffer's syncer, held while its callback runs",
+                _ => "the half being delivered",
+            };
+            self.self_deadlock(state, waiting_for);
             return Err(Halt::SelfDeadlock);
         }
         state.counts.producer_waits += 1;
-        while state.halves[idx].busy && !state.destroyed {
+        let started = std::time::Instant::now();
+        while held(state) && !state.destroyed {
             self.changed.wait(state);
         }
+        let waited = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        state.counts.producer_wait_ns = state.counts.producer_wait_ns.saturating_add(waited);
         if state.destroyed {
             return Err(Halt::Destroyed);
         }

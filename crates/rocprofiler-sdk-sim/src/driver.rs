@@ -12,9 +12,10 @@
 //! `rocprofiler_configure` is looked up with `dlsym(RTLD_DEFAULT)` and initialized; then the
 //! runtime loads its blit-kernel code object on every GPU.
 //!
-//! Copies follow the HIP runtime's copy paths (the machine's [`crate::machine::CopyModel`]):
+//! Copies follow the HIP runtime's copy paths (the machine's copy keys):
 //! host<->device copies are SDMA copies (MEMORY_COPY records), except that small ones are a
-//! GPU blit reported as DEVICE_TO_DEVICE on the GPU, small pageable ones on a large-BAR GPU
+//! GPU blit, reported as DEVICE_TO_DEVICE on the GPU up to ROCm 7.2 and as a
+//! `__amd_rocclr_copyBuffer` KERNEL_DISPATCH from 7.13 (`small_copies`), small pageable ones on a large-BAR GPU
 //! are a CPU `memcpy` (no record), and large pageable ones are split into pinned pieces (one
 //! record each); host-to-host copies are a CPU `memcpy` (no record); peer copies are SDMA
 //! copies; a device-to-device copy within one GPU is a blit kernel (`__amd_rocclr_copyBuffer`,
@@ -28,7 +29,7 @@
 //! The HIP API callback payload carries the call's arguments for the calls modelled here
 //! (`*_with` variants take the program's pointers; the others make up plausible ones).
 use crate::dispatch::{self, ApiCall, CopyWork, KernelWork};
-use crate::machine::StreamMap;
+use crate::machine::SmallCopies;
 use crate::streams::{self, StreamInfo};
 use crate::{code_objects, hip_args, signal, worker, SimError};
 use rocprofiler_sdk_sys as sys;
@@ -249,7 +250,7 @@ pub fn stream_create_failed(api_op: i32, stream_out: Option<HipStream>) -> Resul
     }
     runtime()?;
     ApiCall::enter(api_op, None).exit();
-    if crate::machine::machine().stream_map() == StreamMap::Sdk1_0 {
+    if crate::machine::machine().stream_map.throws_on_unknown() {
         match stream_out {
             Some(value) => created(value),
             None => {
@@ -267,7 +268,7 @@ pub fn stream_create_failed(api_op: i32, stream_out: Option<HipStream>) -> Resul
 /// process for a value the map lacks, even when HIP rejected the handle.
 pub fn stream_destroy(stream: HipStream) -> Result<(), SimError> {
     runtime()?;
-    let strict = crate::machine::machine().stream_map() == StreamMap::Sdk1_0;
+    let strict = crate::machine::machine().stream_map.throws_on_unknown();
     let strict_lookup = || {
         if !dispatch::hip_stream_traced(sys::ROCPROFILER_HIP_STREAM_DESTROY) {
             return None;
@@ -637,7 +638,7 @@ enum CopyPath {
 }
 
 /// The work the HIP runtime submits for `copy` (possibly none: a CPU `memcpy`), per the
-/// machine's [`crate::machine::CopyModel`] (ROCclr `rocblit.cpp`: `DmaBlitManager`,
+/// machine's copy keys (`sdma_threshold`, `small_copies`, ...) (ROCclr `rocblit.cpp`: `DmaBlitManager`,
 /// `KernelBlitManager` read/write/copy paths).
 fn copy_paths(
     stream: &StreamInfo,
@@ -677,6 +678,21 @@ fn copy_paths(
             src_address: at(call.src),
         })
     };
+    // A shader blit: `__amd_rocclr_copyBuffer` over 16-byte items in 256-wide groups.
+    let blit = |device: u32| -> Result<CopyPath, SimError> {
+        let kernel = find_kernel(device, BLIT_COPY_KERNEL).ok_or(SimError::UnknownKernel(0))?;
+        let items = copy.bytes.div_ceil(16).div_ceil(256).max(1) * 256;
+        Ok(CopyPath::Blit(KernelWork {
+            correlation_id: 0,
+            kernel_id: kernel.0,
+            stream: *stream,
+            grid: [items.min(u32::MAX as u64) as u32, 1, 1],
+            block: [256, 1, 1],
+            private_segment_size: 0,
+            group_segment_size: 0,
+            duration_ns: copy.duration_ns,
+        }))
+    };
     let paths = match copy.kind {
         // Both sides are host memory: the runtime copies with the CPU.
         CopyKind::HostToHost if !model.h2h_record => Vec::new(),
@@ -688,21 +704,7 @@ fn copy_paths(
             0,
             copy.duration_ns,
         )],
-        CopyKind::DeviceToDevice if src == dst => {
-            let kernel =
-                find_kernel(stream.device, BLIT_COPY_KERNEL).ok_or(SimError::UnknownKernel(0))?;
-            let items = copy.bytes.div_ceil(16).div_ceil(256).max(1) * 256;
-            vec![CopyPath::Blit(KernelWork {
-                correlation_id: 0,
-                kernel_id: kernel.0,
-                stream: *stream,
-                grid: [items.min(u32::MAX as u64) as u32, 1, 1],
-                block: [256, 1, 1],
-                private_segment_size: 0,
-                group_segment_size: 0,
-                duration_ns: copy.duration_ns,
-            })]
-        }
+        CopyKind::DeviceToDevice if src == dst => vec![blit(stream.device)?],
         CopyKind::DeviceToDevice => vec![sdma(
             copy.kind.operation(),
             copy.bytes,
@@ -721,6 +723,12 @@ fn copy_paths(
             if call.host == HostMemory::Pageable && copy.bytes <= cpu_copy_max {
                 // Large-BAR GPU: the CPU writes or reads the device memory directly.
                 Vec::new()
+            } else if copy.bytes <= model.sdma_threshold
+                && model.small_copies == SmallCopies::BlitKernel
+            {
+                // Newer runtimes run a small copy as a shader blit on the stream's GPU
+                // (`KernelBlitManager::useShaderCopyBufferPath`).
+                vec![blit(stream.device)?]
             } else if copy.bytes <= model.sdma_threshold {
                 // A blit on the GPU: the runtime hands the GPU agent for both sides.
                 vec![sdma(

@@ -5,7 +5,7 @@
 //! * the probe's vocabulary: its findings name these fields;
 //! * for programs we do not control, the one environment variable [`MACHINE_VARIABLE`]
 //!   (`ROCSIM_MACHINE`), read once on first use: the table's keys as TOML, on one line
-//!   separated by commas (`ROCSIM_MACHINE='gpus = 2, stream_map = "newer"'`, read as an inline
+//!   separated by commas (`ROCSIM_MACHINE='gpus = 2, rocm = "7.14"'`, read as an inline
 //!   table) or as a document over several lines. A value that does not parse is reported on
 //!   stderr and the default machine is used (the SDK cannot fail a program's start-up).
 //!
@@ -32,24 +32,32 @@ pub struct Machine {
     /// it the external-correlation request and the enqueue callbacks, run on a HIP worker
     /// thread instead of the calling thread (docs/simulator-fidelity.md#threading).
     pub direct_dispatch: bool,
-    /// The rocprofiler-sdk version reported to tools, `"major.minor.patch"` (default
-    /// `"1.0.0"`). Only the number changes: the layouts stay those of `rocm`, so an old version
-    /// tests a tool's version gate, not an old ABI.
-    pub sdk_version: Version,
-    /// The ROCm release whose SDK layouts the library has: `"7.1"` (default) or `"7.0"` (a
-    /// 304-byte agent struct with an 8-byte UUID, `ROCPROFILER_CONTEXT_NONE = UINT64_MAX`;
-    /// docs/sdk-facts.md#version-hazards).
+    /// The ROCm release the machine runs (default `"7.1"`, the harshest release still
+    /// supported: docs/simulator-fidelity.md#releases): `"7.0"`, `"7.1"`, `"7.2"`, `"7.13"` or
+    /// `"7.14"`. It sets the SDK's layouts and, unless given explicitly, the five keys below
+    /// it (`sdk_version`, `stream_map`, `buffer_sync`, `small_copies`) to that release's.
     pub rocm: RocmRelease,
-    /// How HIP_STREAM tracing maps `hipStream_t` values to stream ids: `"sdk-1.0"` or
-    /// `"newer"` ([`StreamMap`]). Unset: the map of `sdk_version` (`sdk-1.0` below 1.1.0).
-    pub stream_map: Option<StreamMap>,
+    /// The rocprofiler-sdk version reported to tools, `"major.minor.patch"` (default: the
+    /// release's, `"1.1.0"` for 7.1). Only the number changes, so another version tests a
+    /// tool's version gate, not another ABI.
+    pub sdk_version: Version,
+    /// How HIP_STREAM tracing maps `hipStream_t` values to stream ids: `"sdk-1.0"`,
+    /// `"sdk-1.1"` or `"newer"` ([`StreamMap`]; default: the release's, `"sdk-1.1"` for 7.1).
+    pub stream_map: StreamMap,
+    /// How producers wait for a buffer's callback ([`BufferSync`]): `"none"`, `"per-buffer"`
+    /// or `"per-half"` (default: the release's, `"per-buffer"` for 7.1).
+    pub buffer_sync: BufferSync,
     /// Where the real SDK deadlocks because a record is produced on the callback thread that
     /// is delivering its buffer: `"abort"` (default: say which buffer and callback, then
     /// abort) or `"drop"` (count it in `BufferRecordCounts::self_deadlocks`, drop the record).
     pub buffer_self_deadlock: SelfDeadlock,
-    /// Bytes (default 16384, 0 = off): a host<->device copy up to this size is a blit on the
-    /// GPU, recorded as DEVICE_TO_DEVICE with the GPU on both sides (ROCclr
-    /// `GPU_FORCE_BLIT_COPY_SIZE`).
+    /// What the HIP runtime makes of a host<->device copy up to `sdma_threshold` bytes
+    /// ([`SmallCopies`]): `"d2d-record"` (a MEMORY_COPY recorded DEVICE_TO_DEVICE with the
+    /// GPU on both sides) or `"blit-kernel"` (a KERNEL_DISPATCH of `__amd_rocclr_copyBuffer`);
+    /// default: the release's, `"d2d-record"` for 7.1.
+    pub small_copies: SmallCopies,
+    /// Bytes (default 16384, 0 = off): the size up to which a host<->device copy is a small
+    /// copy (`small_copies`; ROCclr `GPU_FORCE_BLIT_COPY_SIZE`).
     pub sdma_threshold: u64,
     /// Bytes (default 8192, 0 = off): on a large-BAR GPU a pageable host-to-device copy up to
     /// this size is a CPU `memcpy`, with no record (`kMaxH2dMemcpySize`).
@@ -96,10 +104,12 @@ impl Default for Machine {
             gpus: 1,
             cpus: DEFAULT_CPUS,
             direct_dispatch: true,
-            sdk_version: Version(1, 0, 0),
-            rocm: RocmRelease::Rocm7_1,
-            stream_map: None,
+            rocm: DEFAULT_ROCM,
+            sdk_version: DEFAULT_ROCM.sdk_version(),
+            stream_map: DEFAULT_ROCM.stream_map(),
+            buffer_sync: DEFAULT_ROCM.buffer_sync(),
             buffer_self_deadlock: SelfDeadlock::Abort,
+            small_copies: DEFAULT_ROCM.small_copies(),
             sdma_threshold: 16 * 1024,
             large_bar_h2d_max: 8 * 1024,
             large_bar_d2h_max: 64,
@@ -132,9 +142,18 @@ impl Machine {
         Machine::default().overlaid(&table)
     }
 
-    /// This machine with the keys of `table` replaced, checked.
+    /// This machine with the keys of `table` replaced, checked. A `rocm` in `table` also
+    /// sets the keys of its release profile that `table` does not give.
     pub fn overlaid(&self, table: &toml::Table) -> Result<Machine, String> {
         let mut merged = toml::Table::try_from(self).map_err(|e| e.to_string())?;
+        if let Some(rocm) = table.get("rocm") {
+            let rocm: RocmRelease = rocm
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| format!("rocm: {}", e.message().trim()))?;
+            let profile = toml::Table::try_from(rocm.profile()).map_err(|e| e.to_string())?;
+            merged.extend(profile);
+        }
         merged.extend(table.iter().map(|(k, v)| (k.clone(), v.clone())));
         let machine: Machine = merged
             .try_into()
@@ -193,10 +212,14 @@ impl Machine {
         table_env(&table)
     }
 
-    /// The map in force: `stream_map`, else the one of `sdk_version`.
-    pub fn stream_map(&self) -> StreamMap {
-        self.stream_map
-            .unwrap_or_else(|| StreamMap::for_version(self.sdk_version))
+    /// The keys a release profile sets, as they are on this machine.
+    pub fn profile_keys(&self) -> ReleaseProfile {
+        ReleaseProfile {
+            sdk_version: self.sdk_version,
+            stream_map: self.stream_map,
+            buffer_sync: self.buffer_sync,
+            small_copies: self.small_copies,
+        }
     }
 
     /// The seed in force (see [`Machine::seed`] the field).
@@ -274,7 +297,7 @@ pub enum SelfDeadlock {
 /// How the SDK maps `hipStream_t` values to `rocprofiler_stream_id_t` (HIP_STREAM tracing).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 pub enum StreamMap {
-    /// rocprofiler-sdk 1.0.0 as shipped with ROCm 7.0 and 7.1 (`hip/stream.cpp`): one map that
+    /// rocprofiler-sdk 1.0.0 as shipped with ROCm 7.0 (`hip/stream.cpp`): one map that
     /// holds the null stream at id 0 and the streams whose creation a HIP_STREAM callback
     /// context saw; a SET or DESTROY on any other value (`hipStreamLegacy`,
     /// `hipStreamPerThread`, streams created while no such context was active) throws
@@ -282,7 +305,13 @@ pub enum StreamMap {
     /// entry; CREATE also fires after a failed create.
     #[serde(rename = "sdk-1.0")]
     Sdk1_0,
-    /// Later SDKs: `hipStreamLegacy` is id 0, `hipStreamPerThread` gets a lazy id per thread,
+    /// rocprofiler-sdk 1.1.0 (ROCm 7.1, 7.2): the 1.0.0 map, except that `hipStreamLegacy`
+    /// and `hipStreamPerThread` are the null stream, id 0 (ROCm/rocm-systems#343). Other
+    /// streams the map never saw still abort; DESTROY keeps the entry.
+    #[serde(rename = "sdk-1.1")]
+    Sdk1_1,
+    /// rocprofiler-sdk 1.3 (ROCm 7.13, 7.14; the 2026 `hip/stream.cpp`, with #6276 and
+    /// #7713): `hipStreamLegacy` is id 0, `hipStreamPerThread` gets a lazy id per thread,
     /// unknown streams are registered lazily, DESTROY removes the entry.
     #[serde(rename = "newer")]
     Newer,
@@ -320,21 +349,110 @@ pub enum ClockMode {
     Virtual,
 }
 
-/// The ROCm release whose rocprofiler-sdk layouts the simulated library has.
+/// A ROCm release: its rocprofiler-sdk layouts and, through [`RocmRelease::profile`], the
+/// behaviours of its SDK and HIP runtime (docs/simulator-fidelity.md#releases).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 pub enum RocmRelease {
     #[serde(rename = "7.0")]
     Rocm7_0,
     #[serde(rename = "7.1")]
     Rocm7_1,
+    #[serde(rename = "7.2")]
+    Rocm7_2,
+    #[serde(rename = "7.13")]
+    Rocm7_13,
+    #[serde(rename = "7.14")]
+    Rocm7_14,
+}
+
+/// The default release: 7.1, the harshest still supported (docs/simulator-fidelity.md#releases).
+pub const DEFAULT_ROCM: RocmRelease = RocmRelease::Rocm7_1;
+
+/// The keys a release sets unless they are given explicitly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ReleaseProfile {
+    pub sdk_version: Version,
+    pub stream_map: StreamMap,
+    pub buffer_sync: BufferSync,
+    pub small_copies: SmallCopies,
 }
 
 impl RocmRelease {
+    pub const ALL: [RocmRelease; 5] = [
+        RocmRelease::Rocm7_0,
+        RocmRelease::Rocm7_1,
+        RocmRelease::Rocm7_2,
+        RocmRelease::Rocm7_13,
+        RocmRelease::Rocm7_14,
+    ];
+
+    /// `"7.1"`, as the key spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RocmRelease::Rocm7_0 => "7.0",
+            RocmRelease::Rocm7_1 => "7.1",
+            RocmRelease::Rocm7_2 => "7.2",
+            RocmRelease::Rocm7_13 => "7.13",
+            RocmRelease::Rocm7_14 => "7.14",
+        }
+    }
+
+    /// The release's rocprofiler-sdk version (the SDK's CHANGELOG.md: 1.0.0 for 7.0, 1.1.0 for
+    /// 7.1 and 7.2, 1.3.0 for 7.13, 1.3.2 for 7.14).
+    pub fn sdk_version(self) -> Version {
+        match self {
+            RocmRelease::Rocm7_0 => Version(1, 0, 0),
+            RocmRelease::Rocm7_1 | RocmRelease::Rocm7_2 => Version(1, 1, 0),
+            RocmRelease::Rocm7_13 => Version(1, 3, 0),
+            RocmRelease::Rocm7_14 => Version(1, 3, 2),
+        }
+    }
+
+    /// The release's stream map (`hip/stream.cpp` history: #343 in 1.1.0, #6276 and #7713
+    /// in the 2026 trees).
+    pub fn stream_map(self) -> StreamMap {
+        match self {
+            RocmRelease::Rocm7_0 => StreamMap::Sdk1_0,
+            RocmRelease::Rocm7_1 | RocmRelease::Rocm7_2 => StreamMap::Sdk1_1,
+            RocmRelease::Rocm7_13 | RocmRelease::Rocm7_14 => StreamMap::Newer,
+        }
+    }
+
+    /// The release's buffer synchronisation (`buffer.hpp` history: none in 7.0, one syncer
+    /// per buffer from #529, one per half from ROCm/rocm-systems#2334).
+    pub fn buffer_sync(self) -> BufferSync {
+        match self {
+            RocmRelease::Rocm7_0 => BufferSync::None,
+            RocmRelease::Rocm7_1 | RocmRelease::Rocm7_2 => BufferSync::PerBuffer,
+            RocmRelease::Rocm7_13 | RocmRelease::Rocm7_14 => BufferSync::PerHalf,
+        }
+    }
+
+    /// The release's HIP runtime path for small host<->device copies (CLR `rocblit.cpp`:
+    /// shader blits from ROCm/rocm-systems#6232, May 2026).
+    pub fn small_copies(self) -> SmallCopies {
+        match self {
+            RocmRelease::Rocm7_0 | RocmRelease::Rocm7_1 | RocmRelease::Rocm7_2 => {
+                SmallCopies::D2dRecord
+            }
+            RocmRelease::Rocm7_13 | RocmRelease::Rocm7_14 => SmallCopies::BlitKernel,
+        }
+    }
+
+    pub fn profile(self) -> ReleaseProfile {
+        ReleaseProfile {
+            sdk_version: self.sdk_version(),
+            stream_map: self.stream_map(),
+            buffer_sync: self.buffer_sync(),
+            small_copies: self.small_copies(),
+        }
+    }
+
     /// `sizeof(rocprofiler_agent_v0_t)` in this release (docs/sdk-facts.md#version-hazards).
     pub fn agent_struct_size(self) -> usize {
         match self {
             RocmRelease::Rocm7_0 => 304,
-            RocmRelease::Rocm7_1 => 312,
+            _ => 312,
         }
     }
 
@@ -342,7 +460,7 @@ impl RocmRelease {
     pub fn uuid_size(self) -> usize {
         match self {
             RocmRelease::Rocm7_0 => 8,
-            RocmRelease::Rocm7_1 => 16,
+            _ => 16,
         }
     }
 
@@ -350,9 +468,35 @@ impl RocmRelease {
     pub fn context_none(self) -> u64 {
         match self {
             RocmRelease::Rocm7_0 => u64::MAX,
-            RocmRelease::Rocm7_1 => 0,
+            _ => 0,
         }
     }
+}
+
+/// How a buffer's producers wait for its callback (the SDK's `buffer::instance::emplace`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BufferSync {
+    /// ROCm 7.0: `emplace` takes no lock. A producer never waits for a callback; a record
+    /// written into the half being delivered is cleared with it (counted as lost).
+    None,
+    /// ROCm 7.1, 7.2 (#529): one `syncer` per buffer, held by a flush until the callback
+    /// returned. Every producer waits for the whole callback of every flush, and a traced
+    /// call made inside the callback deadlocks on its first record.
+    PerBuffer,
+    /// ROCm 7.13, 7.14 (ROCm/rocm-systems#2334): one `syncer` per half; producers wait only
+    /// when the half they write is the one being delivered.
+    PerHalf,
+}
+
+/// What the HIP runtime makes of a host<->device copy up to `sdma_threshold` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SmallCopies {
+    /// An SDMA copy with the GPU agent on both sides: a DEVICE_TO_DEVICE MEMORY_COPY record.
+    D2dRecord,
+    /// A shader blit: a KERNEL_DISPATCH record of `__amd_rocclr_copyBuffer`.
+    BlitKernel,
 }
 
 pub const MAX_GPUS: u32 = 16;
@@ -363,20 +507,14 @@ impl StreamMap {
     pub fn as_str(self) -> &'static str {
         match self {
             StreamMap::Sdk1_0 => "sdk-1.0",
+            StreamMap::Sdk1_1 => "sdk-1.1",
             StreamMap::Newer => "newer",
         }
     }
 
-    /// The map an SDK of this version has. Every release that ships as 1.0.x (ROCm 7.0 and
-    /// 7.1) has the throwing map; the lenient one is only known from trees that already say
-    /// 1.1 or later. Versions before 1.0.0 have no HIP_STREAM tracing at all, so the strict
-    /// map (never reached) is as good as any.
-    pub fn for_version(version: Version) -> StreamMap {
-        if version >= Version(1, 1, 0) {
-            StreamMap::Newer
-        } else {
-            StreamMap::Sdk1_0
-        }
+    /// Whether a SET or DESTROY on a value the map never saw throws out of the HIP call.
+    pub fn throws_on_unknown(self) -> bool {
+        self != StreamMap::Newer
     }
 }
 
@@ -396,7 +534,7 @@ mod tests {
         let m = Machine::parse(r#"gpus = 2, stream_map = "newer", sdk_version = "1.3.2""#);
         let m = m.unwrap();
         assert_eq!(
-            (m.gpus, m.stream_map(), m.sdk_version),
+            (m.gpus, m.stream_map, m.sdk_version),
             (2, StreamMap::Newer, Version(1, 3, 2))
         );
         let m = Machine::parse("clock = \"virtual\"\nkernel_record_lag_us = [5, 5]\n").unwrap();
@@ -412,7 +550,9 @@ mod tests {
             "statuses = \"sim\"",
             "sdk_version = \"1.0\"",
             "rocm = \"6.4\"",
+            "rocm = 7.1",
             "stream_map = \"old\"",
+            "buffer_sync = \"per-queue\"",
             "gpus = ",
         ] {
             assert!(Machine::parse(bad).is_err(), "{bad}");
@@ -420,10 +560,35 @@ mod tests {
     }
 
     #[test]
-    fn the_stream_map_follows_the_version_unless_set() {
-        assert_eq!(StreamMap::for_version(Version(1, 0, 7)), StreamMap::Sdk1_0);
-        assert_eq!(StreamMap::for_version(Version(1, 1, 0)), StreamMap::Newer);
-        assert_eq!(Machine::default().stream_map(), StreamMap::Sdk1_0);
+    fn a_release_sets_its_profile_and_explicit_keys_override_it() {
+        for rocm in RocmRelease::ALL {
+            let m = Machine::parse(&format!("rocm = \"{}\"", rocm.as_str())).unwrap();
+            assert_eq!(m.rocm, rocm);
+            assert_eq!(
+                (m.sdk_version, m.stream_map, m.buffer_sync, m.small_copies),
+                (
+                    rocm.sdk_version(),
+                    rocm.stream_map(),
+                    rocm.buffer_sync(),
+                    rocm.small_copies()
+                )
+            );
+        }
+        let m = Machine::parse(r#"rocm = "7.14", buffer_sync = "per-buffer""#).unwrap();
+        assert_eq!(
+            (m.sdk_version, m.buffer_sync, m.stream_map),
+            (Version(1, 3, 2), BufferSync::PerBuffer, StreamMap::Newer)
+        );
+        // A later overlay with another release moves the keys it does not give.
+        let later = m
+            .overlaid(&toml::from_str("rocm = \"7.0\"").unwrap())
+            .unwrap();
+        assert_eq!(later.profile_keys(), RocmRelease::Rocm7_0.profile());
+        let default = Machine::default();
+        assert_eq!(
+            (default.rocm, default.profile_keys()),
+            (DEFAULT_ROCM, DEFAULT_ROCM.profile())
+        );
     }
 
     #[test]

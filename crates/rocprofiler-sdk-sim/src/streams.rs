@@ -3,11 +3,13 @@
 //!   queue their next work goes to, and an identity that orders and synchronises their work;
 //! * the SDK's map from `hipStream_t` to `rocprofiler_stream_id_t`, in one of two behaviours
 //!   ([`StreamMap`], `stream_map`):
-//!   * `Sdk1_0` (rocprofiler-sdk 1.0.0, ROCm 7.0/7.1, `hip/stream.cpp`): the null stream is id 0;
+//!   * `Sdk1_0` (rocprofiler-sdk 1.0.0, ROCm 7.0, `hip/stream.cpp`): the null stream is id 0;
 //!     a stream is added only when its creation is seen by an active HIP_STREAM callback
 //!     context, with id `map size + offset` (a reused address bumps the offset and gets a new
 //!     id); DESTROY keeps the entry; a SET or DESTROY on a value the map lacks (also
 //!     `hipStreamLegacy` and `hipStreamPerThread`) aborts the process ([`abort_unmapped`]);
+//!   * `Sdk1_1` (1.1.0, ROCm 7.1/7.2): the same map, but `hipStreamLegacy` and
+//!     `hipStreamPerThread` are looked up as the null stream, id 0 (ROCm/rocm-systems#343);
 //!   * `Newer`: the null stream and `hipStreamLegacy` are id 0; `hipStreamPerThread` gets an id
 //!     lazily per thread; created streams get 1, 2, ... in creation order whether traced or
 //!     not; a reused address gets a new id; destroy removes.
@@ -78,7 +80,7 @@ thread_local! {
 }
 
 fn stream_map() -> StreamMap {
-    crate::machine::machine().stream_map()
+    crate::machine::machine().stream_map
 }
 
 /// Everything a HIP call needs to know about its stream.
@@ -155,7 +157,7 @@ pub(crate) fn create(device: u32) -> u64 {
 pub(crate) fn register_created(value: u64, traced: bool) -> Option<u64> {
     let mut streams = STREAMS.lock();
     match stream_map() {
-        StreamMap::Sdk1_0 => traced.then(|| streams.sdk_add(value)),
+        StreamMap::Sdk1_0 | StreamMap::Sdk1_1 => traced.then(|| streams.sdk_add(value)),
         StreamMap::Newer => {
             let id = streams.by_value.get(&value).map(|e| e.id);
             id.filter(|_| traced)
@@ -175,9 +177,18 @@ pub(crate) fn destroy(value: u64) -> Result<u32, SimError> {
     Ok(entry.device)
 }
 
-/// The id the SDK 1.0.0 map holds for `value`, if any.
+/// The id the SDK 1.0.0/1.1.0 map gives `value`, if any.
 pub(crate) fn sdk_id(value: u64) -> Option<u64> {
-    STREAMS.lock().sdk_map.get(&value).copied()
+    sdk_lookup(&STREAMS.lock(), value, stream_map())
+}
+
+/// `get_stream_id` of SDK 1.0.0/1.1.0: 1.1.0 first turns the two special handles into the
+/// null stream (ROCm/rocm-systems#343).
+fn sdk_lookup(streams: &Streams, value: u64, map: StreamMap) -> Option<u64> {
+    match value {
+        STREAM_LEGACY | STREAM_PER_THREAD if map == StreamMap::Sdk1_1 => Some(0),
+        _ => streams.sdk_map.get(&value).copied(),
+    }
 }
 
 /// What the real SDK 1.0.0 does when a traced HIP call names a stream its map lacks:
@@ -192,10 +203,11 @@ pub(crate) fn abort_unmapped(value: u64, operation: &str) -> ! {
     eprintln!(
         "rocprofiler-sdk-sim: HIP_STREAM {operation} on hipStream_t {value:#x}{what}, which the \
          SDK's stream map never saw (created while no HIP_STREAM callback context was active, \
-         or a special handle). rocprofiler-sdk 1.0.0 (ROCm 7.0/7.1) throws std::out_of_range \
-         from get_stream_id in hip/stream.cpp here, and the uncaught exception aborts the \
-         process. The machine key stream_map = \"newer\" (in ROCSIM_MACHINE or a scenario's \
-         [machine]) models the later SDKs that map it.{}",
+         or a special handle). rocprofiler-sdk 1.0.0 and 1.1.0 (ROCm 7.0 to 7.2) throw \
+         std::out_of_range from get_stream_id in hip/stream.cpp here, and the uncaught \
+         exception aborts the process. The machine key rocm = \"7.14\" (or stream_map = \
+         \"newer\", in ROCSIM_MACHINE or a scenario's [machine]) models the later SDKs that \
+         map it.{}",
         SCENARIO_HINT.lock().as_deref().unwrap_or("")
     );
     std::process::abort()
@@ -245,8 +257,8 @@ pub(crate) fn resolve(value: u64, current_device: u32) -> Result<StreamInfo, Sim
     };
     let (id, mapped) = match map {
         StreamMap::Newer => (id, true),
-        StreamMap::Sdk1_0 => match streams.sdk_map.get(&value) {
-            Some(id) => (*id, true),
+        StreamMap::Sdk1_0 | StreamMap::Sdk1_1 => match sdk_lookup(&streams, value, map) {
+            Some(id) => (id, true),
             None => (u64::MAX, false),
         },
     };
@@ -264,10 +276,11 @@ pub(crate) fn resolve(value: u64, current_device: u32) -> Result<StreamInfo, Sim
     })
 }
 
-/// What a SET on `value`, a stream the HIP runtime does not know, carries: under the SDK 1.0.0
-/// map the id the map kept for it (or unmapped); under the newer map there is no SET (`None`).
+/// What a SET on `value`, a stream the HIP runtime does not know, carries: under the SDK
+/// 1.0.0/1.1.0 map the id the map kept for it (or unmapped); under the newer map there is no
+/// SET (`None`).
 pub(crate) fn unknown_to_hip(value: u64, device: u32) -> Option<StreamInfo> {
-    if stream_map() != StreamMap::Sdk1_0 {
+    if !stream_map().throws_on_unknown() {
         return None;
     }
     let id = sdk_id(value);

@@ -6,7 +6,8 @@
 //! HIP_RUNTIME_API (and KERNEL_DISPATCH for one) into it, and is started only by its test
 //! (tests here run one at a time). Nothing here waits for a fixed time: tests that need a
 //! callback to be running hold it at a gate, and observe waiting producers through the sim's
-//! record counts.
+//! record counts. How producers wait for a callback is the release's (`buffer_sync`): the
+//! tests of one release's behaviour run in a child process with that `rocm`.
 use sim_test_kit::{check, child, sim, sys, tid, trace_buffer};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -62,8 +63,10 @@ enum B {
     Destroy,
     Assigned,
     Nested,
+    /// Every record flushes; the callback takes 1 ms.
+    Slow,
 }
-const ALL: [B; 8] = [
+const ALL: [B; 9] = [
     B::Watermark,
     B::Lossless,
     B::Discard,
@@ -72,6 +75,7 @@ const ALL: [B; 8] = [
     B::Destroy,
     B::Assigned,
     B::Nested,
+    B::Slow,
 ];
 
 static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
@@ -96,6 +100,9 @@ unsafe extern "C" fn on_buffer(
     let p = &PROBES.get().unwrap()[data as usize];
     p.tids.lock().unwrap().push(tid());
     p.entered.fetch_add(1, Ordering::SeqCst);
+    if data as usize == B::Slow as usize {
+        std::thread::sleep(Duration::from_millis(1));
+    }
     for i in 0..num_headers {
         // SAFETY: the SDK hands over `num_headers` valid header pointers, live for the callback.
         let h = unsafe { &**headers.add(i) };
@@ -145,7 +152,7 @@ unsafe extern "C" fn tool_init(_f: rocprofiler_client_finalize_t, _d: *mut c_voi
         let (size, watermark, policy) = match b {
             B::Watermark => (10 * RECORD, 4 * RECORD, ROCPROFILER_BUFFER_POLICY_LOSSLESS),
             // Every record flushes: a second record moves producers back to the first half.
-            B::Lossless | B::Nested => (PAGE, 0, ROCPROFILER_BUFFER_POLICY_LOSSLESS),
+            B::Lossless | B::Nested | B::Slow => (PAGE, 0, ROCPROFILER_BUFFER_POLICY_LOSSLESS),
             // A watermark above the capacity: only explicit flushes deliver.
             B::Discard => (PAGE, 2 * PAGE, ROCPROFILER_BUFFER_POLICY_DISCARD),
             B::Busy => (PAGE, 2 * PAGE, ROCPROFILER_BUFFER_POLICY_LOSSLESS),
@@ -290,6 +297,12 @@ fn record_memory_is_poisoned_after_the_callback() {
 /// completion (signal) thread alike, waits until the tool's callback returned.
 #[test]
 fn producers_wait_while_the_callback_delivers_their_half() {
+    if !child::in_child(
+        "producers_wait_while_the_callback_delivers_their_half",
+        &[ROCM_7_14],
+    ) {
+        return;
+    }
     let _a = activate(B::Lossless);
     let p = probe(B::Lossless);
     let buffer = ids(B::Lossless).1;
@@ -338,6 +351,170 @@ fn producers_wait_while_the_callback_delivers_their_half() {
     assert_eq!(p.drops.load(Ordering::SeqCst), 0);
 }
 
+const ROCM_7_0: (&str, &str) = ("ROCSIM_MACHINE", "rocm = \"7.0\"");
+const ROCM_7_1: (&str, &str) = ("ROCSIM_MACHINE", "rocm = \"7.1\"");
+const ROCM_7_14: (&str, &str) = ("ROCSIM_MACHINE", "rocm = \"7.14\"");
+
+/// ROCm 7.1/7.2 (one syncer per buffer, #529): a producer waits for the callback even when the
+/// half it writes is free.
+#[test]
+fn with_one_syncer_per_buffer_producers_wait_for_every_callback() {
+    if !child::in_child(
+        "with_one_syncer_per_buffer_producers_wait_for_every_callback",
+        &[ROCM_7_1],
+    ) {
+        return;
+    }
+    let _a = activate(B::Lossless);
+    let p = probe(B::Lossless);
+    let before = counts(B::Lossless);
+    p.close_gate();
+    // Record 1 fills the first half (watermark 0): its delivery holds at the gate.
+    call();
+    assert!(wait_for(|| p.entered.load(Ordering::SeqCst) == 1));
+    // Record 2 would go to the free second half, but the buffer's one flag is held.
+    let done = std::sync::Arc::new(AtomicUsize::new(0));
+    let done2 = done.clone();
+    let producer = std::thread::spawn(move || {
+        call();
+        done2.store(1, Ordering::SeqCst);
+    });
+    assert!(wait_for(|| counts(B::Lossless).producer_waits
+        - before.producer_waits
+        == 1));
+    assert_eq!(
+        done.load(Ordering::SeqCst),
+        0,
+        "the HIP call has not returned"
+    );
+    assert_eq!(
+        counts(B::Lossless).total_written() - before.total_written(),
+        1
+    );
+    p.open_gate();
+    producer.join().unwrap();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
+    check(unsafe { rocprofiler_flush_buffer(ids(B::Lossless).1) });
+    let after = counts(B::Lossless);
+    assert_eq!(after.total_written() - before.total_written(), 2);
+    assert_eq!(after.delivered - before.delivered, 2, "nothing lost");
+}
+
+/// ROCm 7.0 (no syncer in `emplace`): producers never wait; a record written into the half
+/// being delivered is cleared with it.
+#[test]
+fn without_a_syncer_producers_never_wait_and_lose_records_to_the_delivered_half() {
+    if !child::in_child(
+        "without_a_syncer_producers_never_wait_and_lose_records_to_the_delivered_half",
+        &[ROCM_7_0],
+    ) {
+        return;
+    }
+    let _a = activate(B::Lossless);
+    let p = probe(B::Lossless);
+    let before = counts(B::Lossless);
+    p.close_gate();
+    call();
+    assert!(wait_for(|| p.entered.load(Ordering::SeqCst) == 1));
+    // Record 2 goes to the second half and flushes it (queued behind the first delivery);
+    // record 3 lands in the first half, still being delivered: lost, without a wait.
+    call();
+    call();
+    let during = counts(B::Lossless);
+    assert_eq!(during.producer_waits, before.producer_waits, "nobody waits");
+    assert_eq!(during.total_written() - before.total_written(), 2);
+    assert_eq!(during.total_lost() - before.total_lost(), 1);
+    p.open_gate();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
+    check(unsafe { rocprofiler_flush_buffer(ids(B::Lossless).1) });
+    assert_eq!(counts(B::Lossless).delivered - before.delivered, 2);
+}
+
+/// What a 1 ms buffer callback costs a HIP thread that produces records during it, measured
+/// as the SDK makes it wait (`producer_wait_ns`): record 2 finds the other half free, record 3
+/// finds producers moved back to the half being delivered. Prints the numbers of five attempts
+/// (a loaded machine can deschedule the test for longer than the callback, so the assertions
+/// ask for the stall in at least one attempt): per attempt, (record 2 waits, its µs, record 3
+/// waits, its µs).
+fn one_ms_callback_stalls(test: &str, rocm: (&str, &str)) -> Option<Vec<[u64; 4]>> {
+    let in_child = child::in_child_checked(test, &[rocm], |output| {
+        child::assert_passed(test, output);
+        // The child's numbers, shown by `cargo test ... -- --nocapture`.
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            if line.contains("1 ms buffer callback") {
+                println!("{line}");
+            }
+        }
+    });
+    if !in_child {
+        return None;
+    }
+    let _a = activate(B::Slow);
+    let p = probe(B::Slow);
+    let waited = |f: &dyn Fn()| {
+        let before = counts(B::Slow);
+        f();
+        let after = counts(B::Slow);
+        (
+            after.producer_waits - before.producer_waits,
+            (after.producer_wait_ns - before.producer_wait_ns) / 1000,
+        )
+    };
+    let mut attempts = Vec::new();
+    for _ in 0..5 {
+        let entered = p.entered.load(Ordering::SeqCst);
+        // Record 1 starts a 1 ms callback; wait (spinning, not sleeping) until it runs.
+        call();
+        while p.entered.load(Ordering::SeqCst) == entered {
+            std::thread::yield_now();
+        }
+        let (waits_2, us_2) = waited(&call);
+        let (waits_3, us_3) = waited(&call);
+        attempts.push([waits_2, us_2, waits_3, us_3]);
+        // SAFETY: a plain handle, no pointers; the SDK validates it.
+        check(unsafe { rocprofiler_flush_buffer(ids(B::Slow).1) });
+        // SAFETY: as above.
+        check(unsafe { rocprofiler_flush_buffer(ids(B::Slow).1) });
+    }
+    // Past the test harness's capture, so that the parent sees it.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "{}: 1 ms buffer callback; per attempt [record 2 (other half free) waits, us, \
+         record 3 (its half being delivered) waits, us]: {attempts:?}",
+        rocm.1,
+    );
+    Some(attempts)
+}
+
+#[test]
+fn under_rocm_7_1_a_1ms_callback_stalls_every_producer() {
+    let Some(attempts) = one_ms_callback_stalls(
+        "under_rocm_7_1_a_1ms_callback_stalls_every_producer",
+        ROCM_7_1,
+    ) else {
+        return;
+    };
+    // The callback had started before record 2: it waits for the rest of that millisecond
+    // although the other half is free.
+    assert!(
+        attempts.iter().any(|a| a[0] == 1 && a[1] >= 200),
+        "{attempts:?}"
+    );
+}
+
+#[test]
+fn under_rocm_7_14_a_1ms_callback_stalls_only_the_half_it_delivers() {
+    let Some(attempts) = one_ms_callback_stalls(
+        "under_rocm_7_14_a_1ms_callback_stalls_only_the_half_it_delivers",
+        ROCM_7_14,
+    ) else {
+        return;
+    };
+    assert!(attempts.iter().all(|a| a[0] == 0), "{attempts:?}");
+    assert!(attempts.iter().any(|a| a[2] == 1), "{attempts:?}");
+}
+
 /// Runs `test` in a child process that is expected to abort; returns its stderr.
 fn child_aborts(test: &str) -> Option<String> {
     let mut stderr = None;
@@ -379,11 +556,15 @@ fn a_traced_call_inside_the_buffer_callback_is_reported_as_a_deadlock() {
 }
 
 /// With `buffer_self_deadlock = "drop"` the same deadlock is counted and the record dropped.
+/// One flag per half (7.13, 7.14): the first nested call lands in the other half.
 #[test]
 fn a_self_deadlock_can_be_counted_instead() {
     if !child::in_child(
         "a_self_deadlock_can_be_counted_instead",
-        &[("ROCSIM_MACHINE", "buffer_self_deadlock = \"drop\"")],
+        &[(
+            "ROCSIM_MACHINE",
+            "rocm = \"7.14\", buffer_self_deadlock = \"drop\"",
+        )],
     ) {
         return;
     }
@@ -406,6 +587,56 @@ fn a_self_deadlock_can_be_counted_instead() {
         "the outer call and the first nested one"
     );
     assert_eq!(c.delivered, 2);
+}
+
+/// One flag per buffer (7.1, 7.2): the first traced call inside the callback deadlocks.
+#[test]
+fn with_one_syncer_per_buffer_the_first_nested_call_deadlocks() {
+    if !child::in_child(
+        "with_one_syncer_per_buffer_the_first_nested_call_deadlocks",
+        &[(
+            "ROCSIM_MACHINE",
+            "rocm = \"7.1\", buffer_self_deadlock = \"drop\"",
+        )],
+    ) {
+        return;
+    }
+    let _a = activate(B::Nested);
+    call();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
+    check(unsafe { rocprofiler_flush_buffer(ids(B::Nested).1) });
+    sim::driver::wait_idle();
+    assert_eq!(probe(B::Nested).nested_calls.load(Ordering::SeqCst), 2);
+    let c = counts(B::Nested);
+    assert_eq!((c.self_deadlocks, c.total_written()), (2, 1));
+}
+
+/// No syncer (7.0): nested calls never wait; the one that lands in the half being delivered
+/// is lost, and nothing deadlocks.
+#[test]
+fn without_a_syncer_a_nested_call_never_deadlocks() {
+    if !child::in_child(
+        "without_a_syncer_a_nested_call_never_deadlocks",
+        &[(
+            "ROCSIM_MACHINE",
+            "rocm = \"7.0\", buffer_self_deadlock = \"drop\"",
+        )],
+    ) {
+        return;
+    }
+    let _a = activate(B::Nested);
+    call();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
+    check(unsafe { rocprofiler_flush_buffer(ids(B::Nested).1) });
+    sim::driver::wait_idle();
+    // SAFETY: a plain handle, no pointers; the SDK validates it.
+    check(unsafe { rocprofiler_flush_buffer(ids(B::Nested).1) });
+    assert_eq!(probe(B::Nested).nested_calls.load(Ordering::SeqCst), 2);
+    let c = counts(B::Nested);
+    assert_eq!(
+        (c.self_deadlocks, c.total_written(), c.total_lost()),
+        (0, 2, 1)
+    );
 }
 
 /// L9: DISCARD has one internal half. A full half counts drops; `drop_count` is cumulative.

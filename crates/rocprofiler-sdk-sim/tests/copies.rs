@@ -2,7 +2,8 @@
 //! copies are GPU blits recorded as device-to-device on the GPU, small pageable copies on a
 //! large-BAR GPU are CPU copies with no record, large pageable copies are pinned in pieces
 //! (several records under one correlation id), host-to-host copies have no record. Other
-//! thresholds and indirect dispatch run in child processes.
+//! thresholds, indirect dispatch and the small-copy path of ROCm 7.13/7.14 run in child
+//! processes.
 use sim::driver::{self, Copy, CopyCall, CopyKind, HostMemory};
 use sim::scenario;
 use sim_test_kit::child;
@@ -82,6 +83,44 @@ fn small_pinned_host_copies_are_device_to_device_on_the_gpu() {
     let r = copies_for(above)[0];
     assert_eq!(r.operation, sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE);
     assert_eq!((r.src_agent_id.handle, r.dst_agent_id.handle), (cpu, gpu));
+}
+
+/// ROCm 7.13 and 7.14 (CLR's shader-copy path, ROCm/rocm-systems#6232): a small host<->device
+/// copy is a `__amd_rocclr_copyBuffer` dispatch on the GPU under the call's correlation id, with
+/// no MEMORY_COPY record; above the threshold it is an SDMA copy as before.
+#[test]
+fn small_host_copies_are_blit_kernels_from_rocm_7_13() {
+    if !child::in_child(
+        "small_host_copies_are_blit_kernels_from_rocm_7_13",
+        &[("ROCSIM_MACHINE", "rocm = \"7.13\"")],
+    ) {
+        return;
+    }
+    let _serial = serial();
+    setup();
+    let stream = driver::stream_create().unwrap();
+    for kind in [CopyKind::HostToDevice, CopyKind::DeviceToHost] {
+        let corr = driver::memcpy_async(stream, &copy(kind, 4096)).unwrap();
+        driver::stream_synchronize(stream).unwrap();
+        drain();
+        assert!(copies_for(corr).is_empty(), "{kind:?}: no copy record");
+        let kernels: Vec<u64> = records_for(corr)
+            .into_iter()
+            .filter_map(|r| match r {
+                Record::Kernel(k) => Some(k.dispatch_info.kernel_id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(kernels.len(), 1, "{kind:?}: one dispatch");
+        let names = REC.kernel_names.lock().unwrap();
+        assert_eq!(names[&kernels[0]], driver::BLIT_COPY_KERNEL);
+    }
+    let above = driver::memcpy_sync(&copy(CopyKind::HostToDevice, 16 * 1024 + 1)).unwrap();
+    drain();
+    assert_eq!(
+        copies_for(above)[0].operation,
+        sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE
+    );
 }
 
 #[test]

@@ -625,11 +625,13 @@ unsafe extern "C" fn configure(
     priority: u32,
     id: *mut rocprofiler_client_id_t,
 ) -> *mut rocprofiler_tool_configure_result_t {
-    assert_eq!(version, 10000);
+    // The version of the machine's release (`rocm`, `sdk_version`).
+    let v = sim::machine::machine().sdk_version;
+    assert_eq!(version, 10000 * v.0 + 100 * v.1 + v.2);
     assert_eq!(
         // SAFETY: the SDK passes its runtime version as a static NUL-terminated string.
         unsafe { CStr::from_ptr(runtime) }.to_str().unwrap(),
-        "1.0.0"
+        format!("{}.{}.{}", v.0, v.1, v.2)
     );
     assert_eq!(priority, 0);
     // SAFETY: the SDK passes this tool's client id, valid and unshared during configure.
@@ -963,14 +965,18 @@ fn status_names_strings_version_time() {
             rocprofiler_get_version(&mut major, &mut minor, &mut patch),
             0
         );
-        assert_eq!((major, minor, patch), (1, 0, 0));
+        let v = sim::machine::machine().sdk_version;
+        assert_eq!((major, minor, patch), (v.0, v.1, v.2));
         assert_eq!(
             rocprofiler_get_version(&mut major, std::ptr::null_mut(), std::ptr::null_mut()),
             0
         );
         let mut triplet = rocprofiler_version_triplet_t::default();
         assert_eq!(rocprofiler_get_version_triplet(&mut triplet), 0);
-        assert_eq!((triplet.major, triplet.minor, triplet.patch), (1, 0, 0));
+        assert_eq!(
+            (triplet.major, triplet.minor, triplet.patch),
+            (v.0, v.1, v.2)
+        );
         let mut ts = 0;
         assert_eq!(rocprofiler_get_timestamp(&mut ts), 0);
         let mut boot = libc::timespec {

@@ -1,7 +1,9 @@
-//! The HIP_STREAM stream map of rocprofiler-sdk 1.0.0 (ROCm 7.0/7.1, `hip/stream.cpp`), the
-//! simulator's default (`stream_map = "sdk-1.0"`): only the null stream and streams whose
-//! creation an active HIP_STREAM callback context saw are in the map; a SET or DESTROY on any
-//! other value aborts the process; DESTROY keeps the entry; CREATE fires after a failed create.
+//! The throwing HIP_STREAM stream maps (`hip/stream.cpp`) of rocprofiler-sdk 1.0.0 (ROCm 7.0,
+//! `stream_map = "sdk-1.0"`) and 1.1.0 (ROCm 7.1/7.2, `"sdk-1.1"`, the simulator's default):
+//! only the null stream and streams whose creation an active HIP_STREAM callback context saw
+//! are in the map; a SET or DESTROY on any other value aborts the process; DESTROY keeps the
+//! entry; CREATE fires after a failed create. 1.0.0 also aborts on `hipStreamLegacy` and
+//! `hipStreamPerThread`, which 1.1.0 looks up as the null stream (ROCm/rocm-systems#343).
 //! Behaviours that end the process, or change process-wide state (the null stream's id), run in
 //! a child process.
 use sim::driver;
@@ -47,20 +49,39 @@ fn stream_events(from: usize, op: i32) -> Vec<(u64, u64)> {
         .collect()
 }
 
+const ROCM_7_0: (&str, &str) = ("ROCSIM_MACHINE", "rocm = \"7.0\"");
+
 #[test]
-fn sdk_1_0_is_the_default_map() {
+fn the_default_release_7_1_has_the_sdk_1_1_map() {
     assert_eq!(
         sim::machine::machine().sdk_version,
-        sim::machine::Version(1, 0, 0)
+        sim::machine::Version(1, 1, 0)
     );
-    assert_eq!(sim::machine::machine().stream_map(), StreamMap::Sdk1_0);
+    assert_eq!(sim::machine::machine().stream_map, StreamMap::Sdk1_1);
+}
+
+/// SDK 1.1.0 (#343): the special handles are the null stream, id 0, in their SETs.
+#[test]
+fn sdk_1_1_maps_the_special_streams_to_the_null_stream() {
+    if !child::in_child("sdk_1_1_maps_the_special_streams_to_the_null_stream", &[]) {
+        return;
+    }
+    setup();
+    let from = event_count();
+    let launch = kernel("_Z11per_thread1v");
+    driver::launch_kernel(driver::STREAM_PER_THREAD, &launch).unwrap();
+    driver::stream_synchronize(driver::STREAM_LEGACY).unwrap();
+    let sets = stream_events(from, sys::ROCPROFILER_HIP_STREAM_SET);
+    assert!(sets.len() >= 2, "{sets:?}");
+    assert!(sets.iter().all(|&(id, _)| id == 0), "{sets:?}");
+    assert_eq!(driver::sdk_stream_id(driver::STREAM_PER_THREAD).unwrap(), 0);
 }
 
 #[test]
-fn a_set_on_hip_stream_per_thread_aborts() {
+fn a_set_on_hip_stream_per_thread_aborts_under_sdk_1_0() {
     if !aborts_in_child(
-        "a_set_on_hip_stream_per_thread_aborts",
-        &[],
+        "a_set_on_hip_stream_per_thread_aborts_under_sdk_1_0",
+        &[ROCM_7_0],
         "hipStreamPerThread",
     ) {
         return;
@@ -72,10 +93,10 @@ fn a_set_on_hip_stream_per_thread_aborts() {
 }
 
 #[test]
-fn a_set_on_hip_stream_legacy_aborts() {
+fn a_set_on_hip_stream_legacy_aborts_under_sdk_1_0() {
     if !aborts_in_child(
-        "a_set_on_hip_stream_legacy_aborts",
-        &[("ROCSIM_MACHINE", "sdk_version = \"1.0.0\"")],
+        "a_set_on_hip_stream_legacy_aborts_under_sdk_1_0",
+        &[ROCM_7_0],
         "hipStreamLegacy",
     ) {
         return;
@@ -127,7 +148,7 @@ fn destroying_a_stream_the_map_never_saw_aborts() {
 fn create_registers_only_under_an_active_context_and_destroy_keeps_the_entry() {
     if !child::in_child(
         "create_registers_only_under_an_active_context_and_destroy_keeps_the_entry",
-        &[],
+        &[ROCM_7_0],
     ) {
         return;
     }
@@ -216,14 +237,14 @@ fn create_fires_after_a_failed_create_and_can_move_the_null_stream() {
 }
 
 #[test]
-fn a_newer_sdk_version_gets_the_newer_map() {
+fn a_later_release_gets_the_newer_map() {
     if !child::in_child(
-        "a_newer_sdk_version_gets_the_newer_map",
-        &[("ROCSIM_MACHINE", "sdk_version = \"1.3.0\"")],
+        "a_later_release_gets_the_newer_map",
+        &[("ROCSIM_MACHINE", "rocm = \"7.13\"")],
     ) {
         return;
     }
-    assert_eq!(sim::machine::machine().stream_map(), StreamMap::Newer);
+    assert_eq!(sim::machine::machine().stream_map, StreamMap::Newer);
     setup();
     let launch = kernel("_Z5newerv");
     driver::launch_kernel(driver::STREAM_PER_THREAD, &launch).unwrap();
@@ -232,25 +253,29 @@ fn a_newer_sdk_version_gets_the_newer_map() {
 }
 
 #[test]
-fn rocsim_stream_map_overrides_the_version() {
+fn an_explicit_stream_map_overrides_the_release() {
     if !child::in_child(
-        "rocsim_stream_map_overrides_the_version",
+        "an_explicit_stream_map_overrides_the_release",
         &[(
             "ROCSIM_MACHINE",
-            "sdk_version = \"1.3.0\", stream_map = \"sdk-1.0\"",
+            "rocm = \"7.14\", stream_map = \"sdk-1.0\"",
         )],
     ) {
         return;
     }
-    assert_eq!(sim::machine::machine().stream_map(), StreamMap::Sdk1_0);
+    assert_eq!(sim::machine::machine().stream_map, StreamMap::Sdk1_0);
+    assert_eq!(
+        sim::machine::machine().sdk_version,
+        sim::machine::Version(1, 3, 2)
+    );
 }
 
 #[test]
-fn a_scenario_that_needs_the_newer_map_asks_for_it_and_is_refused_under_sdk_1_0() {
+fn a_scenario_that_needs_the_newer_map_asks_for_it_and_is_refused_under_sdk_1_1() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/multi_thread.toml");
     let s = sim::scenario::load(path).unwrap();
-    assert_eq!(s.machine.stream_map, Some(StreamMap::Newer));
+    assert_eq!(s.machine.stream_map, StreamMap::Newer);
     assert_eq!(
         s.machine_env(),
         [(
@@ -263,22 +288,22 @@ fn a_scenario_that_needs_the_newer_map_asks_for_it_and_is_refused_under_sdk_1_0(
     assert!(
         error
             .to_string()
-            .contains("with stream_map = \"newer\" but this process has stream_map unset"),
+            .contains("with stream_map = \"newer\" but this process has stream_map = \"sdk-1.1\""),
         "{error}"
     );
 }
 
 /// A scenario step on `legacy` under the SDK 1.0 map still aborts as the SDK does, and the
-/// message names the scenario line and the `stream_map` key that models a later SDK.
+/// message names the scenario line and the `rocm` key that models a later SDK.
 #[test]
 fn a_scenario_on_the_legacy_stream_aborts_naming_its_line_and_the_fix() {
     if !child::aborts_in_child(
         "a_scenario_on_the_legacy_stream_aborts_naming_its_line_and_the_fix",
-        &[],
+        &[ROCM_7_0],
         &[
             "hipStreamLegacy",
             "such a stream at legacy.toml:4:36",
-            "add stream_map = \"newer\" to its [machine]",
+            "add rocm = \"7.1\" (or later) to its [machine]",
         ],
     ) {
         return;

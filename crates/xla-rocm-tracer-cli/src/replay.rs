@@ -145,6 +145,10 @@ pub struct ReplayArgs {
     /// `stream`].
     #[arg(long, value_name = "stream|queue", value_parser = parse_group_by)]
     pub group_by: Option<GroupBy>,
+    /// Simulate this ROCm release (the machine key `rocm`: 7.0, 7.1, 7.2, 7.13 or 7.14), over
+    /// the scenario's own `rocm`; the scenario's other `[machine]` keys still apply.
+    #[arg(long, value_name = "RELEASE")]
+    pub rocm: Option<String>,
 }
 
 /// `--group-by`, else `XLA_ROCM_TRACER_GROUP_BY` (read as the XLA path reads it, but a bad
@@ -170,12 +174,19 @@ fn parse_group_by(text: &str) -> std::result::Result<GroupBy, String> {
 /// virtual clock's reading, so it is as reproducible as every other timestamp.
 const VIRTUAL_WALLTIME_EPOCH_NS: u64 = 1_735_689_600_000_000_000;
 
-/// The machine the replay needs: this process's, with the scenario's `[machine]` keys and the
-/// clock (virtual unless `--real-clock`).
-fn wanted_machine(scenario: &scenario::Scenario, real_clock: bool) -> Result<Machine> {
+/// The machine the replay needs: this process's, with the scenario's `[machine]` keys, the
+/// clock (virtual unless `--real-clock`) and the release of `--rocm`.
+fn wanted_machine(
+    scenario: &scenario::Scenario,
+    real_clock: bool,
+    rocm: Option<&str>,
+) -> Result<Machine> {
     let mut keys = scenario.machine_keys.clone();
     let clock = if real_clock { "real" } else { "virtual" };
     keys.insert("clock".to_owned(), clock.into());
+    if let Some(rocm) = rocm {
+        keys.insert("rocm".to_owned(), rocm.into());
+    }
     machine()
         .overlaid(&keys)
         .map_err(|e| anyhow::anyhow!("{}: [machine] {e}", scenario.file.display()))
@@ -419,7 +430,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         .map(|file| output::check(file, &inputs))
         .collect::<Result<Vec<_>>>()?;
 
-    let wanted = wanted_machine(&scenario, args.real_clock)?;
+    let wanted = wanted_machine(&scenario, args.real_clock, args.rocm.as_deref())?;
     if wanted != *machine() {
         let env = wanted.env();
         if std::env::var_os(REEXECUTED_VARIABLE).is_some() {

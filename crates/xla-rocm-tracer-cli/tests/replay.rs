@@ -415,6 +415,29 @@ fn copy_paths_are_named_by_the_direction_the_program_asked_for() {
     assert!(!space.warnings.iter().any(|w| w.starts_with("Dropped")));
 }
 
+/// `--rocm 7.14`: the small copies arrive as blit kernels (`__amd_rocclr_copyBuffer`), and the
+/// device timeline is the same as on 7.1 but for the `recorded_direction` they carry.
+#[test]
+fn copy_paths_under_rocm_7_14_name_blit_kernels_by_their_call() {
+    let (space, _) = replay("scenarios/copy_paths.toml", &["--rocm", "7.14"]);
+    let gpu = plane(&space, "/device:GPU:0");
+    let copies: Vec<(String, Option<String>)> = named_events(gpu)
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("Memcpy") || name.starts_with("__amd_rocclr_copy"))
+        .map(|(name, event)| (name, event_stat(gpu, event, "recorded_direction")))
+        .collect();
+    let kernel = Some("Kernel".to_owned());
+    assert_eq!(
+        copies,
+        [
+            ("MemcpyH2D".to_owned(), kernel.clone()),
+            ("MemcpyD2H".to_owned(), kernel),
+            ("MemcpyH2D".to_owned(), None),
+        ],
+        "no copy kernel left on the timeline"
+    );
+}
+
 #[test]
 fn indirect_dispatch_keeps_work_on_unattributed_lanes_and_warns_once() {
     let (space, _) = replay("scenarios/indirect_dispatch.toml", &[]);

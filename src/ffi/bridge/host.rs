@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{ffi, FlatEvent};
 use crate::drop_reason::DropReason;
-use crate::event::{EventDetails, EventSource, RocmTracerEvent};
+use crate::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
 use crate::sink::{EventSink, SessionEnd};
 use crate::tracer::annotation::{AnnotationMap, AnnotationSource};
 
@@ -20,10 +20,12 @@ impl EventSink for CppCollectorSink {
             if let (EventSource::Activity, EventDetails::Memcpy(details)) =
                 (event.source, event.details)
             {
-                let Some(asked) = details.call_direction else {
-                    return FlatEvent::of(&event);
-                };
-                crate::collector::name_by_call(&mut event, asked);
+                if event.event_type == EventType::Kernel {
+                    // A blit kernel that carries its copy call's facts.
+                    crate::collector::name_blit_kernel_by_call(&mut event, details);
+                } else if let Some(asked) = details.call_direction {
+                    crate::collector::name_by_call(&mut event, asked);
+                }
             }
             FlatEvent::of(&event)
         };

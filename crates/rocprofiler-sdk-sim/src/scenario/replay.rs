@@ -203,7 +203,7 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
     check_machine(scenario)?;
     *crate::streams::SCENARIO_HINT.lock() = scenario.special_stream.as_ref().map(|at| {
         format!(
-            " The scenario uses such a stream at {at}: add stream_map = \"newer\" to its \
+            " The scenario uses such a stream at {at}: add rocm = \"7.1\" (or later) to its \
              [machine] to model an SDK that maps it."
         )
     });
