@@ -288,17 +288,17 @@ const ALONE_AFTER: &str = "null_stream";
 pub fn run_child(pair: &LibraryPair, machine: &[(String, toml::Value)]) -> Result<Run, Failure> {
     let origin = pair.origin.name();
     let mut run = read_run(&spawn_battery(pair, machine, &[])?, origin)?;
-    let mut at = run
+    let mut alone = Vec::new();
+    for (stream, name) in ALONE {
+        let child = spawn_battery(pair, machine, &["--alone", stream])?;
+        alone.push(alone_step(&child, origin, name, &run.libraries.sdk.version));
+    }
+    let at = run
         .steps
         .iter()
         .position(|s| s.name == ALONE_AFTER)
         .map_or(run.steps.len(), |i| i + 1);
-    for (stream, name) in ALONE {
-        let child = spawn_battery(pair, machine, &["--alone", stream])?;
-        let step = alone_step(&child, origin, name, &run.libraries.sdk.version);
-        run.steps.insert(at, step);
-        at += 1;
-    }
+    run.steps.splice(at..at, alone);
     Ok(run)
 }
 
