@@ -97,7 +97,7 @@ fn open(pair: &LibraryPair) -> Result<Opened, Failure> {
 
 /// Who configured the SDK before the probe: what `LD_PRELOAD` loads (rocprofv3 preloads its
 /// tool library, whose wrapper of `__libc_start_main` calls `rocprofiler_force_configure` before
-/// `main`; audit §3), else a loaded rocprofiler library other than the SDK itself.
+/// `main`; docs/probe.md "Child processes"), else a loaded rocprofiler library other than the SDK itself.
 fn other_tool(sdk: &std::path::Path) -> String {
     if let Some(preload) = std::env::var("LD_PRELOAD")
         .ok()
@@ -287,7 +287,18 @@ const ALONE_AFTER: &str = "null_stream";
 /// when that child died before printing (SDK 1.0.x aborts), a skipped step that says how.
 pub fn run_child(pair: &LibraryPair, machine: &[(String, toml::Value)]) -> Result<Run, Failure> {
     let origin = pair.origin.name();
-    let mut run = read_run(&spawn_battery(pair, machine, &[])?, origin)?;
+    let main = spawn_battery(pair, machine, &[])?;
+    // The simulator runs its default machine when it cannot read the keys (a release this
+    // build of it does not model yet, a typo in `ROCSIM_MACHINE`): that run would be compared
+    // as if it were the machine asked for.
+    let refused = "; using the default machine";
+    if let Some(line) = main.err.lines().find(|l| l.ends_with(refused)) {
+        return Err(Failure(
+            format!("the simulated libraries refused the machine: {line}"),
+            1,
+        ));
+    }
+    let mut run = read_run(&main, origin)?;
     let mut alone = Vec::new();
     for (stream, name) in ALONE {
         let child = spawn_battery(pair, machine, &["--alone", stream])?;
@@ -347,7 +358,7 @@ fn exit_outcome(status: ExitStatus) -> Option<String> {
 
 /// The ROCm release whose simulator profile (machine key `rocm`) models an SDK version, from
 /// the SDK's CHANGELOG: 1.0.0 shipped with ROCm 7.0, 1.1.0 with 7.1 and 7.2, 1.3.0 with 7.13,
-/// 1.3.2 with 7.14 (audit §0). A version between two known ones takes the older release; one
+/// 1.3.2 with 7.14 (docs/probe.md "Simulated machine shape"). A version between two known ones takes the older release; one
 /// after the newest, the newest.
 pub fn rocm_release(sdk_version: &str) -> Option<&'static str> {
     let mut parts = sdk_version.split('.').map(|p| p.parse::<u32>().ok());
@@ -399,13 +410,14 @@ mod tests {
     use crate::report::Report;
 
     /// The simulated run of the pinned report, as a battery child prints it.
-    fn printed_run() -> (Run, std::path::PathBuf) {
+    fn printed_run(test: &str) -> (Run, std::path::PathBuf) {
         let text = include_str!("../tests/data/simulated_report.json");
         let report: Report = serde_json::from_str(text).expect("the pinned report parses");
         let run = report
             .simulated
             .expect("the pinned report has a simulated run");
-        let path = std::env::temp_dir().join(format!("rocm-probe-run-{}.json", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("rocm-probe-run-{}-{test}.json", std::process::id()));
         std::fs::write(
             &path,
             serde_json::to_string(&run).expect("a run serializes"),
@@ -424,7 +436,7 @@ mod tests {
 
     #[test]
     fn a_child_that_crashed_after_its_whole_report_keeps_it_and_the_crash_is_a_finding() {
-        let (printed, path) = printed_run();
+        let (printed, path) = printed_run("crashed-after");
         let child = fake_child(&path, "kill -SEGV $$");
         assert_eq!(child.status.signal(), Some(libc::SIGSEGV));
         let Ok(run) = read_run(&child, "real") else {
@@ -447,7 +459,7 @@ mod tests {
 
     #[test]
     fn a_child_that_crashed_mid_report_is_a_failed_battery() {
-        let (_, path) = printed_run();
+        let (_, path) = printed_run("crashed-mid");
         let child = fake_child(&path, "true");
         let truncated = ChildOutput {
             out: child.out[..child.out.len() / 2].to_string(),
@@ -484,7 +496,7 @@ mod tests {
 
     #[test]
     fn the_simulated_machine_is_shaped_like_the_real_one() {
-        let (mut run, path) = printed_run();
+        let (mut run, path) = printed_run("shaped");
         let _ = std::fs::remove_file(&path);
         run.libraries.sdk.version = "1.3.2".into();
         let keys = simulated_machine(&run, Some("0"));

@@ -538,3 +538,26 @@ fn a_rocm_7_1_machine_is_compared_with_the_7_1_profile() {
         "7.1",
     );
 }
+
+/// A machine the simulator cannot read (here a key it does not know; on a real machine, a
+/// ROCm release this build of the simulator does not model) is an error, not a run of the
+/// default machine compared as if it were the one asked for.
+#[test]
+fn a_machine_the_simulator_refuses_is_an_error() {
+    let lib_dir = sim_lib_dir();
+    let output = probe(
+        &[("ROCSIM_MACHINE", "no_such_key = 1")],
+        &[
+            "--simulated-only",
+            "--sim-lib-dir",
+            lib_dir.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("xla-rocm-tracer probe: the simulated libraries refused the machine: rocprofiler-sdk-sim: ROCSIM_MACHINE="),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no_such_key"), "{stderr}");
+}
