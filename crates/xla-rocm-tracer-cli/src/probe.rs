@@ -140,7 +140,13 @@ pub fn run(args: &ProbeArgs) -> Result<ExitCode> {
     let status = Command::new(&path)
         .args(args.to_probe_args())
         .status()
-        .with_context(|| format!("cannot run {}", path.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot run {} (if {} is mounted noexec, set TMPDIR to another folder)",
+                path.display(),
+                std::env::temp_dir().display()
+            )
+        })?;
     Ok(match status.code() {
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         None => ExitCode::FAILURE,
