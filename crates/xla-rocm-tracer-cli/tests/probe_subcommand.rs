@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const CLI: &str = env!("CARGO_BIN_EXE_xla-rocm-tracer");
 
@@ -32,7 +33,9 @@ fn run(cli: &Path, tmp: &Path, args: &[&str]) -> Output {
 }
 
 fn cli(args: &[&str]) -> (Option<i32>, String, String) {
-    let tmp = scratch("tmp");
+    // Tests run in parallel: each call its own folder.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let tmp = scratch(&format!("tmp{}", CALLS.fetch_add(1, Ordering::Relaxed)));
     let output = run(Path::new(CLI), &tmp, args);
     let _ = std::fs::remove_dir_all(&tmp);
     (
