@@ -22,15 +22,73 @@ fn step_fields(out: &mut Fields, step: &Step) {
     out.push((format!("{p}.calls"), step.calls.clone()));
     out.push((format!("{p}.notes"), step.notes.clone()));
     for (thread, lines) in &step.callbacks {
-        out.push((format!("{p}.callbacks.{thread}"), lines.clone()));
+        out.push((format!("{p}.callbacks.{thread}"), one_per_copy(lines)));
     }
     out.push((format!("{p}.stream_ids"), step.stream_ids.clone()));
     out.push((
         format!("{p}.external_correlation_requests"),
-        step.external_correlation_requests.clone(),
+        one_per_copy(&step.external_correlation_requests),
     ));
-    out.push((format!("{p}.records"), step.records.clone()));
-    out.push((format!("{p}.arrival"), step.arrival.clone()));
+    out.push((
+        format!("{p}.records"),
+        step.records.iter().map(|r| record_property(r)).collect(),
+    ));
+    out.push((format!("{p}.arrival"), arrived(&step.arrival)));
+}
+
+// The report keeps what a run saw in detail; the comparison looks only at what does not depend
+// on a race or on where a host buffer happens to sit in its page (docs/probe.md "Comparison"):
+// every record present, the sizes of a copy's pieces summing to the call, but not how many
+// pieces a pageable copy took, nor when a record arrived relative to the flush after a
+// synchronize.
+
+/// A records line with its pieces' sizes ("bytes A+B+C xN") as their sum and the largest piece:
+/// the first piece of a pageable copy ends at a pinning boundary that depends on the buffer's
+/// offset in its page, so the count and the sizes of the pieces vary, their sum and the pinning
+/// chunk do not.
+fn record_property(line: &str) -> String {
+    let Some((head, rest)) = line.rsplit_once(" bytes ") else {
+        return line.to_string();
+    };
+    let sizes = rest.split_once(' ').map_or(rest, |(sizes, _)| sizes);
+    let pieces: Option<Vec<u64>> = sizes.split('+').map(|n| n.parse().ok()).collect();
+    match pieces {
+        Some(pieces) => format!(
+            "{head} bytes {} in pieces of at most {}",
+            pieces.iter().sum::<u64>(),
+            pieces.iter().max().unwrap_or(&0)
+        ),
+        None => line.to_string(),
+    }
+}
+
+/// Callback or request lines with consecutive repeats of a memory-copy line kept once: one per
+/// piece of a copy, and the number of pieces is not a property (see [`record_property`]).
+fn one_per_copy(lines: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in lines {
+        if line.contains("MEMORY_COPY") && out.last() == Some(line) {
+            continue;
+        }
+        out.push(line.clone());
+    }
+    out
+}
+
+/// What arrived on which thread, without when: an arrival line is "what on thread: when", and
+/// on a GPU when a completion lands against the flush right after a synchronize is a race.
+fn arrived(lines: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            l.rsplit_once(": ")
+                .map_or(l.as_str(), |(what, _)| what)
+                .to_string()
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn fields(run: &Run) -> Fields {
@@ -52,6 +110,7 @@ fn fields(run: &Run) -> Fields {
             "buffer_callback_threads".to_string(),
             run.buffer_callback_threads.clone(),
         ),
+        ("exit".to_string(), vec![run.exit.clone()]),
     ];
     for step in &run.steps {
         step_fields(&mut out, step);
@@ -105,6 +164,9 @@ pub fn simulator_for(key: &str, a: &str, b: &str) -> String {
         "sdk_statuses" => return "the SDK's status codes (no option)".into(),
         "buffer_callback_threads" => {
             return "callback threads (the simulator's internal_threading; no option)".into()
+        }
+        "exit" => {
+            return "teardown at process exit (the simulator's finalization; no option)".into()
         }
         _ => {}
     }
@@ -239,4 +301,71 @@ pub fn render(findings: &[Finding], a: &str, b: &str) -> String {
         .iter()
         .map(|f| format!("{}: {a} {} | {b} {} -> {}\n", f.key, f.a, f.b, f.simulator))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_pieces_compare_by_their_sum_and_the_largest() {
+        let sim = "hipMemcpy: MEMORY_COPY HOST_TO_DEVICE cpu0 -> gpu0 bytes 33554432+33554432 x2";
+        // A buffer 4 KiB into its page: the first piece ends at the pinning boundary.
+        let real =
+            "hipMemcpy: MEMORY_COPY HOST_TO_DEVICE cpu0 -> gpu0 bytes 33550336+33554432+4096 x3";
+        assert_eq!(record_property(sim), record_property(real));
+        assert_eq!(
+            record_property(sim),
+            "hipMemcpy: MEMORY_COPY HOST_TO_DEVICE cpu0 -> gpu0 bytes 67108864 in pieces of at most 33554432"
+        );
+        // Unchunked, or a byte missing: a difference.
+        let whole = "hipMemcpy: MEMORY_COPY HOST_TO_DEVICE cpu0 -> gpu0 bytes 67108864 x1";
+        let short = "hipMemcpy: MEMORY_COPY HOST_TO_DEVICE cpu0 -> gpu0 bytes 33554432+33554431 x2";
+        assert_ne!(record_property(sim), record_property(whole));
+        assert_ne!(record_property(sim), record_property(short));
+        // Records without sizes keep their count: every record must be there.
+        let kernel = "hipMemsetAsync: KERNEL_DISPATCH op0 on gpu0 x1";
+        assert_eq!(record_property(kernel), kernel);
+    }
+
+    #[test]
+    fn arrivals_compare_by_what_arrived_not_when() {
+        let a = [
+            "record KERNEL_DISPATCH COMPLETE delivered on sdk-buffer-1: after the flush that followed the synchronize".to_string(),
+            "record MEMORY_COPY HOST_TO_DEVICE delivered on sdk-buffer-1: before the synchronize returned".to_string(),
+            "record MEMORY_COPY HOST_TO_DEVICE delivered on sdk-buffer-1: before the synchronize returned".to_string(),
+        ];
+        let b = [
+            "record KERNEL_DISPATCH COMPLETE delivered on sdk-buffer-1: before the synchronize returned".to_string(),
+            "record MEMORY_COPY HOST_TO_DEVICE delivered on sdk-buffer-1: after the synchronize returned, in the flush right after it".to_string(),
+        ];
+        assert_eq!(arrived(&a), arrived(&b));
+        let missing = [b[1].clone()];
+        assert_ne!(arrived(&a), arrived(&missing));
+    }
+
+    #[test]
+    fn one_line_per_copy_however_many_pieces() {
+        let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let two = lines(&[
+            "HIP_RUNTIME_API hipMemcpy ENTER",
+            "MEMORY_COPY HOST_TO_DEVICE NONE",
+            "MEMORY_COPY HOST_TO_DEVICE NONE",
+            "HIP_RUNTIME_API hipMemcpy EXIT",
+        ]);
+        let three = lines(&[
+            "HIP_RUNTIME_API hipMemcpy ENTER",
+            "MEMORY_COPY HOST_TO_DEVICE NONE",
+            "MEMORY_COPY HOST_TO_DEVICE NONE",
+            "MEMORY_COPY HOST_TO_DEVICE NONE",
+            "HIP_RUNTIME_API hipMemcpy EXIT",
+        ]);
+        assert_eq!(one_per_copy(&two), one_per_copy(&three));
+        // Other repeats are kept: two kernels are two kernels.
+        let kernels = lines(&[
+            "KERNEL_DISPATCH COMPLETE NONE",
+            "KERNEL_DISPATCH COMPLETE NONE",
+        ]);
+        assert_eq!(one_per_copy(&kernels), kernels);
+    }
 }

@@ -3,7 +3,7 @@
 //! pointers. The probe links neither library, so the same binary runs against either set.
 
 use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
-use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::ffi::{c_char, c_int, c_uint, c_void, OsStr};
 use std::path::{Path, PathBuf};
 
 /// Where a pair of libraries came from.
@@ -34,21 +34,36 @@ pub struct LibraryPair {
 pub const SIM_HIP_FILE: &str = "libamdhip64.so";
 pub const SIM_SDK_FILE: &str = "librocprofiler_sdk_sim.so";
 
-/// The real libraries: `rocm_lib` if given, else `$ROCM_PATH/lib`, `/opt/rocm/lib`, then each
-/// `LD_LIBRARY_PATH` entry. The first directory holding both files wins.
-pub fn find_real(rocm_lib: Option<&Path>) -> Option<LibraryPair> {
-    let mut dirs: Vec<PathBuf> = Vec::new();
+/// The folders the real libraries are looked for in, in order: `rocm_lib` alone if given, else
+/// `$ROCM_PATH/lib`, each `LD_LIBRARY_PATH` entry, then `/opt/rocm/lib`. `LD_LIBRARY_PATH` comes
+/// before the default install because the dynamic loader searches it first: a program on this
+/// host that runs another ROCm through it is profiled on that ROCm, so the probe checks that one.
+pub fn real_library_dirs(
+    rocm_lib: Option<&Path>,
+    rocm_path: Option<&OsStr>,
+    ld_library_path: Option<&OsStr>,
+) -> Vec<PathBuf> {
     if let Some(dir) = rocm_lib {
-        dirs.push(dir.to_path_buf());
-    } else {
-        if let Some(root) = std::env::var_os("ROCM_PATH") {
-            dirs.push(PathBuf::from(root).join("lib"));
-        }
-        dirs.push(PathBuf::from("/opt/rocm/lib"));
-        if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
-            dirs.extend(std::env::split_paths(&paths).filter(|p| !p.as_os_str().is_empty()));
-        }
+        return vec![dir.to_path_buf()];
     }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(root) = rocm_path {
+        dirs.push(PathBuf::from(root).join("lib"));
+    }
+    if let Some(paths) = ld_library_path {
+        dirs.extend(std::env::split_paths(paths).filter(|p| !p.as_os_str().is_empty()));
+    }
+    dirs.push(PathBuf::from("/opt/rocm/lib"));
+    dirs
+}
+
+/// The real libraries: the first folder of [`real_library_dirs`] holding both files wins.
+pub fn find_real(rocm_lib: Option<&Path>) -> Option<LibraryPair> {
+    let dirs = real_library_dirs(
+        rocm_lib,
+        std::env::var_os("ROCM_PATH").as_deref(),
+        std::env::var_os("LD_LIBRARY_PATH").as_deref(),
+    );
     // The unversioned names come with ROCm's development packages; the SONAMEs always.
     let first =
         |dir: &Path, names: &[&str]| names.iter().map(|n| dir.join(n)).find(|p| p.is_file());
@@ -244,4 +259,32 @@ pub fn load_hip(pair: &LibraryPair) -> Result<Hip, LoadError> {
         graph_exec_destroy: optional(lib, "hipGraphExecDestroy"),
         graph_destroy: optional(lib, "hipGraphDestroy"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ld_library_path_comes_before_the_default_install() {
+        let dirs = real_library_dirs(
+            None,
+            Some(OsStr::new("/rocm-7.1")),
+            Some(OsStr::new("/a/lib::/b/lib")),
+        );
+        let expected = ["/rocm-7.1/lib", "/a/lib", "/b/lib", "/opt/rocm/lib"];
+        assert_eq!(dirs, expected.map(PathBuf::from));
+        let dirs = real_library_dirs(None, None, Some(OsStr::new("/a/lib")));
+        assert_eq!(dirs, ["/a/lib", "/opt/rocm/lib"].map(PathBuf::from));
+    }
+
+    #[test]
+    fn a_chosen_folder_is_the_only_one() {
+        let dirs = real_library_dirs(
+            Some(Path::new("/mine")),
+            Some(OsStr::new("/rocm")),
+            Some(OsStr::new("/a/lib")),
+        );
+        assert_eq!(dirs, vec![PathBuf::from("/mine")]);
+    }
 }

@@ -94,10 +94,10 @@ fn battery_main(args: &[String]) -> Result<(), Failure> {
         return Err(usage("battery needs --hip and --sdk"));
     };
     let pair = LibraryPair { origin, hip, sdk };
-    if let Some(stream) = alone {
-        return runner::run_alone(&pair, &stream);
-    }
-    let run = run_battery(&pair)?;
+    let run = match alone {
+        Some(stream) => runner::run_alone(&pair, &stream)?,
+        None => run_battery(&pair)?,
+    };
     let text = serde_json::to_string(&run).map_err(|e| Failure(e.to_string(), 1))?;
     println!("{text}");
     Ok(())
@@ -193,14 +193,18 @@ fn probe_main(args: &[String]) -> Result<(), Failure> {
     if real.is_none() && simulated.is_none() {
         return Err(Failure(
             "no HIP runtime found: no libamdhip64.so with librocprofiler-sdk.so in \
-             $ROCM_PATH/lib, /opt/rocm/lib or LD_LIBRARY_PATH, and no simulated libraries \
+             $ROCM_PATH/lib, LD_LIBRARY_PATH or /opt/rocm/lib, and no simulated libraries \
              beside the probe"
                 .into(),
             EXIT_ENVIRONMENT,
         ));
     }
     let real_run = real.as_ref().map(|pair| run_child(pair, &[])).transpose()?;
-    let machine = real_run.as_ref().map(simulated_machine).unwrap_or_default();
+    let direct_dispatch = std::env::var("AMD_DIRECT_DISPATCH").ok();
+    let machine = real_run
+        .as_ref()
+        .map(|run| simulated_machine(run, direct_dispatch.as_deref()))
+        .unwrap_or_default();
     let sim_run = simulated
         .as_ref()
         .map(|pair| run_child(pair, &machine))

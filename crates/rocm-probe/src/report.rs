@@ -63,6 +63,17 @@ pub struct Run {
     pub sdk_statuses: Vec<String>,
     pub buffer_callback_threads: Vec<String>,
     pub steps: Vec<Step>,
+    /// What became of the battery's process after it printed this run: [`EXIT_NORMAL`], or a
+    /// crash at exit (the SDK's or HIP's teardown), which is a finding like any other field.
+    #[serde(default = "exit_normal")]
+    pub exit: String,
+}
+
+/// The `exit` of a battery process that exited with status 0.
+pub const EXIT_NORMAL: &str = "exited normally";
+
+fn exit_normal() -> String {
+    EXIT_NORMAL.into()
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -529,5 +540,6 @@ pub fn build_run(input: RunInputs) -> Run {
         sdk_statuses,
         buffer_callback_threads: rec.buffer_threads,
         steps,
+        exit: exit_normal(),
     }
 }

@@ -57,7 +57,7 @@ enum Command {
     },
     /// Run a fixed HIP battery under a small recording profiler tool on the real ROCm
     /// libraries (when found) and the simulated ones, and report where they differ. Runs
-    /// `xla-rocm-tracer-probe` from beside this program (docs/probe.md).
+    /// `xla-rocm-tracer-probe`, built with this program and carried inside it (docs/probe.md).
     Probe(probe::ProbeArgs),
 }
 

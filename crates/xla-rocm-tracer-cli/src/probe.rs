@@ -1,10 +1,13 @@
-//! `xla-rocm-tracer probe`: runs the `xla-rocm-tracer-probe` binary that sits beside this one
-//! (crate `crates/rocm-probe`). The battery cannot run in this process: this binary links the
-//! tracer, whose load-time registration would claim the SDK it is linked to. docs/probe.md.
+//! `xla-rocm-tracer probe`: runs the probe binary `xla-rocm-tracer-probe` (crate
+//! `crates/rocm-probe`). The battery cannot run in this process: this binary links the tracer,
+//! whose load-time registration would claim the SDK it is linked to. The probe and the
+//! simulated libraries it compares with are built with this command (build.rs) and carried
+//! inside it; each run writes them to a private temporary folder, runs the probe from there
+//! and removes the folder. docs/probe.md "Shipped inside the command".
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 pub const PROBE_BIN: &str = "xla-rocm-tracer-probe";
 
@@ -16,12 +19,12 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// The folder with the real `libamdhip64.so` and `librocprofiler-sdk.so` [default: the
-    /// first of `$ROCM_PATH/lib`, `/opt/rocm/lib` and the `LD_LIBRARY_PATH` folders that has
+    /// first of `$ROCM_PATH/lib`, the `LD_LIBRARY_PATH` folders and `/opt/rocm/lib` that has
     /// both].
     #[arg(long, value_name = "DIR")]
     pub rocm_lib: Option<PathBuf>,
     /// The folder with the simulated `libamdhip64.so` and `librocprofiler_sdk_sim.so`
-    /// [default: beside the probe binary, or its `deps/` folder].
+    /// [default: the ones built with this command].
     #[arg(long, value_name = "DIR")]
     pub sim_lib_dir: Option<PathBuf>,
     /// Run the battery on the simulated libraries only, even if real ones are found.
@@ -59,64 +62,93 @@ impl ProbeArgs {
     }
 }
 
-/// The command that builds the probe and the simulated libraries it loads into the folder
-/// `exe` sits in: cargo's `target/<profile>/`, whose name gives the profile.
-pub fn build_hint(exe: &Path) -> String {
-    let profile = exe
-        .parent()
-        .and_then(Path::file_name)
-        .and_then(|name| name.to_str())
-        .unwrap_or("debug");
-    let profile_flag = match profile {
-        "debug" => String::new(),
-        "release" => " --release".to_owned(),
-        other => format!(" --profile {other}"),
-    };
-    format!("cargo build{profile_flag} -p rocm-probe -p hip-runtime-sim -p rocprofiler-sdk-sim")
+/// The probe and its simulated libraries, as build.rs built them: file name, bytes, mode.
+const BUNDLE: [(&str, &[u8], u32); 3] = [
+    (
+        PROBE_BIN,
+        include_bytes!(concat!(env!("OUT_DIR"), "/xla-rocm-tracer-probe")),
+        0o700,
+    ),
+    (
+        "libamdhip64.so",
+        include_bytes!(concat!(env!("OUT_DIR"), "/libamdhip64.so")),
+        0o600,
+    ),
+    (
+        "librocprofiler_sdk_sim.so",
+        include_bytes!(concat!(env!("OUT_DIR"), "/librocprofiler_sdk_sim.so")),
+        0o600,
+    ),
+];
+
+/// A folder only this user can read, removed (with what is in it) when dropped.
+struct PrivateFolder(PathBuf);
+
+impl PrivateFolder {
+    fn create() -> Result<PrivateFolder> {
+        use std::os::unix::fs::DirBuilderExt;
+        let base = std::env::temp_dir();
+        for attempt in 0..100u32 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let path = base.join(format!(
+                "xla-rocm-tracer-probe.{}.{nanos:x}{attempt}",
+                std::process::id()
+            ));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(PrivateFolder(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(e).with_context(|| {
+                        format!("cannot create a folder for the probe in {}", base.display())
+                    })
+                }
+            }
+        }
+        anyhow::bail!("cannot create a folder for the probe in {}", base.display())
+    }
 }
 
-fn probe_path() -> Result<PathBuf> {
-    let exe = std::env::current_exe().context("cannot find this program's path")?;
-    let path = exe.with_file_name(PROBE_BIN);
-    if !path.is_file() {
-        bail!(
-            "{} is missing: `probe` runs it from beside {}; build it with `{}`",
-            path.display(),
-            exe.display(),
-            build_hint(&exe)
-        );
+impl Drop for PrivateFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
-    Ok(path)
+}
+
+/// Writes the probe and its libraries into `folder`; returns the probe's path.
+fn unpack(folder: &Path) -> Result<PathBuf> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    for (name, bytes, mode) in BUNDLE {
+        let path = folder.join(name);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&path)
+            .and_then(|mut file| file.write_all(bytes))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(folder.join(PROBE_BIN))
 }
 
 /// Runs the probe with `args` and returns its exit status as ours.
 pub fn run(args: &ProbeArgs) -> Result<ExitCode> {
-    let path = probe_path()?;
+    let folder = PrivateFolder::create()?;
+    let path = unpack(&folder.0)?;
     let status = Command::new(&path)
         .args(args.to_probe_args())
         .status()
-        .with_context(|| format!("cannot run {}", path.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot run {} (if {} is mounted noexec, set TMPDIR to another folder)",
+                path.display(),
+                std::env::temp_dir().display()
+            )
+        })?;
     Ok(match status.code() {
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         None => ExitCode::FAILURE,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_hint_builds_for_the_profile_the_command_was_built_with() {
-        let hint = |path: &str| build_hint(Path::new(path));
-        assert_eq!(
-            hint("/r/target/release/xla-rocm-tracer"),
-            "cargo build --release -p rocm-probe -p hip-runtime-sim -p rocprofiler-sdk-sim"
-        );
-        assert_eq!(
-            hint("/r/target/debug/xla-rocm-tracer"),
-            "cargo build -p rocm-probe -p hip-runtime-sim -p rocprofiler-sdk-sim"
-        );
-        assert!(hint("/r/target/bench/xla-rocm-tracer").contains(" --profile bench "));
-    }
 }

@@ -1,21 +1,43 @@
-//! `xla-rocm-tracer probe` runs the `xla-rocm-tracer-probe` binary beside it and passes its
-//! arguments and exit status through. `cargo test --workspace` builds both binaries; a lone
-//! `cargo test -p xla-rocm-tracer-cli` may not have built the probe, and then the subcommand
-//! must say which file is missing.
+//! `xla-rocm-tracer probe` runs the probe it carries inside (built with the command, see
+//! build.rs) and passes its arguments and exit status through; it needs nothing beside the
+//! command, as after the README's main command or `cargo install`, and leaves nothing behind.
 
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const CLI: &str = env!("CARGO_BIN_EXE_xla-rocm-tracer");
 
-fn probe_built() -> bool {
-    Path::new(CLI)
-        .with_file_name("xla-rocm-tracer-probe")
-        .is_file()
+/// A fresh, empty folder for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "xla-rocm-tracer-probe-cli-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `cli probe args`, with its temporary files in `tmp`, no simulator options or visibility
+/// variables inherited.
+fn run(cli: &Path, tmp: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new(cli);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("ROCSIM_") || key.ends_with("_VISIBLE_DEVICES") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("TMPDIR", tmp).arg("probe").args(args);
+    cmd.output().unwrap()
 }
 
 fn cli(args: &[&str]) -> (Option<i32>, String, String) {
-    let output = Command::new(CLI).arg("probe").args(args).output().unwrap();
+    // Tests run in parallel: each call its own folder.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let tmp = scratch(&format!("tmp{}", CALLS.fetch_add(1, Ordering::Relaxed)));
+    let output = run(Path::new(CLI), &tmp, args);
+    let _ = std::fs::remove_dir_all(&tmp);
     (
         output.status.code(),
         String::from_utf8(output.stdout).unwrap(),
@@ -29,14 +51,6 @@ fn compare_only_passes_through() {
         .join("../rocm-probe/tests/data/simulated_report.json");
     let pinned = pinned.to_str().unwrap();
     let (code, stdout, stderr) = cli(&["--compare-only", pinned, pinned]);
-    if !probe_built() {
-        assert_eq!(code, Some(1));
-        assert!(
-            stderr.contains("xla-rocm-tracer-probe is missing"),
-            "{stderr}"
-        );
-        return;
-    }
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("findings: 0\n"), "{stdout}");
 }
@@ -48,13 +62,6 @@ fn bad_environment_status_passes_through() {
         "--sim-lib-dir",
         "/nonexistent/rocm-probe-libs",
     ]);
-    if !probe_built() {
-        assert!(
-            stderr.contains("xla-rocm-tracer-probe is missing"),
-            "{stderr}"
-        );
-        return;
-    }
     assert_eq!(code, Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
@@ -78,30 +85,43 @@ fn help_describes_the_options() {
     }
 }
 
+/// The command alone in a folder, as `cargo install` leaves it (and as `cargo run -p
+/// xla-rocm-tracer-cli` leaves it in `target/<profile>/`, where nothing else need be built):
+/// `probe` runs the simulated battery with what it carries, and the temporary folder it
+/// unpacked that into is gone afterwards.
 #[test]
-fn a_missing_probe_gets_the_build_command_for_this_profile() {
-    // The command alone in a `release` folder, as after `cargo run --release -p
-    // xla-rocm-tracer-cli`: the hint must build the probe and its libraries there.
-    let dir = std::env::temp_dir().join(format!(
-        "xla-rocm-tracer-probe-hint-{}/release",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let cli = dir.join("xla-rocm-tracer");
-    std::fs::copy(CLI, &cli).unwrap();
-    let output = Command::new(&cli)
-        .args(["probe", "--simulated-only"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains(
-            "build it with `cargo build --release -p rocm-probe -p hip-runtime-sim -p rocprofiler-sdk-sim`"
-        ),
-        "{stderr}"
+fn the_command_alone_runs_the_probe_and_leaves_nothing() {
+    let bin = scratch("bin");
+    let tmp = scratch("unpack");
+    let alone = bin.join("xla-rocm-tracer");
+    std::fs::copy(CLI, &alone).unwrap();
+    let out = bin.join("report.json");
+    let output = run(
+        &alone,
+        &tmp,
+        &["--simulated-only", "--out", out.to_str().unwrap()],
     );
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("no real ROCm libraries found: ran the simulated ones only"),
+        "{stdout}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let sdk = &report["simulated"]["libraries"]["sdk"];
+    assert_eq!(sdk["version"], "1.0.0");
+    let unpacked = Path::new(sdk["path"].as_str().unwrap());
+    assert!(unpacked.starts_with(&tmp), "{}", unpacked.display());
+    assert!(!report["simulated"]["steps"].as_array().unwrap().is_empty());
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    let beside: Vec<_> = std::fs::read_dir(&bin)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(beside.len(), 2, "{beside:?}");
+    let _ = std::fs::remove_dir_all(&bin);
+    let _ = std::fs::remove_dir_all(&tmp);
 }
