@@ -28,3 +28,13 @@ pub fn gpu_plane_name(ordinal: u32) -> String {
 pub fn host_line_name(thread_id: u64) -> String {
     format!("Host Threads/{thread_id}")
 }
+
+/// `"Host Threads/<tid>/ROCTX"`: the ROCTx ranges and marks of a host thread.
+pub fn roctx_line_name(thread_id: u64) -> String {
+    format!("Host Threads/{thread_id}/ROCTX")
+}
+
+/// Where ROCTx line ids start: XLA writes them on a plane of their own with the thread id as
+/// line id, and tsl renumbers the ones that collide with host lines from `1 << 32` when it
+/// merges the planes; the export writes the merged result.
+pub const ROCTX_LINE_ID_BASE: i64 = 1 << 32;

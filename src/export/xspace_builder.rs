@@ -6,7 +6,8 @@ use super::device_capabilities::add_device_capabilities;
 use super::event_stats::event_stats;
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
-    gpu_plane_name, host_line_name, HOST_PLANE_NAME, SCOPE_RANGE_TREE_PLANE_NAME,
+    gpu_plane_name, host_line_name, roctx_line_name, HOST_PLANE_NAME, ROCTX_LINE_ID_BASE,
+    SCOPE_RANGE_TREE_PLANE_NAME,
 };
 use super::stream_lanes::{
     dense_queue_numbers, dense_stream_numbers, lane_line_id, queue_line_name,
@@ -236,18 +237,55 @@ pub fn build_xspace_with_lanes(
             });
     }
 
+    // ROCTx ranges and marks: a line of their own right after their thread's line.
+    let mut marker_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
+    for event in &trace.markers {
+        let Some(placement) = timeline.place(event) else {
+            export_drops.add(DropReason::OutOfTimeWindow, 1);
+            continue;
+        };
+        marker_events
+            .entry(event.thread_id)
+            .or_default()
+            .push(Placed {
+                event,
+                device_ordinal: u32::MAX,
+                placement,
+                recorded_as: None,
+                copy_done_by: None,
+            });
+    }
+    let threads: BTreeSet<u64> = host_events
+        .keys()
+        .chain(marker_events.keys())
+        .copied()
+        .collect();
     let mut host_plane = PlaneBuilder::new(0, HOST_PLANE_NAME);
-    for (thread_id, mut events) in host_events {
-        sort_by_time(&mut events);
-        let line = build_line(
-            &mut host_plane,
-            thread_id as i64,
-            host_line_name(thread_id),
-            &events,
-            &timeline,
-            &[],
-        );
-        host_plane.plane_mut().lines.push(line);
+    for thread_id in threads {
+        if let Some(mut events) = host_events.remove(&thread_id) {
+            sort_by_time(&mut events);
+            let line = build_line(
+                &mut host_plane,
+                thread_id as i64,
+                host_line_name(thread_id),
+                &events,
+                &timeline,
+                &[],
+            );
+            host_plane.plane_mut().lines.push(line);
+        }
+        if let Some(mut events) = marker_events.remove(&thread_id) {
+            sort_by_time(&mut events);
+            let line = build_line(
+                &mut host_plane,
+                ROCTX_LINE_ID_BASE.saturating_add(thread_id as i64),
+                roctx_line_name(thread_id),
+                &events,
+                &timeline,
+                &[],
+            );
+            host_plane.plane_mut().lines.push(line);
+        }
     }
 
     let mut planes = vec![host_plane.finish()];
