@@ -275,7 +275,11 @@ pub fn build_xspace_with_lanes(
             host_plane.plane_mut().lines.push(line);
         }
         if let Some(mut events) = marker_events.remove(&thread_id) {
-            sort_by_time(&mut events);
+            // Enclosing ranges first: ranges pushed at one instant nest outermost first.
+            events.sort_by_key(|placed| {
+                let event = placed.event;
+                (event.start_time_ns, std::cmp::Reverse(event.end_time_ns))
+            });
             let line = build_line(
                 &mut host_plane,
                 ROCTX_LINE_ID_BASE.saturating_add(thread_id as i64),
