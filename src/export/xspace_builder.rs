@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::device_capabilities::add_device_capabilities;
-use super::event_stats::event_stats;
+use super::event_stats::{event_stats, KernelDevice};
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
     gpu_plane_name, host_line_name, roctx_line_name, HOST_PLANE_NAME, ROCTX_LINE_ID_BASE,
@@ -90,6 +90,8 @@ struct Placed<'a> {
     /// For a HIP copy call without a device record: "CPU", or "unknown" under indirect
     /// dispatch (the `copy_done_by` stat).
     copy_done_by: Option<&'static str>,
+    /// For an event on a GPU plane with a known agent: what the occupancy model needs.
+    device: Option<KernelDevice>,
 }
 
 /// The `recorded_direction` stat of a copy whose SDK record said otherwise than its call.
@@ -160,6 +162,13 @@ pub fn build_xspace_with_lanes(
     };
 
     for ordinal in 0..trace.options.num_gpus {
+        let device = trace
+            .gpu_agents
+            .get(ordinal as usize)
+            .map(|agent| KernelDevice {
+                gfx_target_version: agent.gfx_target_version,
+                cu_count: agent.cu_count,
+            });
         let mut device_events: Vec<Placed<'_>> = Vec::new();
         for event in trace.devices.get(&ordinal).into_iter().flatten() {
             let Some(placement) = timeline.place(event) else {
@@ -172,6 +181,7 @@ pub fn build_xspace_with_lanes(
                 placement,
                 recorded_as: recorded_as(event),
                 copy_done_by: None,
+                device,
             };
             if event.source == EventSource::ApiCallback {
                 if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
@@ -234,6 +244,7 @@ pub fn build_xspace_with_lanes(
                 placement,
                 recorded_as: None,
                 copy_done_by: Some(copy_done_by),
+                device: None,
             });
     }
 
@@ -253,6 +264,7 @@ pub fn build_xspace_with_lanes(
                 placement,
                 recorded_as: None,
                 copy_done_by: None,
+                device: None,
             });
     }
     let threads: BTreeSet<u64> = host_events
@@ -494,7 +506,7 @@ fn build_line(
             &placed.event.name
         };
         let metadata_id = plane.event_metadata_id(metadata_name);
-        let mut stats = event_stats(plane, placed.event, placed.device_ordinal);
+        let mut stats = event_stats(plane, placed.event, placed.device_ordinal, placed.device);
         if let Some(recorded_as) = placed.recorded_as {
             stats.push(plane.ref_stat(RECORDED_DIRECTION_STAT, recorded_as.name()));
         }

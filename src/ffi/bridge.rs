@@ -70,6 +70,8 @@ mod ffi {
         domain: u32,
         name: String,
         annotation: String,
+        /// The innermost ROCTx range label ("" for none); a ROCTx event's own label.
+        roctx_range: String,
         start_time_ns: u64,
         end_time_ns: u64,
         device_id: u32,
@@ -81,7 +83,7 @@ mod ffi {
         detail_kind: DetailKind,
         /// `KernelDetails` as `KernelDetails::to_array` orders it (XLA's without `func_ptr`,
         /// which no record carries).
-        kernel: [u32; 8],
+        kernel: [u32; 12],
         /// Memcpy, memset, memory allocation.
         num_bytes: u64,
         /// Memcpy: destination agent handle truncated to 32 bits.

@@ -160,7 +160,10 @@ impl Tracer {
     /// Hands a range or mark to the running session's sink, if it started before the event.
     fn deliver_marker(&self, event: RocmTracerEvent) {
         // A sink that calls ROCTx from its own `add_events` would wait for itself.
-        if IN_BUFFER_CALLBACK.try_with(|flag| flag.get()).unwrap_or(true) {
+        if IN_BUFFER_CALLBACK
+            .try_with(|flag| flag.get())
+            .unwrap_or(true)
+        {
             return;
         }
         let guard = self.session.lock();
@@ -195,7 +198,8 @@ unsafe fn message_of(payload: *const c_void) -> Option<Arc<str>> {
         return None;
     }
     // SAFETY: the payload covers the message pointer, at offset 0 of the argument union.
-    let message = unsafe { std::ptr::addr_of!((*payload).args.roctxMarkA.message).read_unaligned() };
+    let message =
+        unsafe { std::ptr::addr_of!((*payload).args.roctxMarkA.message).read_unaligned() };
     if message.is_null() {
         return None;
     }
@@ -229,7 +233,11 @@ pub(super) unsafe extern "C" fn marker_core_callback(
             }
             sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA => {
                 // SAFETY: as above.
-                mark(unsafe { message_of(record.payload) }, record.thread_id, now_ns)
+                mark(
+                    unsafe { message_of(record.payload) },
+                    record.thread_id,
+                    now_ns,
+                )
             }
             _ => None,
         };
@@ -260,7 +268,12 @@ mod tests {
             let outer = pop(7, 40, 3).unwrap();
             assert_eq!(label_in(3), None);
             assert_eq!(
-                (&*inner.name, inner.start_time_ns, inner.end_time_ns, inner.thread_id),
+                (
+                    &*inner.name,
+                    inner.start_time_ns,
+                    inner.end_time_ns,
+                    inner.thread_id
+                ),
                 ("inner", 20, 30, 7)
             );
             assert_eq!(inner.event_type, EventType::Generic);

@@ -9,9 +9,9 @@ use super::callbacks::{buffer_callback, code_object_callback, hip_api_callback};
 use super::correlation::stream_external_correlation_callback;
 use super::hip_api::HipApiNames;
 use super::sdk::{self, SdkError};
-use super::{roctx, stream_names};
 use super::stream_stack::hip_stream_callback;
 use super::version::SdkVersion;
+use super::{roctx, stream_names};
 use super::{SdkSetup, Tracer, TracerError};
 
 /// XLA's buffer geometry (docs/xla-interface.md#initialization-order): 100 pages, flushed at 40.

@@ -880,10 +880,14 @@ impl<'a> Validator<'a> {
             return self.create_step(name, on);
         }
         if let Some(message) = s.roctx_push.take() {
-            return roctx_message(&message).map(|()| Step::RoctxPush(message)).map_err(err);
+            return roctx_message(&message)
+                .map(|()| Step::RoctxPush(message))
+                .map_err(err);
         }
         if let Some(message) = s.roctx_mark.take() {
-            return roctx_message(&message).map(|()| Step::RoctxMark(message)).map_err(err);
+            return roctx_message(&message)
+                .map(|()| Step::RoctxMark(message))
+                .map_err(err);
         }
         match s.roctx_pop {
             Some(false) => return Err(err("roctx_pop must be true".into())),
