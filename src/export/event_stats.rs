@@ -14,6 +14,8 @@ use super::xplane_proto::{x_stat, XStat};
 /// XLA's `kTheoreticalOccupancyPct` and `kOccupancyMinGridSize` stats.
 const THEORETICAL_OCCUPANCY_STAT: &str = "theoretical_occupancy_pct";
 const OCCUPANCY_MIN_GRID_SIZE_STAT: &str = "occupancy_min_grid_size";
+/// XLA's `kNVTXRange`: the ROCTx label, a ref stat as XLA writes it.
+const NVTX_RANGE_STAT: &str = "nvtx_range";
 use crate::event::{
     EventDetails, EventSource, EventType, KernelDetails, MemAllocDetails, MemcpyDetails,
     MemsetDetails, RocmTracerEvent,
@@ -141,12 +143,15 @@ pub(crate) fn event_stats(
     if event.scope_range_id != 0 {
         stats.push(plane.int64_stat("scope_range_id", event.scope_range_id));
     }
-    if let Some(range) = event
-        .roctx_range
-        .as_deref()
-        .filter(|range| !range.is_empty())
-    {
-        stats.push(plane.ref_stat("nvtx_range", range));
+    // A ROCTx range or mark is named by its label; other events carry the innermost label
+    // active at their HIP call.
+    let nvtx_range = if event.event_type == EventType::Generic {
+        Some(&*event.name)
+    } else {
+        event.roctx_range.as_deref()
+    };
+    if let Some(range) = nvtx_range.filter(|range| !range.is_empty()) {
+        stats.push(plane.ref_stat(NVTX_RANGE_STAT, range));
     }
     match event.event_type {
         // A blit kernel that did a copy call carries the copy's size (see the collector's join).

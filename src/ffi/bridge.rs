@@ -23,7 +23,8 @@ pub(crate) use collector::SessionCollector;
 use collector::{device_capability_stats, merge_xplanes, new_session_collector};
 use tracer::{
     ensure_registered, tracer_copy_agents, tracer_decode_record, tracer_disable,
-    tracer_enable_for_cpp_collector, tracer_enable_into, tracer_state, tracer_timestamp,
+    tracer_enable_for_cpp_collector, tracer_enable_into, tracer_roctx_call,
+    tracer_roctx_current_label, tracer_roctx_emit, tracer_state, tracer_timestamp,
 };
 
 #[cxx::bridge(namespace = "xla::profiler::rust_bridge")]
@@ -198,6 +199,13 @@ mod ffi {
         /// Decodes the record behind `header` (a `const rocprofiler_record_header_t*`) with
         /// the tracer's own decoder.
         unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord;
+        /// XLA's `MarkerCallback` after its phase check: one ROCTx call (`operation` of
+        /// MARKER_CORE_API) on the calling thread, with the message of a push or mark.
+        fn tracer_roctx_call(operation: i32, has_message: bool, message: &str, thread_id: u64);
+        /// XLA's `GetCurrentRoctxLabel` for the calling thread ("" for none).
+        fn tracer_roctx_current_label() -> String;
+        /// XLA's `EmitMarkerEvent`.
+        fn tracer_roctx_emit(label: &str, start_ns: u64, end_ns: u64, thread_id: u64);
 
         fn new_session_collector(config: &CollectorConfig) -> Box<SessionCollector>;
         /// `count` `rocprofiler_agent_v0_t` of `agent_size` bytes each, in device order.

@@ -141,14 +141,13 @@ fn mark(label: Option<Arc<str>>, thread_id: u64, now_ns: u64) -> Option<RocmTrac
 }
 
 /// XLA's `EmitMarkerEvent`: a `Generic` host event named by the label, with no device,
-/// correlation id or stream; its label is its `roctx_range` too (the `nvtx_range` stat).
-fn marker_event(label: Arc<str>, start_ns: u64, end_ns: u64, thread_id: u64) -> RocmTracerEvent {
+/// correlation id, stream or `roctx_range` (the export writes its name as `nvtx_range`).
+pub fn marker_event(label: Arc<str>, start_ns: u64, end_ns: u64, thread_id: u64) -> RocmTracerEvent {
     RocmTracerEvent {
         event_type: EventType::Generic,
         source: EventSource::ApiCallback,
         domain: EventDomain::InvalidDomain,
-        name: label.clone(),
-        roctx_range: Some(label),
+        name: label,
         start_time_ns: start_ns,
         end_time_ns: end_ns,
         thread_id,
@@ -220,31 +219,35 @@ pub(super) unsafe extern "C" fn marker_core_callback(
         return;
     }
     let _ = catch_unwind(|| {
-        let now_ns = Tracer::timestamp();
-        let generation = GENERATION.load(Ordering::Acquire);
-        let event = match record.operation {
-            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA => {
-                // SAFETY: the SDK's payload of this record, valid during the callback.
-                push(unsafe { message_of(record.payload) }, now_ns, generation);
-                None
-            }
-            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop => {
-                pop(record.thread_id, now_ns, generation)
-            }
-            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA => {
-                // SAFETY: as above.
-                mark(
-                    unsafe { message_of(record.payload) },
-                    record.thread_id,
-                    now_ns,
-                )
-            }
-            _ => None,
-        };
-        if let Some(event) = event {
-            instance().deliver_marker(event);
-        }
+        // SAFETY: the SDK's payload of this record, valid during the callback.
+        let message = unsafe { message_of(record.payload) };
+        on_marker_call(record.operation, message, record.thread_id);
     });
+}
+
+/// One ROCTx call on the calling thread (`operation` of MARKER_CORE_API; the message of a
+/// push or mark): updates the thread's stack and hands a finished range or a mark to the
+/// running session. Other operations are ignored.
+pub fn on_marker_call(operation: i32, message: Option<Arc<str>>, thread_id: u64) {
+    let now_ns = Tracer::timestamp();
+    let generation = GENERATION.load(Ordering::Acquire);
+    let event = match operation {
+        sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA => {
+            push(message, now_ns, generation);
+            None
+        }
+        sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop => pop(thread_id, now_ns, generation),
+        sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA => mark(message, thread_id, now_ns),
+        _ => None,
+    };
+    if let Some(event) = event {
+        instance().deliver_marker(event);
+    }
+}
+
+/// XLA's `EmitMarkerEvent`: hands a range or mark built by the caller to the running session.
+pub fn emit_marker(label: Arc<str>, start_ns: u64, end_ns: u64, thread_id: u64) {
+    instance().deliver_marker(marker_event(label, start_ns, end_ns, thread_id));
 }
 
 #[cfg(test)]
@@ -277,7 +280,7 @@ mod tests {
                 ("inner", 20, 30, 7)
             );
             assert_eq!(inner.event_type, EventType::Generic);
-            assert_eq!(inner.roctx_range.as_deref(), Some("inner"));
+            assert_eq!(inner.roctx_range, None, "the label is the name");
             assert_eq!(
                 (&*outer.name, outer.start_time_ns, outer.end_time_ns),
                 ("outer", 10, 40)
