@@ -248,9 +248,18 @@ pub fn build_xspace_with_lanes(
             });
     }
 
-    // ROCTx ranges and marks: a line of their own right after their thread's line.
+    // ROCTx ranges and marks: a line of their own right after their thread's line. Like XLA,
+    // a capture without GPUs exports none (they are counted as without a device).
     let mut marker_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
-    for event in &trace.markers {
+    if trace.options.num_gpus == 0 && !trace.markers.is_empty() {
+        export_drops.add(DropReason::InvalidDevice, trace.markers.len() as u64);
+    }
+    let markers = if trace.options.num_gpus == 0 {
+        &[][..]
+    } else {
+        &trace.markers[..]
+    };
+    for event in markers {
         let Some(placement) = timeline.place(event) else {
             export_drops.add(DropReason::OutOfTimeWindow, 1);
             continue;

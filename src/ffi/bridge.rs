@@ -201,11 +201,12 @@ mod ffi {
         unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord;
         /// XLA's `MarkerCallback` after its phase check: one ROCTx call (`operation` of
         /// MARKER_CORE_API) on the calling thread, with the message of a push or mark.
-        fn tracer_roctx_call(operation: i32, has_message: bool, message: &str, thread_id: u64);
+        /// A message that is not UTF-8 is read lossily.
+        fn tracer_roctx_call(operation: i32, has_message: bool, message: &[u8], thread_id: u64);
         /// XLA's `GetCurrentRoctxLabel` for the calling thread ("" for none).
         fn tracer_roctx_current_label() -> String;
         /// XLA's `EmitMarkerEvent`.
-        fn tracer_roctx_emit(label: &str, start_ns: u64, end_ns: u64, thread_id: u64);
+        fn tracer_roctx_emit(label: &[u8], start_ns: u64, end_ns: u64, thread_id: u64);
 
         fn new_session_collector(config: &CollectorConfig) -> Box<SessionCollector>;
         /// `count` `rocprofiler_agent_v0_t` of `agent_size` bytes each, in device order.

@@ -142,7 +142,12 @@ fn mark(label: Option<Arc<str>>, thread_id: u64, now_ns: u64) -> Option<RocmTrac
 
 /// XLA's `EmitMarkerEvent`: a `Generic` host event named by the label, with no device,
 /// correlation id, stream or `roctx_range` (the export writes its name as `nvtx_range`).
-pub fn marker_event(label: Arc<str>, start_ns: u64, end_ns: u64, thread_id: u64) -> RocmTracerEvent {
+pub fn marker_event(
+    label: Arc<str>,
+    start_ns: u64,
+    end_ns: u64,
+    thread_id: u64,
+) -> RocmTracerEvent {
     RocmTracerEvent {
         event_type: EventType::Generic,
         source: EventSource::ApiCallback,

@@ -229,12 +229,12 @@ pub(super) unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
     )
 }
 
-pub(super) fn tracer_roctx_call(operation: i32, has_message: bool, message: &str, thread_id: u64) {
+pub(super) fn tracer_roctx_call(operation: i32, has_message: bool, message: &[u8], thread_id: u64) {
     guarded(
         "tracer_roctx_call",
         || (),
         || {
-            let message = has_message.then(|| Arc::from(message));
+            let message = has_message.then(|| Arc::from(String::from_utf8_lossy(message)));
             roctx::on_marker_call(operation, message, thread_id)
         },
     )
@@ -246,10 +246,13 @@ pub(super) fn tracer_roctx_current_label() -> String {
     })
 }
 
-pub(super) fn tracer_roctx_emit(label: &str, start_ns: u64, end_ns: u64, thread_id: u64) {
+pub(super) fn tracer_roctx_emit(label: &[u8], start_ns: u64, end_ns: u64, thread_id: u64) {
     guarded(
         "tracer_roctx_emit",
         || (),
-        || roctx::emit_marker(Arc::from(label), start_ns, end_ns, thread_id),
+        || {
+            let label = Arc::from(String::from_utf8_lossy(label));
+            roctx::emit_marker(label, start_ns, end_ns, thread_id)
+        },
     )
 }
