@@ -224,8 +224,15 @@ pub(super) unsafe extern "C" fn marker_core_callback(
         return;
     }
     let _ = catch_unwind(|| {
-        // SAFETY: the SDK's payload of this record, valid during the callback.
-        let message = unsafe { message_of(record.payload) };
+        // Only a push or a mark has a message: a pop's argument is a one-byte placeholder.
+        let message = match record.operation {
+            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA
+            | sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA => {
+                // SAFETY: the SDK's payload of this push or mark, valid during the callback.
+                unsafe { message_of(record.payload) }
+            }
+            _ => None,
+        };
         on_marker_call(record.operation, message, record.thread_id);
     });
 }

@@ -80,7 +80,12 @@ pub(crate) fn range_push(message: Option<&CStr>) -> i32 {
 /// `roctxRangePop`: fires MARKER_CORE_API operation 2; returns the closed range's level, or
 /// -1 when the thread had no open range.
 pub(crate) fn range_pop() -> i32 {
-    let args = sys::rocprofiler_marker_api_args_t { roctxRangePop: 0 };
+    // The placeholder byte and the rest of the union zeroed, as a C caller's zeroed payload.
+    let args = sys::rocprofiler_marker_api_args_t {
+        roctxMarkA: sys::rocprofiler_marker_api_args_message_t {
+            message: std::ptr::null(),
+        },
+    };
     fire(
         sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
         sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop,
