@@ -116,8 +116,8 @@ impl PackedDetails {
     }
 }
 
-/// One pending event. Its source is the list it is kept in; a `roctx_range` (never set by the
-/// tracer, but part of the event) is kept aside by the list, see [`super::arrival_log`].
+/// One pending event. Its source is the list it is kept in; a `roctx_range` (set only on work
+/// issued inside a ROCTx range) is kept aside by the list, see [`super::arrival_log`].
 #[derive(Clone, Debug)]
 pub(super) struct StoredEvent {
     pub start_time_ns: u64,

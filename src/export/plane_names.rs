@@ -34,7 +34,9 @@ pub fn roctx_line_name(thread_id: u64) -> String {
     format!("Host Threads/{thread_id}/ROCTX")
 }
 
-/// Where ROCTx line ids start: XLA writes them on a plane of their own with the thread id as
-/// line id, and tsl renumbers the ones that collide with host lines from `1 << 32` when it
-/// merges the planes; the export writes the merged result.
-pub const ROCTX_LINE_ID_BASE: i64 = 1 << 32;
+/// Where ROCTx line ids start (plus the thread id): XLA writes them on a plane of their own
+/// with the thread id as line id, which tsl merges into the host plane; the export writes the
+/// merged result. Not tsl's `1 << 32`: xprof's trace viewer keeps 32 bits of a line id as the
+/// row's thread id, which would put the bands on their thread's own row. Linux thread ids stay
+/// below `1 << 22`.
+pub const ROCTX_LINE_ID_BASE: i64 = 1 << 30;
