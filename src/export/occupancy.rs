@@ -130,7 +130,7 @@ pub(crate) fn occupancy(
         return None;
     }
     let vgprs = unified_vgpr_count(&target, arch, accum);
-    if target.unified_vgpr_file && accum != 0 && vgprs % target.arch_vgpr_granule != 0 {
+    if target.unified_vgpr_file && accum != 0 && !vgprs.is_multiple_of(target.arch_vgpr_granule) {
         return None;
     }
     let max_waves = target.max_waves_per_simd;

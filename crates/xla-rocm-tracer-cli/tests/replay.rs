@@ -1052,8 +1052,11 @@ fn with_both_caps_each_lost_kernel_is_counted_once_and_none_under_the_api_cap() 
     assert_eq!(launches, kept);
 }
 
-/// (line name, [(event name, nvtx_range)]) of every line of `plane`.
-fn lines_with_ranges(plane: &XPlane) -> Vec<(String, Vec<(String, Option<String>)>)> {
+/// (event name, its `nvtx_range`).
+type LabelledEvent = (String, Option<String>);
+
+/// (line name, its events with their `nvtx_range`) of every line of `plane`.
+fn lines_with_ranges(plane: &XPlane) -> Vec<(String, Vec<LabelledEvent>)> {
     plane
         .lines
         .iter()
