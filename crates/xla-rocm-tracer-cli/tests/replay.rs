@@ -1139,6 +1139,30 @@ fn roctx_ranges_are_host_bands_and_label_the_work_launched_inside_them() {
     let marks = plane(&spaces[0], "/host:CPU").lines[1].events[2].duration_ps;
     assert_eq!(marks, 0, "a mark has no length");
 
+    // Kernel resources and occupancy, from the kernel symbol (the simulator's code objects:
+    // 64 arch VGPRs, 32 SGPRs, no static LDS) and the dispatch (32 KiB LDS per 256-thread
+    // workgroup: 2 workgroups of 4 waves in 32 slots on gfx942, 304 CUs).
+    let gpu = plane(&spaces[0], "/device:GPU:0");
+    let (_, gemm) = named_events(gpu)
+        .into_iter()
+        .find(|(name, _)| name.starts_with("Cijk"))
+        .unwrap();
+    assert_eq!(
+        event_stat(gpu, gemm, "kernel_details").as_deref(),
+        Some(
+            "regs:64 static_shared:0 dynamic_shared:32768 grid:256,1,1 block:256,1,1 \
+             private_mem:0 occ_pct:25"
+        )
+    );
+    assert_eq!(
+        event_stat(gpu, gemm, "theoretical_occupancy_pct").as_deref(),
+        Some("DoubleValue(25.0)")
+    );
+    assert_eq!(
+        event_stat(gpu, gemm, "occupancy_min_grid_size").as_deref(),
+        Some("608")
+    );
+
     // Session 2: `spanning` was pushed in session 1, so the kernel launched under it in
     // session 2 has no label and the range is not shown.
     let host = lines_with_ranges(plane(&spaces[1], "/host:CPU"));
