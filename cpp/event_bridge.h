@@ -17,13 +17,41 @@ namespace xla {
 namespace profiler {
 
 // KernelDetails as the flat form's array (KernelDetails::to_array in src/event.rs orders it).
-inline std::array<uint32_t, 8> KernelArray(const KernelDetails& k) {
-  return {k.private_segment_size, k.group_segment_size, k.workgroup_x, k.workgroup_y,
-          k.workgroup_z,          k.grid_x,             k.grid_y,      k.grid_z};
+// An event that only has #47917's `registers_per_work_item` gives it as the arch VGPRs.
+inline std::array<uint32_t, 12> KernelArray(const KernelDetails& k) {
+  const bool split = k.arch_vgpr_count != 0 || k.accum_vgpr_count != 0;
+  return {k.private_segment_size,
+          k.group_segment_size,
+          k.workgroup_x,
+          k.workgroup_y,
+          k.workgroup_z,
+          k.grid_x,
+          k.grid_y,
+          k.grid_z,
+          split ? k.arch_vgpr_count : k.registers_per_work_item,
+          k.accum_vgpr_count,
+          k.sgpr_count,
+          k.static_group_segment_size};
 }
 
-inline KernelDetails KernelOfArray(const std::array<uint32_t, 8>& a) {
-  return KernelDetails{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], /*func_ptr=*/nullptr};
+// #47917's `registers_per_work_item` is the sum of the two register files.
+inline KernelDetails KernelOfArray(const std::array<uint32_t, 12>& a) {
+  KernelDetails k{};
+  k.private_segment_size = a[0];
+  k.group_segment_size = a[1];
+  k.workgroup_x = a[2];
+  k.workgroup_y = a[3];
+  k.workgroup_z = a[4];
+  k.grid_x = a[5];
+  k.grid_y = a[6];
+  k.grid_z = a[7];
+  k.arch_vgpr_count = a[8];
+  k.accum_vgpr_count = a[9];
+  k.sgpr_count = a[10];
+  k.static_group_segment_size = a[11];
+  k.registers_per_work_item = a[8] + a[9];
+  k.func_ptr = nullptr;
+  return k;
 }
 
 inline rust_bridge::FlatEvent ToFlatEvent(const RocmTracerEvent& event) {
@@ -33,6 +61,7 @@ inline rust_bridge::FlatEvent ToFlatEvent(const RocmTracerEvent& event) {
   out.domain = static_cast<uint32_t>(event.domain);
   out.name = rust::String::lossy(event.name);
   out.annotation = rust::String::lossy(event.annotation.data(), event.annotation.size());
+  out.roctx_range = rust::String::lossy(event.roctx_range.data(), event.roctx_range.size());
   out.start_time_ns = event.start_time_ns;
   out.end_time_ns = event.end_time_ns;
   out.device_id = event.device_id;
@@ -84,10 +113,12 @@ inline RocmTracerEvent FromFlatEvent(const rust_bridge::FlatEvent& from,
   event.source = static_cast<RocmTracerEventSource>(from.source);
   event.domain = static_cast<RocmTracerEventDomain>(from.domain);
   event.name = std::string(from.name);
-  if (!from.annotation.empty()) {
-    annotations.Add(from.correlation_id, std::string(from.annotation));
+  if (!from.annotation.empty() || !from.roctx_range.empty()) {
+    annotations.Add(from.correlation_id, std::string(from.annotation),
+                    absl::string_view(from.roctx_range.data(), from.roctx_range.size()));
   }
   event.annotation = annotations.LookUp(from.correlation_id);
+  event.roctx_range = annotations.LookUpRoctxRange(from.correlation_id);
   event.scope_range_id = from.scope_range_id != 0
                              ? from.scope_range_id
                              : annotations.LookUpScopeRangeId(from.correlation_id);

@@ -197,6 +197,19 @@ std::unique_ptr<RocmTraceCollector> CreateRocmCollector(const RocmTraceCollector
 // Kept as XLA keeps them, in the event maps its header declares (freed with the object): API
 // events and activities per correlation id in arrival order, auxiliary API events apart.
 void RocmTraceCollectorImpl::AddEvent(RocmTracerEvent&& event, bool is_auxiliary) {
+  if (event.type == RocmTracerEventType::Generic) {
+    // A ROCTx range or mark counts against the API callback cap and is reported at once when
+    // over it, as XLA does (#46933); the kept ones cross at Export.
+    if (static_cast<uint64_t>(num_callback_events_.load()) >= options_.max_callback_api_events) {
+      OnEventsDropped("ROCTX marker event dropped: max_callback_api_events reached",
+                      event.correlation_id);
+      return;
+    }
+    num_callback_events_.fetch_add(1);
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
+    standalone_events_.push_back(std::move(event));
+    return;
+  }
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(event_maps_mutex_));
   const uint64_t id = event.correlation_id;
   if (is_auxiliary) {
@@ -236,8 +249,12 @@ void RocmTraceCollectorImpl::Export(tsl::profiler::XSpace* space) {
       if (events == activity_ops_events_map_.end()) continue;
       for (const RocmTracerEvent& event : events->second) rust->add_event(ToFlatEvent(event), false);
     }
+    for (const RocmTracerEvent& event : standalone_events_) {
+      rust->add_event(ToFlatEvent(event), false);
+    }
     auxiliary_api_events_map_.clear();
     activity_ops_events_map_.clear();
+    standalone_events_.clear();
     drops = ExportInto(*rust, space);
   }
   // Subclasses (XLA's tests) override OnEventsDropped to see losses; XLA's own only VLOGs.
@@ -276,6 +293,7 @@ void PerDeviceCollector::GetDeviceCapabilities(const rocprofiler_agent_v0_t& age
 void PerDeviceCollector::Export(uint64_t start_walltime_ns, uint64_t start_gputime_ns,
                                 uint64_t end_gputime_ns,
                                 tsl::profiler::XPlaneBuilder* device_plane,
+                                tsl::profiler::XPlaneBuilder* /*marker_plane*/,
                                 tsl::profiler::XPlaneBuilder* host_plane) {
   std::vector<RocmTracerEvent> events;
   {

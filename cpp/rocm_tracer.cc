@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <utility>
@@ -163,6 +164,7 @@ absl::Status RocmTracer::Enable(const RocmTracerOptions& options,
                                                     reinterpret_cast<size_t>(collector)));
   if (!status.ok()) return status;
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(collector_mutex_));
+  roctx_generation_.fetch_add(1, std::memory_order_relaxed);
   options_ = options;
   collector_ = collector;
   api_tracing_enabled_ = true;
@@ -218,6 +220,57 @@ void RocmTracer::MemcpyEvent(const rocprofiler_record_header_t* hdr, RocmTracerE
 // Kernel names are kept by the Rust core.
 void RocmTracer::CodeObjectCallback(rocprofiler_callback_tracing_record_t /*record*/,
                                     void* /*callback_data*/) {}
+
+// XLA's phases: push and mark at ENTER, pop at EXIT. The range stacks, the session generation
+// and the delivery are the Rust tracer's (src/tracer/roctx.rs), shared with its own
+// MARKER_CORE_API callback.
+void RocmTracer::MarkerCallback(const rocprofiler_callback_tracing_record_t& record) {
+  if (record.kind != ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API) return;
+  const bool enter = record.phase == ROCPROFILER_CALLBACK_PHASE_ENTER;
+  const bool exit = record.phase == ROCPROFILER_CALLBACK_PHASE_EXIT;
+  switch (record.operation) {
+    case ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA:
+    case ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA: {
+      if (!enter) return;
+      const char* message = nullptr;
+      if (record.payload != nullptr) {
+        const auto* data =
+            static_cast<const rocprofiler_callback_tracing_marker_api_data_t*>(record.payload);
+        message = data->args.roctxMarkA.message;
+      }
+      rust::Slice<const uint8_t> bytes;
+      if (message != nullptr) {
+        bytes = rust::Slice<const uint8_t>(reinterpret_cast<const uint8_t*>(message),
+                                           std::strlen(message));
+      }
+      bridge::tracer_roctx_call(static_cast<int32_t>(record.operation), message != nullptr,
+                                bytes, record.thread_id);
+      return;
+    }
+    case ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop:
+      if (exit) {
+        bridge::tracer_roctx_call(static_cast<int32_t>(record.operation), false,
+                                  rust::Slice<const uint8_t>(), record.thread_id);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+absl::string_view RocmTracer::GetCurrentRoctxLabel() {
+  // Valid until this thread's next call, as XLA's view into its frame is.
+  thread_local std::string label;
+  label = std::string(bridge::tracer_roctx_current_label());
+  return label;
+}
+
+void RocmTracer::EmitMarkerEvent(std::string label, uint64_t start_ns, uint64_t end_ns,
+                                 uint64_t tid) {
+  bridge::tracer_roctx_emit(
+      rust::Slice<const uint8_t>(reinterpret_cast<const uint8_t*>(label.data()), label.size()),
+      start_ns, end_ns, tid);
+}
 
 // ---------------------------------------------------------------------------------------
 // The bridge's C++ callbacks (declared in cpp/bridge_callbacks.h).

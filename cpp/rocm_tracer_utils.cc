@@ -3,6 +3,7 @@
 #include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -70,18 +71,23 @@ const char* GetRocmTracerEventTypeName(const RocmTracerEventType& type) {
   return "";
 }
 
+// As the newest XLA (openxla/xla#46933 with #48501): a string is interned and correlated only
+// while the set is below the capacity, known strings included; scope range ids are recorded
+// only while the set is still below it after the strings went in.
 void AnnotationMap::Add(uint64_t correlation_id, const std::string& annotation,
+                        absl::string_view roctx_range,
                         absl::Span<const int64_t> scope_range_ids) {
-  if (annotation.empty()) return;
+  if (annotation.empty() && roctx_range.empty()) return;
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(map_.mutex));
-  auto interned = map_.annotations.find(annotation);
-  if (interned == map_.annotations.end() && map_.annotations.size() < max_size_) {
-    interned = map_.annotations.insert(annotation).first;
+  if (!annotation.empty() && map_.annotations.size() < max_size_) {
+    const std::string& interned = *map_.annotations.emplace(annotation).first;
+    map_.correlation_map.insert_or_assign(correlation_id, std::cref(interned));
   }
-  if (interned != map_.annotations.end()) {
-    map_.correlation_map.emplace(correlation_id, absl::string_view(*interned));
+  if (!roctx_range.empty() && map_.annotations.size() < max_size_) {
+    const std::string& interned = *map_.annotations.emplace(roctx_range).first;
+    map_.roctx_range_map.insert_or_assign(correlation_id, std::cref(interned));
   }
-  if (scope_range_ids.empty()) return;
+  if (scope_range_ids.empty() || map_.annotations.size() >= max_size_) return;
   map_.scope_range_id_map.emplace(correlation_id, scope_range_ids.back());
   // Child -> parent edges from the innermost scope outwards; an id already in the tree has
   // its ancestors there too.
@@ -95,7 +101,13 @@ void AnnotationMap::Add(uint64_t correlation_id, const std::string& annotation,
 absl::string_view AnnotationMap::LookUp(uint64_t correlation_id) {
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(map_.mutex));
   auto it = map_.correlation_map.find(correlation_id);
-  return it == map_.correlation_map.end() ? absl::string_view() : it->second;
+  return it == map_.correlation_map.end() ? absl::string_view() : it->second.get();
+}
+
+absl::string_view AnnotationMap::LookUpRoctxRange(uint64_t correlation_id) {
+  absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(map_.mutex));
+  auto it = map_.roctx_range_map.find(correlation_id);
+  return it == map_.roctx_range_map.end() ? absl::string_view() : it->second.get();
 }
 
 int64_t AnnotationMap::LookUpScopeRangeId(uint64_t correlation_id) {
@@ -111,12 +123,23 @@ ScopeRangeIdTree AnnotationMap::TakeScopeRangeIdTree() {
   return tree;
 }
 
-void AnnotationMap::Clear() {
+void AnnotationMap::Reset(uint64_t max_size) {
   absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(map_.mutex));
   map_.correlation_map.clear();
+  map_.roctx_range_map.clear();
   map_.scope_range_id_map.clear();
   map_.scope_range_id_tree.clear();
   map_.annotations.clear();
+  max_size_ = max_size;
+}
+
+void AnnotationMap::Clear() {
+  uint64_t max_size;
+  {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(map_.mutex));
+    max_size = max_size_;
+  }
+  Reset(max_size);
 }
 
 }  // namespace profiler

@@ -68,11 +68,15 @@ typedef struct XrtEvent {
   // Which detail fields are meaningful: 0 none, 1 kernel, 2 memcpy, 3 memset, 4 memory
   // allocation.
   uint32_t detail_kind;
-  // Kernel: private/group segment sizes, workgroup x/y/z, grid x/y/z (work-items).
-  uint32_t kernel[8];
+  // Kernel: private/group segment sizes, workgroup x/y/z, grid x/y/z (work-items), arch
+  // and accumulation VGPRs, SGPRs, static LDS bytes.
+  uint32_t kernel[12];
   uint64_t num_bytes;
   uint32_t destination;
   bool is_async;
+  // The innermost ROCTx range label at the HIP call (NUL-terminated UTF-8; null or "" means
+  // none); a ROCTx range or mark (`Generic`) carries its own label.
+  const char *roctx_range;
 } XrtEvent;
 
 // Bytes allocated by this library; release them with [`xrt_free_bytes`].

@@ -142,9 +142,14 @@ impl EventDomain {
     }
 }
 
+/// A kernel dispatch's facts: the dispatch's own (segment sizes, geometry) and its kernel
+/// symbol's resources (registers, static LDS), as the newer XLA's `KernelDetails` has them
+/// (docs/xla-interface.md#kernel-resources-and-occupancy).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct KernelDetails {
+    /// Scratch bytes per work-item, at dispatch.
     pub private_segment_size: u32,
+    /// LDS bytes per workgroup at dispatch: static plus dynamic.
     pub group_segment_size: u32,
     pub workgroup_x: u32,
     pub workgroup_y: u32,
@@ -153,12 +158,21 @@ pub struct KernelDetails {
     pub grid_x: u32,
     pub grid_y: u32,
     pub grid_z: u32,
+    /// Architectural VGPRs per work-item, from the kernel symbol (0: symbol unknown).
+    pub arch_vgpr_count: u32,
+    /// Accumulation VGPRs (AGPRs) per work-item, from the kernel symbol.
+    pub accum_vgpr_count: u32,
+    /// SGPRs per wave, from the kernel symbol (the SDK rounds it to 16).
+    pub sgpr_count: u32,
+    /// Static LDS bytes per workgroup, from the kernel symbol.
+    pub static_group_segment_size: u32,
 }
 
 impl KernelDetails {
     /// The fields in the order of the C ABI's `XrtEvent::kernel` array: private and group
-    /// segment sizes, workgroup x/y/z, grid x/y/z. The one place that order is written.
-    pub fn to_array(self) -> [u32; 8] {
+    /// segment sizes, workgroup x/y/z, grid x/y/z, arch and accumulation VGPRs, SGPRs, static
+    /// LDS. The one place that order is written.
+    pub fn to_array(self) -> [u32; 12] {
         [
             self.private_segment_size,
             self.group_segment_size,
@@ -168,11 +182,15 @@ impl KernelDetails {
             self.grid_x,
             self.grid_y,
             self.grid_z,
+            self.arch_vgpr_count,
+            self.accum_vgpr_count,
+            self.sgpr_count,
+            self.static_group_segment_size,
         ]
     }
 
-    pub fn from_array(fields: [u32; 8]) -> KernelDetails {
-        let [private_segment_size, group_segment_size, workgroup_x, workgroup_y, workgroup_z, grid_x, grid_y, grid_z] =
+    pub fn from_array(fields: [u32; 12]) -> KernelDetails {
+        let [private_segment_size, group_segment_size, workgroup_x, workgroup_y, workgroup_z, grid_x, grid_y, grid_z, arch_vgpr_count, accum_vgpr_count, sgpr_count, static_group_segment_size] =
             fields;
         KernelDetails {
             private_segment_size,
@@ -183,7 +201,18 @@ impl KernelDetails {
             grid_x,
             grid_y,
             grid_z,
+            arch_vgpr_count,
+            accum_vgpr_count,
+            sgpr_count,
+            static_group_segment_size,
         }
+    }
+
+    /// Dynamic LDS: the dispatch's total less the symbol's static part (all of it when the
+    /// symbol is unknown; 0 if the static part is the larger).
+    pub fn dynamic_group_segment_size(&self) -> u32 {
+        self.group_segment_size
+            .saturating_sub(self.static_group_segment_size)
     }
 }
 

@@ -58,7 +58,7 @@ fn every_hipgraph_dispatch_is_exported_with_its_own_kernel_details() {
     let stream = line(gpu, "Stream #0");
     assert_eq!(event_names(gpu, stream), ["node_0", "node_1", "node_2"]);
     for (event, &grid) in stream.events.iter().zip(&grids) {
-        let expected = kernel_details_string(&kernel_details(grid, 64), 0.0);
+        let expected = kernel_details_string(&kernel_details(grid, 64), None);
         assert_eq!(
             stat(gpu, &event.stats, "kernel_details"),
             Some(format!("ref:{expected}"))
@@ -69,7 +69,7 @@ fn every_hipgraph_dispatch_is_exported_with_its_own_kernel_details() {
         );
     }
     // XLA gives every node the first node's sizes (docs/xla-interface.md#xla-edge-15); the sizes differ here.
-    assert!(kernel_details_string(&kernel_details(2048, 64), 0.0).contains("grid:32,2,1"));
+    assert!(kernel_details_string(&kernel_details(2048, 64), None).contains("grid:32,2,1"));
 }
 
 #[test]

@@ -10,7 +10,7 @@ use xla_rocm_tracer::event::{
 };
 use xla_rocm_tracer::export::{
     kernel_details_string, memalloc_details_string, memcpy_details_string, memset_details_string,
-    xplane_proto::x_event,
+    xplane_proto::x_event, KernelDevice,
 };
 use xla_rocm_tracer::sink::EventSink;
 
@@ -25,12 +25,34 @@ fn detail_strings_have_xlas_exact_formats() {
         grid_x: 4096,
         grid_y: 16,
         grid_z: 7,
+        arch_vgpr_count: 61,
+        accum_vgpr_count: 64,
+        sgpr_count: 48,
+        static_group_segment_size: 16384,
+    };
+    // Without a device: the larger register file, no occupancy.
+    assert_eq!(
+        kernel_details_string(&kernel, None),
+        "regs:64 static_shared:16384 dynamic_shared:49152 grid:16,16,0 block:256,1,0 \
+         private_mem:32"
+    );
+    // On gfx942: arch VGPRs aligned to 4 then the AGPRs (128), and the occupancy: 4 waves per
+    // SIMD by VGPRs, but 64 KiB of LDS fits one 4-wave group per CU: 4 of 32 slots.
+    let gfx942 = KernelDevice {
+        gfx_target_version: 90402,
+        cu_count: 304,
     };
     assert_eq!(
-        kernel_details_string(&kernel, 0.0),
-        " grid:16,16,0 block:256,1,0 private_mem:32 group_mem:65536 occ_pct:0"
+        kernel_details_string(&kernel, Some(gfx942)),
+        "regs:128 static_shared:16384 dynamic_shared:49152 grid:16,16,0 block:256,1,0 \
+         private_mem:32 occ_pct:12.5"
     );
-    assert!(kernel_details_string(&kernel, 18.75).ends_with("occ_pct:18.75"));
+    // A symbol that claims more static LDS than the dispatch has: no dynamic part.
+    let odd = KernelDetails {
+        static_group_segment_size: 70000,
+        ..kernel
+    };
+    assert!(kernel_details_string(&odd, None).contains("static_shared:70000 dynamic_shared:0 "));
     let copy = MemcpyDetails {
         num_bytes: 4194304,
         destination: 0x1a2b,

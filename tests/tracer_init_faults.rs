@@ -48,10 +48,11 @@ const FAULTS: &[(&str, &str, u32)] = &[
         "rocprofiler_configure_callback_tracing_service",
         15,
     ),
-    // Call 3 configures the stream names (MARKER_NAME_API), which may fail: see
+    // Calls 3 and 4 configure the stream names (MARKER_NAME_API) and the ROCTx ranges
+    // (MARKER_CORE_API), which may fail: see
     // `a_failed_stream_name_service_leaves_the_tracer_available`.
     (
-        "rocprofiler_configure_callback_tracing_service@4=16",
+        "rocprofiler_configure_callback_tracing_service@5=16",
         "rocprofiler_configure_callback_tracing_service",
         16,
     ),
@@ -209,12 +210,17 @@ fn a_failed_stream_name_service_leaves_the_tracer_available() {
     if child::is_any_child() {
         return;
     }
-    let rule = "rocprofiler_configure_callback_tracing_service@3=16";
-    let output = child::rerun("child_is_available", &[("ROCSIM_FAULTS", rule)]);
-    child::assert_passed(rule, &output);
+    for rule in [
+        "rocprofiler_configure_callback_tracing_service@3=16",
+        "rocprofiler_configure_callback_tracing_service@4=16",
+    ] {
+        let output = child::rerun("child_is_available", &[("ROCSIM_FAULTS", rule)]);
+        child::assert_passed(rule, &output);
+    }
 }
 
-/// Runs only in a child: ROCTx stream names are optional, the tracer works without them.
+/// Runs only in a child: ROCTx stream names and ranges are optional, the tracer works without
+/// them.
 #[test]
 fn child_is_available() {
     if !child::is_any_child() {

@@ -14,8 +14,9 @@ const CHUNK_LEN: usize = 4096;
 pub(super) struct ArrivalLog {
     chunks: Vec<Vec<StoredEvent>>,
     len: usize,
-    /// `roctx_range`s by arrival index. The tracer never sets one, so this is kept aside
-    /// rather than costing 16 bytes in every event.
+    /// `roctx_range`s by arrival index. Only work issued inside a ROCTx range has one, so
+    /// this is kept aside rather than costing 16 bytes in every event (a program that wraps
+    /// every call in a range pays a map entry per event instead).
     roctx_ranges: HashMap<usize, Arc<str>>,
 }
 

@@ -21,7 +21,7 @@ pub(crate) use copies::{name_blit_kernel_by_call, name_by_call};
 pub use drops::{DropCounters, DropReason, MAX_TRACE_EVENTS_FLAG};
 pub use options::{CaptureStart, CollectorOptions};
 
-use crate::event::{EventSource, RocmTracerEvent, StreamLabel};
+use crate::event::{EventSource, EventType, RocmTracerEvent, StreamLabel};
 use crate::sink::{EventSink, SessionEnd};
 use device_numbering::{DeviceNumbering, DevicePlacement};
 use join::{join_api_and_activities, CappedIds, PendingEvents};
@@ -45,6 +45,9 @@ pub struct CollectedTrace {
     pub warnings: Vec<String>,
     /// Kinds and ROCTx names of streams by SDK stream id, sent at the end of the session.
     pub stream_labels: BTreeMap<u64, StreamLabel>,
+    /// ROCTx ranges and marks (`Generic` host events), in arrival order: XLA's standalone
+    /// events, which join nothing and belong to no device.
+    pub markers: Vec<RocmTracerEvent>,
 }
 
 /// Collects one capture. Thread-safe; each [`EventSink::add_events`] batch takes the lock once.
@@ -136,6 +139,16 @@ impl CollectorState {
     fn add(&mut self, event: RocmTracerEvent, is_auxiliary: bool) {
         let max_callback_api_events = self.trace.options.max_callback_api_events;
         let max_activity_api_events = self.trace.options.max_activity_api_events;
+        if event.event_type == EventType::Generic {
+            // XLA counts ROCTx events against the API callback cap.
+            if self.num_callback_events >= max_callback_api_events {
+                self.drop_at_cap(DropReason::CallbackCapReached, max_callback_api_events);
+                return;
+            }
+            self.num_callback_events += 1;
+            self.trace.markers.push(event);
+            return;
+        }
         match event.source {
             EventSource::ApiCallback => {
                 // Auxiliary events do not count against XLA's cap; a cap of their own keeps

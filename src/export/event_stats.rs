@@ -3,23 +3,45 @@
 use std::collections::HashSet;
 
 use super::annotation::parse_annotation_stack;
+use super::occupancy::{format_like_strcat, occupancy, registers_per_work_item};
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
     KERNEL_DETAILS_STAT, MEMALLOC_DETAILS_STAT, MEMCPY_DETAILS_STAT, MEMFREE_DETAILS_STAT,
     MEMSET_DETAILS_STAT,
 };
-use super::xplane_proto::XStat;
+use super::xplane_proto::{x_stat, XStat};
+
+/// XLA's `kTheoreticalOccupancyPct` and `kOccupancyMinGridSize` stats.
+const THEORETICAL_OCCUPANCY_STAT: &str = "theoretical_occupancy_pct";
+const OCCUPANCY_MIN_GRID_SIZE_STAT: &str = "occupancy_min_grid_size";
+/// XLA's `kNVTXRange`: the ROCTx label, a ref stat as XLA writes it.
+const NVTX_RANGE_STAT: &str = "nvtx_range";
 use crate::event::{
     EventDetails, EventSource, EventType, KernelDetails, MemAllocDetails, MemcpyDetails,
     MemsetDetails, RocmTracerEvent,
 };
 
-/// XLA's `ToXStat(kernel_info, occupancy_pct)`; grid is printed in blocks (work-items divided
-/// by the workgroup size, 0 for a zero workgroup), and the string starts with a space.
-pub fn kernel_details_string(kernel: &KernelDetails, occupancy_pct: f64) -> String {
+/// The device a kernel ran on, as far as the occupancy model needs it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelDevice {
+    /// The agent's `gfx_target_version` (0: unknown).
+    pub gfx_target_version: u32,
+    pub cu_count: u32,
+}
+
+/// The newer XLA's `ToXStat(kernel_info, regs, occupancy)` (openxla/xla#47469): registers,
+/// static and dynamic LDS, grid in blocks (work-items divided by the workgroup size, 0 for a
+/// zero workgroup), block, scratch, and ` occ_pct:` only when the occupancy model answered.
+/// The keys are the ones xprof's kernel-stats parser reads
+/// (docs/xla-interface.md#kernel-resources-and-occupancy).
+pub fn kernel_details_string(kernel: &KernelDetails, device: Option<KernelDevice>) -> String {
     let blocks = |grid: u32, workgroup: u32| grid.checked_div(workgroup).unwrap_or(0);
-    format!(
-        " grid:{},{},{} block:{},{},{} private_mem:{} group_mem:{} occ_pct:{}",
+    let device = device.unwrap_or_default();
+    let mut details = format!(
+        "regs:{} static_shared:{} dynamic_shared:{} grid:{},{},{} block:{},{},{} private_mem:{}",
+        registers_per_work_item(kernel, device.gfx_target_version),
+        kernel.static_group_segment_size,
+        kernel.dynamic_group_segment_size(),
         blocks(kernel.grid_x, kernel.workgroup_x),
         blocks(kernel.grid_y, kernel.workgroup_y),
         blocks(kernel.grid_z, kernel.workgroup_z),
@@ -27,9 +49,12 @@ pub fn kernel_details_string(kernel: &KernelDetails, occupancy_pct: f64) -> Stri
         kernel.workgroup_y,
         kernel.workgroup_z,
         kernel.private_segment_size,
-        kernel.group_segment_size,
-        occupancy_pct,
-    )
+    );
+    if let Some(occupancy) = occupancy(kernel, device.gfx_target_version, device.cu_count) {
+        details.push_str(" occ_pct:");
+        details.push_str(&format_like_strcat(occupancy.percent));
+    }
+    details
 }
 
 /// The memory kind is always "Unknown" (docs/xla-interface.md#xla-edge-20); `dest` is the destination agent
@@ -103,6 +128,7 @@ pub(crate) fn event_stats(
     plane: &mut PlaneBuilder,
     event: &RocmTracerEvent,
     device_ordinal: u32,
+    device: Option<KernelDevice>,
 ) -> Vec<XStat> {
     let mut stats = Vec::new();
     // A copy the CPU did has no device to point at.
@@ -117,12 +143,15 @@ pub(crate) fn event_stats(
     if event.scope_range_id != 0 {
         stats.push(plane.int64_stat("scope_range_id", event.scope_range_id));
     }
-    if let Some(range) = event
-        .roctx_range
-        .as_deref()
-        .filter(|range| !range.is_empty())
-    {
-        stats.push(plane.ref_stat("nvtx_range", range));
+    // A ROCTx range or mark is named by its label; other events carry the innermost label
+    // active at their HIP call.
+    let nvtx_range = if event.event_type == EventType::Generic {
+        Some(&*event.name)
+    } else {
+        event.roctx_range.as_deref()
+    };
+    if let Some(range) = nvtx_range.filter(|range| !range.is_empty()) {
+        stats.push(plane.ref_stat(NVTX_RANGE_STAT, range));
     }
     match event.event_type {
         // A blit kernel that did a copy call carries the copy's size (see the collector's join).
@@ -131,8 +160,24 @@ pub(crate) fn event_stats(
                 let details = blit_copy_details_string(copy);
                 stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
             } else {
-                let details = kernel_details_string(&kernel_details(event), 0.0);
+                let kernel = kernel_details(event);
+                let details = kernel_details_string(&kernel, device);
                 stats.push(plane.ref_stat(KERNEL_DETAILS_STAT, &details));
+                let device = device.unwrap_or_default();
+                if let Some(occupancy) =
+                    occupancy(&kernel, device.gfx_target_version, device.cu_count)
+                {
+                    stats.push(plane.stat(
+                        THEORETICAL_OCCUPANCY_STAT,
+                        x_stat::Value::DoubleValue(occupancy.percent),
+                    ));
+                    if occupancy.min_grid_size > 0 {
+                        stats.push(plane.int64_stat(
+                            OCCUPANCY_MIN_GRID_SIZE_STAT,
+                            i64::from(occupancy.min_grid_size),
+                        ));
+                    }
+                }
             }
         }
         // XLA lists these four; a P2P copy gets no details.

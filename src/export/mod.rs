@@ -3,6 +3,7 @@ mod annotation;
 mod device_capabilities;
 mod event_stats;
 mod host_plane_merge;
+mod occupancy;
 mod plane_builder;
 pub mod plane_names;
 mod stream_lanes;
@@ -15,6 +16,7 @@ pub use annotation::{parse_annotation, parse_annotation_stack, Annotation};
 pub use device_capabilities::device_capabilities_plane;
 pub use event_stats::{
     kernel_details_string, memalloc_details_string, memcpy_details_string, memset_details_string,
+    KernelDevice,
 };
 pub use host_plane_merge::{merge_host_api_plane, merge_plane, merge_xspace};
 pub use stream_lanes::LANE_LINE_ID_BASE;

@@ -28,3 +28,15 @@ pub fn gpu_plane_name(ordinal: u32) -> String {
 pub fn host_line_name(thread_id: u64) -> String {
     format!("Host Threads/{thread_id}")
 }
+
+/// `"Host Threads/<tid>/ROCTX"`: the ROCTx ranges and marks of a host thread.
+pub fn roctx_line_name(thread_id: u64) -> String {
+    format!("Host Threads/{thread_id}/ROCTX")
+}
+
+/// Where ROCTx line ids start (plus the thread id): XLA writes them on a plane of their own
+/// with the thread id as line id, which tsl merges into the host plane; the export writes the
+/// merged result. Not tsl's `1 << 32`: xprof's trace viewer keeps 32 bits of a line id as the
+/// row's thread id, which would put the bands on their thread's own row. Linux thread ids stay
+/// below `1 << 22`.
+pub const ROCTX_LINE_ID_BASE: i64 = 1 << 30;

@@ -3,10 +3,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::device_capabilities::add_device_capabilities;
-use super::event_stats::event_stats;
+use super::event_stats::{event_stats, KernelDevice};
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
-    gpu_plane_name, host_line_name, HOST_PLANE_NAME, SCOPE_RANGE_TREE_PLANE_NAME,
+    gpu_plane_name, host_line_name, roctx_line_name, HOST_PLANE_NAME, ROCTX_LINE_ID_BASE,
+    SCOPE_RANGE_TREE_PLANE_NAME,
 };
 use super::stream_lanes::{
     dense_queue_numbers, dense_stream_numbers, lane_line_id, queue_line_name,
@@ -89,6 +90,8 @@ struct Placed<'a> {
     /// For a HIP copy call without a device record: "CPU", or "unknown" under indirect
     /// dispatch (the `copy_done_by` stat).
     copy_done_by: Option<&'static str>,
+    /// For an event on a GPU plane with a known agent: what the occupancy model needs.
+    device: Option<KernelDevice>,
 }
 
 /// The `recorded_direction` stat of a copy whose SDK record said otherwise than its call.
@@ -159,6 +162,13 @@ pub fn build_xspace_with_lanes(
     };
 
     for ordinal in 0..trace.options.num_gpus {
+        let device = trace
+            .gpu_agents
+            .get(ordinal as usize)
+            .map(|agent| KernelDevice {
+                gfx_target_version: agent.gfx_target_version,
+                cu_count: agent.cu_count,
+            });
         let mut device_events: Vec<Placed<'_>> = Vec::new();
         for event in trace.devices.get(&ordinal).into_iter().flatten() {
             let Some(placement) = timeline.place(event) else {
@@ -171,6 +181,7 @@ pub fn build_xspace_with_lanes(
                 placement,
                 recorded_as: recorded_as(event),
                 copy_done_by: None,
+                device,
             };
             if event.source == EventSource::ApiCallback {
                 if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
@@ -233,21 +244,73 @@ pub fn build_xspace_with_lanes(
                 placement,
                 recorded_as: None,
                 copy_done_by: Some(copy_done_by),
+                device: None,
             });
     }
 
+    // ROCTx ranges and marks: a line of their own right after their thread's line. Like XLA,
+    // a capture without GPUs exports none (they are counted as without a device).
+    let mut marker_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
+    if trace.options.num_gpus == 0 && !trace.markers.is_empty() {
+        export_drops.add(DropReason::InvalidDevice, trace.markers.len() as u64);
+    }
+    let markers = if trace.options.num_gpus == 0 {
+        &[][..]
+    } else {
+        &trace.markers[..]
+    };
+    for event in markers {
+        let Some(placement) = timeline.place(event) else {
+            export_drops.add(DropReason::OutOfTimeWindow, 1);
+            continue;
+        };
+        marker_events
+            .entry(event.thread_id)
+            .or_default()
+            .push(Placed {
+                event,
+                device_ordinal: u32::MAX,
+                placement,
+                recorded_as: None,
+                copy_done_by: None,
+                device: None,
+            });
+    }
+    let threads: BTreeSet<u64> = host_events
+        .keys()
+        .chain(marker_events.keys())
+        .copied()
+        .collect();
     let mut host_plane = PlaneBuilder::new(0, HOST_PLANE_NAME);
-    for (thread_id, mut events) in host_events {
-        sort_by_time(&mut events);
-        let line = build_line(
-            &mut host_plane,
-            thread_id as i64,
-            host_line_name(thread_id),
-            &events,
-            &timeline,
-            &[],
-        );
-        host_plane.plane_mut().lines.push(line);
+    for thread_id in threads {
+        if let Some(mut events) = host_events.remove(&thread_id) {
+            sort_by_time(&mut events);
+            let line = build_line(
+                &mut host_plane,
+                thread_id as i64,
+                host_line_name(thread_id),
+                &events,
+                &timeline,
+                &[],
+            );
+            host_plane.plane_mut().lines.push(line);
+        }
+        if let Some(mut events) = marker_events.remove(&thread_id) {
+            // Enclosing ranges first: ranges pushed at one instant nest outermost first.
+            events.sort_by_key(|placed| {
+                let event = placed.event;
+                (event.start_time_ns, std::cmp::Reverse(event.end_time_ns))
+            });
+            let line = build_line(
+                &mut host_plane,
+                ROCTX_LINE_ID_BASE.saturating_add(thread_id as i64),
+                roctx_line_name(thread_id),
+                &events,
+                &timeline,
+                &[],
+            );
+            host_plane.plane_mut().lines.push(line);
+        }
     }
 
     let mut planes = vec![host_plane.finish()];
@@ -452,7 +515,7 @@ fn build_line(
             &placed.event.name
         };
         let metadata_id = plane.event_metadata_id(metadata_name);
-        let mut stats = event_stats(plane, placed.event, placed.device_ordinal);
+        let mut stats = event_stats(plane, placed.event, placed.device_ordinal, placed.device);
         if let Some(recorded_as) = placed.recorded_as {
             stats.push(plane.ref_stat(RECORDED_DIRECTION_STAT, recorded_as.name()));
         }

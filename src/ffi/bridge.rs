@@ -23,7 +23,8 @@ pub(crate) use collector::SessionCollector;
 use collector::{device_capability_stats, merge_xplanes, new_session_collector};
 use tracer::{
     ensure_registered, tracer_copy_agents, tracer_decode_record, tracer_disable,
-    tracer_enable_for_cpp_collector, tracer_enable_into, tracer_state, tracer_timestamp,
+    tracer_enable_for_cpp_collector, tracer_enable_into, tracer_roctx_call,
+    tracer_roctx_current_label, tracer_roctx_emit, tracer_state, tracer_timestamp,
 };
 
 #[cxx::bridge(namespace = "xla::profiler::rust_bridge")]
@@ -70,6 +71,8 @@ mod ffi {
         domain: u32,
         name: String,
         annotation: String,
+        /// The innermost ROCTx range label ("" for none); a ROCTx event's own label.
+        roctx_range: String,
         start_time_ns: u64,
         end_time_ns: u64,
         device_id: u32,
@@ -81,7 +84,7 @@ mod ffi {
         detail_kind: DetailKind,
         /// `KernelDetails` as `KernelDetails::to_array` orders it (XLA's without `func_ptr`,
         /// which no record carries).
-        kernel: [u32; 8],
+        kernel: [u32; 12],
         /// Memcpy, memset, memory allocation.
         num_bytes: u64,
         /// Memcpy: destination agent handle truncated to 32 bits.
@@ -196,6 +199,14 @@ mod ffi {
         /// Decodes the record behind `header` (a `const rocprofiler_record_header_t*`) with
         /// the tracer's own decoder.
         unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord;
+        /// XLA's `MarkerCallback` after its phase check: one ROCTx call (`operation` of
+        /// MARKER_CORE_API) on the calling thread, with the message of a push or mark.
+        /// A message that is not UTF-8 is read lossily.
+        fn tracer_roctx_call(operation: i32, has_message: bool, message: &[u8], thread_id: u64);
+        /// XLA's `GetCurrentRoctxLabel` for the calling thread ("" for none).
+        fn tracer_roctx_current_label() -> String;
+        /// XLA's `EmitMarkerEvent`.
+        fn tracer_roctx_emit(label: &[u8], start_ns: u64, end_ns: u64, thread_id: u64);
 
         fn new_session_collector(config: &CollectorConfig) -> Box<SessionCollector>;
         /// `count` `rocprofiler_agent_v0_t` of `agent_size` bytes each, in device order.

@@ -91,11 +91,15 @@ pub struct XrtEvent {
     /// Which detail fields are meaningful: 0 none, 1 kernel, 2 memcpy, 3 memset, 4 memory
     /// allocation.
     pub detail_kind: u32,
-    /// Kernel: private/group segment sizes, workgroup x/y/z, grid x/y/z (work-items).
-    pub kernel: [u32; 8],
+    /// Kernel: private/group segment sizes, workgroup x/y/z, grid x/y/z (work-items), arch
+    /// and accumulation VGPRs, SGPRs, static LDS bytes.
+    pub kernel: [u32; 12],
     pub num_bytes: u64,
     pub destination: u32,
     pub is_async: bool,
+    /// The innermost ROCTx range label at the HIP call (NUL-terminated UTF-8; null or "" means
+    /// none); a ROCTx range or mark (`Generic`) carries its own label.
+    pub roctx_range: *const c_char,
 }
 
 /// The capture an [`xrt_export_events`] call describes.
@@ -379,6 +383,7 @@ unsafe fn rust_event(event: &XrtEvent) -> Option<RocmTracerEvent> {
         domain: event.domain,
         name: text(event.name)?.to_owned(),
         annotation: text(event.annotation)?.to_owned(),
+        roctx_range: text(event.roctx_range)?.to_owned(),
         start_time_ns: event.start_time_ns,
         end_time_ns: event.end_time_ns,
         device_id: event.device_id,

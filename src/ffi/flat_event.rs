@@ -29,6 +29,7 @@ impl FlatEvent {
             domain: event.domain as u32,
             name: event.name.to_string(),
             annotation: event.annotation.as_deref().unwrap_or("").to_owned(),
+            roctx_range: event.roctx_range.as_deref().unwrap_or("").to_owned(),
             start_time_ns: event.start_time_ns,
             end_time_ns: event.end_time_ns,
             device_id: event.device_id,
@@ -38,7 +39,7 @@ impl FlatEvent {
             queue_id: event.queue_id,
             scope_range_id: event.scope_range_id,
             detail_kind: DetailKind::None,
-            kernel: [0; 8],
+            kernel: [0; 12],
             num_bytes: 0,
             destination: 0,
             is_async: false,
@@ -95,7 +96,8 @@ impl FlatEvent {
             domain: EventDomain::from_u32(self.domain).unwrap_or(EventDomain::InvalidDomain),
             name: Arc::from(self.name.as_str()),
             annotation: (!self.annotation.is_empty()).then(|| Arc::from(self.annotation.as_str())),
-            roctx_range: None,
+            roctx_range: (!self.roctx_range.is_empty())
+                .then(|| Arc::from(self.roctx_range.as_str())),
             start_time_ns: self.start_time_ns,
             end_time_ns: self.end_time_ns,
             device_id: self.device_id,
@@ -115,7 +117,7 @@ mod tests {
 
     #[test]
     fn every_detail_kind_survives_the_flat_form() {
-        let kernel = KernelDetails::from_array([1, 2, 3, 4, 5, 6, 7, 8]);
+        let kernel = KernelDetails::from_array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         let all = [
             EventDetails::None,
             EventDetails::Kernel(kernel),
@@ -135,6 +137,7 @@ mod tests {
             let event = RocmTracerEvent {
                 name: Arc::from("k"),
                 annotation: Some(Arc::from("step")),
+                roctx_range: Some(Arc::from("train_step")),
                 correlation_id: 7,
                 scope_range_id: 5,
                 details,
@@ -142,9 +145,11 @@ mod tests {
             };
             assert_eq!(FlatEvent::of(&event).to_event(), event);
         }
-        assert_eq!(kernel.to_array(), [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(kernel.to_array(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         assert_eq!(kernel.workgroup_z, 5);
         assert_eq!(kernel.grid_x, 6);
+        assert_eq!(kernel.arch_vgpr_count, 9);
+        assert_eq!(kernel.static_group_segment_size, 12);
         assert_eq!(DetailKind::from_u32(4), DetailKind::MemAlloc);
         assert_eq!(DetailKind::from_u32(5), DetailKind::None);
     }

@@ -1,5 +1,6 @@
-//! Kernel id -> demangled kernel name, filled by the utility context's CODE_OBJECT
-//! DEVICE_KERNEL_SYMBOL_REGISTER callback (docs/xla-interface.md#kernel-names).
+//! Kernel id -> demangled kernel name and the symbol's resources (registers, static LDS),
+//! filled by the utility context's CODE_OBJECT DEVICE_KERNEL_SYMBOL_REGISTER callback
+//! (docs/xla-interface.md#kernel-names, #kernel-resources-and-occupancy).
 //!
 //! XLA writes its map under a lock from the code-object thread but reads it without the lock
 //! in the buffer callback (docs/xla-interface.md#xla-edge-3); here both sides go through one `RwLock`, and a
@@ -15,18 +16,41 @@ use rocprofiler_sdk_sys as sys;
 /// The name XLA gives a kernel whose symbol was never registered.
 pub(crate) const UNKNOWN_KERNEL_NAME: &str = "??";
 
+/// What a kernel symbol says about every dispatch of the kernel, copied into each dispatch's
+/// `KernelDetails`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelResources {
+    pub arch_vgpr_count: u32,
+    pub accum_vgpr_count: u32,
+    pub sgpr_count: u32,
+    /// Static LDS bytes per workgroup.
+    pub group_segment_size: u32,
+}
+
 #[derive(Default)]
 pub struct KernelNames {
-    names: RwLock<HashMap<u64, Arc<str>>>,
+    names: RwLock<HashMap<u64, (Arc<str>, KernelResources)>>,
 }
 
 impl KernelNames {
     pub fn insert(&self, kernel_id: u64, mangled: &str) {
+        self.insert_with_resources(kernel_id, mangled, KernelResources::default());
+    }
+
+    pub fn insert_with_resources(&self, kernel_id: u64, mangled: &str, resources: KernelResources) {
         let name: Arc<str> = Arc::from(demangle(mangled));
-        self.names.write().insert(kernel_id, name);
+        self.names.write().insert(kernel_id, (name, resources));
     }
 
     pub fn get(&self, kernel_id: u64) -> Option<Arc<str>> {
+        self.names
+            .read()
+            .get(&kernel_id)
+            .map(|(name, _)| name.clone())
+    }
+
+    /// The kernel's name and resources, under one lock.
+    pub fn symbol(&self, kernel_id: u64) -> Option<(Arc<str>, KernelResources)> {
         self.names.read().get(&kernel_id).cloned()
     }
 
@@ -76,7 +100,26 @@ impl KernelNames {
         }
         // SAFETY: the SDK's kernel name is NUL-terminated and valid until unload.
         let mangled = unsafe { CStr::from_ptr(name_ptr) }.to_string_lossy();
-        self.insert(kernel_id, &mangled);
+        // An older, shorter payload without the register fields gives no resources.
+        let resources_end =
+            std::mem::offset_of!(SymbolData, accum_vgpr_count) + std::mem::size_of::<u32>();
+        let resources = if size >= resources_end as u64 {
+            // SAFETY: the payload covers the fields up to `accum_vgpr_count`.
+            unsafe {
+                KernelResources {
+                    arch_vgpr_count: std::ptr::addr_of!((*payload).arch_vgpr_count)
+                        .read_unaligned(),
+                    accum_vgpr_count: std::ptr::addr_of!((*payload).accum_vgpr_count)
+                        .read_unaligned(),
+                    sgpr_count: std::ptr::addr_of!((*payload).sgpr_count).read_unaligned(),
+                    group_segment_size: std::ptr::addr_of!((*payload).group_segment_size)
+                        .read_unaligned(),
+                }
+            }
+        } else {
+            KernelResources::default()
+        };
+        self.insert_with_resources(kernel_id, &mangled, resources);
     }
 }
 

@@ -27,6 +27,7 @@ pub(crate) mod hip_api;
 pub(crate) mod kernel_names;
 pub(crate) mod record_decoder;
 pub(crate) mod registration;
+pub mod roctx;
 pub(crate) mod sdk;
 mod session;
 pub(crate) mod session_ledger;

@@ -30,7 +30,8 @@ use crate::tracer::agents::Agents;
 use crate::tracer::annotation::AnnotationMap;
 use crate::tracer::copy_calls::CopyCalls;
 use crate::tracer::hip_api::{self, HipApiNames, UNKNOWN_OP_NAME};
-use crate::tracer::kernel_names::{KernelNames, UNKNOWN_KERNEL_NAME};
+use crate::tracer::kernel_names::{KernelNames, KernelResources, UNKNOWN_KERNEL_NAME};
+use crate::tracer::roctx;
 
 /// Drop counts of one buffer callback, by reason.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -226,6 +227,7 @@ impl RecordDecoder<'_> {
         (event.annotation, event.scope_range_id) = self
             .annotations
             .look_up_with_scope_range_id(event.correlation_id);
+        event.roctx_range = roctx::label_of(event.correlation_id);
     }
 
     /// XLA's `HipApiEvent`. Every non-copy API is typed `Kernel` (docs/xla-interface.md#xla-edge-2, kept: the
@@ -288,14 +290,15 @@ impl RecordDecoder<'_> {
         record: &sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t,
     ) -> RocmTracerEvent {
         let info = &record.dispatch_info;
+        let (name, resources) = self
+            .kernel_names
+            .symbol(info.kernel_id)
+            .unwrap_or_else(|| (Arc::from(UNKNOWN_KERNEL_NAME), KernelResources::default()));
         let mut event = RocmTracerEvent {
             event_type: EventType::Kernel,
             source: EventSource::Activity,
             domain: EventDomain::HipOps,
-            name: self
-                .kernel_names
-                .get(info.kernel_id)
-                .unwrap_or_else(|| Arc::from(UNKNOWN_KERNEL_NAME)),
+            name,
             start_time_ns: record.start_timestamp,
             end_time_ns: record.end_timestamp,
             device_id: self.device_id_of_known_agent(info.agent_id.handle),
@@ -313,6 +316,10 @@ impl RecordDecoder<'_> {
                 grid_x: info.grid_size.x,
                 grid_y: info.grid_size.y,
                 grid_z: info.grid_size.z,
+                arch_vgpr_count: resources.arch_vgpr_count,
+                accum_vgpr_count: resources.accum_vgpr_count,
+                sgpr_count: resources.sgpr_count,
+                static_group_segment_size: resources.group_segment_size,
             }),
             ..RocmTracerEvent::default()
         };

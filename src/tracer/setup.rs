@@ -9,9 +9,9 @@ use super::callbacks::{buffer_callback, code_object_callback, hip_api_callback};
 use super::correlation::stream_external_correlation_callback;
 use super::hip_api::HipApiNames;
 use super::sdk::{self, SdkError};
-use super::stream_names;
 use super::stream_stack::hip_stream_callback;
 use super::version::SdkVersion;
+use super::{roctx, stream_names};
 use super::{SdkSetup, Tracer, TracerError};
 
 /// XLA's buffer geometry (docs/xla-interface.md#initialization-order): 100 pages, flushed at 40.
@@ -160,6 +160,19 @@ impl Tracer {
             Some(stream_names::marker_name_callback),
         ) {
             log::warn!("stream names (roctxNameHipStream) will not be shown: {error}");
+        }
+        // So are ROCTx ranges: an SDK that cannot trace them still traces the rest.
+        if let Err(error) = sdk::configure_callback_tracing(
+            stream_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+            &[
+                sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA,
+                sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
+                sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop,
+            ],
+            Some(roctx::marker_core_callback),
+        ) {
+            log::warn!("ROCTx ranges and marks will not be shown: {error}");
         }
         sdk::start_context(stream_context).map_err(unavailable)?;
         started.0.push(stream_context);

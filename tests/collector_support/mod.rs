@@ -75,6 +75,7 @@ pub fn kernel_details(grid_x: u32, workgroup_x: u32) -> KernelDetails {
         grid_x,
         grid_y: 2,
         grid_z: 1,
+        ..KernelDetails::default()
     }
 }
 

@@ -385,6 +385,8 @@ XrtEvent ToXrtEvent(const RocmTracerEvent& event, std::vector<std::string>& stri
   out.name = strings.back().c_str();
   strings.emplace_back(event.annotation);
   out.annotation = strings.back().c_str();
+  strings.emplace_back(event.roctx_range);
+  out.roctx_range = strings.back().c_str();
   out.start_time_ns = event.start_time_ns;
   out.end_time_ns = event.end_time_ns;
   out.device_id = event.device_id;
@@ -396,9 +398,11 @@ XrtEvent ToXrtEvent(const RocmTracerEvent& event, std::vector<std::string>& stri
   if (event.type == RocmTracerEventType::Kernel) {
     const KernelDetails& k = event.kernel_info;
     out.detail_kind = 1;
-    const uint32_t kernel[8] = {k.private_segment_size, k.group_segment_size, k.workgroup_x,
-                                k.workgroup_y,          k.workgroup_z,        k.grid_x,
-                                k.grid_y,               k.grid_z};
+    const uint32_t kernel[12] = {k.private_segment_size, k.group_segment_size, k.workgroup_x,
+                                 k.workgroup_y,          k.workgroup_z,        k.grid_x,
+                                 k.grid_y,               k.grid_z,             k.arch_vgpr_count,
+                                 k.accum_vgpr_count,     k.sgpr_count,
+                                 k.static_group_segment_size};
     std::copy(std::begin(kernel), std::end(kernel), out.kernel);
   } else if (event.type >= RocmTracerEventType::MemcpyH2D &&
              event.type <= RocmTracerEventType::MemcpyOther) {
@@ -431,7 +435,7 @@ TEST_F(GpuActivityTest, CppExportEqualsTheRustWriterForTheSameEvents) {
   std::vector<RocmTracerEvent> events = collector->events();
   ASSERT_GT(events.size(), 6u);
   std::vector<std::string> strings;
-  strings.reserve(2 * events.size());
+  strings.reserve(3 * events.size());  // name, annotation, ROCTx label: no reallocation
   std::vector<XrtEvent> xrt_events;
   for (const RocmTracerEvent& event : events) xrt_events.push_back(ToXrtEvent(event, strings));
   XrtExportInput input{};

@@ -87,12 +87,25 @@ TEST(RocmCollectorTest, MultipleActivitiesPerCorrelationIdAllExported) {
   EXPECT_TRUE(names.contains("kernel_c"));
 }
 
-TEST(RocmCollectorTest, KernelDetailsStatHasXlaFormatWithZeroOccupancy) {
+// The newer XLA's format (openxla/xla#47469): registers, static and dynamic LDS, and no
+// occ_pct without a device to model.
+TEST(RocmCollectorTest, KernelDetailsStatHasTheNewerXlaFormat) {
   RocmTraceCollectorImpl collector(Options(1), kStartWallTimeNs, kStartGpuTimeNs);
   collector.AddEvent(ApiEvent(RocmTracerEventType::Kernel, "hipLaunchKernel", 1, 1), false);
   RocmTracerEvent kernel = KernelActivity("k", 1, 3000, 4000, 0, 1);
-  kernel.kernel_info = KernelDetails{32, 1024, 256, 1, 1, 25600, 2, 1, nullptr};
-  const std::string expected = ToXStat(kernel.kernel_info, 0.0);
+  kernel.kernel_info = KernelDetails{};
+  kernel.kernel_info.private_segment_size = 32;
+  kernel.kernel_info.group_segment_size = 1024;
+  kernel.kernel_info.static_group_segment_size = 256;
+  kernel.kernel_info.workgroup_x = 256;
+  kernel.kernel_info.workgroup_y = 1;
+  kernel.kernel_info.workgroup_z = 1;
+  kernel.kernel_info.grid_x = 25600;
+  kernel.kernel_info.grid_y = 2;
+  kernel.kernel_info.grid_z = 1;
+  kernel.kernel_info.arch_vgpr_count = 61;
+  kernel.kernel_info.accum_vgpr_count = 64;
+  kernel.kernel_info.sgpr_count = 32;
   collector.AddEvent(std::move(kernel), false);
 
   XSpace space = ExportAll(collector);
@@ -100,8 +113,27 @@ TEST(RocmCollectorTest, KernelDetailsStatHasXlaFormatWithZeroOccupancy) {
   ASSERT_NE(gpu, nullptr);
   ASSERT_EQ(EventCount(*gpu), 1u);
   const std::string details = EventStats(*gpu, gpu->lines(0).events(0))["kernel_details"];
-  EXPECT_EQ(details, " grid:100,2,1 block:256,1,1 private_mem:32 group_mem:1024 occ_pct:0");
-  EXPECT_EQ(details, expected);
+  EXPECT_EQ(details,
+            "regs:64 static_shared:256 dynamic_shared:768 grid:100,2,1 block:256,1,1 "
+            "private_mem:32");
+}
+
+// #47917's form: only the register sum is given; it counts as the arch VGPRs.
+TEST(RocmCollectorTest, RegistersPerWorkItemAloneReachTheDetails) {
+  RocmTraceCollectorImpl collector(Options(1), kStartWallTimeNs, kStartGpuTimeNs);
+  collector.AddEvent(ApiEvent(RocmTracerEventType::Kernel, "hipLaunchKernel", 1, 1), false);
+  RocmTracerEvent kernel = KernelActivity("k", 1, 3000, 4000, 0, 1);
+  kernel.kernel_info = KernelDetails{};
+  kernel.kernel_info.registers_per_work_item = 40;
+  kernel.kernel_info.workgroup_x = 64;
+  kernel.kernel_info.grid_x = 64;
+  collector.AddEvent(std::move(kernel), false);
+  XSpace space = ExportAll(collector);
+  const XPlane* gpu = FindPlane(space, "/device:GPU:0");
+  ASSERT_NE(gpu, nullptr);
+  const std::string details = EventStats(*gpu, gpu->lines(0).events(0))["kernel_details"];
+  EXPECT_EQ(details.rfind("regs:40 static_shared:0 dynamic_shared:0 grid:1,0,0", 0), 0u)
+      << details;
 }
 
 TEST(RocmCollectorTest, OccupancyParamsEqualityAndHash) {

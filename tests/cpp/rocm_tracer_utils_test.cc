@@ -49,14 +49,50 @@ TEST(AnnotationMapTest, InternsStringsAndIgnoresEmptyOnes) {
   EXPECT_EQ(map.LookUp(1), "step");
 }
 
-TEST(AnnotationMapTest, CapacityLimitsNewStrings) {
+// As the newest XLA (#48501): once the string set is full, even a known string is no longer
+// correlated (the 2026-08-22 map still correlated known strings).
+TEST(AnnotationMapTest, AFullStringSetStopsCorrelating) {
   AnnotationMap map(1);
   map.Add(1, "a");
   map.Add(2, "b");
   map.Add(3, "a");
   EXPECT_EQ(map.LookUp(1), "a");
   EXPECT_TRUE(map.LookUp(2).empty());
-  EXPECT_EQ(map.LookUp(3), "a");
+  EXPECT_TRUE(map.LookUp(3).empty());
+}
+
+TEST(AnnotationMapTest, StoresTheRoctxLabelBesideTheAnnotation) {
+  AnnotationMap map;
+  map.Add(1, "step", "matmul");
+  map.Add(2, "", "matmul");
+  map.Add(3, "step");
+  EXPECT_EQ(map.LookUp(1), "step");
+  EXPECT_EQ(map.LookUpRoctxRange(1), "matmul");
+  EXPECT_TRUE(map.LookUp(2).empty());
+  EXPECT_EQ(map.LookUpRoctxRange(2), "matmul");
+  EXPECT_TRUE(map.LookUpRoctxRange(3).empty());
+  // Both forms of Add: with a label and scope ids, and the 2026-08-22 one with ids only.
+  const std::vector<int64_t> ids = {4, 5};
+  map.Add(4, "x", "label", ids);
+  map.Add(5, "y", ids);
+  EXPECT_EQ(map.LookUpScopeRangeId(4), 5);
+  EXPECT_EQ(map.LookUpScopeRangeId(5), 5);
+  EXPECT_EQ(map.LookUpRoctxRange(4), "label");
+}
+
+TEST(AnnotationMapTest, ResetForgetsEverythingAndSetsTheCapacity) {
+  AnnotationMap map(1);
+  map.Add(1, "a", "r");
+  map.Reset(3);
+  EXPECT_TRUE(map.LookUp(1).empty());
+  EXPECT_TRUE(map.LookUpRoctxRange(1).empty());
+  map.Add(2, "a", "r");
+  map.Add(3, "b");
+  EXPECT_EQ(map.LookUpRoctxRange(2), "r");
+  EXPECT_EQ(map.LookUp(3), "b");
+  map.Reset(0);
+  map.Add(4, "a");
+  EXPECT_TRUE(map.LookUp(4).empty());
 }
 
 TEST(AnnotationMapTest, ScopeRangeIdsAndTreeFromInnerToOuter) {

@@ -166,6 +166,16 @@ typedef enum rocprofiler_hip_stream_operation {
   ROCPROFILER_HIP_STREAM_LAST = 4,
 } rocprofiler_hip_stream_operation_t;
 
+typedef enum rocprofiler_marker_core_api_id {
+  ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA = 0,
+  ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA = 1,
+  ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop = 2,
+  ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA = 3,
+  ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop = 4,
+  ROCPROFILER_MARKER_CORE_API_ID_roctxGetThreadId = 5,
+  ROCPROFILER_MARKER_CORE_API_ID_LAST = 6,
+} rocprofiler_marker_core_api_id_t;
+
 typedef enum rocprofiler_external_correlation_id_request_kind {
   ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE = 0,
   ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HSA_CORE_API = 1,

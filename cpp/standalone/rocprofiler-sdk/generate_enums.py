@@ -22,6 +22,7 @@ ENUM_TYPES = [
     "rocprofiler_kernel_dispatch_operation_t",
     "rocprofiler_memory_copy_operation_t",
     "rocprofiler_hip_stream_operation_t",
+    "rocprofiler_marker_core_api_id_t",
     "rocprofiler_external_correlation_id_request_kind_t",
     "rocprofiler_agent_type_t",
     "rocprofiler_agent_version_t",

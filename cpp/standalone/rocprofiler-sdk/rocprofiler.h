@@ -77,6 +77,38 @@ typedef struct rocprofiler_callback_tracing_record_t {
   void* payload;
 } rocprofiler_callback_tracing_record_t;
 
+/* ROCTx call arguments (marker/api_args.h): every member starts at offset 0. Only the core
+   API's members are spelled out; the union is 16 bytes as in the SDK. */
+typedef struct rocprofiler_marker_api_args_message_t {
+  const char* message;
+} rocprofiler_marker_api_args_message_t;
+
+typedef union rocprofiler_marker_api_args_t {
+  rocprofiler_marker_api_args_message_t roctxMarkA;
+  rocprofiler_marker_api_args_message_t roctxRangePushA;
+  struct {
+    char empty;
+  } roctxRangePop;
+  rocprofiler_marker_api_args_message_t roctxRangeStartA;
+  struct {
+    uint64_t id;
+  } roctxRangeStop;
+  uint8_t reserved[16];
+} rocprofiler_marker_api_args_t;
+
+typedef union rocprofiler_marker_api_retval_t {
+  int32_t int32_t_retval;
+  int64_t int64_t_retval;
+  uint64_t roctx_range_id_t_retval;
+} rocprofiler_marker_api_retval_t;
+
+/* The payload of a MARKER_* callback record (32 bytes). */
+typedef struct rocprofiler_callback_tracing_marker_api_data_t {
+  uint64_t size;
+  rocprofiler_marker_api_args_t args;
+  rocprofiler_marker_api_retval_t retval;
+} rocprofiler_callback_tracing_marker_api_data_t;
+
 typedef struct rocprofiler_record_header_t {
   union {
     struct {

@@ -1,40 +1,135 @@
-//! ROCTx's name API as the SDK traces it (docs/simulator-fidelity.md, SCENARIOS.md "ROCTx
-//! stream names"): `roctxNameHipStream(name, stream)` on the calling thread fires
-//! MARKER_NAME_API (callback kind 9) operation `roctxNameHipStream` (3) ENTER, then EXIT, to
-//! every active context whose MARKER_NAME_API callback service allows the operation, as the
-//! SDK's `marker.cpp` `roctx_api_impl::functor` does. The payload is
-//! `rocprofiler_callback_tracing_marker_api_data_t` with `args.roctxNameHipStream` filled before
-//! ENTER and `retval.int32_t_retval` (0, what the ROCTx library's own implementation returns)
-//! set before EXIT; both phases get one fresh correlation id. Without such a context the call
-//! just returns 0: nothing fires. The SDK does not look at the stream: any value is passed on.
+//! ROCTx as the SDK traces it (docs/simulator-fidelity.md, SCENARIOS.md "ROCTx stream names" and
+//! "ROCTx ranges and marks"). Each call on the calling thread fires ENTER, then EXIT, to every
+//! active context whose callback service of the call's kind allows the operation, as the SDK's
+//! `marker.cpp` `roctx_api_impl::functor` does; the payload is
+//! `rocprofiler_callback_tracing_marker_api_data_t` with the arguments filled before ENTER and
+//! the return value set before EXIT; both phases get one fresh correlation id. Without such a
+//! context the call just runs: nothing fires.
+//!
+//! - `roctxNameHipStream(name, stream)`: MARKER_NAME_API (9) operation 3, returns 0. The SDK
+//!   does not look at the stream: any value is passed on.
+//! - `roctxRangePushA(message)` / `roctxRangePop()` / `roctxMarkA(message)`: MARKER_CORE_API
+//!   (7) operations 1, 2, 0. Push returns the 0-based nesting level of the new range on the
+//!   thread, pop the level of the range it closed or -1 when the thread had none open (ROCTx's
+//!   own thread-local stack, kept here); mark returns nothing (the EXIT retval is 0).
+use std::cell::Cell;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+
 use crate::clock::gettid;
 use crate::dispatch::{invoke, next_correlation_id};
 use crate::external_correlation as ext;
 use crate::registry::{self, Selector};
 use crate::SimError;
 use rocprofiler_sdk_sys as sys;
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
-/// What the SDK hands the tool for one `roctxNameHipStream` call.
-fn payload(name: &CStr, stream: u64) -> sys::rocprofiler_callback_tracing_marker_api_data_t {
+/// What the SDK hands the tool for one ROCTx call with these arguments.
+fn payload(
+    args: sys::rocprofiler_marker_api_args_t,
+) -> sys::rocprofiler_callback_tracing_marker_api_data_t {
     sys::rocprofiler_callback_tracing_marker_api_data_t {
         size: std::mem::size_of::<sys::rocprofiler_callback_tracing_marker_api_data_t>() as u64,
-        args: sys::rocprofiler_marker_api_args_t {
-            roctxNameHipStream: sys::rocprofiler_marker_api_args_roctxNameHipStream_t {
-                name: name.as_ptr(),
-                stream: stream as *const c_void,
-            },
-        },
+        args,
         retval: sys::rocprofiler_marker_api_retval_t { int64_t_retval: 0 },
     }
 }
 
 /// Fires the traced call; returns the ROCTx return value (0).
 pub(crate) fn name_hip_stream(name: &CStr, stream: u64) -> i32 {
-    let op = sys::ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream;
+    let args = sys::rocprofiler_marker_api_args_t {
+        roctxNameHipStream: sys::rocprofiler_marker_api_args_roctxNameHipStream_t {
+            name: name.as_ptr(),
+            stream: stream as *const c_void,
+        },
+    };
+    fire(
+        sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
+        sys::ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream,
+        args,
+        || 0,
+    )
+}
+
+thread_local! {
+    /// ROCTx's own per-thread range depth (what push and pop return).
+    static RANGE_DEPTH: Cell<i32> = const { Cell::new(0) };
+}
+
+/// `roctxRangePushA`: fires MARKER_CORE_API operation 1; returns the new range's level.
+pub(crate) fn range_push(message: Option<&CStr>) -> i32 {
+    let args = sys::rocprofiler_marker_api_args_t {
+        roctxRangePushA: sys::rocprofiler_marker_api_args_message_t {
+            message: message.map_or(std::ptr::null(), CStr::as_ptr),
+        },
+    };
+    fire(
+        sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+        sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
+        args,
+        || {
+            RANGE_DEPTH
+                .try_with(|depth| {
+                    let level = depth.get();
+                    depth.set(level.saturating_add(1));
+                    level
+                })
+                .unwrap_or(-1)
+        },
+    )
+}
+
+/// `roctxRangePop`: fires MARKER_CORE_API operation 2; returns the closed range's level, or
+/// -1 when the thread had no open range.
+pub(crate) fn range_pop() -> i32 {
+    // The placeholder byte and the rest of the union zeroed, as a C caller's zeroed payload.
+    let args = sys::rocprofiler_marker_api_args_t {
+        roctxMarkA: sys::rocprofiler_marker_api_args_message_t {
+            message: std::ptr::null(),
+        },
+    };
+    fire(
+        sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+        sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop,
+        args,
+        || {
+            RANGE_DEPTH
+                .try_with(|depth| match depth.get() {
+                    0 => -1,
+                    open => {
+                        depth.set(open - 1);
+                        open - 1
+                    }
+                })
+                .unwrap_or(-1)
+        },
+    )
+}
+
+/// `roctxMarkA`: fires MARKER_CORE_API operation 0.
+pub(crate) fn mark(message: Option<&CStr>) {
+    let args = sys::rocprofiler_marker_api_args_t {
+        roctxMarkA: sys::rocprofiler_marker_api_args_message_t {
+            message: message.map_or(std::ptr::null(), CStr::as_ptr),
+        },
+    };
+    fire(
+        sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+        sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA,
+        args,
+        || 0,
+    );
+}
+
+/// One traced ROCTx call: ENTER to every target, `call` (ROCTx's own work), EXIT with its
+/// return value. Returns what `call` returned.
+fn fire(
+    kind: sys::rocprofiler_callback_tracing_kind_t,
+    op: i32,
+    args: sys::rocprofiler_marker_api_args_t,
+    call: impl FnOnce() -> i32,
+) -> i32 {
     let targets = registry::targets(
         Selector {
-            callback_kind: Some(sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API),
+            callback_kind: Some(kind),
             buffer_kind: None,
             request_kind: None,
         },
@@ -46,18 +141,23 @@ pub(crate) fn name_hip_stream(name: &CStr, stream: u64) -> i32 {
         .filter_map(|target| target.callback.map(|service| (target.context, service)))
         .collect();
     if targets.is_empty() {
-        return 0;
+        return call();
     }
     let tid = gettid();
     let internal = next_correlation_id();
-    let mut data = payload(name, stream);
+    let mut data = payload(args);
     let mut user_data = vec![0u64; targets.len()];
+    let mut call = Some(call);
+    let mut retval = 0;
     for phase in [
         sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
         sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
     ] {
         if phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
-            data.retval = sys::rocprofiler_marker_api_retval_t { int32_t_retval: 0 };
+            retval = call.take().map_or(0, |call| call());
+            data.retval = sys::rocprofiler_marker_api_retval_t {
+                int32_t_retval: retval,
+            };
         }
         for ((context, service), slot) in targets.iter().zip(user_data.iter_mut()) {
             invoke(
@@ -71,7 +171,7 @@ pub(crate) fn name_hip_stream(name: &CStr, stream: u64) -> i32 {
                     },
                     ancestor: sys::ROCPROFILER_CORRELATION_ID_ANCESTOR_NONE,
                 },
-                sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
+                kind,
                 op,
                 phase,
                 (&mut data as *mut sys::rocprofiler_callback_tracing_marker_api_data_t).cast(),
@@ -79,7 +179,7 @@ pub(crate) fn name_hip_stream(name: &CStr, stream: u64) -> i32 {
             );
         }
     }
-    0
+    retval
 }
 
 /// `roctxNameHipStream` as a Rust call: `name` must not contain NUL.
@@ -92,7 +192,8 @@ pub(crate) fn name_hip_stream_str(name: &str, stream: u64) -> Result<i32, SimErr
 
 /// The ROCTx library's `int roctxNameHipStream(const char* name, const struct ihipStream_t*
 /// stream)` (`rocprofiler-sdk-roctx/roctx.h`). The real one lives in
-/// `librocprofiler-sdk-roctx.so`; the simulator exports it from `librocprofiler-sdk.so`. A null
+/// `librocprofiler-sdk-roctx.so`; the simulator exports it from `librocprofiler-sdk.so` (and
+/// `librocprofiler-sdk-roctx.so`, a copy of it: docs/simulator-fidelity.md). A null
 /// name is refused with -1 (the real header declares it non-null).
 ///
 /// # Safety
@@ -106,5 +207,38 @@ pub unsafe extern "C" fn roctxNameHipStream(name: *const c_char, stream: *const 
         // SAFETY: the caller's contract.
         let name = unsafe { CStr::from_ptr(name) };
         name_hip_stream(name, stream as u64)
+    })
+}
+
+/// `int roctxRangePushA(const char* message)`. A null message is passed on as null (the SDK
+/// does not check it); the range still counts.
+///
+/// # Safety
+/// `message` is null or a NUL-terminated string valid for the call.
+#[no_mangle]
+pub unsafe extern "C" fn roctxRangePushA(message: *const c_char) -> c_int {
+    crate::ffi_guard::guard_value(-1, || {
+        // SAFETY: the caller's contract.
+        let message = (!message.is_null()).then(|| unsafe { CStr::from_ptr(message) });
+        range_push(message)
+    })
+}
+
+/// `int roctxRangePop(void)`.
+#[no_mangle]
+pub extern "C" fn roctxRangePop() -> c_int {
+    crate::ffi_guard::guard_value(-1, range_pop)
+}
+
+/// `void roctxMarkA(const char* message)`.
+///
+/// # Safety
+/// `message` is null or a NUL-terminated string valid for the call.
+#[no_mangle]
+pub unsafe extern "C" fn roctxMarkA(message: *const c_char) {
+    crate::ffi_guard::guard_value((), || {
+        // SAFETY: the caller's contract.
+        let message = (!message.is_null()).then(|| unsafe { CStr::from_ptr(message) });
+        mark(message);
     })
 }

@@ -281,6 +281,18 @@ pub const ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipDevice: rocprofiler_marker_
 pub const ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream: rocprofiler_marker_name_api_id_t = 3;
 pub const ROCPROFILER_MARKER_NAME_API_ID_LAST: rocprofiler_marker_name_api_id_t = 4;
 
+// ROCTx core operations (`marker/api_id.h` `rocprofiler_marker_core_api_id_t`), traced as
+// callback kind MARKER_CORE_API; NONE is -1 here too.
+pub type rocprofiler_marker_core_api_id_t = i32;
+pub const ROCPROFILER_MARKER_CORE_API_ID_NONE: rocprofiler_marker_core_api_id_t = -1;
+pub const ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA: rocprofiler_marker_core_api_id_t = 0;
+pub const ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA: rocprofiler_marker_core_api_id_t = 1;
+pub const ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop: rocprofiler_marker_core_api_id_t = 2;
+pub const ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA: rocprofiler_marker_core_api_id_t = 3;
+pub const ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop: rocprofiler_marker_core_api_id_t = 4;
+pub const ROCPROFILER_MARKER_CORE_API_ID_roctxGetThreadId: rocprofiler_marker_core_api_id_t = 5;
+pub const ROCPROFILER_MARKER_CORE_API_ID_LAST: rocprofiler_marker_core_api_id_t = 6;
+
 pub type rocprofiler_external_correlation_id_request_kind_t = u32;
 pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE:
     rocprofiler_external_correlation_id_request_kind_t = 0;
@@ -1200,6 +1212,9 @@ pub struct rocprofiler_marker_api_args_roctxNameHipStream_t {
 #[derive(Copy, Clone)]
 pub union rocprofiler_marker_api_args_t {
     pub roctxMarkA: rocprofiler_marker_api_args_message_t,
+    pub roctxRangePushA: rocprofiler_marker_api_args_message_t,
+    /// `roctxRangePop` takes no argument: the SDK's member is a one-byte placeholder.
+    pub roctxRangePop: u8,
     pub roctxNameOsThread: rocprofiler_marker_api_args_roctxNameOsThread_t,
     pub roctxNameHsaAgent: rocprofiler_marker_api_args_roctxNameHsaAgent_t,
     pub roctxNameHipDevice: rocprofiler_marker_api_args_roctxNameHipDevice_t,

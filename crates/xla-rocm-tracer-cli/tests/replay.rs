@@ -1074,3 +1074,135 @@ fn with_both_caps_each_lost_kernel_is_counted_once_and_none_under_the_api_cap() 
     assert!(kept > 0);
     assert_eq!(launches, kept);
 }
+
+/// (event name, its `nvtx_range`).
+type LabelledEvent = (String, Option<String>);
+
+/// (line name, its events with their `nvtx_range`) of every line of `plane`.
+fn lines_with_ranges(plane: &XPlane) -> Vec<(String, Vec<LabelledEvent>)> {
+    plane
+        .lines
+        .iter()
+        .map(|line| {
+            let events = line
+                .events
+                .iter()
+                .map(|event| {
+                    (
+                        plane.event_metadata[&event.metadata_id].name.clone(),
+                        event_stat(plane, event, "nvtx_range"),
+                    )
+                })
+                .collect();
+            (line.name.clone(), events)
+        })
+        .collect()
+}
+
+#[test]
+fn roctx_ranges_are_host_bands_and_label_the_work_launched_inside_them() {
+    let (spaces, stdout) = replay_sessions("scenarios/roctx_ranges.toml", &[]);
+    assert_eq!(spaces.len(), 2, "{stdout}");
+    let some = |s: &str| Some(s.to_owned());
+    let event = |name: &str, range: Option<String>| (name.to_owned(), range);
+
+    let host = lines_with_ranges(plane(&spaces[0], "/host:CPU"));
+    let line_names: Vec<&str> = host.iter().map(|(name, _)| name.as_str()).collect();
+    // Each thread's ROCTx line right after its thread's line.
+    assert_eq!(
+        line_names,
+        [
+            "Host Threads/4001",
+            "Host Threads/4001/ROCTX",
+            "Host Threads/4002",
+            "Host Threads/4002/ROCTX"
+        ]
+    );
+    // Ranges by start time (outer first), marks zero-length; `spanning` (popped in session 2)
+    // is in neither session.
+    assert_eq!(
+        host[1].1,
+        [
+            event("train_step", some("train_step")),
+            event("matmul", some("matmul")),
+            event("checkpoint", some("checkpoint")),
+        ]
+    );
+    assert_eq!(
+        host[3].1,
+        [
+            event("load_batch", some("load_batch")),
+            event("normalize", some("normalize")),
+            event("batch_ready", some("batch_ready")),
+        ]
+    );
+    // The innermost label at each HIP call, on the call and on its kernel or copy.
+    assert_eq!(
+        host[0].1,
+        [
+            event("hipLaunchKernel", some("matmul")),
+            event("hipLaunchKernel", some("train_step")),
+            event("hipLaunchKernel", None),
+            event("hipLaunchKernel", some("spanning")),
+        ]
+    );
+    let device = lines_with_ranges(plane(&spaces[0], "/device:GPU:0"));
+    let device_events: Vec<_> = device.into_iter().flat_map(|(_, events)| events).collect();
+    assert_eq!(
+        device_events,
+        [
+            event("Cijk_Alik_Bljk_HHS_BH_MT128x128x32", some("matmul")),
+            event("loop_add_fusion", some("train_step")),
+            event("reduce_sum_fusion", None),
+            event("loop_add_fusion", some("spanning")),
+            event("MemcpyH2D", some("load_batch")),
+            event("loop_add_fusion", some("normalize")),
+        ]
+    );
+    let marks = plane(&spaces[0], "/host:CPU").lines[1].events[2].duration_ps;
+    assert_eq!(marks, 0, "a mark has no length");
+
+    // Kernel resources and occupancy, from the kernel symbol (the simulator's code objects:
+    // 64 arch VGPRs, 32 SGPRs, no static LDS) and the dispatch (32 KiB LDS per 256-thread
+    // workgroup: 2 workgroups of 4 waves in 32 slots on gfx942, 304 CUs).
+    let gpu = plane(&spaces[0], "/device:GPU:0");
+    let (_, gemm) = named_events(gpu)
+        .into_iter()
+        .find(|(name, _)| name.starts_with("Cijk"))
+        .unwrap();
+    assert_eq!(
+        event_stat(gpu, gemm, "kernel_details").as_deref(),
+        Some(
+            "regs:64 static_shared:0 dynamic_shared:32768 grid:256,1,1 block:256,1,1 \
+             private_mem:0 occ_pct:25"
+        )
+    );
+    assert_eq!(
+        event_stat(gpu, gemm, "theoretical_occupancy_pct").as_deref(),
+        Some("DoubleValue(25.0)")
+    );
+    assert_eq!(
+        event_stat(gpu, gemm, "occupancy_min_grid_size").as_deref(),
+        Some("608")
+    );
+
+    // Session 2: `spanning` was pushed in session 1, so the kernel launched under it in
+    // session 2 has no label and the range is not shown.
+    let host = lines_with_ranges(plane(&spaces[1], "/host:CPU"));
+    assert_eq!(
+        host,
+        [
+            (
+                "Host Threads/4001".to_owned(),
+                vec![
+                    event("hipLaunchKernel", None),
+                    event("hipLaunchKernel", some("second_session"))
+                ]
+            ),
+            (
+                "Host Threads/4001/ROCTX".to_owned(),
+                vec![event("second_session", some("second_session"))]
+            ),
+        ]
+    );
+}

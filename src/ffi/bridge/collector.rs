@@ -281,7 +281,9 @@ mod tests {
                 device_id: 0,
                 annotation: Some(Arc::from("step")),
                 scope_range_id: 5,
-                details: EventDetails::Kernel(KernelDetails::from_array([1, 2, 3, 4, 5, 6, 7, 8])),
+                details: EventDetails::Kernel(KernelDetails::from_array([
+                    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                ])),
                 ..base
             },
         ]

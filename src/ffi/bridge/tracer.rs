@@ -11,7 +11,7 @@ use crate::collector::Collector;
 use crate::event::RocmTracerEvent;
 use crate::sink::EventSink;
 use crate::tracer::agents::AgentInfo;
-use crate::tracer::{Tracer, TracerError, TracerOptions};
+use crate::tracer::{roctx, Tracer, TracerError, TracerOptions};
 
 static CPP_SIDE: Once = Once::new();
 
@@ -225,6 +225,34 @@ pub(super) unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
                 },
                 Err(reason) => failed(reason),
             }
+        },
+    )
+}
+
+pub(super) fn tracer_roctx_call(operation: i32, has_message: bool, message: &[u8], thread_id: u64) {
+    guarded(
+        "tracer_roctx_call",
+        || (),
+        || {
+            let message = has_message.then(|| Arc::from(String::from_utf8_lossy(message)));
+            roctx::on_marker_call(operation, message, thread_id)
+        },
+    )
+}
+
+pub(super) fn tracer_roctx_current_label() -> String {
+    guarded("tracer_roctx_current_label", String::new, || {
+        roctx::current_label().map_or_else(String::new, |label| label.to_string())
+    })
+}
+
+pub(super) fn tracer_roctx_emit(label: &[u8], start_ns: u64, end_ns: u64, thread_id: u64) {
+    guarded(
+        "tracer_roctx_emit",
+        || (),
+        || {
+            let label = Arc::from(String::from_utf8_lossy(label));
+            roctx::emit_marker(label, start_ns, end_ns, thread_id)
         },
     )
 }

@@ -164,6 +164,12 @@ pub enum Step {
     CreateStream(String),
     /// `hipStreamDestroy`.
     DestroyStream(StreamRef),
+    /// `roctxRangePushA(message)` on the thread.
+    RoctxPush(String),
+    /// `roctxRangePop()` on the thread.
+    RoctxPop,
+    /// `roctxMarkA(message)` on the thread.
+    RoctxMark(String),
     /// Seeded random launches, copies and memsets, generated one at a time during replay.
     Random(Box<RandomSpec>),
     /// Repeated steps, optionally inside an annotation (`{i}` in the name = iteration).

@@ -103,6 +103,9 @@ struct RawStep {
     set_exit: Option<bool>,
     create_stream: Option<Spanned<String>>,
     random: Option<RawRandom>,
+    roctx_push: Option<String>,
+    roctx_pop: Option<bool>,
+    roctx_mark: Option<String>,
     // modifiers
     stream: Option<Spanned<String>>,
     module: Option<bool>,
@@ -159,7 +162,8 @@ const MAX_THREADS: usize = 256;
 pub(super) const MAX_GROUP_DEPTH: u32 = 32;
 const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
 const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
-     sleep_us, bind, api, steps, enable, disable, set_enter, set_exit, create_stream, random";
+     sleep_us, bind, api, steps, enable, disable, set_enter, set_exit, create_stream, random, \
+     roctx_push, roctx_pop, roctx_mark";
 const DEFAULT_KERNEL_NS: u64 = 10_000;
 
 // Limits: a scenario asking for more is refused at the key's line, before anything runs.
@@ -875,6 +879,22 @@ impl<'a> Validator<'a> {
         if let Some(name) = &s.create_stream {
             return self.create_step(name, on);
         }
+        if let Some(message) = s.roctx_push.take() {
+            return roctx_message(&message)
+                .map(|()| Step::RoctxPush(message))
+                .map_err(err);
+        }
+        if let Some(message) = s.roctx_mark.take() {
+            return roctx_message(&message)
+                .map(|()| Step::RoctxMark(message))
+                .map_err(err);
+        }
+        match s.roctx_pop {
+            Some(false) => return Err(err("roctx_pop must be true".into())),
+            // A pop without a push is allowed: ROCTx returns -1 and the SDK still traces it.
+            Some(true) => return Ok(Step::RoctxPop),
+            None => {}
+        }
         if let Some(random) = s.random.take() {
             let spec = self.random(random, on).map_err(err)?;
             return Ok(Step::Random(Box::new(spec)));
@@ -915,6 +935,9 @@ impl<'a> Validator<'a> {
             ("set_exit", s.set_exit.is_some()),
             ("create_stream", s.create_stream.is_some()),
             ("random", s.random.is_some()),
+            ("roctx_push", s.roctx_push.is_some()),
+            ("roctx_pop", s.roctx_pop.is_some()),
+            ("roctx_mark", s.roctx_mark.is_some()),
         ]
         .into_iter()
         .filter(|(_, present)| *present)
@@ -1382,4 +1405,12 @@ fn roctx_stream_name(
         Some(message) => Err(at.error(name.span(), message)),
         None => Ok(Some(text.clone())),
     }
+}
+
+/// A `roctx_push` / `roctx_mark` message: it travels as a C string, so no NUL.
+fn roctx_message(message: &str) -> Result<(), String> {
+    if message.contains('\0') {
+        return Err("a ROCTx message must not contain a NUL character".to_owned());
+    }
+    Ok(())
 }

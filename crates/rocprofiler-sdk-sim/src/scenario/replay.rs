@@ -698,6 +698,14 @@ fn run_step(
                 out.api_calls += 1;
             }
             Step::Sleep { .. } => {}
+            // Not HIP calls: no API call is counted.
+            Step::RoctxPush(message) => {
+                driver::roctx_range_push(message).map_err(fail)?;
+            }
+            Step::RoctxPop => {
+                driver::roctx_range_pop();
+            }
+            Step::RoctxMark(message) => driver::roctx_mark(message).map_err(fail)?,
             Step::Enable => hooks
                 .enable_tracing()
                 .map_err(|e| ReplayError(format!("thread `{thread}`: enable: {e}")))?,

@@ -130,9 +130,20 @@ class RocmTraceCollector {
 
 class PerDeviceCollector {
  public:
+  // The ROCTx listener's form (#46933). ROCTx ranges and marks go onto `host_plane`, each
+  // thread's on a "Host Threads/<tid>/ROCTX" line, as they are after tsl merges XLA's marker
+  // plane into the host plane; `marker_plane` is not written.
   void Export(uint64_t start_walltime_ns, uint64_t start_gputime_ns, uint64_t end_gputime_ns,
               tsl::profiler::XPlaneBuilder* device_plane,
+              tsl::profiler::XPlaneBuilder* marker_plane,
               tsl::profiler::XPlaneBuilder* host_plane);
+  // The 2026-08-22 form.
+  void Export(uint64_t start_walltime_ns, uint64_t start_gputime_ns, uint64_t end_gputime_ns,
+              tsl::profiler::XPlaneBuilder* device_plane,
+              tsl::profiler::XPlaneBuilder* host_plane) {
+    Export(start_walltime_ns, start_gputime_ns, end_gputime_ns, device_plane, nullptr,
+           host_plane);
+  }
 
   PerDeviceCollector() = default;
 
@@ -208,6 +219,8 @@ class RocmTraceCollectorImpl : public RocmTraceCollector {
 
   absl::node_hash_map<uint32_t, PerDeviceCollector> per_device_collector_;
   ScopeRangeIdTree scope_range_id_tree_;
+  // ROCTx ranges and marks (Generic events): joined with nothing (#46933).
+  std::vector<RocmTracerEvent> standalone_events_ ABSL_GUARDED_BY(event_maps_mutex_);
 };  // RocmTraceCollectorImpl
 
 std::unique_ptr<RocmTraceCollector> CreateRocmCollector(const RocmTraceCollectorOptions& options,

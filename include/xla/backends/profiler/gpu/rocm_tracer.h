@@ -1,11 +1,13 @@
-/* Drop-in declaration of XLA's xla/backends/profiler/gpu/rocm_tracer.h
-   (openxla/xla main 2026-08-22), written for xla-rocm-tracer from docs/xla-interface.md#tracer-header.
-   Inside an XLA build, XLA's own header is used instead: every declaration here must stay
-   identical to it. Implemented by cpp/rocm_tracer.cc over the Rust tracer. */
+/* Drop-in declaration of XLA's xla/backends/profiler/gpu/rocm_tracer.h as the ROCTx listener
+   (openxla/xla#46933, ROCm/xla cj/roctx-pr1-listener 7a3d96a4) has it, which also serves the
+   2026-08-22 interface (docs/xla-interface.md#supported-xla-interfaces); written for
+   xla-rocm-tracer from docs/xla-interface.md#tracer-header and docs/xla-interface-next.md.
+   Implemented by cpp/rocm_tracer.cc over the Rust tracer. */
 
 #ifndef XLA_BACKENDS_PROFILER_GPU_ROCM_TRACER_H_
 #define XLA_BACKENDS_PROFILER_GPU_ROCM_TRACER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -15,6 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/optional.h"
 #include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
@@ -25,9 +28,7 @@ namespace profiler {
 
 class RocmTraceCollector;
 
-struct RocmTracerOptions {
-  uint64_t max_annotation_strings;
-};
+// RocmTracerOptions is declared in rocm_tracer_utils.h (openxla/xla#48501).
 
 // Enables rocprofiler-sdk tracing and forwards the events to a RocmTraceCollector.
 // One per process.
@@ -55,6 +56,15 @@ class RocmTracer {
                        uint64_t drop_count);
   void CodeObjectCallback(rocprofiler_callback_tracing_record_t record, void* callback_data);
 
+  // One MARKER_CORE_API record: push at ENTER, pop at EXIT, mark at ENTER (XLA's phases; the
+  // Rust tracer's own subscription acts at ENTER only, docs/xla-interface.md#roctx-ranges-and-marks).
+  void MarkerCallback(const rocprofiler_callback_tracing_record_t& record);
+  // The calling thread's innermost ROCTx label of the running session ("" for none); valid
+  // until this thread's next call of this function.
+  absl::string_view GetCurrentRoctxLabel();
+  // Hands a ROCTx range or mark to the running session's collector.
+  void EmitMarkerEvent(std::string label, uint64_t start_ns, uint64_t end_ns, uint64_t tid);
+
   AnnotationMap* annotation_map() { return &annotation_map_; }
 
  protected:
@@ -76,6 +86,11 @@ class RocmTracer {
   bool activity_tracing_enabled_{false};
 
   AnnotationMap annotation_map_{1024 * 1024};
+
+  // XLA's session generation of ROCTx frames. The generation the Rust tracer keeps
+  // (src/tracer/roctx.rs) is the one that counts; this one is bumped at Enable for code that
+  // reads it.
+  std::atomic<uint64_t> roctx_generation_{0};
 
  public:
   using kernel_symbol_data_t =

@@ -1,13 +1,17 @@
-/* Drop-in declaration of XLA's xla/backends/profiler/gpu/rocm_tracer_utils.h
-   (openxla/xla main 2026-08-22), written for xla-rocm-tracer from the interface facts in
-   docs/xla-interface.md#utilities-header. Inside an XLA build, XLA's own header is used instead: every
-   declaration here must stay identical to it. Implemented by cpp/rocm_tracer_utils.cc. */
+/* Drop-in declaration of XLA's xla/backends/profiler/gpu/rocm_tracer_utils.h in its newest
+   form found (the ROCTx listener openxla/xla#46933 with #47917's kernel resources and #48501's
+   RocmTracerOptions and AnnotationMap::Reset), keeping what the 2026-08-22 interface needs
+   (AnnotationMap::Clear, the three-argument Add) and the occupancy wiring's (#47469) register
+   fields: one header for every supported interface (docs/xla-interface.md#supported-xla-interfaces).
+   Written for xla-rocm-tracer from docs/xla-interface.md#utilities-header and
+   docs/xla-interface-next.md. Implemented by cpp/rocm_tracer_utils.cc. */
 
 #ifndef XLA_BACKENDS_PROFILER_GPU_ROCM_TRACER_UTILS_H_
 #define XLA_BACKENDS_PROFILER_GPU_ROCM_TRACER_UTILS_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -42,8 +46,14 @@ struct MemsetDetails {
 };
 
 struct KernelDetails {
+  // Scratch bytes per work-item, at dispatch.
   uint32_t private_segment_size;
+  // LDS bytes per workgroup at dispatch: static and dynamic.
   uint32_t group_segment_size;
+  // Arch plus accumulation VGPRs per work-item (#47917).
+  uint32_t registers_per_work_item;
+  // Static LDS bytes per workgroup, from the kernel symbol (#47917, #47469).
+  uint32_t static_group_segment_size;
   uint32_t workgroup_x;
   uint32_t workgroup_y;
   uint32_t workgroup_z;
@@ -52,6 +62,10 @@ struct KernelDetails {
   uint32_t grid_y;
   uint32_t grid_z;
   void* func_ptr;
+  // From the kernel symbol, as the occupancy wiring (#47469) adds them.
+  uint32_t arch_vgpr_count;
+  uint32_t accum_vgpr_count;
+  uint32_t sgpr_count;
 };
 
 enum class RocmTracerEventType {
@@ -128,6 +142,18 @@ struct RocmTracerEvent {
   };
 };
 
+// One open ROCTx range of a thread (XLA keeps a thread-local stack of them; the Rust tracer
+// keeps its own, src/tracer/roctx.rs).
+struct RoctxFrame {
+  std::string message;
+  uint64_t start_ns;
+  uint64_t generation;
+};
+
+struct RocmTracerOptions {
+  uint64_t max_annotation_strings;
+};
+
 struct RocmTraceCollectorOptions {
   uint64_t max_callback_api_events;
   uint64_t max_activity_api_events;
@@ -137,25 +163,44 @@ struct RocmTraceCollectorOptions {
 
 class AnnotationMap {
  public:
-  explicit AnnotationMap(uint64_t max_size) : max_size_(max_size) {}
+  // The capacity before the first session sets one.
+  static constexpr uint64_t kPreSessionCapacity = 1024 * 1024;
+
+  explicit AnnotationMap(uint64_t initial_max_size = kPreSessionCapacity)
+      : max_size_(initial_max_size) {}
+  // Interns the annotation and the ROCTx label of a HIP call (each while fewer than the
+  // capacity are stored) and records its scope range ids.
   void Add(uint64_t correlation_id, const std::string& annotation,
+           absl::string_view roctx_range = {},
            absl::Span<const int64_t> scope_range_ids = {});
+  // The 2026-08-22 form, without a ROCTx label.
+  void Add(uint64_t correlation_id, const std::string& annotation,
+           absl::Span<const int64_t> scope_range_ids) {
+    Add(correlation_id, annotation, absl::string_view(), scope_range_ids);
+  }
   absl::string_view LookUp(uint64_t correlation_id);
+  absl::string_view LookUpRoctxRange(uint64_t correlation_id);
   int64_t LookUpScopeRangeId(uint64_t correlation_id);
   ScopeRangeIdTree TakeScopeRangeIdTree();
+  // Forgets everything and sets the capacity, under one lock.
+  void Reset(uint64_t max_size);
+  // Forgets everything, keeping the capacity (the 2026-08-22 interface).
   void Clear();
 
  private:
   struct AnnotationMapImpl {
     absl::Mutex mutex;
-    // Interned strings: node storage keeps the string_views below stable.
+    // Interned strings: node storage keeps the references below stable.
     absl::node_hash_set<std::string> annotations ABSL_GUARDED_BY(mutex);
-    absl::flat_hash_map<uint64_t, absl::string_view> correlation_map ABSL_GUARDED_BY(mutex);
+    absl::flat_hash_map<uint64_t, std::reference_wrapper<const std::string>> correlation_map
+        ABSL_GUARDED_BY(mutex);
+    absl::flat_hash_map<uint64_t, std::reference_wrapper<const std::string>> roctx_range_map
+        ABSL_GUARDED_BY(mutex);
     absl::flat_hash_map<uint64_t, int64_t> scope_range_id_map ABSL_GUARDED_BY(mutex);
     ScopeRangeIdTree scope_range_id_tree ABSL_GUARDED_BY(mutex);
   };
-  const uint64_t max_size_;
   AnnotationMapImpl map_;
+  uint64_t max_size_ ABSL_GUARDED_BY(map_.mutex);
 
  public:
   AnnotationMap(const AnnotationMap&) = delete;

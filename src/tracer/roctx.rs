@@ -1,0 +1,339 @@
+//! ROCTx ranges and marks (docs/xla-interface.md#roctx-ranges-and-marks): the program's
+//! `roctxRangePushA` / `roctxRangePop` pairs become ranges and `roctxMarkA` zero-length marks on
+//! the host timeline, and the range open on a thread at a HIP call travels onto that call's API
+//! event and the kernels and copies it enqueued, as `roctx_range` (XLA's `nvtx_range` stat).
+//!
+//! The MARKER_CORE_API callback runs on the process-lifetime stream context, at ENTER only, on
+//! the calling thread: unlike XLA (whose main context sees no push before `Enable`), every
+//! thread's stack stays right across sessions, so a pop always closes the range it belongs to.
+//! The rules XLA applies are kept: each frame remembers the session generation it was pushed in,
+//! and only a range pushed and popped within one session is emitted; a label is put on HIP
+//! calls only while the thread's innermost range belongs to the running session. The stack is a
+//! thread-local, so the HIP path reads it without a lock; the correlation id -> label map is
+//! written only for calls made inside a range.
+use std::cell::RefCell;
+use std::ffi::{c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock};
+
+use parking_lot::Mutex;
+use rocprofiler_sdk_sys as sys;
+use rustc_hash::FxHashMap;
+
+use super::{instance, Tracer, IN_BUFFER_CALLBACK};
+use crate::event::{EventDomain, EventSource, EventType, RocmTracerEvent};
+
+/// Bumped when a session starts and when it ends, so that a frame pushed outside a session, or
+/// in another one, never matches the running session's generation.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+/// `roctxRangePop` calls that found no open range on their thread.
+static UNMATCHED_POPS: AtomicU64 = AtomicU64::new(0);
+/// Ranges popped in another session than the one they were pushed in (or outside any): dropped.
+static CROSSED_SESSIONS: AtomicU64 = AtomicU64::new(0);
+/// The innermost range label of each HIP call of the session made inside one, by internal
+/// correlation id; cleared when a session starts.
+static LABELS: LazyLock<Mutex<FxHashMap<u64, Arc<str>>>> = LazyLock::new(Mutex::default);
+
+/// One open range on a thread.
+struct Frame {
+    /// `None` for a null or empty message: the frame keeps the stack balanced, no range shows.
+    label: Option<Arc<str>>,
+    start_ns: u64,
+    generation: u64,
+}
+
+thread_local! {
+    static STACK: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A session starts: the labels of the previous one are forgotten.
+pub(crate) fn start_session() {
+    LABELS.lock().clear();
+    GENERATION.fetch_add(1, Ordering::AcqRel);
+}
+
+/// The session ended: ranges still open belong to no session any more.
+pub(crate) fn end_session() {
+    GENERATION.fetch_add(1, Ordering::AcqRel);
+}
+
+/// The label of the calling thread's innermost open range, if it was pushed in the running
+/// session (XLA's `GetCurrentRoctxLabel`).
+pub fn current_label() -> Option<Arc<str>> {
+    label_in(GENERATION.load(Ordering::Acquire))
+}
+
+/// The innermost label of this thread if its range was pushed in `generation`. Only the top
+/// frame is looked at: frames below it are older still.
+fn label_in(generation: u64) -> Option<Arc<str>> {
+    STACK
+        .try_with(|stack| {
+            let stack = stack.borrow();
+            let top = stack.last()?;
+            (top.generation == generation)
+                .then(|| top.label.clone())
+                .flatten()
+        })
+        .ok()
+        .flatten()
+}
+
+/// At a HIP call's ENTER on its thread: notes the thread's current label for the call.
+pub(crate) fn note_label(correlation_id: u64) {
+    if let Some(label) = current_label() {
+        LABELS.lock().insert(correlation_id, label);
+    }
+}
+
+/// The label noted for a HIP call, for its API event and the work it enqueued.
+pub(crate) fn label_of(correlation_id: u64) -> Option<Arc<str>> {
+    let labels = LABELS.lock();
+    if labels.is_empty() {
+        return None;
+    }
+    labels.get(&correlation_id).cloned()
+}
+
+/// `roctxRangePop` calls that had no open range on their thread, since the process started.
+pub fn unmatched_pops() -> u64 {
+    UNMATCHED_POPS.load(Ordering::Relaxed)
+}
+
+/// Ranges dropped because they were not pushed and popped within one session.
+pub fn ranges_crossing_sessions() -> u64 {
+    CROSSED_SESSIONS.load(Ordering::Relaxed)
+}
+
+/// `roctxRangePushA(label)` on this thread at `now_ns`, in session generation `generation`.
+fn push(label: Option<Arc<str>>, now_ns: u64, generation: u64) {
+    let frame = Frame {
+        label: label.filter(|label| !label.is_empty()),
+        start_ns: now_ns,
+        generation,
+    };
+    let _ = STACK.try_with(|stack| stack.borrow_mut().push(frame));
+}
+
+/// `roctxRangePop()` on this thread at `now_ns`, in session generation `generation`: the range
+/// it closes, if it is to be shown.
+fn pop(thread_id: u64, now_ns: u64, generation: u64) -> Option<RocmTracerEvent> {
+    let frame = STACK.try_with(|stack| stack.borrow_mut().pop()).ok()?;
+    let Some(frame) = frame else {
+        UNMATCHED_POPS.fetch_add(1, Ordering::Relaxed);
+        return None;
+    };
+    if frame.generation != generation {
+        if frame.label.is_some() {
+            CROSSED_SESSIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        return None;
+    }
+    let label = frame.label?;
+    (frame.start_ns != 0 && now_ns != 0)
+        .then(|| marker_event(label, frame.start_ns, now_ns, thread_id))
+}
+
+/// `roctxMarkA(label)` at `now_ns`: a zero-length event.
+fn mark(label: Option<Arc<str>>, thread_id: u64, now_ns: u64) -> Option<RocmTracerEvent> {
+    let label = label.filter(|label| !label.is_empty())?;
+    (now_ns != 0).then(|| marker_event(label, now_ns, now_ns, thread_id))
+}
+
+/// XLA's `EmitMarkerEvent`: a `Generic` host event named by the label, with no device,
+/// correlation id, stream or `roctx_range` (the export writes its name as `nvtx_range`).
+pub fn marker_event(
+    label: Arc<str>,
+    start_ns: u64,
+    end_ns: u64,
+    thread_id: u64,
+) -> RocmTracerEvent {
+    RocmTracerEvent {
+        event_type: EventType::Generic,
+        source: EventSource::ApiCallback,
+        domain: EventDomain::InvalidDomain,
+        name: label,
+        start_time_ns: start_ns,
+        end_time_ns: end_ns,
+        thread_id,
+        ..RocmTracerEvent::default()
+    }
+}
+
+impl Tracer {
+    /// Hands a range or mark to the running session's sink, if it started before the event.
+    fn deliver_marker(&self, event: RocmTracerEvent) {
+        // A sink that calls ROCTx from its own `add_events` would wait for itself.
+        if IN_BUFFER_CALLBACK
+            .try_with(|flag| flag.get())
+            .unwrap_or(true)
+        {
+            return;
+        }
+        let guard = self.session.lock();
+        let Some(session) = guard.as_ref() else {
+            return;
+        };
+        if event.start_time_ns < session.start_ns {
+            return;
+        }
+        let mut batch = vec![event];
+        let sink = &session.sink;
+        if catch_unwind(AssertUnwindSafe(|| sink.add_events(&mut batch))).is_err() {
+            log::error!("the EventSink panicked in add_events; a ROCTx event is lost");
+        }
+    }
+}
+
+/// The message argument of a push or mark record, if any.
+///
+/// # Safety
+/// `payload` is null or the SDK's marker API payload, valid for the call.
+unsafe fn message_of(payload: *const c_void) -> Option<Arc<str>> {
+    type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
+    if payload.is_null() {
+        return None;
+    }
+    let payload = payload as *const Data;
+    // SAFETY: a non-null marker payload starts with its size.
+    let size = unsafe { std::ptr::addr_of!((*payload).size).read_unaligned() };
+    let needed = std::mem::offset_of!(Data, args) + std::mem::size_of::<usize>();
+    if size < needed as u64 {
+        return None;
+    }
+    // SAFETY: the payload covers the message pointer, at offset 0 of the argument union.
+    let message =
+        unsafe { std::ptr::addr_of!((*payload).args.roctxMarkA.message).read_unaligned() };
+    if message.is_null() {
+        return None;
+    }
+    // SAFETY: ROCTx messages are NUL-terminated and valid during the call.
+    let message = unsafe { CStr::from_ptr(message) };
+    Some(Arc::from(message.to_string_lossy()))
+}
+
+/// The process-lifetime context's MARKER_CORE_API callback, at ENTER on the calling thread.
+pub(super) unsafe extern "C" fn marker_core_callback(
+    record: sys::rocprofiler_callback_tracing_record_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    _callback_data: *mut c_void,
+) {
+    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API
+        || record.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER
+    {
+        return;
+    }
+    let _ = catch_unwind(|| {
+        // Only a push or a mark has a message: a pop's argument is a one-byte placeholder.
+        let message = match record.operation {
+            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA
+            | sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA => {
+                // SAFETY: the SDK's payload of this push or mark, valid during the callback.
+                unsafe { message_of(record.payload) }
+            }
+            _ => None,
+        };
+        on_marker_call(record.operation, message, record.thread_id);
+    });
+}
+
+/// One ROCTx call on the calling thread (`operation` of MARKER_CORE_API; the message of a
+/// push or mark): updates the thread's stack and hands a finished range or a mark to the
+/// running session. Other operations are ignored.
+pub fn on_marker_call(operation: i32, message: Option<Arc<str>>, thread_id: u64) {
+    let now_ns = Tracer::timestamp();
+    let generation = GENERATION.load(Ordering::Acquire);
+    let event = match operation {
+        sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA => {
+            push(message, now_ns, generation);
+            None
+        }
+        sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop => pop(thread_id, now_ns, generation),
+        sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA => mark(message, thread_id, now_ns),
+        _ => None,
+    };
+    if let Some(event) = event {
+        instance().deliver_marker(event);
+    }
+}
+
+/// XLA's `EmitMarkerEvent`: hands a range or mark built by the caller to the running session.
+pub fn emit_marker(label: Arc<str>, start_ns: u64, end_ns: u64, thread_id: u64) {
+    instance().deliver_marker(marker_event(label, start_ns, end_ns, thread_id));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Generations are passed explicitly: other tests may start sessions meanwhile. Each test
+    // runs on a thread of its own, so the stack is its own.
+    fn on_thread(body: impl FnOnce() + Send + 'static) {
+        std::thread::spawn(body).join().unwrap();
+    }
+
+    #[test]
+    fn a_range_pushed_and_popped_in_one_session_is_emitted_with_its_times() {
+        on_thread(|| {
+            push(Some(Arc::from("outer")), 10, 3);
+            push(Some(Arc::from("inner")), 20, 3);
+            assert_eq!(label_in(3).as_deref(), Some("inner"));
+            let inner = pop(7, 30, 3).unwrap();
+            assert_eq!(label_in(3).as_deref(), Some("outer"));
+            let outer = pop(7, 40, 3).unwrap();
+            assert_eq!(label_in(3), None);
+            assert_eq!(
+                (
+                    &*inner.name,
+                    inner.start_time_ns,
+                    inner.end_time_ns,
+                    inner.thread_id
+                ),
+                ("inner", 20, 30, 7)
+            );
+            assert_eq!(inner.event_type, EventType::Generic);
+            assert_eq!(inner.roctx_range, None, "the label is the name");
+            assert_eq!(
+                (&*outer.name, outer.start_time_ns, outer.end_time_ns),
+                ("outer", 10, 40)
+            );
+        });
+    }
+
+    #[test]
+    fn a_pop_without_a_push_is_counted_and_ignored() {
+        on_thread(|| {
+            let before = unmatched_pops();
+            assert!(pop(1, 5, 3).is_none());
+            assert!(unmatched_pops() > before);
+        });
+    }
+
+    #[test]
+    fn a_range_crossing_a_session_boundary_is_dropped_and_hides_its_label() {
+        on_thread(|| {
+            push(Some(Arc::from("spanning")), 10, 3);
+            assert_eq!(label_in(5), None, "a stale top frame labels nothing");
+            let before = ranges_crossing_sessions();
+            assert!(pop(1, 50, 5).is_none());
+            assert!(ranges_crossing_sessions() > before);
+            // The stack stayed balanced: a new range works.
+            push(Some(Arc::from("fresh")), 60, 5);
+            assert_eq!(pop(1, 70, 5).unwrap().name.as_ref(), "fresh");
+        });
+    }
+
+    #[test]
+    fn empty_labels_keep_the_stack_balanced_and_show_nothing() {
+        on_thread(|| {
+            push(Some(Arc::from("outer")), 1, 3);
+            push(None, 2, 3);
+            assert_eq!(label_in(3), None);
+            assert!(pop(1, 3, 3).is_none());
+            assert_eq!(pop(1, 4, 3).unwrap().name.as_ref(), "outer");
+            assert!(mark(Some(Arc::from("")), 1, 5).is_none());
+            let m = mark(Some(Arc::from("m")), 1, 5).unwrap();
+            assert_eq!((m.start_time_ns, m.end_time_ns), (5, 5));
+        });
+    }
+}
