@@ -539,8 +539,9 @@ fn real_and_simulated_compared(machine: &str, sdk_version: &str, rocm: &str) {
 
 #[test]
 fn real_and_simulated_runs_are_compared() {
-    // The simulator's default SDK is 1.0.0: the simulated side runs the ROCm 7.0 profile.
-    real_and_simulated_compared("clock = \"virtual\"", "1.0.0", "7.0");
+    // The simulator's default release is ROCm 7.1 (SDK 1.1.0): the simulated side runs the
+    // 7.1 profile.
+    real_and_simulated_compared("clock = \"virtual\"", "1.1.0", "7.1");
 }
 
 #[test]

@@ -111,7 +111,8 @@ fn the_command_alone_runs_the_probe_and_leaves_nothing() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let sdk = &report["simulated"]["libraries"]["sdk"];
-    assert_eq!(sdk["version"], "1.0.0");
+    // The simulator's default release, ROCm 7.1.
+    assert_eq!(sdk["version"], "1.1.0");
     let unpacked = Path::new(sdk["path"].as_str().unwrap());
     assert!(unpacked.starts_with(&tmp), "{}", unpacked.display());
     assert!(!report["simulated"]["steps"].as_array().unwrap().is_empty());
