@@ -79,7 +79,25 @@ lib_of() {
     floor) echo "$floor_so" ;; orig) echo "$orig_so" ;;
   esac
 }
-harness() { local side="$1"; shift; "$out/bench_harness" "$side" "$(lib_of "$side")" "$@"; }
+# Abseil's mutex deadlock detection off on every C++ side, as in XLA's optimised build: the
+# file (the side's library or one of its dependencies) that exports
+# absl::SetMutexDeadlockDetectionMode, and the symbol, for the harness (tracer_side.cc).
+absl_deadlock_env() {
+  local lib="$1" file sym
+  for file in "$lib" $(ldd "$lib" | awk '$3 ~ /^\// {print $3}'); do
+    sym="$(nm -D --defined-only "$file" 2>/dev/null | awk '/SetMutexDeadlockDetectionMode/ {print $3; exit}')"
+    if [ -n "$sym" ]; then
+      echo "BENCH_ABSL_DEADLOCK_LIB=$file BENCH_ABSL_DEADLOCK_SYMBOL=$sym"
+      return
+    fi
+  done
+  echo "BENCH_ABSL_DEADLOCK_LIB= BENCH_ABSL_DEADLOCK_SYMBOL="
+}
+harness_env() { env $(absl_deadlock_env "$(lib_of "$1")") "${@:2}"; }
+harness() {
+  local side="$1"; shift
+  harness_env "$side" "$out/bench_harness" "$side" "$(lib_of "$side")" "$@"
+}
 results="$out/results"
 : > "$results/all.txt"
 record() { # side bench file
@@ -100,7 +118,7 @@ for side in "${sides[@]}" floor; do
   done
   for variant in ir bare_ir; do
     echo "== $side: hot path under callgrind ($callgrind_calls HIP calls, $variant)"
-    valgrind --tool=callgrind --toggle-collect='*hot_path_loop*' \
+    harness_env "$side" valgrind --tool=callgrind --toggle-collect='*hot_path_loop*' \
       --callgrind-out-file="$results/$side-$variant.callgrind" \
       "$out/bench_harness" "$side" "$(lib_of "$side")" hotpath "$callgrind_calls" \
       "$([ "$variant" = bare_ir ] && echo bare || echo annotated)" \
@@ -115,7 +133,7 @@ for side in "${sides[@]}" floor; do
   harness "$side" drain "$events" 1 "$results/$side.xplane.pb" > "$results/$side-drain1.txt"
   record "$side" drain1 "$results/$side-drain1.txt"
   echo "== $side: drain, flush + export of $callgrind_events events under callgrind"
-  valgrind --tool=callgrind --callgrind-out-file="$results/$side-drain.callgrind" \
+  harness_env "$side" valgrind --tool=callgrind --callgrind-out-file="$results/$side-drain.callgrind" \
     "$out/bench_harness" "$side" "$(lib_of "$side")" drain "$callgrind_events" 1 \
     "$results/$side-cg.xplane.pb" > /dev/null 2> "$results/$side-drain-callgrind.log"
   callgrind_annotate --inclusive=yes "$results/$side-drain.callgrind" 2>/dev/null |
