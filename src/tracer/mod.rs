@@ -20,6 +20,7 @@
 //! `is_available()` false.
 pub(crate) mod agents;
 pub mod annotation;
+pub(crate) mod annotation_log;
 mod callbacks;
 pub(crate) mod copy_calls;
 pub(crate) mod correlation;
