@@ -172,7 +172,7 @@ static NEXT_MAP_ID: AtomicU64 = AtomicU64::new(1);
 /// The application thread's side is lock-free once its annotation is known: a thread caches
 /// what its current annotation stack resolved to (interned once per session) and writes runs
 /// of correlation ids into its own [`ThreadAnnotationLog`]; look-ups (on the buffer thread)
-/// read the logs (docs/ARCHITECTURE.md, "Annotations").
+/// read the logs (docs/ARCHITECTURE.md, "A kernel", step 1).
 ///
 /// Unlike XLA, whose map is fixed at 1,048,576 strings whatever the options say (rough edge
 /// docs/xla-interface.md#xla-edge-1), the capacity is set from `TracerOptions::max_annotation_strings` at every `enable()`.

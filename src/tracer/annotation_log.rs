@@ -1,6 +1,6 @@
 //! One thread's annotation record: which of its HIP calls ran under which annotation, written
-//! by that thread without a lock and read by the buffer thread (docs/ARCHITECTURE.md,
-//! "Annotations").
+//! by that thread without a lock and read by the buffer thread (docs/ARCHITECTURE.md, "A
+//! kernel", step 1).
 //!
 //! Calls are kept as runs: consecutive correlation ids issued by this thread under one
 //! annotation share one entry, whose `last` the thread extends while its annotation does not

@@ -102,7 +102,11 @@ impl AnnotationSource for CppAnnotationSource {
     fn record(&self, correlation_id: u64, map: &AnnotationMap) {
         if ANNOTATIONS_IN_RUST.load(Ordering::Acquire) {
             // The text is converted only when the thread's stack changed (the map's cache).
-            Self::with_stack(|text, ids| map.add_bytes(correlation_id, text, ids));
+            Self::with_stack(|text, ids| {
+                if !text.is_empty() {
+                    map.add_bytes(correlation_id, text, ids)
+                }
+            });
         } else {
             ffi::record_hip_api_annotation(correlation_id);
         }
