@@ -33,6 +33,7 @@ mod session;
 pub(crate) mod session_ledger;
 mod setup;
 pub(crate) mod stream_names;
+mod stream_notes;
 pub(crate) mod stream_stack;
 pub(crate) mod version;
 
