@@ -77,6 +77,10 @@ impl AnnotationMapInner {
     }
 
     fn find_run(&mut self, correlation_id: u64) -> Option<Run> {
+        if self.logs.is_empty() && self.runs.is_empty() {
+            // No thread recorded an annotation (most records of most sessions): no walk.
+            return None;
+        }
         if let Some(run) = self.run_in_taken(correlation_id) {
             return Some(run);
         }
