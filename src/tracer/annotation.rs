@@ -144,6 +144,15 @@ struct ThreadEntry {
 }
 
 impl ThreadEntry {
+    /// The call follows the thread's last one in its open run, and that run's annotation was
+    /// stored (a refused one is counted per call, in `write`).
+    #[inline]
+    fn extends_open_run(&self, correlation_id: u64) -> bool {
+        self.open_last.and_then(|last| last.checked_add(1)) == Some(correlation_id)
+            && self.string & 0xffff_ffff != REFUSED
+    }
+
+    #[inline]
     fn matches(&self, epoch: u64, text: &[u8], scope_range_ids: &[i64]) -> bool {
         self.epoch == epoch
             && self.identity == identity_of(text, scope_range_ids)
@@ -227,42 +236,74 @@ impl AnnotationMap {
         if text.is_empty() {
             return;
         }
+        let epoch = self.cache_epoch.load(Ordering::Acquire);
         let written = THREAD_ENTRIES_OF_MAPS.try_with(|entries| {
             let Ok(mut entries) = entries.try_borrow_mut() else {
                 return false;
             };
-            let entry = match entries.iter().position(|e| e.map_id == self.id) {
-                Some(position) => &mut entries[position],
-                None => {
-                    if entries.len() >= THREAD_ENTRIES {
-                        entries.remove(0);
-                    }
-                    entries.push(self.new_thread_entry());
-                    let last = entries.len() - 1;
-                    &mut entries[last]
+            // The common case, kept small: this thread's stack and session are unchanged and
+            // the call follows the thread's last one, so it only extends the open run.
+            if let Some(entry) = entries.first_mut() {
+                if entry.map_id == self.id
+                    && entry.extends_open_run(correlation_id)
+                    && entry.matches(epoch, text, scope_range_ids)
+                {
+                    entry.log.extend_newest(correlation_id);
+                    entry.open_last = Some(correlation_id);
+                    return true;
                 }
-            };
-            let epoch = self.cache_epoch.load(Ordering::Acquire);
-            if !entry.matches(epoch, text, scope_range_ids) {
-                self.resolve(entry, epoch, text, scope_range_ids);
             }
-            self.write(entry, correlation_id);
+            self.add_changed(&mut entries, epoch, correlation_id, text, scope_range_ids);
             true
         });
         if written != Ok(true) {
-            // No thread-local (the thread is exiting) or a re-entrant call: a run of one call,
-            // straight into the taken runs.
-            let (string, scope_range_id) =
-                self.resolve_locked(&mut self.inner.lock(), text, scope_range_ids);
-            self.count_refused(string);
-            let run = Run {
-                first: correlation_id,
-                last: correlation_id,
-                string,
-                scope_range_id,
-            };
-            self.inner.lock().runs.insert(correlation_id, run);
+            self.add_without_thread_entry(correlation_id, text, scope_range_ids);
         }
+    }
+
+    /// [`AnnotationMap::add_bytes`] when the stack, the session or the run changed.
+    #[cold]
+    #[inline(never)]
+    fn add_changed(
+        &self,
+        entries: &mut Vec<ThreadEntry>,
+        epoch: u64,
+        correlation_id: u64,
+        text: &[u8],
+        scope_range_ids: &[i64],
+    ) {
+        let entry = match entries.iter().position(|e| e.map_id == self.id) {
+            Some(position) => &mut entries[position],
+            None => {
+                if entries.len() >= THREAD_ENTRIES {
+                    entries.remove(0);
+                }
+                entries.push(self.new_thread_entry());
+                let last = entries.len() - 1;
+                &mut entries[last]
+            }
+        };
+        if !entry.matches(epoch, text, scope_range_ids) {
+            self.resolve(entry, epoch, text, scope_range_ids);
+        }
+        self.write(entry, correlation_id);
+    }
+
+    /// No thread-local (the thread is exiting) or a re-entrant call: a run of one call,
+    /// straight into the taken runs.
+    #[cold]
+    #[inline(never)]
+    fn add_without_thread_entry(&self, correlation_id: u64, text: &[u8], scope_range_ids: &[i64]) {
+        let (string, scope_range_id) =
+            self.resolve_locked(&mut self.inner.lock(), text, scope_range_ids);
+        self.count_refused(string);
+        let run = Run {
+            first: correlation_id,
+            last: correlation_id,
+            string,
+            scope_range_id,
+        };
+        self.inner.lock().runs.insert(correlation_id, run);
     }
 
     fn new_thread_entry(&self) -> ThreadEntry {
