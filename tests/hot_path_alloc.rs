@@ -1,7 +1,9 @@
 //! The app-thread hot path of every HIP call (HIP_STREAM SET ENTER, the external-correlation
 //! request, SET EXIT) must not touch the heap once the thread's stack exists: it runs inside
 //! the profiled program's HIP calls. A counting global allocator sees every allocation the
-//! calling thread makes while the callbacks run, called exactly as the SDK calls them.
+//! calling thread makes while the callbacks run, called exactly as the SDK calls them. With an
+//! annotation active, the HIP API ENTER's recording of it must not allocate either once the
+//! thread has seen its stack.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
