@@ -283,9 +283,11 @@ if ("cli", "replay", "replay_failed") in values:
 else:
     secs = values[("cli", "replay", "replay_seconds")]
     mib = values[("cli", "replay", "replay_peak_kib")] / 1024
-    note = "" if steps == 1000000 else f" [{steps} steps only: BENCH_QUICK]"
-    print(f"ratio replay_million_steps_seconds cli {secs:.2f}   (target <= 10) {met(secs, '<= 10')}{note}")
-    print(f"ratio replay_million_steps_peak_mib cli {mib:.1f}   (target <= 200) {met(mib, '<= 200')}{note}")
+    # BENCH_QUICK replays fewer steps: printed, but no verdict against the million's target.
+    seconds_verdict = met(secs, "<= 10") if steps == 1000000 else f"[{steps} steps only: BENCH_QUICK]"
+    mib_verdict = met(mib, "<= 200") if steps == 1000000 else f"[{steps} steps only: BENCH_QUICK]"
+    print(f"ratio replay_million_steps_seconds cli {secs:.2f}   (target <= 10) {seconds_verdict}")
+    print(f"ratio replay_million_steps_peak_mib cli {mib:.1f}   (target <= 200) {mib_verdict}")
 
 print("\n== the path XLA runs, other figures (issue 14; no target of issue 25)")
 for name, direction, value, target in rows("xla", "xla_"):
