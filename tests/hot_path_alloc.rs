@@ -1,7 +1,9 @@
 //! The app-thread hot path of every HIP call (HIP_STREAM SET ENTER, the external-correlation
 //! request, SET EXIT) must not touch the heap once the thread's stack exists: it runs inside
 //! the profiled program's HIP calls. A counting global allocator sees every allocation the
-//! calling thread makes while the callbacks run, called exactly as the SDK calls them.
+//! calling thread makes while the callbacks run, called exactly as the SDK calls them. With an
+//! annotation active, the HIP API ENTER's recording of it must not allocate either once the
+//! thread has seen its stack.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,6 +12,9 @@ use rocprofiler_sdk_sim as _; // the SDK symbols the tracer library leaves open
 use rocprofiler_sdk_sys as sys;
 use xla_rocm_tracer::testing::correlation::stream_external_correlation_callback;
 use xla_rocm_tracer::testing::stream_stack::{self, hip_stream_callback};
+use xla_rocm_tracer::tracer::annotation::{
+    pop_annotation, push_annotation, AnnotationMap, AnnotationSource, ThreadAnnotationStack,
+};
 
 struct CountingAllocator;
 
@@ -170,4 +175,53 @@ fn hip_call_hot_path_makes_no_heap_allocation_after_warm_up() {
     })
     .join()
     .unwrap();
+}
+
+/// The annotated hot path: inside two annotations, as XLA writes them, every HIP API ENTER
+/// records the thread's annotation for the call. Once the thread's stack has been seen, an
+/// unchanged annotation is neither converted, hashed nor stored in a shared map: the thread
+/// extends its run in its own log.
+#[test]
+fn annotated_hip_calls_make_no_heap_allocation_after_warm_up() {
+    let map = std::sync::Arc::new(AnnotationMap::new(1024));
+    let app_map = map.clone();
+    let first_timed = std::thread::spawn(move || {
+        let mut call = HipCall::new();
+        push_annotation("jit_step");
+        push_annotation("fusion.42#hlo_op=fusion.42,hlo_module=jit_step#");
+        let annotated_call = |call: &mut HipCall| {
+            // HIP API ENTER first, with the id the request will carry.
+            ThreadAnnotationStack.record(call.next_correlation_id.get(), &app_map);
+            call.launch(1)
+        };
+        for _ in 0..16 {
+            annotated_call(&mut call);
+        }
+        let first_timed = call.next_correlation_id.get();
+        COUNTING.set(true);
+        for _ in 0..100_000u64 {
+            assert_eq!(annotated_call(&mut call), 1);
+        }
+        COUNTING.set(false);
+        pop_annotation();
+        pop_annotation();
+        assert_eq!(
+            ALLOCATIONS.load(Ordering::Relaxed),
+            0,
+            "the annotated hot path allocated on the app thread"
+        );
+        first_timed
+    })
+    .join()
+    .unwrap();
+    // The buffer thread's look-ups see every call's annotation and innermost scope.
+    let (first, scope) = map.look_up_with_scope_range_id(first_timed);
+    let (last, last_scope) = map.look_up_with_scope_range_id(first_timed + 99_999);
+    assert_eq!(
+        first.as_deref(),
+        Some("jit_step::fusion.42#hlo_op=fusion.42,hlo_module=jit_step#")
+    );
+    assert_eq!((last, last_scope), (first, scope));
+    assert!(scope > 0);
+    assert_eq!(map.look_up(first_timed + 100_000), None);
 }

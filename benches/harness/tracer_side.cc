@@ -30,15 +30,46 @@ int rust_enable() { return g_xrt_enable(nullptr); }
 int rust_disable() { return g_xrt_disable(); }
 int rust_write(const char* path) { return g_xrt_write(path); }
 
+// XLA builds its pinned Abseil optimised (NDEBUG), where absl::Mutex skips deadlock detection;
+// Debian's Abseil runs it on every lock (about 350 instructions per lock/unlock pair). run.sh
+// finds the library (the side's own, or one of its dependencies) that defines
+// absl::SetMutexDeadlockDetectionMode and names it and the symbol in BENCH_ABSL_DEADLOCK_LIB
+// and BENCH_ABSL_DEADLOCK_SYMBOL; the mode is set to kIgnore (0) before the side's first lock
+// when that library is a dependency, or right after loading when it is the side itself.
+using SetDeadlockMode = void (*)(int);
+
+bool absl_deadlock_detection_off(void* handle) {
+  const char* symbol = std::getenv("BENCH_ABSL_DEADLOCK_SYMBOL");
+  if (symbol == nullptr || *symbol == '\0' || handle == nullptr) return false;
+  auto set_mode = reinterpret_cast<SetDeadlockMode>(dlsym(handle, symbol));
+  if (set_mode == nullptr) {
+    std::fprintf(stderr, "%s not found; Abseil deadlock detection stays as built\n", symbol);
+    std::exit(2);
+  }
+  set_mode(0);  // absl::OnDeadlockCycle::kIgnore
+  return true;
+}
+
 }  // namespace
 
 TracerSide load_tracer_side(const std::string& side, const std::string& library) {
   sdk_symbol("rocprofiler_get_timestamp");  // loads the SDK first, globally
+  const char* absl_lib = std::getenv("BENCH_ABSL_DEADLOCK_LIB");
+  bool detection_off = false;
+  if (absl_lib != nullptr && *absl_lib != '\0' && library != absl_lib) {
+    // A dependency: loaded first, so the side binds to this same instance.
+    detection_off = absl_deadlock_detection_off(dlopen(absl_lib, RTLD_NOW | RTLD_LOCAL));
+  }
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     std::fprintf(stderr, "cannot load %s: %s\n", library.c_str(), dlerror());
     std::exit(2);
   }
+  if (absl_lib != nullptr && library == absl_lib) {
+    detection_off = absl_deadlock_detection_off(handle);
+  }
+  std::fprintf(stderr, "abseil deadlock detection: %s\n",
+               detection_off ? "off (kIgnore)" : "as built");
   TracerSide tracer;
   tracer.name = side;
   if (side == "rust") {

@@ -7,12 +7,14 @@
 //! step 8). Inside XLA the source is tsl's `AnnotationStack` (installed by the C++ shim);
 //! standalone it is [`ThreadAnnotationStack`], driven by [`push_annotation`] / [`pop_annotation`].
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{fence, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
+
+use super::annotation_log::{Run, ThreadAnnotationLog};
 
 /// XLA's `ScopeRangeIdTree`: child scope-range id -> parent id.
 pub type ScopeRangeIdTree = HashMap<i64, i64>;
@@ -20,21 +22,170 @@ pub type ScopeRangeIdTree = HashMap<i64, i64>;
 /// The capacity XLA's `device_tracer_rocm.cc` asks for (`kDefaultMaxAnnotationStrings`).
 pub const DEFAULT_MAX_ANNOTATION_STRINGS: u64 = 4 * 1024 * 1024;
 
+/// The string index of a run whose annotation the full map refused.
+const REFUSED: u64 = u32::MAX as u64;
+
+/// A run's `string`: the session generation above, the string's index below.
+fn packed_string(generation: u64, index: u64) -> u64 {
+    (generation << 32) | (index & 0xffff_ffff)
+}
+
 #[derive(Default)]
 struct AnnotationMapInner {
-    // Fx hashing: these maps are written on every annotated HIP call of the profiled program,
-    // and neither the strings nor the ids are chosen by an adversary.
-    strings: FxHashSet<Arc<str>>,
-    by_correlation: FxHashMap<u64, Arc<str>>,
-    scope_range_by_correlation: FxHashMap<u64, i64>,
+    /// Session generation: a run written under another one is ignored.
+    generation: u64,
+    // Fx hashing: interned once per distinct string and session, on a thread's cache miss;
+    // neither the strings nor the ids are chosen by an adversary.
+    index_of: FxHashMap<Arc<str>, u32>,
+    strings: Vec<Arc<str>>,
+    /// Closed runs taken from the threads' logs, by first correlation id. Runs never overlap:
+    /// each holds consecutive ids of one thread.
+    runs: BTreeMap<u64, Run>,
+    /// Every thread's log (a thread's own is registered at its first annotated call).
+    logs: Vec<Arc<ThreadAnnotationLog>>,
     scope_range_tree: ScopeRangeIdTree,
-    /// Calls whose annotation the full map refused: their events are counted as kept without
-    /// their annotation when they are delivered (`DropReason::AnnotationCapReached`).
-    refused: FxHashSet<u64>,
 }
+
+impl AnnotationMapInner {
+    fn run_in_taken(&self, correlation_id: u64) -> Option<Run> {
+        let (_, run) = self.runs.range(..=correlation_id).next_back()?;
+        (run.last >= correlation_id).then_some(*run)
+    }
+
+    /// Takes the closed runs of every log; the log of a thread that has exited gives its
+    /// newest run too and is dropped.
+    fn take_runs(&mut self) {
+        let generation = self.generation;
+        let runs = &mut self.runs;
+        let mut keep = |run: Run| {
+            if run.string >> 32 == generation {
+                runs.insert(run.first, run);
+            }
+        };
+        self.logs.retain(|log| {
+            log.take_closed(&mut keep);
+            if Arc::strong_count(log) > 1 {
+                return true;
+            }
+            // Its thread dropped its handle: the writes before that are visible after this.
+            fence(Ordering::Acquire);
+            if let Some(run) = log.newest() {
+                keep(run);
+            }
+            false
+        });
+    }
+
+    fn find_run(&mut self, correlation_id: u64) -> Option<Run> {
+        if self.logs.is_empty() && self.runs.is_empty() {
+            // No thread recorded an annotation (most records of most sessions): no walk.
+            return None;
+        }
+        if let Some(run) = self.run_in_taken(correlation_id) {
+            return Some(run);
+        }
+        self.take_runs();
+        if let Some(run) = self.run_in_taken(correlation_id) {
+            return Some(run);
+        }
+        let generation = self.generation;
+        self.logs.iter().filter_map(|log| log.newest()).find(|run| {
+            run.string >> 32 == generation
+                && run.first <= correlation_id
+                && correlation_id <= run.last
+        })
+    }
+
+    fn string_of(&self, run: &Run) -> Option<Arc<str>> {
+        let index = run.string & 0xffff_ffff;
+        if run.string >> 32 != self.generation || index == REFUSED {
+            return None;
+        }
+        self.strings.get(index as usize).cloned()
+    }
+
+    /// The annotation and scope-range id of `correlation_id` (0 if none, as in XLA).
+    fn look_up(&mut self, correlation_id: u64) -> (Option<Arc<str>>, i64) {
+        match self.find_run(correlation_id) {
+            Some(run) => match self.string_of(&run) {
+                Some(string) => (Some(string), run.scope_range_id),
+                None => (None, 0),
+            },
+            None => (None, 0),
+        }
+    }
+}
+
+/// How a thread's annotation stack looked when its cache entry was filled: tsl gives every
+/// pushed scope a fresh scope-range id, so the innermost id, the depth and the text's place
+/// and length identify an unchanged stack without reading the text. A stack without ids is
+/// compared by its text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct StackIdentity {
+    innermost_scope_range_id: i64,
+    depth: usize,
+    text_ptr: usize,
+    text_len: usize,
+}
+
+/// One thread's state for one map: its log, and the annotation its last call resolved to.
+struct ThreadEntry {
+    map_id: u64,
+    log: Arc<ThreadAnnotationLog>,
+    /// The map's `cache_epoch` when `string` was resolved (u64::MAX: never).
+    epoch: u64,
+    identity: StackIdentity,
+    /// The text, kept only for a stack without scope-range ids.
+    text: Vec<u8>,
+    string: u64,
+    scope_range_id: i64,
+    /// The last id of the open run in `log`, if it belongs to `string` of `epoch`.
+    open_last: Option<u64>,
+}
+
+impl ThreadEntry {
+    /// The call follows the thread's last one in its open run, and that run's annotation was
+    /// stored (a refused one is counted per call, in `write`).
+    #[inline]
+    fn extends_open_run(&self, correlation_id: u64) -> bool {
+        self.open_last.and_then(|last| last.checked_add(1)) == Some(correlation_id)
+            && self.string & 0xffff_ffff != REFUSED
+    }
+
+    #[inline]
+    fn matches(&self, epoch: u64, text: &[u8], scope_range_ids: &[i64]) -> bool {
+        self.epoch == epoch
+            && self.identity == identity_of(text, scope_range_ids)
+            && (!scope_range_ids.is_empty() || self.text == text)
+    }
+}
+
+fn identity_of(text: &[u8], scope_range_ids: &[i64]) -> StackIdentity {
+    StackIdentity {
+        innermost_scope_range_id: scope_range_ids.last().copied().unwrap_or(0),
+        depth: scope_range_ids.len(),
+        text_ptr: text.as_ptr() as usize,
+        text_len: text.len(),
+    }
+}
+
+/// A thread keeps entries for this many maps (one in a process with one tracer; tests make
+/// more).
+const THREAD_ENTRIES: usize = 4;
+
+thread_local! {
+    static THREAD_ENTRIES_OF_MAPS: RefCell<Vec<ThreadEntry>> = const { RefCell::new(Vec::new()) };
+}
+
+static NEXT_MAP_ID: AtomicU64 = AtomicU64::new(1);
 
 /// XLA's `AnnotationMap`: interned annotation strings by correlation id, scope-range ids by
 /// correlation id, and the child -> parent scope-range tree.
+///
+/// The application thread's side is lock-free once its annotation is known: a thread caches
+/// what its current annotation stack resolved to (interned once per session) and writes runs
+/// of correlation ids into its own [`ThreadAnnotationLog`]; look-ups (on the buffer thread)
+/// read the logs (docs/ARCHITECTURE.md, "A kernel", step 1).
 ///
 /// Unlike XLA, whose map is fixed at 1,048,576 strings whatever the options say (rough edge
 /// docs/xla-interface.md#xla-edge-1), the capacity is set from `TracerOptions::max_annotation_strings` at every `enable()`.
@@ -43,6 +194,10 @@ struct AnnotationMapInner {
 /// are counted when delivered), while a call with a stored string still gets it. XLA refuses
 /// every call once full, and nothing counted what was lost (issue 26).
 pub struct AnnotationMap {
+    id: u64,
+    /// Bumped by `clear` and `take_scope_range_id_tree`: every thread resolves its annotation
+    /// again (re-adding its scope-range edges).
+    cache_epoch: AtomicU64,
     max_strings: AtomicU64,
     dropped: AtomicU64,
     inner: Mutex<AnnotationMapInner>,
@@ -51,6 +206,8 @@ pub struct AnnotationMap {
 impl AnnotationMap {
     pub fn new(max_strings: u64) -> AnnotationMap {
         AnnotationMap {
+            id: NEXT_MAP_ID.fetch_add(1, Ordering::Relaxed),
+            cache_epoch: AtomicU64::new(0),
             max_strings: AtomicU64::new(max_strings),
             dropped: AtomicU64::new(0),
             inner: Mutex::new(AnnotationMapInner::default()),
@@ -69,83 +226,224 @@ impl AnnotationMap {
     /// `correlation_id`, and adds the ids' child -> parent edges to the tree, walking from the
     /// innermost id outwards and stopping at the first id the tree already has.
     pub fn add(&self, correlation_id: u64, annotation: &str, scope_range_ids: &[i64]) {
-        if annotation.is_empty() {
+        self.add_bytes(correlation_id, annotation.as_bytes(), scope_range_ids)
+    }
+
+    /// [`AnnotationMap::add`] for a text not yet checked to be UTF-8 (tsl's): converted (lossily,
+    /// if it is not UTF-8) only when the thread's stack changed. Correlation ids of one thread
+    /// increase, as the SDK's do.
+    pub fn add_bytes(&self, correlation_id: u64, text: &[u8], scope_range_ids: &[i64]) {
+        if text.is_empty() {
             return;
         }
-        let max = self.max_strings();
-        let mut inner = self.inner.lock();
-        let interned = match inner.strings.get(annotation) {
-            Some(existing) => existing.clone(),
-            None if inner.strings.len() as u64 >= max => {
-                inner.refused.insert(correlation_id);
-                drop(inner);
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-                return;
-            }
-            None => {
-                let fresh: Arc<str> = Arc::from(annotation);
-                inner.strings.insert(fresh.clone());
-                fresh
-            }
-        };
-        inner.by_correlation.insert(correlation_id, interned);
-        if let Some(&innermost) = scope_range_ids.last() {
-            inner
-                .scope_range_by_correlation
-                .insert(correlation_id, innermost);
-            for pair in scope_range_ids.windows(2).rev() {
-                let (parent, child) = (pair[0], pair[1]);
-                if inner.scope_range_tree.contains_key(&child) {
-                    break;
+        let epoch = self.cache_epoch.load(Ordering::Acquire);
+        let written = THREAD_ENTRIES_OF_MAPS.try_with(|entries| {
+            let Ok(mut entries) = entries.try_borrow_mut() else {
+                return false;
+            };
+            // The common case, kept small: this thread's stack and session are unchanged and
+            // the call follows the thread's last one, so it only extends the open run.
+            if let Some(entry) = entries.first_mut() {
+                if entry.map_id == self.id
+                    && entry.extends_open_run(correlation_id)
+                    && entry.matches(epoch, text, scope_range_ids)
+                {
+                    entry.log.extend_newest(correlation_id);
+                    entry.open_last = Some(correlation_id);
+                    return true;
                 }
-                inner.scope_range_tree.insert(child, parent);
             }
+            self.add_changed(&mut entries, epoch, correlation_id, text, scope_range_ids);
+            true
+        });
+        if written != Ok(true) {
+            self.add_without_thread_entry(correlation_id, text, scope_range_ids);
         }
     }
 
+    /// [`AnnotationMap::add_bytes`] when the stack, the session or the run changed.
+    #[cold]
+    #[inline(never)]
+    fn add_changed(
+        &self,
+        entries: &mut Vec<ThreadEntry>,
+        epoch: u64,
+        correlation_id: u64,
+        text: &[u8],
+        scope_range_ids: &[i64],
+    ) {
+        let entry = match entries.iter().position(|e| e.map_id == self.id) {
+            Some(position) => &mut entries[position],
+            None => {
+                if entries.len() >= THREAD_ENTRIES {
+                    entries.remove(0);
+                }
+                entries.push(self.new_thread_entry());
+                let last = entries.len() - 1;
+                &mut entries[last]
+            }
+        };
+        if !entry.matches(epoch, text, scope_range_ids) {
+            self.resolve(entry, epoch, text, scope_range_ids);
+        }
+        self.write(entry, correlation_id);
+    }
+
+    /// No thread-local (the thread is exiting) or a re-entrant call: a run of one call,
+    /// straight into the taken runs.
+    #[cold]
+    #[inline(never)]
+    fn add_without_thread_entry(&self, correlation_id: u64, text: &[u8], scope_range_ids: &[i64]) {
+        let (string, scope_range_id) =
+            self.resolve_locked(&mut self.inner.lock(), text, scope_range_ids);
+        self.count_refused(string);
+        let run = Run {
+            first: correlation_id,
+            last: correlation_id,
+            string,
+            scope_range_id,
+        };
+        self.inner.lock().runs.insert(correlation_id, run);
+    }
+
+    fn new_thread_entry(&self) -> ThreadEntry {
+        let log = Arc::new(ThreadAnnotationLog::new());
+        self.inner.lock().logs.push(log.clone());
+        ThreadEntry {
+            map_id: self.id,
+            log,
+            epoch: u64::MAX,
+            identity: identity_of(&[], &[]),
+            text: Vec::new(),
+            string: 0,
+            scope_range_id: 0,
+            open_last: None,
+        }
+    }
+
+    /// A thread's stack changed (or the session did): intern its text, add its scope-range
+    /// edges, remember both.
+    fn resolve(&self, entry: &mut ThreadEntry, epoch: u64, text: &[u8], ids: &[i64]) {
+        let (string, scope_range_id) = self.resolve_locked(&mut self.inner.lock(), text, ids);
+        entry.epoch = epoch;
+        entry.identity = identity_of(text, ids);
+        entry.text.clear();
+        if ids.is_empty() {
+            entry.text.extend_from_slice(text);
+        }
+        entry.string = string;
+        entry.scope_range_id = scope_range_id;
+        entry.open_last = None;
+    }
+
+    /// (packed string, scope-range id) of a stack; a new string past the capacity is refused.
+    fn resolve_locked(
+        &self,
+        inner: &mut AnnotationMapInner,
+        text: &[u8],
+        scope_range_ids: &[i64],
+    ) -> (u64, i64) {
+        // tsl's annotations are UTF-8; the lossy copy is only for one that is not.
+        let text = String::from_utf8_lossy(text);
+        let index = match inner.index_of.get(text.as_ref()) {
+            Some(&index) => u64::from(index),
+            None if inner.strings.len() as u64 >= self.max_strings().min(REFUSED) => {
+                return (packed_string(inner.generation, REFUSED), 0);
+            }
+            None => {
+                let fresh: Arc<str> = Arc::from(text.as_ref());
+                let index = inner.strings.len() as u32;
+                inner.strings.push(fresh.clone());
+                inner.index_of.insert(fresh, index);
+                u64::from(index)
+            }
+        };
+        for pair in scope_range_ids.windows(2).rev() {
+            let (parent, child) = (pair[0], pair[1]);
+            if inner.scope_range_tree.contains_key(&child) {
+                break;
+            }
+            inner.scope_range_tree.insert(child, parent);
+        }
+        let innermost = scope_range_ids.last().copied().unwrap_or(0);
+        (packed_string(inner.generation, index), innermost)
+    }
+
+    fn count_refused(&self, string: u64) {
+        if string & 0xffff_ffff == REFUSED {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The call joins the thread's open run if it follows it, else starts a run.
+    fn write(&self, entry: &mut ThreadEntry, correlation_id: u64) {
+        self.count_refused(entry.string);
+        if entry.open_last.and_then(|last| last.checked_add(1)) == Some(correlation_id) {
+            entry.log.extend_newest(correlation_id);
+        } else {
+            let run = Run {
+                first: correlation_id,
+                last: correlation_id,
+                string: entry.string,
+                scope_range_id: entry.scope_range_id,
+            };
+            if !entry.log.push(run) {
+                // Nobody has read the log for a while: take its runs here.
+                self.inner.lock().take_runs();
+                if !entry.log.push(run) {
+                    // Only if the log was discarded meanwhile: no room is impossible.
+                    self.inner.lock().runs.insert(correlation_id, run);
+                }
+            }
+        }
+        entry.open_last = Some(correlation_id);
+    }
+
     pub fn look_up(&self, correlation_id: u64) -> Option<Arc<str>> {
-        self.inner
-            .lock()
-            .by_correlation
-            .get(&correlation_id)
-            .cloned()
+        self.inner.lock().look_up(correlation_id).0
     }
 
     /// Whether the full map refused the annotation of the call `correlation_id`.
     pub fn was_refused(&self, correlation_id: u64) -> bool {
         // Most sessions refuse nothing: no lock then.
-        self.dropped() > 0 && self.inner.lock().refused.contains(&correlation_id)
+        self.dropped() > 0
+            && self
+                .inner
+                .lock()
+                .find_run(correlation_id)
+                .is_some_and(|run| run.string & 0xffff_ffff == REFUSED)
     }
 
     /// 0 when the call had no scope-range id, as in XLA.
     pub fn look_up_scope_range_id(&self, correlation_id: u64) -> i64 {
-        Self::scope_range_id_in(&self.inner.lock(), correlation_id)
+        self.inner.lock().look_up(correlation_id).1
     }
 
     /// [`AnnotationMap::look_up`] and [`AnnotationMap::look_up_scope_range_id`] under one
     /// lock: the buffer thread decodes every record with it while app threads add.
     pub fn look_up_with_scope_range_id(&self, correlation_id: u64) -> (Option<Arc<str>>, i64) {
-        let inner = self.inner.lock();
-        (
-            inner.by_correlation.get(&correlation_id).cloned(),
-            Self::scope_range_id_in(&inner, correlation_id),
-        )
-    }
-
-    fn scope_range_id_in(inner: &AnnotationMapInner, correlation_id: u64) -> i64 {
-        inner
-            .scope_range_by_correlation
-            .get(&correlation_id)
-            .copied()
-            .unwrap_or(0)
+        self.inner.lock().look_up(correlation_id)
     }
 
     pub fn take_scope_range_id_tree(&self) -> ScopeRangeIdTree {
-        std::mem::take(&mut self.inner.lock().scope_range_tree)
+        let mut inner = self.inner.lock();
+        self.cache_epoch.fetch_add(1, Ordering::AcqRel);
+        std::mem::take(&mut inner.scope_range_tree)
     }
 
     pub fn clear(&self) {
-        *self.inner.lock() = AnnotationMapInner::default();
+        let mut inner = self.inner.lock();
+        self.cache_epoch.fetch_add(1, Ordering::AcqRel);
+        for log in &inner.logs {
+            log.discard();
+        }
+        let generation = (inner.generation + 1) & 0xffff_ffff;
+        let logs = std::mem::take(&mut inner.logs);
+        *inner = AnnotationMapInner {
+            generation,
+            logs,
+            ..AnnotationMapInner::default()
+        };
         self.dropped.store(0, Ordering::Relaxed);
     }
 
@@ -304,6 +602,88 @@ mod tests {
         assert!(!tree.contains_key(&99));
         assert_eq!(tree.len(), 3);
         assert!(map.take_scope_range_id_tree().is_empty());
+    }
+
+    #[test]
+    fn runs_of_interleaved_threads_keep_each_call_its_own_annotation() {
+        let map = Arc::new(AnnotationMap::new(100));
+        // Thread A makes the even ids, thread B the odd ones, one after the other; each
+        // thread's stack is unchanged, so each writes one cached run per call, none joined.
+        let (to_b, from_a) = std::sync::mpsc::channel::<u64>();
+        let (to_a, from_b) = std::sync::mpsc::channel::<u64>();
+        let b = {
+            let map = map.clone();
+            std::thread::spawn(move || {
+                while let Ok(id) = from_a.recv() {
+                    map.add(id + 1, "b", &[2]);
+                    if to_a.send(id + 2).is_err() {
+                        break;
+                    }
+                }
+            })
+        };
+        let mut id = 0;
+        for _ in 0..600 {
+            map.add(id, "a", &[1]);
+            to_b.send(id).unwrap();
+            id = from_b.recv().unwrap();
+        }
+        drop(to_b);
+        b.join().unwrap();
+        for id in 0..1200u64 {
+            let expected = if id % 2 == 0 { ("a", 1) } else { ("b", 2) };
+            let (text, scope) = map.look_up_with_scope_range_id(id);
+            assert_eq!(
+                (text.as_deref(), scope),
+                (Some(expected.0), expected.1),
+                "id {id}"
+            );
+        }
+        // Thread-local runs of consecutive ids: one run each, read in place.
+        map.add(5000, "a", &[1]);
+        map.add(5001, "a", &[1]);
+        map.add(5002, "a", &[1]);
+        assert_eq!(map.look_up(5001).as_deref(), Some("a"));
+        assert_eq!(map.look_up(5003), None);
+        assert_eq!(map.len(), 2);
+    }
+
+    #[test]
+    fn a_changed_stack_is_resolved_again() {
+        let map = AnnotationMap::new(100);
+        let mut text = String::from("x");
+        map.add(1, &text, &[]);
+        // The same buffer rewritten in place, no scope-range ids: compared by its text.
+        text.replace_range(.., "y");
+        map.add(2, &text, &[]);
+        map.add(3, "y", &[4]);
+        map.add(4, "y", &[5]);
+        assert_eq!(map.look_up(1).as_deref(), Some("x"));
+        assert_eq!(map.look_up(2).as_deref(), Some("y"));
+        assert_eq!(map.look_up_scope_range_id(3), 4);
+        assert_eq!(map.look_up_scope_range_id(4), 5);
+        // A new session forgets what the thread had cached and recorded.
+        map.clear();
+        assert_eq!(map.look_up(4), None);
+        map.add(5, "y", &[5]);
+        assert_eq!(map.look_up(5).as_deref(), Some("y"));
+        assert_eq!(map.len(), 1);
+    }
+
+    #[test]
+    fn the_open_run_of_an_exited_thread_is_kept() {
+        let map = Arc::new(AnnotationMap::new(100));
+        let writer = map.clone();
+        std::thread::spawn(move || {
+            for id in 10..20 {
+                writer.add(id, "gone", &[3]);
+            }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(map.look_up(19).as_deref(), Some("gone"));
+        assert_eq!(map.look_up(10).as_deref(), Some("gone"));
+        assert_eq!(map.look_up(20), None);
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! `is_available()` false.
 pub(crate) mod agents;
 pub mod annotation;
+pub(crate) mod annotation_log;
 mod callbacks;
 pub(crate) mod copy_calls;
 pub(crate) mod correlation;
@@ -33,6 +34,7 @@ mod session;
 pub(crate) mod session_ledger;
 mod setup;
 pub(crate) mod stream_names;
+mod stream_notes;
 pub(crate) mod stream_stack;
 pub(crate) mod version;
 

@@ -3,7 +3,8 @@
 //! `roctxNameHipStream` (docs/xla-interface.md#stream-lanes).
 //!
 //! Fed by the process-lifetime stream context, so streams created and named before the first
-//! `enable()` count: HIP_STREAM CREATE and DESTROY (rare, phase NONE), HIP_STREAM SET ENTER on
+//! `enable()` count: HIP_STREAM CREATE and DESTROY (phase NONE; queued without a lock by
+//! `stream_notes.rs`, applied by the registry's next holder), HIP_STREAM SET ENTER on
 //! one of the reserved handles 0/1/2 (a thread-local cache keeps repeated SETs off the lock),
 //! and MARKER_NAME_API `roctxNameHipStream` ENTER. `disable()` sends a snapshot to the sink.
 //!
@@ -14,9 +15,10 @@ use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::{Arc, LazyLock};
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use rocprofiler_sdk_sys as sys;
 
+use super::stream_notes::{StreamNote, StreamNotes};
 use crate::event::{StreamKind, StreamLabel};
 
 /// Longest name kept, in bytes; longer ones are cut at a character boundary.
@@ -33,6 +35,43 @@ struct Registry {
 }
 
 static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::new(Registry::default()));
+
+/// CREATE and DESTROY not yet applied to the registry: whoever holds it next applies them
+/// first (`locked_registry`), so the creating thread never waits for the lock.
+static NOTES: LazyLock<StreamNotes> = LazyLock::new(StreamNotes::new);
+
+fn apply(registry: &mut Registry, note: StreamNote) {
+    match note {
+        StreamNote::Created { stream_id, handle } => {
+            registry.labels.remove(&stream_id);
+            registry.see(stream_id, handle);
+        }
+        StreamNote::Destroyed { handle } => {
+            registry.current.remove(&handle);
+        }
+    }
+}
+
+/// The registry, with every queued CREATE and DESTROY applied.
+fn locked_registry() -> MutexGuard<'static, Registry> {
+    let mut registry = REGISTRY.lock();
+    NOTES.take(|note| apply(&mut registry, note));
+    registry
+}
+
+/// [`locked_registry`], or None if another thread holds it.
+fn try_locked_registry() -> Option<MutexGuard<'static, Registry>> {
+    let mut registry = REGISTRY.try_lock()?;
+    NOTES.take(|note| apply(&mut registry, note));
+    Some(registry)
+}
+
+/// Queues a CREATE or DESTROY; when the queue is full, applies it under the lock.
+fn note(note: StreamNote) {
+    if !NOTES.push(note) {
+        apply(&mut locked_registry(), note);
+    }
+}
 
 /// SDK ids remembered per reserved handle and thread. A reserved handle stands for one stream
 /// per device (the null stream of each GPU), so a thread alternating between GPUs sees
@@ -93,15 +132,13 @@ impl Registry {
 
 /// HIP_STREAM CREATE: `handle` now has SDK id `stream_id`, with no name yet.
 pub(crate) fn note_created(stream_id: u64, handle: u64) {
-    let mut registry = REGISTRY.lock();
-    registry.labels.remove(&stream_id);
-    registry.see(stream_id, handle);
+    note(StreamNote::Created { stream_id, handle });
 }
 
 /// HIP_STREAM DESTROY: the handle is free for reuse; its id keeps its label for the lanes
 /// that already show it.
 pub(crate) fn note_destroyed(handle: u64) {
-    REGISTRY.lock().current.remove(&handle);
+    note(StreamNote::Destroyed { handle });
 }
 
 /// HIP_STREAM SET ENTER: records reserved handles (null, legacy, per-thread) by their id.
@@ -129,7 +166,7 @@ pub(crate) fn note_set(stream_id: u64, handle: u64) {
     if known {
         return;
     }
-    if let Some(mut registry) = REGISTRY.try_lock() {
+    if let Some(mut registry) = try_locked_registry() {
         registry.see(stream_id, handle);
         drop(registry);
         let _ = SEEN_RESERVED.try_with(|seen| {
@@ -156,7 +193,7 @@ pub(crate) fn note_name(handle: u64, name: &str) {
     } else {
         None
     };
-    let mut registry = REGISTRY.lock();
+    let mut registry = locked_registry();
     let stream_id = match (per_thread, registry.current.get(&handle)) {
         (Some(id), _) => {
             registry.see(id, PER_THREAD_HANDLE);
@@ -183,7 +220,7 @@ pub(crate) fn note_name(handle: u64, name: &str) {
 /// [`MAX_NAME_BYTES`], if any: "2 stream names given with roctxNameHipStream were longer than
 /// 256 bytes and are cut (stream ids 5 of 10240 bytes, 7 of 300 bytes)".
 pub(crate) fn cut_names_warning(labels: &[StreamLabel]) -> Option<String> {
-    let registry = REGISTRY.lock();
+    let registry = locked_registry();
     let mut cut: Vec<(u64, usize)> = labels
         .iter()
         .filter_map(|label| Some((label.stream_id, *registry.cut.get(&label.stream_id)?)))
@@ -223,7 +260,7 @@ fn truncate(name: &str) -> &str {
 /// are then forgotten (the session that saw them has them), so the registry holds the live
 /// streams plus those destroyed during the running session.
 pub(crate) fn snapshot() -> Vec<StreamLabel> {
-    let mut registry = REGISTRY.lock();
+    let mut registry = locked_registry();
     if !registry.labels.contains_key(&0) && !registry.current.contains_key(&0) {
         registry.see(0, 0);
     }

@@ -161,8 +161,8 @@ pub unsafe extern "C" fn hip_stream_callback(
     {
         // SAFETY: the caller's contract, as for SET below.
         if let Some((stream_id, handle)) = unsafe { read_stream(record.payload) } {
-            // Rare (stream creation and destruction): the lock and map of `stream_names` are
-            // affordable here, and a panic must not reach the SDK.
+            // Queued without a lock (`stream_notes.rs`) on the creating thread; a panic must
+            // not reach the SDK.
             let _ = std::panic::catch_unwind(|| {
                 if record.operation == sys::ROCPROFILER_HIP_STREAM_CREATE {
                     super::stream_names::note_created(stream_id, handle);

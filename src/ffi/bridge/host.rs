@@ -69,12 +69,13 @@ thread_local! {
 /// tsl's `AnnotationStack`, read through the C++ side.
 pub(super) struct CppAnnotationSource;
 
-impl AnnotationSource for CppAnnotationSource {
-    fn with_current(&self, f: &mut dyn FnMut(&str, &[i64])) {
+impl CppAnnotationSource {
+    /// The calling thread's tsl annotation text and scope-range ids, as the C++ side holds
+    /// them.
+    fn with_stack<R>(f: impl FnOnce(&[u8], &[i64]) -> R) -> R {
         let view = ffi::read_annotation_stack();
         if view.text.is_null() || view.text_len == 0 {
-            f("", &[]);
-            return;
+            return f(&[], &[]);
         }
         // SAFETY: the C++ side returns views of the calling thread's annotation stack, valid
         // until this thread changes it, which it cannot do while inside this call.
@@ -85,16 +86,29 @@ impl AnnotationSource for CppAnnotationSource {
             // SAFETY: as above.
             unsafe { std::slice::from_raw_parts(view.scope_range_ids, view.num_scope_range_ids) }
         };
-        // tsl's annotations are UTF-8; the lossy copy is only for one that is not.
-        match std::str::from_utf8(text) {
-            Ok(text) => f(text, ids),
-            Err(_) => f(&String::from_utf8_lossy(text), ids),
-        }
+        f(text, ids)
+    }
+}
+
+impl AnnotationSource for CppAnnotationSource {
+    fn with_current(&self, f: &mut dyn FnMut(&str, &[i64])) {
+        Self::with_stack(|text, ids| {
+            // tsl's annotations are UTF-8; the lossy copy is only for one that is not.
+            match std::str::from_utf8(text) {
+                Ok(text) => f(text, ids),
+                Err(_) => f(&String::from_utf8_lossy(text), ids),
+            }
+        })
     }
 
     fn record(&self, correlation_id: u64, map: &AnnotationMap) {
         if ANNOTATIONS_IN_RUST.load(Ordering::Acquire) {
-            self.with_current(&mut |annotation, ids| map.add(correlation_id, annotation, ids));
+            // The text is converted only when the thread's stack changed (the map's cache).
+            Self::with_stack(|text, ids| {
+                if !text.is_empty() {
+                    map.add_bytes(correlation_id, text, ids)
+                }
+            });
         } else {
             ffi::record_hip_api_annotation(correlation_id);
         }

@@ -1,0 +1,196 @@
+//! One thread's annotation record: which of its HIP calls ran under which annotation, written
+//! by that thread without a lock and read by the buffer thread (docs/ARCHITECTURE.md, "A
+//! kernel", step 1).
+//!
+//! Calls are kept as runs: consecutive correlation ids issued by this thread under one
+//! annotation share one entry, whose `last` the thread extends while its annotation does not
+//! change. A run only grows by `last + 1`, an id this thread issued, so a run never claims
+//! another thread's call. The log is a single-producer ring: the owning thread writes, one
+//! reader at a time (the annotation map, under its lock) takes the closed runs, and reads the
+//! newest run, still open, in place.
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+/// Runs a thread may write before a reader takes them (each entry is 32 bytes).
+pub(crate) const LOG_CAPACITY: u64 = 256;
+
+/// One run: calls `first..=last` of the thread had the interned string `string` (session
+/// generation in the high half, string index in the low half) and scope-range id
+/// `scope_range_id`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub first: u64,
+    pub last: u64,
+    pub string: u64,
+    pub scope_range_id: i64,
+}
+
+#[derive(Default)]
+struct Slot {
+    first: AtomicU64,
+    last: AtomicU64,
+    string: AtomicU64,
+    scope_range_id: AtomicI64,
+}
+
+pub(crate) struct ThreadAnnotationLog {
+    slots: Box<[Slot]>,
+    /// Runs written so far (the producer's count).
+    written: AtomicU64,
+    /// Runs taken by readers.
+    taken: AtomicU64,
+}
+
+impl ThreadAnnotationLog {
+    pub(crate) fn new() -> ThreadAnnotationLog {
+        ThreadAnnotationLog {
+            slots: (0..LOG_CAPACITY).map(|_| Slot::default()).collect(),
+            written: AtomicU64::new(0),
+            taken: AtomicU64::new(0),
+        }
+    }
+
+    fn slot(&self, index: u64) -> &Slot {
+        // LOG_CAPACITY slots, indexed modulo their number: always in bounds.
+        &self.slots[(index % LOG_CAPACITY) as usize]
+    }
+
+    /// Owning thread only. Starts a new run; false if the ring is full (a reader must take
+    /// runs first).
+    pub(crate) fn push(&self, run: Run) -> bool {
+        let written = self.written.load(Ordering::Relaxed);
+        if written - self.taken.load(Ordering::Acquire) >= LOG_CAPACITY {
+            return false;
+        }
+        let slot = self.slot(written);
+        slot.first.store(run.first, Ordering::Relaxed);
+        slot.last.store(run.last, Ordering::Relaxed);
+        slot.string.store(run.string, Ordering::Relaxed);
+        slot.scope_range_id
+            .store(run.scope_range_id, Ordering::Relaxed);
+        self.written.store(written + 1, Ordering::Release);
+        true
+    }
+
+    /// Owning thread only: the newest run now ends at `last`.
+    pub(crate) fn extend_newest(&self, last: u64) {
+        let written = self.written.load(Ordering::Relaxed);
+        if written > 0 {
+            self.slot(written - 1).last.store(last, Ordering::Release);
+        }
+    }
+
+    fn read(&self, index: u64) -> Run {
+        let slot = self.slot(index);
+        Run {
+            first: slot.first.load(Ordering::Relaxed),
+            last: slot.last.load(Ordering::Acquire),
+            string: slot.string.load(Ordering::Relaxed),
+            scope_range_id: slot.scope_range_id.load(Ordering::Relaxed),
+        }
+    }
+
+    /// One reader at a time. Hands every closed run (all but the newest) to `f` and frees
+    /// its slot.
+    pub(crate) fn take_closed(&self, mut f: impl FnMut(Run)) {
+        let taken = self.taken.load(Ordering::Relaxed);
+        let written = self.written.load(Ordering::Acquire);
+        if written <= taken + 1 {
+            return;
+        }
+        for index in taken..written - 1 {
+            f(self.read(index));
+        }
+        self.taken.store(written - 1, Ordering::Release);
+    }
+
+    /// One reader at a time: the newest run, which its thread may still extend, if not taken.
+    pub(crate) fn newest(&self) -> Option<Run> {
+        let written = self.written.load(Ordering::Acquire);
+        (written > self.taken.load(Ordering::Relaxed)).then(|| self.read(written - 1))
+    }
+
+    /// One reader at a time: forgets every run (a new session starts).
+    pub(crate) fn discard(&self) {
+        self.taken
+            .store(self.written.load(Ordering::Acquire), Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(first: u64, last: u64) -> Run {
+        Run {
+            first,
+            last,
+            string: 1,
+            scope_range_id: 0,
+        }
+    }
+
+    #[test]
+    fn the_newest_run_stays_until_closed_and_grows_in_place() {
+        let log = ThreadAnnotationLog::new();
+        assert!(log.newest().is_none());
+        assert!(log.push(run(1, 1)));
+        log.extend_newest(5);
+        let mut taken = vec![];
+        log.take_closed(|r| taken.push(r));
+        assert!(taken.is_empty(), "the open run is read in place, not taken");
+        assert_eq!(log.newest(), Some(run(1, 5)));
+        assert!(log.push(run(9, 9)));
+        log.take_closed(|r| taken.push(r));
+        assert_eq!(taken, vec![run(1, 5)]);
+        assert_eq!(log.newest(), Some(run(9, 9)));
+        log.discard();
+        assert!(log.newest().is_none());
+        let mut after = 0;
+        log.take_closed(|_| after += 1);
+        assert_eq!(after, 0);
+    }
+
+    #[test]
+    fn a_full_ring_refuses_until_a_reader_takes() {
+        let log = ThreadAnnotationLog::new();
+        for i in 0..LOG_CAPACITY {
+            assert!(log.push(run(2 * i, 2 * i)));
+        }
+        assert!(!log.push(run(1000, 1000)));
+        let mut count = 0;
+        log.take_closed(|_| count += 1);
+        assert_eq!(count, LOG_CAPACITY - 1);
+        assert!(log.push(run(1000, 1000)));
+        assert_eq!(log.newest(), Some(run(1000, 1000)));
+    }
+
+    #[test]
+    fn a_reader_on_another_thread_sees_every_run() {
+        let log = std::sync::Arc::new(ThreadAnnotationLog::new());
+        let writer = {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                let mut next = 0u64;
+                while next < 10_000 {
+                    // Runs of three calls, ids 4k..4k+2.
+                    if log.push(run(next, next)) {
+                        log.extend_newest(next + 1);
+                        log.extend_newest(next + 2);
+                        next += 4;
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+            })
+        };
+        let mut seen = vec![];
+        while !writer.is_finished() || seen.len() < 2499 {
+            log.take_closed(|r| seen.push(r));
+        }
+        writer.join().unwrap();
+        for (i, r) in seen.iter().enumerate() {
+            assert_eq!(*r, run(4 * i as u64, 4 * i as u64 + 2));
+        }
+        assert_eq!(log.newest(), Some(run(9996, 9998)));
+    }
+}
