@@ -145,8 +145,8 @@ fn propagate_runtime_tables() {
             continue;
         };
         let mut payload = sys::rocprofiler_callback_tracing_runtime_initialization_data_t {
-            size: std::mem::size_of::<sys::rocprofiler_callback_tracing_runtime_initialization_data_t>()
-                as u64,
+            size: std::mem::size_of::<sys::rocprofiler_callback_tracing_runtime_initialization_data_t>(
+            ) as u64,
             version: HIP_VERSION,
             instance: 0,
         };
@@ -183,8 +183,7 @@ type RawConfigure = sys::rocprofiler_configure_t;
 fn find_clients(forced: Option<RawConfigure>) -> Vec<RawConfigure> {
     let mut found: Vec<RawConfigure> = Vec::new();
     let mut add = |configure: RawConfigure| {
-        if !found.iter().any(|f| *f as usize == configure as usize) && !already_invoked(configure)
-        {
+        if !found.iter().any(|f| *f as usize == configure as usize) && !already_invoked(configure) {
             found.push(configure);
         }
     };
