@@ -44,14 +44,15 @@ const FAULTS: &[(&str, &str, u32)] = &[
         4,
     ),
     (
-        "rocprofiler_configure_callback_tracing_service@2=15",
+        "rocprofiler_configure_callback_tracing_service@3=15",
         "rocprofiler_configure_callback_tracing_service",
         15,
     ),
-    // Call 3 configures the stream names (MARKER_NAME_API), which may fail: see
+    // Call 2 configures HIP's RUNTIME_INITIALIZATION notice and call 4 the stream names
+    // (MARKER_NAME_API), both of which may fail: see
     // `a_failed_stream_name_service_leaves_the_tracer_available`.
     (
-        "rocprofiler_configure_callback_tracing_service@4=16",
+        "rocprofiler_configure_callback_tracing_service@5=16",
         "rocprofiler_configure_callback_tracing_service",
         16,
     ),
@@ -209,12 +210,19 @@ fn a_failed_stream_name_service_leaves_the_tracer_available() {
     if child::is_any_child() {
         return;
     }
-    let rule = "rocprofiler_configure_callback_tracing_service@3=16";
-    let output = child::rerun("child_is_available", &[("ROCSIM_FAULTS", rule)]);
-    child::assert_passed(rule, &output);
+    // Call 4: the stream names; call 2: the notice of HIP's initialization (the "no GPU
+    // events" diagnosis, src/tracer/hip_runtime_reach.rs).
+    for rule in [
+        "rocprofiler_configure_callback_tracing_service@4=16",
+        "rocprofiler_configure_callback_tracing_service@2=16",
+    ] {
+        let output = child::rerun("child_is_available", &[("ROCSIM_FAULTS", rule)]);
+        child::assert_passed(rule, &output);
+    }
 }
 
-/// Runs only in a child: ROCTx stream names are optional, the tracer works without them.
+/// Runs only in a child: ROCTx stream names and the notice of HIP's initialization are
+/// optional, the tracer works without them.
 #[test]
 fn child_is_available() {
     if !child::is_any_child() {

@@ -24,6 +24,7 @@ mod callbacks;
 pub(crate) mod copy_calls;
 pub(crate) mod correlation;
 pub(crate) mod hip_api;
+pub mod hip_runtime_reach;
 pub(crate) mod kernel_names;
 pub(crate) mod record_decoder;
 pub(crate) mod registration;

@@ -208,6 +208,7 @@ fn session_end(in_flight: u64) -> SessionEnd {
     let stream_labels = stream_names::snapshot();
     let warnings = stream_names::cut_names_warning(&stream_labels)
         .into_iter()
+        .chain(super::hip_runtime_reach::hip_not_reached_warning())
         .collect();
     SessionEnd {
         in_flight,
