@@ -68,11 +68,55 @@ unsafe extern "C" fn tool_initialize(
     _finalize: sys::rocprofiler_client_finalize_t,
     _tool_data: *mut c_void,
 ) -> c_int {
-    std::panic::catch_unwind(|| instance().initialize_from_tool()).unwrap_or(-1)
+    std::panic::catch_unwind(|| {
+        let code = instance().initialize_from_tool();
+        if code == 0 {
+            run_hook(|hooks| hooks.after_initialize);
+        }
+        code
+    })
+    .unwrap_or(-1)
 }
 
 unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
-    let _ = std::panic::catch_unwind(|| instance().finalize());
+    let _ = std::panic::catch_unwind(|| {
+        run_hook(|hooks| hooks.before_finalize);
+        instance().finalize()
+    });
+}
+
+/// What the tool library (`crates/xla-rocm-tracer-tool`) runs around the SDK's calls into
+/// this tool: its whole-process capture starts once the tracer is set up and ends while the
+/// SDK finalizes, before the tracer stops (docs/tool-library.md).
+#[derive(Clone, Copy)]
+pub struct ToolLibraryHooks {
+    /// After a successful `initialize` (or at once, if that already happened).
+    pub after_initialize: fn(),
+    /// At the start of the tool's `finalize`.
+    pub before_finalize: fn(),
+}
+
+static HOOKS: std::sync::OnceLock<ToolLibraryHooks> = std::sync::OnceLock::new();
+
+fn run_hook(which: impl FnOnce(&ToolLibraryHooks) -> fn()) {
+    if let Some(hooks) = HOOKS.get() {
+        which(hooks)();
+    }
+}
+
+/// The tool library's load-time start: keeps `hooks`, registers as the load-time constructor
+/// does (never waiting for an initialization in progress, which may be the one loading this
+/// library), and runs `after_initialize` now if the tracer is already set up. Returns false if
+/// hooks were already installed (they are kept).
+pub fn register_as_tool_library(hooks: ToolLibraryHooks) -> bool {
+    if HOOKS.set(hooks).is_err() {
+        return false;
+    }
+    register(WhileInitializing::Defer);
+    if instance().is_available() {
+        (hooks.after_initialize)();
+    }
+    true
 }
 
 impl Tracer {
