@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project: Rust (workspace), C++ drop-in (plain and ASan/UBSan),
-# the simulated HIP runtime program, xprof's conversion of a replayed trace, a real JAX (CPU)
-# trace read by the command, and the offline Bazel build. Installs the Debian packages it
+# the simulated HIP runtime program, `record` with the tool library, xprof's conversion of a
+# replayed trace, a real JAX (CPU) trace read by the command, and the offline Bazel build. Installs the Debian packages it
 # needs when they are missing and it can.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +54,9 @@ tests/cpp/run.sh --sanitize
 
 echo "== HIP host program on the simulated HIP runtime"
 tests/hip/run.sh
+
+echo "== xla-rocm-tracer record: the tool library loaded into a HIP program (ROCP_TOOL_LIBRARIES)"
+tests/record/run.sh
 
 echo "== xprof trace_viewer conversion of a replayed trace"
 tests/xprof/run.sh
