@@ -218,7 +218,11 @@ fn register_late(tracer: &Tracer) {
 }
 
 /// Why the tracer is unavailable when the SDK was initialized without it, and what to do.
-pub const SDK_HELD_ELSEWHERE: &str = "rocprofiler-sdk was initialized without this tracer      (another tool configured it first, or a HIP call came before the tracer was loaded), and      this SDK accepts no tool after that (anytime initialization needs rocprofiler-sdk 1.3.2):      load the tracer before the first HIP call and before other tools force the SDK, e.g.      through ROCP_TOOL_LIBRARIES=libxla_rocm_tracer_tool.so";
+pub const SDK_HELD_ELSEWHERE: &str = "rocprofiler-sdk was initialized without this tracer \
+     (another tool configured it first, or a HIP call came before the tracer was loaded), and \
+     this SDK accepts no tool after that (anytime initialization needs rocprofiler-sdk 1.3.2): \
+     load the tracer before the first HIP call and before other tools force the SDK, e.g. \
+     through ROCP_TOOL_LIBRARIES=libxla_rocm_tracer_tool.so";
 
 /// Registration at load, before `main` and so before the program's first HIP call: the SDK
 /// 1.0.0 of ROCm 7.0/7.1 maps a HIP stream to an id only if a HIP_STREAM callback context was

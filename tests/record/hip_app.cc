@@ -7,6 +7,9 @@
 //   hip_app hip-first         hides ROCP_TOOL_LIBRARIES from the SDK, initializes HIP, then
 //                             loads the listed tool library itself (a plugin loaded after
 //                             hipInit, ROCm/rocm-jax#222), then runs as plain 0
+//   hip_app late-tool         hides ROCP_TOOL_LIBRARIES from the SDK, forces its own tool,
+//                             then loads the listed tool library itself (a tool that comes
+//                             after another one holds the SDK), then runs as plain 0
 #include <hip/hip_runtime.h>
 #include <rocsim/hip_host_kernels.h>
 
@@ -159,15 +162,20 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  if (mode == "hip-first") {
+  if (mode == "hip-first" || mode == "late-tool") {
     const char* listed = std::getenv("ROCP_TOOL_LIBRARIES");
     const std::string tools = listed ? listed : "";
     unsetenv("ROCP_TOOL_LIBRARIES");
-    int devices = 0;
-    CHECK_HIP(hipGetDeviceCount(&devices));
-    hipStream_t early;
-    CHECK_HIP(hipStreamCreate(&early));
-    CHECK_HIP(hipStreamDestroy(early));
+    if (mode == "hip-first") {
+      int devices = 0;
+      CHECK_HIP(hipGetDeviceCount(&devices));
+      hipStream_t early;
+      CHECK_HIP(hipStreamCreate(&early));
+      CHECK_HIP(hipStreamDestroy(early));
+    } else if (rocprofiler_force_configure(forced_tool_configure) != 0) {
+      std::fprintf(stderr, "hip_app: the forced tool was refused\n");
+      return 1;
+    }
     if (!tools.empty() && dlopen(tools.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
       std::fprintf(stderr, "hip_app: cannot load %s: %s\n", tools.c_str(), dlerror());
       return 1;
@@ -175,6 +183,7 @@ int main(int argc, char** argv) {
     run_work();
     return 0;
   }
-  std::fprintf(stderr, "usage: %s plain [EXIT_CODE] | forced-tool | hip-first\n", argv[0]);
+  std::fprintf(stderr, "usage: %s plain [EXIT_CODE] | forced-tool | hip-first | late-tool\n",
+               argv[0]);
   return 2;
 }

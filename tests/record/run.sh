@@ -6,8 +6,9 @@
 #     passes through;
 #   * a program that forces its own tool before HIP starts keeps it, and both tools see the
 #     kernels (ours through ROCP_TOOL_LIBRARIES, in the SDK's same pass);
-#   * HIP initialized before the tool was loaded gives the one-line diagnosis, on an SDK
-#     before 1.3.2; from 1.3.2 the late tool sees the kernels.
+#   * HIP initialized before the tool was loaded, or a tool loaded after another one holds
+#     the SDK, gives the one-line diagnosis on an SDK before 1.3.2; from 1.3.2 the late tool
+#     registers and sees the kernels.
 #   tests/record/run.sh            # debug build
 #   PROFILE=release tests/record/run.sh
 # Uses $CARGO_TARGET_DIR if set (else <repo>/target); writes into $BUILD_DIR (default
@@ -107,5 +108,23 @@ ROCSIM_MACHINE='sdk_version = "1.3.2"' "$cli" record -o "$trace" -- "$build_dir/
   >"$build_dir/hip-first-1.3.2.out" 2>"$build_dir/hip-first-1.3.2.err"
 grep -q "the trace shows 3 kernels" "$build_dir/hip-first-1.3.2.out" || fail "not 3 kernels"
 grep -q "no GPU events" "$build_dir/hip-first-1.3.2.err" && fail "a diagnosis where none was due"
+
+echo "== a tool loaded after another one holds the SDK: the diagnosis (SDK 1.0.0)"
+trace="$build_dir/late-tool.xplane.pb"
+rm -f "$trace"
+"$cli" record -o "$trace" -- "$build_dir/hip_app" late-tool >"$build_dir/late-tool.out" \
+  2>"$build_dir/late-tool.err"
+cat "$build_dir/late-tool.err"
+[[ "$(grep -c "record: rocprofiler-sdk was initialized without this tracer" \
+  "$build_dir/late-tool.err")" == 1 ]] || fail "no one-line diagnosis"
+[[ "$(wc -l <"$build_dir/late-tool.err")" == 1 ]] || fail "more than the one line"
+
+echo "== a tool loaded after another one holds the SDK, SDK 1.3.2: registered late, it traces"
+trace="$build_dir/late-tool-1.3.2.xplane.pb"
+rm -f "$trace"
+ROCSIM_MACHINE='sdk_version = "1.3.2"' "$cli" record -o "$trace" -- "$build_dir/hip_app" late-tool \
+  >"$build_dir/late-tool-1.3.2.out" 2>"$build_dir/late-tool-1.3.2.err"
+grep -q "the trace shows 3 kernels" "$build_dir/late-tool-1.3.2.out" || fail "not 3 kernels"
+[[ -s "$build_dir/late-tool-1.3.2.err" ]] && fail "unexpected: $(cat "$build_dir/late-tool-1.3.2.err")"
 
 echo "tests/record/run.sh: all passed"

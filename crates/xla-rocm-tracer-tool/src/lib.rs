@@ -116,7 +116,7 @@ fn finish() {
             Some(other) => other.to_string(),
             None => "the tracer was never set up in this process".to_owned(),
         };
-        say(&reason);
+        // The reason goes into the trace only: `record` and `inspect` show it, once.
         let space = XSpace {
             warnings: vec![reason],
             ..XSpace::default()
