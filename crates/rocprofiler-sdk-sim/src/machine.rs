@@ -33,8 +33,9 @@ pub struct Machine {
     /// thread instead of the calling thread (docs/simulator-fidelity.md#threading).
     pub direct_dispatch: bool,
     /// The rocprofiler-sdk version reported to tools, `"major.minor.patch"` (default
-    /// `"1.0.0"`). Only the number changes: the layouts stay those of `rocm`, so an old version
-    /// tests a tool's version gate, not an old ABI.
+    /// `"1.0.0"`). From 1.3.2 registration accepts late forced tools (anytime initialization,
+    /// `registration.rs`); otherwise only the number changes: the layouts stay those of
+    /// `rocm`, so an old version tests a tool's version gate, not an old ABI.
     pub sdk_version: Version,
     /// The ROCm release whose SDK layouts the library has: `"7.1"` (default) or `"7.0"` (a
     /// 304-byte agent struct with an 8-byte UUID, `ROCPROFILER_CONTEXT_NONE = UINT64_MAX`;
