@@ -7,8 +7,10 @@
 //! nothing. The SDK tells a tool about a runtime's initialization with a RUNTIME_INITIALIZATION
 //! callback (operation HIP), which comes after the tool's `initialize` when HIP initializes
 //! later, and never when HIP went first; so "no such callback by the end of a session" is the
-//! tracer's signal. A session of a program that made no HIP call at all gets the same warning,
-//! which is then true too: the trace has no GPU events.
+//! tracer's signal, taken only for a session that also saw no kernel or copy (so an SDK that
+//! delivers the notice differently can never put the warning on a trace with GPU events). A
+//! session of a program that made no HIP call at all gets the same warning, which is then true
+//! too: the trace has no GPU events.
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 

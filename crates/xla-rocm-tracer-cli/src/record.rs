@@ -192,3 +192,33 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
     }
     Ok(ExitCode::from(code))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+    use xla_rocm_tracer::tracer::{hip_runtime_reach::HIP_NOT_REACHED, SDK_HELD_ELSEWHERE};
+
+    #[test]
+    fn the_commands_status_is_ours() {
+        // Wait statuses as waitpid(2) reports them: exit code in the second byte, else the signal.
+        assert_eq!(exit_code(ExitStatus::from_raw(3 << 8)), 3);
+        assert_eq!(exit_code(ExitStatus::from_raw(0)), 0);
+        assert_eq!(exit_code(ExitStatus::from_raw(libc::SIGKILL)), 128 + 9);
+    }
+
+    #[test]
+    fn only_the_two_diagnoses_are_reported() {
+        let space = |warnings: &[&str]| XSpace {
+            warnings: warnings.iter().map(|w| w.to_string()).collect(),
+            ..XSpace::default()
+        };
+        assert_eq!(diagnosis(&space(&["1 events dropped"])), None);
+        assert_eq!(
+            diagnosis(&space(&["other", HIP_NOT_REACHED])),
+            Some(HIP_NOT_REACHED)
+        );
+        let held = format!("could not register: {SDK_HELD_ELSEWHERE}");
+        assert_eq!(diagnosis(&space(&[&held])), Some(held.as_str()));
+    }
+}
