@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: Rust (workspace, and the product's suites under every
 # simulated ROCm release), C++ drop-in (plain and ASan/UBSan, and plain under ROCm 7.14),
-# the simulated HIP runtime program, xprof's conversion of a replayed trace, a real JAX (CPU)
-# trace read by the command, and the offline Bazel build. Installs the Debian packages it
+# the simulated HIP runtime program, `record` with the tool library, xprof's conversion of a
+# replayed trace, a real JAX (CPU) trace read by the command, and the offline Bazel build. Installs the Debian packages it
 # needs when they are missing and it can.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +60,9 @@ ROCSIM_MACHINE='rocm = "7.14"' tests/cpp/run.sh
 
 echo "== HIP host program on the simulated HIP runtime"
 tests/hip/run.sh
+
+echo "== xla-rocm-tracer record: the tool library loaded into a HIP program (ROCP_TOOL_LIBRARIES)"
+tests/record/run.sh
 
 echo "== xprof trace_viewer conversion of a replayed trace"
 tests/xprof/run.sh

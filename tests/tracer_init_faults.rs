@@ -44,15 +44,15 @@ const FAULTS: &[(&str, &str, u32)] = &[
         4,
     ),
     (
-        "rocprofiler_configure_callback_tracing_service@2=15",
+        "rocprofiler_configure_callback_tracing_service@3=15",
         "rocprofiler_configure_callback_tracing_service",
         15,
     ),
-    // Calls 3 and 4 configure the stream names (MARKER_NAME_API) and the ROCTx ranges
-    // (MARKER_CORE_API), which may fail: see
+    // Calls 2, 4 and 5 configure HIP's RUNTIME_INITIALIZATION notice, the stream names
+    // (MARKER_NAME_API) and the ROCTx ranges (MARKER_CORE_API), which may fail: see
     // `a_failed_stream_name_service_leaves_the_tracer_available`.
     (
-        "rocprofiler_configure_callback_tracing_service@5=16",
+        "rocprofiler_configure_callback_tracing_service@6=16",
         "rocprofiler_configure_callback_tracing_service",
         16,
     ),
@@ -210,17 +210,20 @@ fn a_failed_stream_name_service_leaves_the_tracer_available() {
     if child::is_any_child() {
         return;
     }
+    // Call 2: the notice of HIP's initialization (the "no GPU events" diagnosis,
+    // src/tracer/hip_runtime_reach.rs); call 4: the stream names; call 5: the ROCTx ranges.
     for rule in [
-        "rocprofiler_configure_callback_tracing_service@3=16",
+        "rocprofiler_configure_callback_tracing_service@2=16",
         "rocprofiler_configure_callback_tracing_service@4=16",
+        "rocprofiler_configure_callback_tracing_service@5=16",
     ] {
         let output = child::rerun("child_is_available", &[("ROCSIM_FAULTS", rule)]);
         child::assert_passed(rule, &output);
     }
 }
 
-/// Runs only in a child: ROCTx stream names and ranges are optional, the tracer works without
-/// them.
+/// Runs only in a child: ROCTx stream names and ranges and the notice of HIP's initialization
+/// are optional, the tracer works without them.
 #[test]
 fn child_is_available() {
     if !child::is_any_child() {

@@ -25,6 +25,7 @@ mod callbacks;
 pub(crate) mod copy_calls;
 pub(crate) mod correlation;
 pub(crate) mod hip_api;
+pub mod hip_runtime_reach;
 pub(crate) mod kernel_names;
 pub(crate) mod record_decoder;
 pub(crate) mod registration;
@@ -59,6 +60,7 @@ use crate::tracer::record_decoder::RecordDecoder;
 use crate::tracer::sdk::SdkError;
 use crate::tracer::session_ledger::SessionLedger;
 use crate::tracer::version::SdkVersion;
+pub use registration::{register_as_tool_library, ToolLibraryHooks, SDK_HELD_ELSEWHERE};
 use session::Session;
 pub use session::{
     disable_wait_from_env, set_wait_sleeper, TracerOptions, DEFAULT_DISABLE_WAIT, DISABLE_WAIT_ENV,

@@ -6,7 +6,6 @@
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use rocprofiler_sdk_sys as sys;
@@ -22,7 +21,6 @@ const INITIALIZATION_WAIT: Duration = Duration::from_secs(10);
 
 static CONFIGURE_CALLED: AtomicBool = AtomicBool::new(false);
 static CLIENT_HANDLE: AtomicU32 = AtomicU32::new(0);
-static REGISTRATION: Once = Once::new();
 
 /// The configure result handed to the SDK. The SDK only reads it, but takes it as `*mut`, so
 /// it lives in an `UnsafeCell`; its `tool_data` pointer is null.
@@ -70,11 +68,55 @@ unsafe extern "C" fn tool_initialize(
     _finalize: sys::rocprofiler_client_finalize_t,
     _tool_data: *mut c_void,
 ) -> c_int {
-    std::panic::catch_unwind(|| instance().initialize_from_tool()).unwrap_or(-1)
+    std::panic::catch_unwind(|| {
+        let code = instance().initialize_from_tool();
+        if code == 0 {
+            run_hook(|hooks| hooks.after_initialize);
+        }
+        code
+    })
+    .unwrap_or(-1)
 }
 
 unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
-    let _ = std::panic::catch_unwind(|| instance().finalize());
+    let _ = std::panic::catch_unwind(|| {
+        run_hook(|hooks| hooks.before_finalize);
+        instance().finalize()
+    });
+}
+
+/// What the tool library (`crates/xla-rocm-tracer-tool`) runs around the SDK's calls into
+/// this tool: its whole-process capture starts once the tracer is set up and ends while the
+/// SDK finalizes, before the tracer stops (docs/tool-library.md).
+#[derive(Clone, Copy)]
+pub struct ToolLibraryHooks {
+    /// After a successful `initialize` (or at once, if that already happened).
+    pub after_initialize: fn(),
+    /// At the start of the tool's `finalize`.
+    pub before_finalize: fn(),
+}
+
+static HOOKS: std::sync::OnceLock<ToolLibraryHooks> = std::sync::OnceLock::new();
+
+fn run_hook(which: impl FnOnce(&ToolLibraryHooks) -> fn()) {
+    if let Some(hooks) = HOOKS.get() {
+        which(hooks)();
+    }
+}
+
+/// The tool library's load-time start: keeps `hooks`, registers as the load-time constructor
+/// does (never waiting for an initialization in progress, which may be the one loading this
+/// library), and runs `after_initialize` now if the tracer is already set up. Returns false if
+/// hooks were already installed (they are kept).
+pub fn register_as_tool_library(hooks: ToolLibraryHooks) -> bool {
+    if HOOKS.set(hooks).is_err() {
+        return false;
+    }
+    register(WhileInitializing::Defer);
+    if instance().is_available() {
+        (hooks.after_initialize)();
+    }
+    true
 }
 
 impl Tracer {
@@ -93,14 +135,36 @@ pub fn client_handle() -> u32 {
     CLIENT_HANDLE.load(Ordering::Relaxed)
 }
 
-/// Registers with the SDK unless already registered; idempotent and thread-safe. Afterwards
-/// the tracer is either initialized or unavailable with a reason.
+/// Registers with the SDK unless already registered, waiting (bounded) for an initialization
+/// another thread has started; idempotent and thread-safe. Afterwards the tracer is either
+/// initialized or unavailable with a reason.
 pub(crate) fn ensure_registered() {
-    REGISTRATION.call_once(register);
+    register(WhileInitializing::Wait);
 }
 
-fn register() {
+/// What to do when the SDK reports its initialization in progress (status -1).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WhileInitializing {
+    /// Another thread is initializing: it may find and call our `rocprofiler_configure`
+    /// itself; wait for it (bounded), then decide.
+    Wait,
+    /// Leave the decision for later: at load time the initializing thread may be this one,
+    /// loading this library from `ROCP_TOOL_LIBRARIES` inside the SDK's initialization, and it
+    /// calls our `rocprofiler_configure` as soon as this constructor returns (waiting would
+    /// wait for ourselves).
+    Defer,
+}
+
+/// Serializes registration attempts; never held while the SDK calls into this tool from
+/// another thread we wait for (the SDK's own calls come on the forcing thread).
+static REGISTERING: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+
+fn register(while_initializing: WhileInitializing) {
     let tracer = instance();
+    if tracer.is_initialized() {
+        return;
+    }
+    let _registering = REGISTERING.lock();
     if tracer.is_initialized() {
         return;
     }
@@ -114,9 +178,8 @@ fn register() {
                 }
             }
         }
+        Ok(-1) if while_initializing == WhileInitializing::Defer => return,
         Ok(-1) => {
-            // Another thread is initializing the SDK (a runtime registered first); it may
-            // find and call our `rocprofiler_configure` itself.
             let deadline = Instant::now() + INITIALIZATION_WAIT;
             while !tracer.is_initialized()
                 && matches!(sdk::is_initialized(), Ok(-1))
@@ -124,20 +187,42 @@ fn register() {
             {
                 std::thread::sleep(Duration::from_millis(1));
             }
+            if !tracer.is_initialized() && !CONFIGURE_CALLED.load(Ordering::Acquire) {
+                register_late(tracer);
+            }
         }
-        Ok(_) => {}
+        Ok(_) => register_late(tracer),
         Err(error) => tracer.set_unavailable(TracerError::Unavailable(format!(
             "could not query rocprofiler-sdk's state: {error}"
         ))),
     }
     if !tracer.is_initialized() {
-        tracer.set_unavailable(TracerError::Unavailable(
-            "rocprofiler-sdk was initialized without calling this tool's rocprofiler_configure \
-             (it must register before the first HIP call)"
-                .to_owned(),
-        ));
+        tracer.set_unavailable(TracerError::Unavailable(SDK_HELD_ELSEWHERE.to_owned()));
     }
 }
+
+/// The SDK was initialized without this tool (another tool forced it first, or a runtime
+/// found other tools). An SDK with anytime initialization (1.3.2) accepts a late forced
+/// tool; older ones answer CONFIGURATION_LOCKED, and the tracer stays unavailable.
+fn register_late(tracer: &Tracer) {
+    if CONFIGURE_CALLED.load(Ordering::Acquire) {
+        return;
+    }
+    match sdk::force_configure(Some(rocprofiler_configure)) {
+        Ok(()) => {}
+        Err(error) => log::debug!("late registration refused: {error}"),
+    }
+    if !tracer.is_initialized() {
+        log::warn!("{SDK_HELD_ELSEWHERE}");
+    }
+}
+
+/// Why the tracer is unavailable when the SDK was initialized without it, and what to do.
+pub const SDK_HELD_ELSEWHERE: &str = "rocprofiler-sdk was initialized without this tracer \
+     (another tool configured it first, or a HIP call came before the tracer was loaded), and \
+     this SDK accepts no tool after that (anytime initialization needs rocprofiler-sdk 1.3.2): \
+     load the tracer before the first HIP call and before other tools force the SDK, e.g. \
+     through ROCP_TOOL_LIBRARIES=libxla_rocm_tracer_tool.so";
 
 /// Registration at load, before `main` and so before the program's first HIP call: the SDK
 /// 1.0.0 of ROCm 7.0/7.1 maps a HIP stream to an id only if a HIP_STREAM callback context was
@@ -148,5 +233,5 @@ fn register() {
 #[ctor::ctor(unsafe)]
 fn register_at_load() {
     // XLA's `init_rocm_lib`. A panic must not escape a constructor.
-    let _ = std::panic::catch_unwind(ensure_registered);
+    let _ = std::panic::catch_unwind(|| register(WhileInitializing::Defer));
 }

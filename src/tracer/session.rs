@@ -165,7 +165,7 @@ impl Tracer {
             // among them is also missing here. Counting in flight only what the SDK's drops
             // cannot explain counts no record twice (issue 26).
             let in_flight = in_flight.saturating_sub(session.sdk_dropped);
-            let end = session_end(in_flight);
+            let end = session_end(in_flight, self.ledger.saw_device_work());
             // A panicking sink must not leave the tracer "running" forever.
             if catch_unwind(AssertUnwindSafe(|| session.sink.end_session(end))).is_err() {
                 log::error!("the EventSink panicked in end_session(); the session ends anyway");
@@ -206,10 +206,17 @@ impl Tracer {
 /// dispatch) is warned about by the export, which counts the events it places on
 /// "Unattributed" lanes; a call without a stream argument (`hipMemcpy`) is rightly on the
 /// null stream and needs no warning.
-fn session_end(in_flight: u64) -> SessionEnd {
+fn session_end(in_flight: u64, saw_device_work: bool) -> SessionEnd {
     let stream_labels = stream_names::snapshot();
+    // A trace with device work needs no "no GPU events" diagnosis, whatever the SDK said.
+    let hip_not_reached = if saw_device_work {
+        None
+    } else {
+        super::hip_runtime_reach::hip_not_reached_warning()
+    };
     let warnings = stream_names::cut_names_warning(&stream_labels)
         .into_iter()
+        .chain(hip_not_reached)
         .collect();
     SessionEnd {
         in_flight,

@@ -104,6 +104,15 @@ impl SessionLedger {
         }
     }
 
+    /// Whether the last (or running) session requested or received any kernel or copy record.
+    pub(crate) fn saw_device_work(&self) -> bool {
+        self.arrived.load(Ordering::Relaxed) > 0
+            || self
+                .stripes
+                .iter()
+                .any(|stripe| stripe.requested.load(Ordering::Relaxed) > 0)
+    }
+
     /// Records the running session requested that have not arrived yet.
     pub(crate) fn missing(&self) -> u64 {
         let requested: u64 = self

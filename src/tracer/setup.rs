@@ -8,6 +8,7 @@ use super::agents::Agents;
 use super::callbacks::{buffer_callback, code_object_callback, hip_api_callback};
 use super::correlation::stream_external_correlation_callback;
 use super::hip_api::HipApiNames;
+use super::hip_runtime_reach;
 use super::sdk::{self, SdkError};
 use super::stream_stack::hip_stream_callback;
 use super::version::SdkVersion;
@@ -119,6 +120,17 @@ impl Tracer {
             Some(code_object_callback),
         )
         .map_err(unavailable)?;
+        // The signal for the "no GPU events" diagnosis; an SDK without the service traces
+        // the same, without the diagnosis.
+        match sdk::configure_callback_tracing(
+            utility_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION,
+            &[sys::ROCPROFILER_RUNTIME_INITIALIZATION_HIP],
+            Some(hip_runtime_reach::runtime_initialization_callback),
+        ) {
+            Ok(()) => hip_runtime_reach::watch(),
+            Err(error) => log::debug!("HIP's initialization will not be reported: {error}"),
+        }
         sdk::start_context(utility_context).map_err(unavailable)?;
         started.0.push(utility_context);
 

@@ -27,3 +27,36 @@ pub(crate) fn set_fini(status: i32) {
 pub(crate) fn configuration_open() -> bool {
     init_status() == -1
 }
+
+/// Whether the HIP runtime's API table reached the SDK: HIP registers it once, at its first
+/// call. When no tool is discoverable at that moment the SDK is never loaded and the table
+/// never reaches it (`rocprofiler-register` finds nothing to hand it to), so no HIP or device
+/// work is ever intercepted until the SDK propagates the tables again (docs/sdk-facts.md#tool-start-up).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RuntimeTables {
+    /// The runtime has not registered yet.
+    NotRegistered,
+    /// The runtime registered while no tool was there: it runs untraced.
+    Untraced,
+    /// The runtime's calls go through the SDK.
+    Traced,
+}
+
+static RUNTIME_TABLES: AtomicI32 = AtomicI32::new(0);
+
+pub(crate) fn runtime_tables() -> RuntimeTables {
+    match RUNTIME_TABLES.load(Ordering::Acquire) {
+        0 => RuntimeTables::NotRegistered,
+        1 => RuntimeTables::Untraced,
+        _ => RuntimeTables::Traced,
+    }
+}
+
+pub(crate) fn set_runtime_tables(tables: RuntimeTables) {
+    let value = match tables {
+        RuntimeTables::NotRegistered => 0,
+        RuntimeTables::Untraced => 1,
+        RuntimeTables::Traced => 2,
+    };
+    RUNTIME_TABLES.store(value, Ordering::Release);
+}

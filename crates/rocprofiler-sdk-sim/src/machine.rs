@@ -38,8 +38,9 @@ pub struct Machine {
     /// it (`sdk_version`, `stream_map`, `buffer_sync`, `small_copies`) to that release's.
     pub rocm: RocmRelease,
     /// The rocprofiler-sdk version reported to tools, `"major.minor.patch"` (default: the
-    /// release's, `"1.1.0"` for 7.1). Only the number changes, so another version tests a
-    /// tool's version gate, not another ABI.
+    /// release's, `"1.1.0"` for 7.1). From 1.3.2 registration also accepts late forced tools
+    /// (anytime initialization, `registration.rs`); otherwise only the number changes, so
+    /// another version tests a tool's version gate, not another ABI.
     pub sdk_version: Version,
     /// How HIP_STREAM tracing maps `hipStream_t` values to stream ids: `"sdk-1.0"`,
     /// `"sdk-1.1"` or `"newer"` ([`StreamMap`]; default: the release's, `"sdk-1.1"` for 7.1).

@@ -1,6 +1,8 @@
-//! Tool registration and the SDK lifecycle (docs/sdk-facts.md#registration, docs/simulator-fidelity.md#registration-and-lifecycle): `force_configure`, passive discovery
-//! of `rocprofiler_configure` when the (simulated) HIP runtime registers, `initialize` on the
-//! triggering thread under the registration mutex, and finalization at exit or on request.
+//! Tool registration and the SDK lifecycle (docs/sdk-facts.md#registration, docs/simulator-fidelity.md#registration-and-lifecycle): `force_configure`, the
+//! one pass that collects every client at the first initialization (forced, global scope,
+//! loaded libraries, `ROCP_TOOL_LIBRARIES`), the HIP runtime's table reaching the SDK or not,
+//! late tools from SDK 1.3.2, `initialize` on the triggering thread under the registration
+//! mutex, and finalization at exit or on request.
 use crate::user_ptr::UserPtr;
 use crate::SimError;
 use parking_lot::Mutex;
@@ -16,6 +18,8 @@ pub(crate) fn version() -> (u32, u32, u32) {
     (v.0, v.1, v.2)
 }
 
+/// The configure functions already called, in every pass: the SDK calls each at most once.
+static INVOKED: LazyLock<Mutex<Vec<usize>>> = LazyLock::new(|| Mutex::new(Vec::new()));
 static FORCED: AtomicBool = AtomicBool::new(false);
 /// Client whose `initialize` is running: contexts created now belong to it.
 static INITIALIZING_CLIENT: AtomicU32 = AtomicU32::new(0);
@@ -35,7 +39,10 @@ struct Client {
     finalized: bool,
 }
 
-use crate::lifecycle::init_status;
+use crate::lifecycle::{init_status, runtime_tables, set_runtime_tables, RuntimeTables};
+
+/// The HIP version the simulated runtime reports with its initialization (7.1.0).
+const HIP_VERSION: u64 = 70_100_000;
 
 pub(crate) fn initializing_client() -> u32 {
     INITIALIZING_CLIENT.load(Ordering::Acquire)
@@ -50,7 +57,16 @@ pub fn client_names() -> Vec<(u32, Option<String>)> {
         .collect()
 }
 
+/// Anytime initialization (docs/sdk-facts.md#tool-start-up): from SDK 1.3.2 a tool forced
+/// after initialization is configured and initialized on its own, and the runtimes' tables
+/// are propagated again so that it sees their calls.
+fn accepts_late_tools() -> bool {
+    version() >= (1, 3, 2)
+}
+
 /// `rocprofiler_force_configure`: configure then initialize synchronously on this thread.
+/// Before initialization this starts it, collecting every other client in the same pass;
+/// after it, only an SDK with anytime initialization accepts the tool.
 pub(crate) fn force_configure(configure: sys::rocprofiler_configure_func_t) -> u32 {
     let Some(configure) = configure else {
         return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
@@ -59,45 +75,202 @@ pub(crate) fn force_configure(configure: sys::rocprofiler_configure_func_t) -> u
         return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     }
     let _registration = REGISTRATION_LOCK.lock();
-    // Pre-1.3.0 behaviour: one forced tool, and only before initialization started (docs/sdk-facts.md#tool-start-up).
-    if init_status() != 0 || FORCED.load(Ordering::Acquire) {
-        return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    if init_status() == 0 && !FORCED.load(Ordering::Acquire) {
+        FORCED.store(true, Ordering::Release);
+        crate::lifecycle::set_init(-1);
+        let clients = find_clients(Some(configure));
+        initialize_tools(&clients);
+        if runtime_tables() == RuntimeTables::Untraced && accepts_late_tools() {
+            propagate_runtime_tables();
+        }
+        return sys::ROCPROFILER_STATUS_SUCCESS;
     }
-    FORCED.store(true, Ordering::Release);
-    initialize_tools(&[configure]);
-    sys::ROCPROFILER_STATUS_SUCCESS
+    if init_status() == 1 && accepts_late_tools() && !already_invoked(configure) {
+        crate::lifecycle::set_init(-1);
+        initialize_tools(&[configure]);
+        if runtime_tables() != RuntimeTables::NotRegistered {
+            propagate_runtime_tables();
+        }
+        return sys::ROCPROFILER_STATUS_SUCCESS;
+    }
+    sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
 }
 
-/// What the first HIP runtime registration does: if no tool was forced yet, look for
-/// `rocprofiler_configure` in the global symbol scope and initialize it.
+/// What the first HIP runtime registration does: hand HIP's table to the SDK if a tool is
+/// there to take it. With nothing forced yet, the SDK initializes every tool it finds; with
+/// no tool anywhere the SDK is never initialized and HIP runs untraced (a tool forced later
+/// registers fine and sees nothing, unless the SDK accepts late tools).
 pub(crate) fn runtime_registration() -> Result<(), SimError> {
     if IN_INITIALIZE.get() {
         // The real SDK deadlocks (documented, docs/sdk-facts.md#tool-start-up); failing loudly is kinder to tests.
         return Err(SimError::CalledFromInitialize);
     }
-    if init_status() == 1 {
+    if runtime_tables() != RuntimeTables::NotRegistered {
         return Ok(());
     }
     let _registration = REGISTRATION_LOCK.lock();
-    if init_status() == 0 {
-        let found = discover_configure();
-        initialize_tools(found.as_slice());
+    if runtime_tables() != RuntimeTables::NotRegistered {
+        return Ok(());
     }
+    if init_status() == 0 {
+        crate::lifecycle::set_init(-1);
+        let clients = find_clients(None);
+        if clients.is_empty() {
+            crate::lifecycle::set_init(0);
+            set_runtime_tables(RuntimeTables::Untraced);
+            return Ok(());
+        }
+        initialize_tools(&clients);
+    }
+    propagate_runtime_tables();
     Ok(())
 }
 
-fn discover_configure() -> Vec<sys::rocprofiler_configure_t> {
+/// HIP's table reaches the SDK: its calls are intercepted from now on, and every context
+/// tracing RUNTIME_INITIALIZATION hears that HIP initialized.
+fn propagate_runtime_tables() {
+    set_runtime_tables(RuntimeTables::Traced);
+    let targets = crate::registry::targets(
+        crate::registry::Selector {
+            callback_kind: Some(sys::ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION),
+            buffer_kind: None,
+            request_kind: None,
+        },
+        &[sys::ROCPROFILER_RUNTIME_INITIALIZATION_HIP],
+        sys::ROCPROFILER_RUNTIME_INITIALIZATION_HIP,
+    );
+    let tid = crate::clock::gettid();
+    for target in targets {
+        let Some(service) = &target.callback else {
+            continue;
+        };
+        let mut payload = sys::rocprofiler_callback_tracing_runtime_initialization_data_t {
+            size: std::mem::size_of::<sys::rocprofiler_callback_tracing_runtime_initialization_data_t>(
+            ) as u64,
+            version: HIP_VERSION,
+            instance: 0,
+        };
+        let mut user_data = 0u64;
+        crate::dispatch::invoke(
+            service,
+            target.context,
+            tid,
+            sys::rocprofiler_correlation_id_t {
+                internal: 0,
+                external: sys::rocprofiler_user_data_t { value: 0 },
+                ancestor: 0,
+            },
+            sys::ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION,
+            sys::ROCPROFILER_RUNTIME_INITIALIZATION_HIP,
+            sys::ROCPROFILER_CALLBACK_PHASE_NONE,
+            (&mut payload as *mut sys::rocprofiler_callback_tracing_runtime_initialization_data_t)
+                .cast(),
+            &mut user_data,
+        );
+    }
+}
+
+fn already_invoked(configure: RawConfigure) -> bool {
+    INVOKED.lock().contains(&(configure as usize))
+}
+
+type RawConfigure = sys::rocprofiler_configure_t;
+
+/// The SDK's `find_clients`: in one pass, the forced function, `rocprofiler_configure` in the
+/// global scope, in every loaded library, and in each library of `ROCP_TOOL_LIBRARIES`
+/// (colon-separated, dlopened here, so their constructors run now, with the initialization
+/// status -1). One client per distinct function.
+fn find_clients(forced: Option<RawConfigure>) -> Vec<RawConfigure> {
+    let mut found: Vec<RawConfigure> = Vec::new();
+    let mut add = |configure: RawConfigure| {
+        if !found.iter().any(|f| *f as usize == configure as usize) && !already_invoked(configure) {
+            found.push(configure);
+        }
+    };
+    if let Some(forced) = forced {
+        add(forced);
+    }
     // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name has no preconditions.
-    let symbol = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"rocprofiler_configure".as_ptr()) };
+    if let Some(configure) = unsafe { configure_in(libc::RTLD_DEFAULT) } {
+        add(configure);
+    }
+    for library in loaded_libraries() {
+        // SAFETY: RTLD_NOLOAD only returns a handle to a library already loaded.
+        let handle = unsafe { libc::dlopen(library.as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
+        if handle.is_null() {
+            continue;
+        }
+        // SAFETY: `handle` is a live handle from dlopen.
+        if let Some(configure) = unsafe { configure_in(handle) } {
+            add(configure);
+        }
+    }
+    for library in tool_libraries() {
+        // SAFETY: loading a tool library the user named runs its constructors, as the SDK does.
+        let handle = unsafe { libc::dlopen(library.as_ptr(), libc::RTLD_GLOBAL | libc::RTLD_LAZY) };
+        if handle.is_null() {
+            eprintln!("rocprofiler-sdk-sim: ROCP_TOOL_LIBRARIES: cannot load {library:?}");
+            continue;
+        }
+        // SAFETY: `handle` is a live handle from dlopen.
+        if let Some(configure) = unsafe { configure_in(handle) } {
+            add(configure);
+        }
+    }
+    found
+}
+
+/// `rocprofiler_configure` in `handle`'s scope.
+///
+/// # Safety
+/// `handle` is RTLD_DEFAULT or a live handle from dlopen.
+unsafe fn configure_in(handle: *mut libc::c_void) -> Option<RawConfigure> {
+    // SAFETY: the caller's handle and a NUL-terminated name.
+    let symbol = unsafe { libc::dlsym(handle, c"rocprofiler_configure".as_ptr()) };
     if symbol.is_null() {
-        return Vec::new();
+        return None;
     }
     // SAFETY: a tool exporting `rocprofiler_configure` gives it the SDK's signature (docs/sdk-facts.md#registration).
-    vec![unsafe { std::mem::transmute::<*mut libc::c_void, sys::rocprofiler_configure_t>(symbol) }]
+    Some(unsafe { std::mem::transmute::<*mut libc::c_void, RawConfigure>(symbol) })
+}
+
+/// The paths in `ROCP_TOOL_LIBRARIES`, in order.
+fn tool_libraries() -> Vec<CString> {
+    std::env::var("ROCP_TOOL_LIBRARIES")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|path| !path.is_empty())
+        .filter_map(|path| CString::new(path).ok())
+        .collect()
+}
+
+/// The paths of the libraries in the link map, in load order (the executable excluded).
+fn loaded_libraries() -> Vec<CString> {
+    unsafe extern "C" fn collect(
+        info: *mut libc::dl_phdr_info,
+        _size: usize,
+        data: *mut libc::c_void,
+    ) -> libc::c_int {
+        // SAFETY: dl_iterate_phdr passes a valid info and our `Vec` back as `data`.
+        let (info, names) = unsafe { (&*info, &mut *data.cast::<Vec<CString>>()) };
+        if !info.dlpi_name.is_null() {
+            // SAFETY: the loader's NUL-terminated path of the object.
+            let name = unsafe { CStr::from_ptr(info.dlpi_name) };
+            if !name.is_empty() {
+                names.push(name.to_owned());
+            }
+        }
+        0
+    }
+    let mut names: Vec<CString> = Vec::new();
+    // SAFETY: `collect` only reads what the loader passes and pushes to `names`, which
+    // outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(collect), (&mut names as *mut Vec<CString>).cast()) };
+    names
 }
 
 /// Calls every `configure`, then every non-null `initialize` (docs/sdk-facts.md#tool-start-up "Order of calls").
-/// Caller holds the registration lock.
+/// Caller holds the registration lock and has set the initialization status to -1.
 fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
     crate::lifecycle::set_init(-1);
     let (major, minor, patch) = version();
@@ -105,6 +278,10 @@ fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
     let version_text = CString::new(format!("{major}.{minor}.{patch}")).unwrap_or_default();
     let mut to_initialize = Vec::new();
     for (priority, configure) in configures.iter().enumerate() {
+        if already_invoked(*configure) {
+            continue;
+        }
+        INVOKED.lock().push(*configure as usize);
         let handle = CLIENTS.lock().len() as u32 + 1;
         let mut client_id = sys::rocprofiler_client_id_t {
             size: std::mem::size_of::<sys::rocprofiler_client_id_t>(),

@@ -231,8 +231,13 @@ pub(crate) type Targets = SmallVec<[Target; 4]>;
 /// `callback_ops`, their buffer service if it allows `buffer_op`, and their request service if
 /// it requests `request_kind` (only for contexts that trace the operation, docs/sdk-facts.md#which-value-a-record-carries).
 pub(crate) fn targets(sel: Selector, callback_ops: &[i32], buffer_op: i32) -> Targets {
-    let registry = REGISTRY.read();
     let mut out = Targets::new();
+    // A runtime whose table never reached the SDK is not intercepted: no tool sees its calls
+    // or its device work, whatever contexts are active.
+    if crate::lifecycle::runtime_tables() == crate::lifecycle::RuntimeTables::Untraced {
+        return out;
+    }
+    let registry = REGISTRY.read();
     for context in &registry.contexts {
         if !context.active.load(Ordering::Acquire) {
             continue;

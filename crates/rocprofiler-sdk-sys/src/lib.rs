@@ -250,6 +250,16 @@ pub const ROCPROFILER_CODE_OBJECT_HOST_KERNEL_SYMBOL_REGISTER: rocprofiler_code_
     3;
 pub const ROCPROFILER_CODE_OBJECT_LAST: rocprofiler_code_object_operation_t = 4;
 
+/// `rocprofiler_runtime_initialization_operation_t` (`callback_tracing.h`): which runtime
+/// reported its initialization to the SDK.
+pub type rocprofiler_runtime_initialization_operation_t = i32;
+pub const ROCPROFILER_RUNTIME_INITIALIZATION_NONE: rocprofiler_runtime_initialization_operation_t =
+    0;
+pub const ROCPROFILER_RUNTIME_INITIALIZATION_HSA: rocprofiler_runtime_initialization_operation_t =
+    1;
+pub const ROCPROFILER_RUNTIME_INITIALIZATION_HIP: rocprofiler_runtime_initialization_operation_t =
+    2;
+
 pub type rocprofiler_kernel_dispatch_operation_t = i32;
 pub const ROCPROFILER_KERNEL_DISPATCH_NONE: rocprofiler_kernel_dispatch_operation_t = 0;
 pub const ROCPROFILER_KERNEL_DISPATCH_ENQUEUE: rocprofiler_kernel_dispatch_operation_t = 1;
@@ -733,6 +743,15 @@ pub struct rocprofiler_callback_tracing_memory_copy_data_t {
     pub bytes: u64,
     pub dst_address: rocprofiler_address_t,
     pub src_address: rocprofiler_address_t,
+}
+
+/// The payload of a RUNTIME_INITIALIZATION callback: the runtime's version and instance.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct rocprofiler_callback_tracing_runtime_initialization_data_t {
+    pub size: u64,
+    pub version: u64,
+    pub instance: u64,
 }
 
 #[repr(C)]

@@ -7,6 +7,7 @@ mod interrupts;
 mod output;
 mod probe;
 mod progress;
+mod record;
 mod replay;
 mod xspace_view;
 
@@ -32,6 +33,10 @@ enum Command {
     /// Run a scenario on the simulated GPU through the real tracer and collector, print a lane
     /// summary and write the trace (`<scenario name>.xplane.pb` unless `-o` says where).
     Replay(replay::ReplayArgs),
+    /// Run a command with the tracer's tool library loaded (ROCP_TOOL_LIBRARIES), trace it
+    /// until it exits (or for --duration seconds), print a lane summary and write one XSpace.
+    /// The command's exit status is passed through.
+    Record(record::RecordArgs),
     /// Print planes, lanes with event counts by kind, copy bytes, time span and drops.
     Inspect {
         /// An XSpace file (`.xplane.pb`).
@@ -129,6 +134,12 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Probe(args) => {
             return probe::run(&args).unwrap_or_else(|error| {
+                eprintln!("xla-rocm-tracer: error: {error:#}");
+                ExitCode::FAILURE
+            })
+        }
+        Command::Record(args) => {
+            return record::run(args).unwrap_or_else(|error| {
                 eprintln!("xla-rocm-tracer: error: {error:#}");
                 ExitCode::FAILURE
             })

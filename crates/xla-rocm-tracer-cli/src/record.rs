@@ -1,0 +1,224 @@
+//! `xla-rocm-tracer record -- COMMAND ...`: runs a command with the tracer's tool library
+//! loaded, so that any HIP program (stock JAX included) is traced without rebuilding it, and
+//! writes its one XSpace (docs/tool-library.md).
+//!
+//! The library goes in through `ROCP_TOOL_LIBRARIES`, not `LD_PRELOAD`: the SDK loads the
+//! libraries listed there in the same pass as every other tool, when it first initializes
+//! (at a tool's forced registration or at HIP's start), so a program or plugin that forces
+//! its own tool (XLA's tracer does) keeps it and ours is configured beside it. A preloaded
+//! library would force first instead, and an SDK before 1.3.2 would then refuse the
+//! program's own tool.
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, ExitStatus};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use xla_rocm_tracer::export::{encode_xspace, read_xspace_file, XSpace};
+
+use crate::{inspect, interrupts, output};
+
+/// The tool library's file name, found beside this program (cargo's `target/<profile>/`).
+pub const TOOL_LIBRARY: &str = "libxla_rocm_tracer_tool.so";
+/// Names the tool library explicitly (instead of the one beside this program).
+pub const TOOL_LIBRARY_VARIABLE: &str = "XLA_ROCM_TRACER_TOOL_LIBRARY";
+/// The tool library's own variables (`crates/xla-rocm-tracer-tool`).
+const OUTPUT_VARIABLE: &str = "XLA_ROCM_TRACER_OUTPUT";
+const DURATION_VARIABLE: &str = "XLA_ROCM_TRACER_DURATION";
+
+#[derive(Args)]
+pub struct RecordArgs {
+    /// Where to write the trace.
+    #[arg(short, long, default_value = "record.xplane.pb")]
+    pub output: PathBuf,
+    /// Stop tracing after this many seconds (the command keeps running); default: when it exits.
+    #[arg(long, value_name = "S")]
+    pub duration: Option<f64>,
+    /// The command and its arguments.
+    #[arg(required = true, last = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+/// Where the tool library is: `XLA_ROCM_TRACER_TOOL_LIBRARY`, else beside this program.
+fn tool_library() -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os(TOOL_LIBRARY_VARIABLE) {
+        let path = PathBuf::from(path);
+        if !path.is_file() {
+            bail!("{TOOL_LIBRARY_VARIABLE}={} is not a file", path.display());
+        }
+        return Ok(path);
+    }
+    let exe = std::env::current_exe().context("cannot find this program's path")?;
+    let path = exe.with_file_name(TOOL_LIBRARY);
+    if !path.is_file() {
+        bail!(
+            "{} is missing: `record` loads it from beside {}; build it with `cargo build -p \
+             xla-rocm-tracer-tool` (same profile) or name it in {TOOL_LIBRARY_VARIABLE}",
+            path.display(),
+            exe.display()
+        );
+    }
+    Ok(path)
+}
+
+/// A private folder for the tool's trace, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch> {
+        let base = std::env::temp_dir();
+        for attempt in 0..100u32 {
+            let dir = base.join(format!(
+                "xla-rocm-tracer-record-{}-{attempt}",
+                std::process::id()
+            ));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => return Ok(Scratch(dir)),
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(error) => {
+                    return Err(error).with_context(|| format!("cannot create {}", dir.display()))
+                }
+            }
+        }
+        bail!("cannot create a scratch folder in {}", base.display())
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `ROCP_TOOL_LIBRARIES` with `library` added after what the user already listed.
+fn tool_libraries_with(library: &Path) -> std::ffi::OsString {
+    let mut value = std::env::var_os("ROCP_TOOL_LIBRARIES").unwrap_or_default();
+    if !value.is_empty() {
+        value.push(":");
+    }
+    value.push(library.as_os_str());
+    value
+}
+
+/// The command's exit status as ours: its code, or 128 + the signal that ended it.
+fn exit_code(status: ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => code.clamp(0, 255) as u8,
+        (None, Some(signal)) => (128 + signal).clamp(0, 255) as u8,
+        _ => 1,
+    }
+}
+
+/// The line `record` prints about a trace with no GPU events it can explain, if any.
+pub fn diagnosis(space: &XSpace) -> Option<&str> {
+    use xla_rocm_tracer::tracer::{hip_runtime_reach::HIP_NOT_REACHED, SDK_HELD_ELSEWHERE};
+    space
+        .warnings
+        .iter()
+        .find(|warning| warning.as_str() == HIP_NOT_REACHED || warning.contains(SDK_HELD_ELSEWHERE))
+        .map(String::as_str)
+}
+
+pub fn run(args: RecordArgs) -> Result<ExitCode> {
+    if let Some(seconds) = args.duration {
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            bail!("--duration {seconds} is not a number of seconds");
+        }
+    }
+    let library = tool_library()?;
+    let out = output::check(&args.output, &[])?;
+    let scratch = Scratch::new()?;
+    let trace = scratch.0.join("trace.xplane.pb");
+
+    let (program, rest) = args
+        .command
+        .split_first()
+        .context("no command to run after `--`")?;
+    let mut command = Command::new(program);
+    command
+        .args(rest)
+        .env("ROCP_TOOL_LIBRARIES", tool_libraries_with(&library))
+        .env(OUTPUT_VARIABLE, &trace);
+    if let Some(seconds) = args.duration {
+        command.env(DURATION_VARIABLE, seconds.to_string());
+    }
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("cannot run {}", Path::new(program).display()))?;
+    // A stop signal is passed on to the command (a terminal's Ctrl-C reaches it anyway); the
+    // trace it leaves is still written.
+    let status = {
+        let _graceful = interrupts::graceful();
+        let mut forwarded = false;
+        loop {
+            if let Some(status) = child.try_wait().context("cannot wait for the command")? {
+                break status;
+            }
+            if let (Some(signal), false) = (interrupts::received(), forwarded) {
+                // SAFETY: kill(2) on our own child's pid.
+                unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+                forwarded = true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let code = exit_code(status);
+
+    if !trace.is_file() {
+        eprintln!(
+            "xla-rocm-tracer: record: the command wrote no trace: the tool library never \
+             loaded (no HIP runtime or rocprofiler-sdk initialized in the process?) or the \
+             process ended without exiting normally"
+        );
+        return Ok(ExitCode::from(if code == 0 { 1 } else { code }));
+    }
+    let space = read_xspace_file(&trace).context("cannot read the command's trace")?;
+    let bytes = encode_xspace(&space);
+    out.write(|sink| sink.write_all(&bytes))?;
+
+    let title = format!("record of {}", Path::new(program).display());
+    let totals = inspect::DeviceTotals::of_spaces(std::slice::from_ref(&space));
+    let mut report = format!("the trace shows {}\n\n", totals.describe());
+    report.push_str(&inspect::render(&space, &title));
+    report.push_str(&format!(
+        "\nwrote {} ({})\n",
+        out.shown().display(),
+        inspect::format_bytes(bytes.len() as u64)
+    ));
+    print!("{report}");
+    if let Some(line) = diagnosis(&space) {
+        eprintln!("xla-rocm-tracer: record: {line}");
+    }
+    Ok(ExitCode::from(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+    use xla_rocm_tracer::tracer::{hip_runtime_reach::HIP_NOT_REACHED, SDK_HELD_ELSEWHERE};
+
+    #[test]
+    fn the_commands_status_is_ours() {
+        // Wait statuses as waitpid(2) reports them: exit code in the second byte, else the signal.
+        assert_eq!(exit_code(ExitStatus::from_raw(3 << 8)), 3);
+        assert_eq!(exit_code(ExitStatus::from_raw(0)), 0);
+        assert_eq!(exit_code(ExitStatus::from_raw(libc::SIGKILL)), 128 + 9);
+    }
+
+    #[test]
+    fn only_the_two_diagnoses_are_reported() {
+        let space = |warnings: &[&str]| XSpace {
+            warnings: warnings.iter().map(|w| w.to_string()).collect(),
+            ..XSpace::default()
+        };
+        assert_eq!(diagnosis(&space(&["1 events dropped"])), None);
+        assert_eq!(
+            diagnosis(&space(&["other", HIP_NOT_REACHED])),
+            Some(HIP_NOT_REACHED)
+        );
+        let held = format!("could not register: {SDK_HELD_ELSEWHERE}");
+        assert_eq!(diagnosis(&space(&[&held])), Some(held.as_str()));
+    }
+}
