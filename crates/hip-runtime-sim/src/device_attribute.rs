@@ -159,7 +159,13 @@ mod tests {
         assert_eq!(v(id::MAX_REGISTERS_PER_BLOCK), 512 * 128);
         assert_eq!(v(id::MAX_GRID_DIM_X), i32::MAX);
         assert_eq!(v(id::ECC_ENABLED), 1);
-        assert_eq!((v(id::COMPUTE_CAPABILITY_MAJOR), v(id::COMPUTE_CAPABILITY_MINOR)), (9, 4));
+        assert_eq!(
+            (
+                v(id::COMPUTE_CAPABILITY_MAJOR),
+                v(id::COMPUTE_CAPABILITY_MINOR)
+            ),
+            (9, 4)
+        );
         // 192 GiB does not fit the int HIP writes.
         assert_eq!(v(id::TOTAL_GLOBAL_MEM), i32::MAX);
         // Unused and undefined numbers are refused.

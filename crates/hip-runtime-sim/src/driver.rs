@@ -285,9 +285,7 @@ pub fn memcpy_async_as(
 ) -> Result<(), HipError> {
     let (copy, call) = (rocsim_copy(copy), rocsim_copy_call(call));
     // SAFETY: valid `rocsim_copy_t` and `rocsim_copy_call_t`.
-    check(unsafe {
-        ffi::rocsim_memcpy_async_as(op, stream, &copy, &call, std::ptr::null_mut())
-    })
+    check(unsafe { ffi::rocsim_memcpy_async_as(op, stream, &copy, &call, std::ptr::null_mut()) })
 }
 
 /// A blocking copy traced as HIP function `op` (`hipMemcpyHtoD`, ...): on the current device's

@@ -44,7 +44,12 @@ impl CodeObject {
     fn kernel_id(&mut self, device: u32, name: &str) -> Result<u64, HipError> {
         if !self.loaded.contains_key(&device) {
             let (id, ids) = driver::load_code_object(device, &self.kernels)?;
-            let kernels = self.kernels.iter().map(|k| k.name.clone()).zip(ids).collect();
+            let kernels = self
+                .kernels
+                .iter()
+                .map(|k| k.name.clone())
+                .zip(ids)
+                .collect();
             self.loaded.insert(device, LoadedCodeObject { id, kernels });
         }
         self.loaded[&device]

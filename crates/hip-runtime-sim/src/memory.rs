@@ -56,16 +56,14 @@ pub fn allocate(size: usize, placement: Placement) -> Result<*mut u8, HipError> 
     }
     let ptr = ptr.cast::<u8>();
     debug_assert_eq!(ptr as usize % ALIGNMENT, 0);
-    ALLOCATIONS
-        .lock()
-        .insert(
-            ptr as usize,
-            Allocation {
-                size,
-                placement,
-                owned: true,
-            },
-        );
+    ALLOCATIONS.lock().insert(
+        ptr as usize,
+        Allocation {
+            size,
+            placement,
+            owned: true,
+        },
+    );
     Ok(ptr)
 }
 
@@ -219,7 +217,11 @@ mod tests {
         let rss_kib = || {
             let status = std::fs::read_to_string("/proc/self/status").unwrap();
             let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-            line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap()
+            line.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
         };
         let before = rss_kib();
         // Touch one byte every 1 GiB: 144 pages.
@@ -229,7 +231,10 @@ mod tests {
         }
         let grown = rss_kib().saturating_sub(before);
         assert!(grown < 64 * 1024, "RSS grew by {grown} KiB");
-        assert_eq!(containing(p as usize + (1 << 30)), Some((p as usize, size, Placement::Device(0))));
+        assert_eq!(
+            containing(p as usize + (1 << 30)),
+            Some((p as usize, size, Placement::Device(0)))
+        );
         assert_eq!(free(p, false), Ok(()));
         assert_eq!(containing(p as usize), None);
     }

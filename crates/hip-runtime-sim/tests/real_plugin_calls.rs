@@ -30,8 +30,11 @@ fn ops_since(from: usize) -> Vec<i32> {
 
 fn attribute(attr: c_int) -> c_int {
     let mut value = -7;
-    // SAFETY: `value` is a live local.
-    assert_eq!(unsafe { hipDeviceGetAttribute(&mut value, attr, 0) }, HIP_SUCCESS);
+    assert_eq!(
+        // SAFETY: `value` is a live local.
+        unsafe { hipDeviceGetAttribute(&mut value, attr, 0) },
+        HIP_SUCCESS
+    );
     value
 }
 
@@ -61,8 +64,14 @@ fn device_queries_answer_as_an_mi300x_with_hips_numbering() {
     let mut value = 0;
     // SAFETY: live locals.
     unsafe {
-        assert_eq!(hipDeviceGetAttribute(&mut value, 64, 0), HIP_ERROR_INVALID_VALUE);
-        assert_eq!(hipDeviceGetAttribute(&mut value, 0, 7), HIP_ERROR_INVALID_DEVICE);
+        assert_eq!(
+            hipDeviceGetAttribute(&mut value, 64, 0),
+            HIP_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            hipDeviceGetAttribute(&mut value, 0, 7),
+            HIP_ERROR_INVALID_DEVICE
+        );
     }
 
     let mut name = [0 as c_char; 64];
@@ -74,9 +83,18 @@ fn device_queries_answer_as_an_mi300x_with_hips_numbering() {
         assert_eq!(hipDeviceGetName(name.as_mut_ptr(), 64, 0), HIP_SUCCESS);
         assert_eq!(hipDeviceGetPCIBusId(bus.as_mut_ptr(), 16, 0), HIP_SUCCESS);
         assert_eq!(hipDeviceTotalMem(&mut total, 0), HIP_SUCCESS);
-        assert_eq!(hipDeviceGetStreamPriorityRange(&mut least, &mut greatest), HIP_SUCCESS);
-        assert_eq!(CStr::from_ptr(name.as_ptr()).to_str().unwrap(), "AMD Instinct MI300X");
-        assert_eq!(CStr::from_ptr(bus.as_ptr()).to_str().unwrap(), "0000:0c:00.0");
+        assert_eq!(
+            hipDeviceGetStreamPriorityRange(&mut least, &mut greatest),
+            HIP_SUCCESS
+        );
+        assert_eq!(
+            CStr::from_ptr(name.as_ptr()).to_str().unwrap(),
+            "AMD Instinct MI300X"
+        );
+        assert_eq!(
+            CStr::from_ptr(bus.as_ptr()).to_str().unwrap(),
+            "0000:0c:00.0"
+        );
         // A short buffer gets a truncated, terminated name.
         let mut short = [1 as c_char; 4];
         assert_eq!(hipDeviceGetName(short.as_mut_ptr(), 4, 0), HIP_SUCCESS);
@@ -113,8 +131,8 @@ fn streams_keep_priority_and_flags() {
     assert_eq!((flags, priority), (1, -1));
     assert_eq!(hipGetStreamDeviceId(stream), 0);
     assert_eq!(hipStreamDestroy(stream), HIP_SUCCESS);
-    // SAFETY: live local.
     assert_eq!(
+        // SAFETY: live local.
         unsafe { hipStreamGetFlags(stream, &mut flags) },
         HIP_ERROR_CONTEXT_IS_DESTROYED
     );
@@ -184,14 +202,26 @@ fn host_callbacks_run_after_earlier_work_off_the_calling_thread() {
             HIP_SUCCESS
         );
         assert_eq!(
-            hipLaunchHostFunc(stream, Some(on_host), (&data as *const CallbackData).cast_mut().cast()),
+            hipLaunchHostFunc(
+                stream,
+                Some(on_host),
+                (&data as *const CallbackData).cast_mut().cast()
+            ),
             HIP_SUCCESS
         );
-        assert_eq!(hipLaunchHostFunc(stream, None, std::ptr::null_mut()), HIP_ERROR_INVALID_VALUE);
+        assert_eq!(
+            hipLaunchHostFunc(stream, None, std::ptr::null_mut()),
+            HIP_ERROR_INVALID_VALUE
+        );
     }
-    let seen = seen.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
+    let seen = seen
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap();
     assert_ne!(seen.tid, tid(), "the callback ran on the calling thread");
-    assert_eq!(seen.value, 2.5, "the callback ran before the stream's earlier copy");
+    assert_eq!(
+        seen.value, 2.5,
+        "the callback ran before the stream's earlier copy"
+    );
     assert_eq!(hipStreamSynchronize(stream), HIP_SUCCESS);
     assert_eq!(hipFree(device), HIP_SUCCESS);
     assert_eq!(hipHostFree(output), HIP_SUCCESS);
@@ -202,7 +232,11 @@ fn host_callbacks_run_after_earlier_work_off_the_calling_thread() {
         .into_iter()
         .find_map(|e| match e {
             Event::Callback {
-                kind, op, phase, internal, ..
+                kind,
+                op,
+                phase,
+                internal,
+                ..
             } if kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
                 && op == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyDtoHAsync
                 && phase == ENTER =>
@@ -260,7 +294,10 @@ fn pointer_attributes_and_fills_know_the_allocations() {
         assert_eq!(hipMalloc(&mut device, 256), HIP_SUCCESS);
         assert_eq!(hipHostMalloc(&mut pinned, 64, 0), HIP_SUCCESS);
         let inside = device.cast::<u8>().add(16).cast::<c_void>();
-        assert_eq!(hipPointerGetAttributes(&mut attributes, inside), HIP_SUCCESS);
+        assert_eq!(
+            hipPointerGetAttributes(&mut attributes, inside),
+            HIP_SUCCESS
+        );
         assert_eq!((attributes.memory_type, attributes.device), (2, 0));
         assert_eq!(
             hipPointerGetAttribute((&mut memory_type as *mut c_uint).cast(), 2, pinned),
@@ -277,13 +314,22 @@ fn pointer_attributes_and_fills_know_the_allocations() {
             HIP_SUCCESS
         );
         assert_eq!((start, size), (device as usize, 256));
-        assert_eq!(hipMemGetAddressRange(&mut base, &mut size, inside), HIP_SUCCESS);
+        assert_eq!(
+            hipMemGetAddressRange(&mut base, &mut size, inside),
+            HIP_SUCCESS
+        );
         assert_eq!((base, size), (device, 256));
         let unknown = words.as_ptr().cast();
-        assert_eq!(hipPointerGetAttributes(&mut attributes, unknown), HIP_ERROR_INVALID_VALUE);
+        assert_eq!(
+            hipPointerGetAttributes(&mut attributes, unknown),
+            HIP_ERROR_INVALID_VALUE
+        );
 
         assert_eq!(hipMemsetD32Async(device, 0x1234_5678, 64, 0), HIP_SUCCESS);
-        assert_eq!(hipMemcpyDtoH(words.as_mut_ptr().cast(), device, 256), HIP_SUCCESS);
+        assert_eq!(
+            hipMemcpyDtoH(words.as_mut_ptr().cast(), device, 256),
+            HIP_SUCCESS
+        );
         assert_eq!(hipMemsetD32Async(device, 1, 65, 0), HIP_ERROR_INVALID_VALUE);
         assert_eq!(hipFree(device), HIP_SUCCESS);
         assert_eq!(hipHostFree(pinned), HIP_SUCCESS);
@@ -334,17 +380,44 @@ fn get_func_by_symbol_finds_registered_kernels() {
             std::ptr::null_mut(),
         );
         // Variables register without effect (no device copy exists here).
-        __hipRegisterVar(modules, std::ptr::null_mut(), std::ptr::null_mut(), c"v".as_ptr(), 0, 4, 0, 0);
+        __hipRegisterVar(
+            modules,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            c"v".as_ptr(),
+            0,
+            4,
+            0,
+            0,
+        );
         assert_eq!(
             hipGetFuncBySymbol(&mut function, redzone_checker_stub as *const c_void),
             HIP_SUCCESS
         );
-        assert_eq!(hipFuncGetAttribute(&mut regs, 4, function as *const c_void), HIP_SUCCESS);
         assert_eq!(
-            hipModuleLaunchKernel(function, 1, 1, 1, 64, 1, 1, 0, 0, std::ptr::null_mut(), std::ptr::null_mut()),
+            hipFuncGetAttribute(&mut regs, 4, function as *const c_void),
             HIP_SUCCESS
         );
-        assert_eq!(hipGetFuncBySymbol(&mut function, std::ptr::null()), HIP_ERROR_INVALID_DEVICE_FUNCTION);
+        assert_eq!(
+            hipModuleLaunchKernel(
+                function,
+                1,
+                1,
+                1,
+                64,
+                1,
+                1,
+                0,
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut()
+            ),
+            HIP_SUCCESS
+        );
+        assert_eq!(
+            hipGetFuncBySymbol(&mut function, std::ptr::null()),
+            HIP_ERROR_INVALID_DEVICE_FUNCTION
+        );
     }
     assert!(regs > 0);
     assert_eq!(hipDeviceSynchronize(), HIP_SUCCESS);
@@ -355,15 +428,21 @@ fn unmodelled_functions_return_not_supported() {
     setup();
     let from = event_count();
     assert!(unsupported::NAMES.contains(&"hipStreamBeginCapture"));
-    assert_eq!(unsupported::hipStreamBeginCapture(), HIP_ERROR_NOT_SUPPORTED);
-    assert_eq!(unsupported::hipStreamBeginCapture(), HIP_ERROR_NOT_SUPPORTED);
+    assert_eq!(
+        unsupported::hipStreamBeginCapture(),
+        HIP_ERROR_NOT_SUPPORTED
+    );
+    assert_eq!(
+        unsupported::hipStreamBeginCapture(),
+        HIP_ERROR_NOT_SUPPORTED
+    );
     assert_eq!(unsupported::hipMemCreate(), HIP_ERROR_NOT_SUPPORTED);
     assert_eq!(hipGetLastError(), HIP_ERROR_NOT_SUPPORTED);
     let ops = ops_since(from);
     assert!(ops.contains(&sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamBeginCapture));
     let mut status = 7;
-    // SAFETY: live local; null id allowed.
     assert_eq!(
+        // SAFETY: live local; null id allowed.
         unsafe { hipStreamGetCaptureInfo(0, &mut status, std::ptr::null_mut()) },
         HIP_SUCCESS
     );

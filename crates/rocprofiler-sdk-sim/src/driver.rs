@@ -921,7 +921,15 @@ pub fn memcpy_async_as(
     runtime()?;
     check_api_op(api_op)?;
     let info = streams::resolve(stream, current_device())?;
-    submit_copy(op(api_op), info, true, copy, call, false, hip_args::zeroed())
+    submit_copy(
+        op(api_op),
+        info,
+        true,
+        copy,
+        call,
+        false,
+        hip_args::zeroed(),
+    )
 }
 
 /// Waits, untraced, until the work submitted to `stream` so far finished on the device: what

@@ -81,13 +81,17 @@ pub unsafe extern "C" fn hipDeviceGetName(
     len: c_int,
     device_id: c_int,
 ) -> hipError_t {
-    hip_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceGetName, None, || {
-        let props = properties(device_id)?;
-        let text = device_props::c_string(&props.name);
-        // SAFETY: caller contract.
-        unsafe { write_c_string(name, len, &text) }?;
-        Ok(Traced::No)
-    })
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceGetName,
+        None,
+        || {
+            let props = properties(device_id)?;
+            let text = device_props::c_string(&props.name);
+            // SAFETY: caller contract.
+            unsafe { write_c_string(name, len, &text) }?;
+            Ok(Traced::No)
+        },
+    )
 }
 
 /// `domain:bus:device.function`, as HIP formats it.
@@ -120,12 +124,16 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(
 /// `bytes` must be null or point to a writable `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device_id: c_int) -> hipError_t {
-    hip_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceTotalMem, None, || {
-        let p = properties(device_id)?;
-        // SAFETY: caller contract.
-        unsafe { write_out(bytes, p.totalGlobalMem) }?;
-        Ok(Traced::No)
-    })
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceTotalMem,
+        None,
+        || {
+            let p = properties(device_id)?;
+            // SAFETY: caller contract.
+            unsafe { write_out(bytes, p.totalGlobalMem) }?;
+            Ok(Traced::No)
+        },
+    )
 }
 
 /// # Safety

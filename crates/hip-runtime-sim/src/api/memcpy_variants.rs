@@ -27,8 +27,7 @@ unsafe fn copy_on_stream(
 ) -> hipError_t {
     hip_call(op, Some(stream), || {
         let stream_device = streams::device_of(stream)?;
-        let Some(planned) = copy::plan(dst.cast(), src.cast(), bytes, kind, stream_device)?
-        else {
+        let Some(planned) = copy::plan(dst.cast(), src.cast(), bytes, kind, stream_device)? else {
             return Ok(Traced::No);
         };
         // SAFETY: validated by `plan`, and the caller contract.

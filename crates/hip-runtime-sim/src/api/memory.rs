@@ -193,15 +193,19 @@ pub unsafe extern "C" fn hipMallocManaged(
     size: usize,
     _flags: c_uint,
 ) -> hipError_t {
-    hip_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMallocManaged, None, || {
-        if ptr.is_null() {
-            return Err(HipError(HIP_ERROR_INVALID_VALUE));
-        }
-        let allocation = memory::allocate(size, Placement::Device(device::current()))?;
-        // SAFETY: caller contract.
-        unsafe { write_out(ptr, allocation.cast()) }?;
-        Ok(Traced::No)
-    })
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipMallocManaged,
+        None,
+        || {
+            if ptr.is_null() {
+                return Err(HipError(HIP_ERROR_INVALID_VALUE));
+            }
+            let allocation = memory::allocate(size, Placement::Device(device::current()))?;
+            // SAFETY: caller contract.
+            unsafe { write_out(ptr, allocation.cast()) }?;
+            Ok(Traced::No)
+        },
+    )
 }
 
 /// Pins the program's host range: copies from or to it count as pinned from now on.
@@ -215,10 +219,14 @@ pub extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, _flags: c_uint)
 
 #[no_mangle]
 pub extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_t {
-    hip_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipHostUnregister, None, || {
-        memory::unregister_host(ptr.cast())?;
-        Ok(Traced::No)
-    })
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipHostUnregister,
+        None,
+        || {
+            memory::unregister_host(ptr.cast())?;
+            Ok(Traced::No)
+        },
+    )
 }
 
 /// Pinned host memory is mapped for the device at the same address.
@@ -262,7 +270,7 @@ pub unsafe extern "C" fn hipMemsetD32Async(
         let bytes = count
             .checked_mul(4)
             .ok_or(HipError(HIP_ERROR_INVALID_VALUE))?;
-        if dst.is_null() || dst as usize % 4 != 0 {
+        if dst.is_null() || !(dst as usize).is_multiple_of(4) {
             return Err(HipError(HIP_ERROR_INVALID_VALUE));
         }
         if bytes == 0 {

@@ -18,7 +18,11 @@ use std::collections::HashSet;
 static REPORTED: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
 
 fn not_supported(name: &'static str, op: i32) -> hipError_t {
-    if REPORTED.lock().get_or_insert_with(HashSet::new).insert(name) {
+    if REPORTED
+        .lock()
+        .get_or_insert_with(HashSet::new)
+        .insert(name)
+    {
         eprintln!(
             "hip-runtime-sim: {name} is not supported by the simulated HIP runtime \
              (returns hipErrorNotSupported)"

@@ -280,11 +280,33 @@ pub mod build {
         push_section(&mut table, [0; 10]);
         push_section(
             &mut table,
-            [1, 1, 2, RODATA_ADDR, rodata_off, rodata.len() as u64, 0, 0, 64, 0],
+            [
+                1,
+                1,
+                2,
+                RODATA_ADDR,
+                rodata_off,
+                rodata.len() as u64,
+                0,
+                0,
+                64,
+                0,
+            ],
         );
         push_section(
             &mut table,
-            [9, SHT_SYMTAB as u64, 0, 0, symtab_off, symtab.len() as u64, 3, 1, 8, 24],
+            [
+                9,
+                SHT_SYMTAB as u64,
+                0,
+                0,
+                symtab_off,
+                symtab.len() as u64,
+                3,
+                1,
+                8,
+                24,
+            ],
         );
         push_section(
             &mut table,

@@ -3,9 +3,9 @@
 //! naming kernels. From a real one come the kernels and the resources their descriptors
 //! declare, which the simulated SDK reports as the real one does (docs/simulator-fidelity.md#code-objects).
 
-mod elf;
-mod kernel_descriptor;
-mod offload_bundle;
+pub(crate) mod elf;
+pub(crate) mod kernel_descriptor;
+pub(crate) mod offload_bundle;
 pub mod stand_in;
 
 use crate::error::{HipError, HIP_ERROR_INVALID_IMAGE, HIP_ERROR_INVALID_VALUE};
@@ -69,7 +69,7 @@ pub unsafe fn parse_in_memory(image: *const u8) -> Result<CodeObjectContents, Hi
     }
     // SAFETY: every accepted image starts with at least 8 readable bytes (caller contract).
     let head = unsafe { std::slice::from_raw_parts(image, 8) };
-    // SAFETY (each arm): caller contract: a complete image of the kind its magic names.
+    // SAFETY: caller contract: a complete image of the kind its magic names.
     let len = unsafe {
         if head.starts_with(elf::MAGIC) {
             elf::extent_in_memory(image)?

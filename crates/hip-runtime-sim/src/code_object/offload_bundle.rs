@@ -22,7 +22,9 @@ struct Entry<'a> {
 }
 
 fn u64_at(d: &[u8], at: usize) -> Result<u64, HipError> {
-    let b = d.get(at..at.checked_add(8).ok_or_else(invalid)?).ok_or_else(invalid)?;
+    let b = d
+        .get(at..at.checked_add(8).ok_or_else(invalid)?)
+        .ok_or_else(invalid)?;
     let mut a = [0u8; 8];
     a.copy_from_slice(b);
     Ok(u64::from_le_bytes(a))
