@@ -288,13 +288,6 @@ pub fn memcpy_async_as(
     check(unsafe { ffi::rocsim_memcpy_async_as(op, stream, &copy, &call, std::ptr::null_mut()) })
 }
 
-/// A blocking copy traced as HIP function `op` (`hipMemcpyHtoD`, ...): on the current device's
-/// null stream, waited for.
-pub fn memcpy_sync_as(op: i32, copy: &CopyWork, call: &CopyCall) -> Result<(), HipError> {
-    memcpy_async_as(op, crate::streams::NULL_STREAM, copy, call)?;
-    stream_wait(crate::streams::NULL_STREAM)
-}
-
 /// A stream fill traced as HIP function `op` (`hipMemsetD32Async`, ...).
 pub fn memset_async_as(
     op: i32,

@@ -3,13 +3,15 @@
 //! order, waits (untraced) for the stream's earlier device work, then calls the function.
 //! Synchronizing the stream or device also waits for its callbacks, which are stream work.
 
-use crate::api::stream::HostFn;
 use crate::driver;
 use crate::error::{HipError, HIP_ERROR_UNKNOWN};
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::OnceLock;
+
+/// `hipHostFn_t`.
+pub type HostFn = unsafe extern "C" fn(user_data: *mut std::ffi::c_void);
 
 struct Job {
     stream: u64,

@@ -56,7 +56,8 @@ unsafe fn copy_blocking(
         };
         // SAFETY: validated by `plan`, and the caller contract.
         unsafe { planned.perform() };
-        driver::memcpy_sync_as(op, &planned.work, &planned.call)?;
+        driver::memcpy_async_as(op, streams::NULL_STREAM, &planned.work, &planned.call)?;
+        driver::stream_wait(streams::NULL_STREAM)?;
         Ok(Traced::ByDriver)
     })
 }

@@ -7,6 +7,7 @@ use super::{hip_call, write_out, Traced};
 use crate::error::{hipError_t, HipError, HIP_ERROR_INVALID_VALUE};
 use crate::streams::StreamInfo;
 use crate::{device, driver, events, host_callbacks, streams};
+pub use host_callbacks::HostFn;
 use rocprofiler_sdk_sys::*;
 use std::ffi::{c_int, c_uint, c_void};
 
@@ -131,9 +132,6 @@ pub extern "C" fn hipGetStreamDeviceId(stream: u64) -> c_int {
     );
     answer
 }
-
-/// `hipHostFn_t`.
-pub type HostFn = unsafe extern "C" fn(user_data: *mut c_void);
 
 /// Enqueues `func(user_data)` on `stream`: it runs on the runtime's callback thread once the
 /// work submitted to the stream before it finished, never on the calling thread
