@@ -143,12 +143,14 @@ for shape in "${shapes[@]}"; do
     cp "${traces[0]}" "$run/xla.xplane.pb"
     counts="$(python3 "$here/check_xla_trace.py" "$run/xla.xplane.pb" --shape "$shape")" ||
         fail "$shape: XLA's trace (log: $run/jax.log)"
-    "$xprof_venv/bin/python" "$here/check_trace_viewer.py" "$run/xla.xplane.pb" >/dev/null ||
-        fail "$shape: xprof's trace_viewer conversion of XLA's trace"
+    TF_CPP_MIN_LOG_LEVEL=3 "$xprof_venv/bin/python" "$here/check_trace_viewer.py" "$run/xla.xplane.pb" \
+        >"$run/trace_viewer.txt" 2>"$run/trace_viewer.log" ||
+        { cat "$run/trace_viewer.log" >&2; fail "$shape: xprof's trace_viewer conversion of XLA's trace"; }
     if [ $xla_only = 0 ]; then
         [ -f "$run/ours.xplane.pb" ] || fail "$shape: our tool wrote no $run/ours.xplane.pb"
-        "$xprof_venv/bin/python" "$here/check_trace_viewer.py" "$run/ours.xplane.pb" >/dev/null ||
-            fail "$shape: xprof's trace_viewer conversion of our trace"
+        TF_CPP_MIN_LOG_LEVEL=3 "$xprof_venv/bin/python" "$here/check_trace_viewer.py" "$run/ours.xplane.pb" \
+            >"$run/trace_viewer_ours.txt" 2>"$run/trace_viewer_ours.log" ||
+            { cat "$run/trace_viewer_ours.log" >&2; fail "$shape: xprof's trace_viewer conversion of our trace"; }
         python3 "$here/compare.py" "$run/xla.xplane.pb" "$run/ours.xplane.pb" >"$run/compare.txt" ||
             { cat "$run/compare.txt" >&2; fail "$shape: our trace differs from XLA's"; }
     fi
