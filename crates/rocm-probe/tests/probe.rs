@@ -252,7 +252,8 @@ fn sdk_version_and_stream_map_differences_are_named() {
                 "steps.per_thread_stream.skipped",
                 "stream_map (with sdk_version)"
             ),
-            // The per-thread stream took an id, so the workers' streams get the next ones.
+            // The per-thread stream took an id, so the later steps' streams get the next ones.
+            ("steps.graph_capture_launch.stream_ids", "stream_map"),
             ("steps.two_threads.stream_ids", "stream_map"),
         ],
         "{text}"

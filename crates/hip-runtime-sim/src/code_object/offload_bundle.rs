@@ -130,6 +130,24 @@ pub fn bundle(objects: &[(&str, &[u8])]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any corruption of a bundle's table is refused or yields a slice inside the bundle.
+        #[test]
+        fn corrupted_bundles_never_panic(
+            edits in proptest::collection::vec((0usize..160, any::<u8>()), 1..12),
+        ) {
+            let mut b = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx942", b"\x7fELF-object")]);
+            for (at, byte) in edits {
+                let n = b.len();
+                b[at % n] = byte;
+            }
+            if let Ok(inner) = amdgcn_code_object(&b) {
+                prop_assert!(inner.len() <= b.len());
+            }
+        }
+    }
 
     #[test]
     fn finds_the_amdgcn_entry() {
