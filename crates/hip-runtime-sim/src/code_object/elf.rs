@@ -156,10 +156,13 @@ pub fn parse(bytes: &[u8]) -> Result<CodeObjectContents, HipError> {
                 s.kind != SHT_NOBITS
                     && s.size > 0
                     && addr >= s.addr
-                    && addr.checked_add(len).is_some_and(|e| e <= s.addr + s.size)
+                    && addr
+                        .checked_add(len)
+                        .zip(s.addr.checked_add(s.size))
+                        .is_some_and(|(end, section_end)| end <= section_end)
             })
             .ok_or_else(invalid)?;
-        Ok(s.offset + (addr - s.addr))
+        s.offset.checked_add(addr - s.addr).ok_or_else(invalid)
     };
     let mut contents = CodeObjectContents::default();
     let mut seen_kernels = BTreeSet::new();
