@@ -13,9 +13,14 @@ the readback and the elementwise kernel) runs on JAX's CPU backend, with float32
 and the XSpace is still a real one written by XLA's profiler (its host plane holds the XLA ops
 and the annotations). The tests run it this way (`tests/jax/run.sh`).
 
+`--shape MxKxN` multiplies an MxK by a KxN matrix instead of two squares; the simulated-GPU
+test (`tests/jax-rocm/run.sh`) runs the GPU path with the real JAX ROCm plugin this way, one
+shape per process.
+
 Usage:
     python3 examples/jax_matmul.py [--logdir DIR] [--tracer PATH/TO/xla-rocm-tracer]
     python3 examples/jax_matmul.py --cpu [--size N] [--logdir DIR] [--tracer PATH]
+    python3 examples/jax_matmul.py --shape MxKxN [--logdir DIR] [--tracer PATH]
 """
 import argparse
 import glob
@@ -30,7 +35,7 @@ SIZE = 4096
 CPU_SIZE = 256
 
 
-def run_workload(logdir, cpu=False, size=SIZE):
+def run_workload(logdir, cpu=False, shape=(SIZE, SIZE, SIZE)):
     if cpu:
         # Must be set before JAX initializes its backends.
         os.environ["JAX_PLATFORMS"] = "cpu"
@@ -47,8 +52,9 @@ def run_workload(logdir, cpu=False, size=SIZE):
         dtype = jnp.bfloat16
 
     lhs_key, rhs_key = jax.random.split(jax.random.PRNGKey(46182))
-    lhs = jax.random.normal(lhs_key, (size, size), dtype=dtype)
-    rhs = jax.random.normal(rhs_key, (size, size), dtype=dtype)
+    m, k, n = shape
+    lhs = jax.random.normal(lhs_key, (m, k), dtype=dtype)
+    rhs = jax.random.normal(rhs_key, (k, n), dtype=dtype)
     matmul = jax.jit(jnp.matmul)
     # Compile and warm up before tracing, so the trace holds only the steady state.
     matmul(lhs, rhs).block_until_ready()
@@ -60,7 +66,7 @@ def run_workload(logdir, cpu=False, size=SIZE):
             with jax.profiler.TraceAnnotation(f"matmul_step_{step}"):
                 product = matmul(lhs, rhs)
         product.block_until_ready()
-        corner = np.asarray(product[:8, :8])  # D2H
+        corner = np.asarray(product[:8, :8])  # D2H (a slice, then the copy)
         (upload * 2.0).block_until_ready()  # a small elementwise kernel
     print(f"devices: {jax.devices()}; corner checksum {float(corner.sum()):.3f}")
 
@@ -88,14 +94,23 @@ def main():
                         help="run the workload on JAX's CPU backend (float32, no GPU needed)")
     parser.add_argument("--size", type=int,
                         help=f"matrix size (default {SIZE}, or {CPU_SIZE} with --cpu)")
+    parser.add_argument("--shape", help="MxKxN: multiply an MxK by a KxN matrix (instead of --size)")
     args = parser.parse_args()
     size = args.size or (CPU_SIZE if args.cpu else SIZE)
     if size <= 0:
         parser.error(f"--size must be positive, not {size}")
+    shape = (size, size, size)
+    if args.shape:
+        try:
+            shape = tuple(int(d) for d in args.shape.lower().split("x"))
+        except ValueError:
+            shape = ()
+        if len(shape) != 3 or min(shape) <= 0:
+            parser.error(f"--shape must be MxKxN with positive sizes, not {args.shape!r}")
 
     tracer = find_tracer(args.tracer)
     logdir = args.logdir or tempfile.mkdtemp(prefix="jax_matmul_trace_")
-    run_workload(logdir, cpu=args.cpu, size=size)
+    run_workload(logdir, cpu=args.cpu, shape=shape)
 
     traces = sorted(glob.glob(os.path.join(logdir, "**", "*.xplane.pb"), recursive=True))
     if not traces:

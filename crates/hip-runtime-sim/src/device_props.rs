@@ -24,6 +24,16 @@ fn copy_c_string(dst: &mut [c_char], src: &str) {
     dst[len] = 0;
 }
 
+/// The text of a NUL-terminated `char` array field (up to its NUL or its end).
+pub fn c_string(field: &[c_char]) -> String {
+    let bytes: Vec<u8> = field
+        .iter()
+        .take_while(|c| **c != 0)
+        .map(|c| *c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 pub fn device_properties(device: u32) -> HipDevicePropR0600 {
     let mut p = HipDevicePropR0600::zeroed();
     copy_c_string(&mut p.name, "AMD Instinct MI300X");
@@ -62,6 +72,7 @@ pub fn device_properties(device: u32) -> HipDevicePropR0600 {
     p.regsPerMultiprocessor = 512 * 128;
     p.managedMemory = 1;
     p.isMultiGpuBoard = 0;
+    p.streamPrioritiesSupported = 1;
     p.cooperativeLaunch = 1;
     p.cooperativeMultiDeviceLaunch = 1;
     p.sharedMemPerBlockOptin = SHARED_MEM_PER_BLOCK;

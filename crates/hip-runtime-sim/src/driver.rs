@@ -122,27 +122,63 @@ pub fn stream_destroy(stream: Stream) -> Result<(), HipError> {
     check(unsafe { ffi::rocsim_stream_destroy(stream) })
 }
 
-/// Loads a code object with these mangled kernel names on `device`; returns its id and the
-/// kernel ids in the same order.
-pub fn load_code_object(device: u32, names: &[&str]) -> Result<(u64, Vec<u64>), HipError> {
-    let owned: Vec<CString> = names
+/// Loads a code object holding these kernels on `device`; returns its id and the kernel ids
+/// in the same order. Kernels with descriptor resources are reported with them; a code object
+/// registered by names only gets the simulated SDK's defaults.
+pub fn load_code_object(
+    device: u32,
+    kernels: &[crate::code_object::KernelSymbol],
+) -> Result<(u64, Vec<u64>), HipError> {
+    let owned: Vec<CString> = kernels
         .iter()
-        .map(|n| CString::new(*n).map_err(|_| HipError(HIP_ERROR_INVALID_VALUE)))
+        .map(|k| CString::new(k.name.as_str()).map_err(|_| HipError(HIP_ERROR_INVALID_VALUE)))
         .collect::<Result<_, _>>()?;
-    let pointers: Vec<*const c_char> = owned.iter().map(|n| n.as_ptr()).collect();
     let mut id = 0;
-    let mut kernel_ids = vec![0u64; names.len()];
-    // SAFETY: `pointers` holds `len` C strings alive for the call; `kernel_ids` has room for
-    // `len` ids.
-    check(unsafe {
-        ffi::rocsim_load_code_object(
-            device,
-            pointers.as_ptr(),
-            pointers.len(),
-            &mut id,
-            kernel_ids.as_mut_ptr(),
-        )
-    })?;
+    let mut kernel_ids = vec![0u64; kernels.len()];
+    let described = !kernels.is_empty() && kernels.iter().all(|k| k.resources.is_some());
+    let status = if described {
+        let symbols: Vec<rocsim_abi::rocsim_kernel_symbol_t> = kernels
+            .iter()
+            .zip(&owned)
+            .filter_map(|(k, name)| {
+                let r = k.resources?;
+                Some(rocsim_abi::rocsim_kernel_symbol_t {
+                    name: name.as_ptr(),
+                    kernarg_segment_size: r.kernarg_segment_size,
+                    group_segment_size: r.group_segment_size,
+                    private_segment_size: r.private_segment_size,
+                    sgpr_count: r.sgpr_count,
+                    arch_vgpr_count: r.arch_vgpr_count,
+                    accum_vgpr_count: r.accum_vgpr_count,
+                })
+            })
+            .collect();
+        // SAFETY: `symbols` holds `len` symbols whose names live in `owned` for the call;
+        // `kernel_ids` has room for `len` ids.
+        unsafe {
+            ffi::rocsim_load_code_object_ex(
+                device,
+                symbols.as_ptr(),
+                symbols.len(),
+                &mut id,
+                kernel_ids.as_mut_ptr(),
+            )
+        }
+    } else {
+        let pointers: Vec<*const c_char> = owned.iter().map(|n| n.as_ptr()).collect();
+        // SAFETY: `pointers` holds `len` C strings alive for the call; `kernel_ids` has room
+        // for `len` ids.
+        unsafe {
+            ffi::rocsim_load_code_object(
+                device,
+                pointers.as_ptr(),
+                pointers.len(),
+                &mut id,
+                kernel_ids.as_mut_ptr(),
+            )
+        }
+    };
+    check(status)?;
     Ok((id, kernel_ids))
 }
 
@@ -240,6 +276,31 @@ pub fn memset_async(stream: Stream, bytes: u64, duration_ns: u64) -> Result<(), 
     check(unsafe { ffi::rocsim_memset_async(stream, bytes, duration_ns, std::ptr::null_mut()) })
 }
 
+/// A stream copy traced as HIP function `op` (`hipMemcpyHtoDAsync`, `hipMemcpyWithStream`, ...).
+pub fn memcpy_async_as(
+    op: i32,
+    stream: Stream,
+    copy: &CopyWork,
+    call: &CopyCall,
+) -> Result<(), HipError> {
+    let (copy, call) = (rocsim_copy(copy), rocsim_copy_call(call));
+    // SAFETY: valid `rocsim_copy_t` and `rocsim_copy_call_t`.
+    check(unsafe { ffi::rocsim_memcpy_async_as(op, stream, &copy, &call, std::ptr::null_mut()) })
+}
+
+/// A stream fill traced as HIP function `op` (`hipMemsetD32Async`, ...).
+pub fn memset_async_as(
+    op: i32,
+    stream: Stream,
+    bytes: u64,
+    duration_ns: u64,
+) -> Result<(), HipError> {
+    // SAFETY: plain value call.
+    check(unsafe {
+        ffi::rocsim_memset_async_as(op, stream, bytes, duration_ns, std::ptr::null_mut())
+    })
+}
+
 /// `hipMemset`: the fill kernel on the current device's null stream, no SET; returns when it
 /// completed.
 pub fn memset_sync(bytes: u64, duration_ns: u64) -> Result<(), HipError> {
@@ -250,6 +311,12 @@ pub fn memset_sync(bytes: u64, duration_ns: u64) -> Result<(), HipError> {
 pub fn stream_synchronize(stream: Stream) -> Result<(), HipError> {
     // SAFETY: plain value call.
     check(unsafe { ffi::rocsim_stream_synchronize(stream) })
+}
+
+/// Waits, untraced, until the work submitted to `stream` so far finished on the device.
+pub fn stream_wait(stream: Stream) -> Result<(), HipError> {
+    // SAFETY: plain value call.
+    check(unsafe { ffi::rocsim_stream_wait(stream) })
 }
 
 pub fn device_synchronize() -> Result<(), HipError> {

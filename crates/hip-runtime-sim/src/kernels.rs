@@ -7,6 +7,7 @@
 //! CODE_OBJECT DEVICE_KERNEL_SYMBOL_REGISTER for every kernel of it (before any dispatch).
 
 use crate::abi::KernelHostBody;
+use crate::code_object::{CodeObjectContents, GlobalSymbol, KernelResources, KernelSymbol};
 use crate::driver;
 use crate::error::{HipError, HIP_ERROR_INVALID_DEVICE_FUNCTION, HIP_ERROR_INVALID_HANDLE};
 use crate::handles::HandleSpace;
@@ -22,17 +23,33 @@ struct LoadedCodeObject {
 
 #[derive(Debug, Default)]
 struct CodeObject {
-    /// Mangled kernel names in registration order.
-    names: Vec<String>,
+    /// Kernels (mangled names) in registration order.
+    kernels: Vec<KernelSymbol>,
+    globals: Vec<GlobalSymbol>,
     loaded: HashMap<u32, LoadedCodeObject>,
 }
 
 impl CodeObject {
+    fn has_kernel(&self, name: &str) -> bool {
+        self.kernels.iter().any(|k| k.name == name)
+    }
+
+    fn resources(&self, name: &str) -> Option<KernelResources> {
+        self.kernels
+            .iter()
+            .find(|k| k.name == name)
+            .and_then(|k| k.resources)
+    }
+
     fn kernel_id(&mut self, device: u32, name: &str) -> Result<u64, HipError> {
         if !self.loaded.contains_key(&device) {
-            let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
-            let (id, ids) = driver::load_code_object(device, &names)?;
-            let kernels = self.names.iter().cloned().zip(ids).collect();
+            let (id, ids) = driver::load_code_object(device, &self.kernels)?;
+            let kernels = self
+                .kernels
+                .iter()
+                .map(|k| k.name.clone())
+                .zip(ids)
+                .collect();
             self.loaded.insert(device, LoadedCodeObject { id, kernels });
         }
         self.loaded[&device]
@@ -54,6 +71,8 @@ impl CodeObject {
 #[derive(Clone, Copy, Debug)]
 pub struct ResolvedKernel {
     pub kernel_id: u64,
+    /// What the kernel's descriptor declares (`None`: registered by name only).
+    pub resources: Option<KernelResources>,
     pub host_body: Option<KernelHostBody>,
     pub modelled_duration_ns: u64,
 }
@@ -101,8 +120,11 @@ pub fn register_function(handle: u64, host_stub: u64, name: &str) -> Result<(), 
             .code_objects
             .get_mut(&handle)
             .ok_or(HipError(HIP_ERROR_INVALID_HANDLE))?;
-        if !code_object.names.iter().any(|n| n == name) {
-            code_object.names.push(name.to_owned());
+        if !code_object.has_kernel(name) {
+            code_object.kernels.push(KernelSymbol {
+                name: name.to_owned(),
+                resources: None,
+            });
         }
         r.functions.insert(
             host_stub,
@@ -149,19 +171,36 @@ pub fn set_host_body(
 }
 
 /// `hipModuleLoadData` on `device`: loads at once (no deferral for modules).
-pub fn load_module(device: u32, names: Vec<String>) -> u64 {
+pub fn load_module(device: u32, contents: CodeObjectContents) -> u64 {
     let handle = MODULES.next();
     with_registry(|r| {
         let mut code_object = CodeObject {
-            names,
+            kernels: contents.kernels,
+            globals: contents.globals,
             loaded: HashMap::new(),
         };
-        if let Some(first) = code_object.names.first().cloned() {
+        if let Some(first) = code_object.kernels.first().map(|k| k.name.clone()) {
             let _ = code_object.kernel_id(device, &first);
         }
         r.code_objects.insert(handle, code_object);
     });
     handle
+}
+
+/// The size of data symbol `name` of a module (`hipModuleGetGlobal`).
+pub fn module_global_size(module: u64, name: &str) -> Result<usize, HipError> {
+    with_registry(|r| {
+        let code_object = r
+            .code_objects
+            .get(&module)
+            .ok_or(HipError(HIP_ERROR_INVALID_HANDLE))?;
+        code_object
+            .globals
+            .iter()
+            .find(|g| g.name == name)
+            .map(|g| g.size)
+            .ok_or(HipError(crate::error::HIP_ERROR_NOT_FOUND))
+    })
 }
 
 /// `hipModuleGetFunction`.
@@ -171,7 +210,7 @@ pub fn module_function(module: u64, name: &str) -> Result<u64, HipError> {
             .code_objects
             .get(&module)
             .ok_or(HipError(HIP_ERROR_INVALID_HANDLE))?;
-        if !code_object.names.iter().any(|n| n == name) {
+        if !code_object.has_kernel(name) {
             return Err(HipError(crate::error::HIP_ERROR_NOT_FOUND));
         }
         if let Some((&handle, _)) = r
@@ -208,6 +247,7 @@ pub fn resolve(function: u64, device: u32) -> Result<ResolvedKernel, HipError> {
             .ok_or(HipError(HIP_ERROR_INVALID_DEVICE_FUNCTION))?;
         Ok(ResolvedKernel {
             kernel_id: code_object.kernel_id(device, &f.name)?,
+            resources: code_object.resources(&f.name),
             host_body: f.host_body,
             modelled_duration_ns: f.modelled_duration_ns,
         })
@@ -217,4 +257,18 @@ pub fn resolve(function: u64, device: u32) -> Result<ResolvedKernel, HipError> {
 /// Whether `function` names a registered kernel (for attribute and occupancy queries).
 pub fn is_registered(function: u64) -> bool {
     with_registry(|r| r.functions.contains_key(&function))
+}
+
+/// What the descriptor of a registered kernel declares; `Ok(None)` when it was registered by
+/// name only.
+pub fn resources_of(function: u64) -> Result<Option<KernelResources>, HipError> {
+    with_registry(|r| {
+        let f = r
+            .functions
+            .get(&function)
+            .ok_or(HipError(HIP_ERROR_INVALID_DEVICE_FUNCTION))?;
+        Ok(r.code_objects
+            .get(&f.owner)
+            .and_then(|c| c.resources(&f.name)))
+    })
 }

@@ -43,9 +43,17 @@ pub fn prepare(
         u32::try_from(shared_mem_bytes).map_err(|_| HipError(HIP_ERROR_INVALID_CONFIGURATION))?;
     let ResolvedKernel {
         kernel_id,
+        resources,
         host_body,
         modelled_duration_ns,
     } = kernels::resolve(function, device)?;
+    // The dispatch packet's LDS is the kernel's static LDS plus the launch's dynamic LDS, and
+    // its scratch is the descriptor's per-work-item size (as HIP fills the AQL packet).
+    let static_lds = resources.map_or(0, |r| r.group_segment_size);
+    let group_segment_size = group_segment_size
+        .checked_add(static_lds)
+        .ok_or(HipError(HIP_ERROR_INVALID_CONFIGURATION))?;
+    let private_segment_size = resources.map_or(0, |r| r.private_segment_size);
     let duration_ns = if modelled_duration_ns == 0 {
         timing_model::kernel_duration_ns(blocks.saturating_mul(threads))
     } else {
@@ -63,7 +71,7 @@ pub fn prepare(
             grid: work_items,
             block: [block.x, block.y, block.z],
             group_segment_size,
-            private_segment_size: 0,
+            private_segment_size,
             duration_ns,
         },
         grid,

@@ -15,15 +15,17 @@
 
 pub mod abi;
 pub mod api;
-mod code_object_image;
+mod code_object;
 mod copy;
 mod device;
+pub mod device_attribute;
 pub mod device_props;
 mod driver;
 pub mod error;
 mod events;
 mod graphs;
 mod handles;
+mod host_callbacks;
 mod kernels;
 mod launch;
 mod memory;

@@ -16,6 +16,8 @@ pub struct StepOutcome {
     pub notes: Vec<String>,
 }
 
+/// `hipErrorNotSupported`.
+const HIP_ERROR_NOT_SUPPORTED: HipError = 801;
 const KIB: usize = 1 << 10;
 const MIB: usize = 1 << 20;
 pub const COPY_SIZES: [(usize, &str); 3] = [(4 * KIB, "4k"), (MIB, "1m"), (64 * MIB, "64m")];
@@ -337,6 +339,13 @@ impl Battery {
             // hipStreamCaptureModeGlobal
             let rc = begin(s, 0);
             self.call("hipStreamBeginCapture", rc);
+            if rc == HIP_ERROR_NOT_SUPPORTED {
+                // A runtime that exports stream capture without modelling it (the simulated
+                // one): nothing was captured, so there is no graph to launch.
+                let rc = (h.stream_destroy)(s);
+                self.call("hipStreamDestroy", rc);
+                return;
+            }
             let rc = (h.memset_async)(self.dev_a, 4, 4 * KIB, s);
             self.call("hipMemsetAsync", rc);
             let mut graph = null_mut();

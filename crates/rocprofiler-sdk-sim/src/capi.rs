@@ -22,6 +22,11 @@
 //! int32_t rocsim_bind_stream_to_queue(uint64_t stream, uint64_t queue);
 //! int32_t rocsim_load_code_object(uint32_t device, const char* const* names, size_t count,
 //!                                 uint64_t* code_object_id, uint64_t* kernel_ids /* count */);
+//! typedef struct { const char* name; uint32_t kernarg_segment_size; uint32_t group_segment_size;
+//!                  uint32_t private_segment_size; uint32_t sgpr_count; uint32_t arch_vgpr_count;
+//!                  uint32_t accum_vgpr_count; } rocsim_kernel_symbol_t;
+//! int32_t rocsim_load_code_object_ex(uint32_t device, const rocsim_kernel_symbol_t* symbols,
+//!                                    size_t count, uint64_t* code_object_id, uint64_t* kernel_ids);
 //! int32_t rocsim_unload_code_object(uint64_t code_object_id);
 //! int32_t rocsim_launch_kernel(uint64_t stream, const rocsim_kernel_launch_t*, uint64_t* corr);
 //! int32_t rocsim_module_launch_kernel(uint64_t stream, const rocsim_kernel_launch_t*, uint64_t* corr);
@@ -38,6 +43,9 @@
 //! int32_t rocsim_graph_launch_ex(uint64_t stream, const rocsim_kernel_launch_t*, size_t count, uint64_t graph_exec, uint64_t* corr);
 //! int32_t rocsim_memset_async(uint64_t stream, uint64_t bytes, uint64_t duration_ns, uint64_t* corr);
 //! int32_t rocsim_memset_sync(uint64_t bytes, uint64_t duration_ns, uint64_t* corr);
+//! int32_t rocsim_memcpy_async_as(int32_t op, uint64_t stream, const rocsim_copy_t*, const rocsim_copy_call_t*, uint64_t* corr);
+//! int32_t rocsim_memset_async_as(int32_t op, uint64_t stream, uint64_t bytes, uint64_t duration_ns, uint64_t* corr);
+//! int32_t rocsim_stream_wait(uint64_t stream);  /* untraced: waits for the stream's work so far */
 //! int32_t rocsim_stream_synchronize(uint64_t stream);
 //! int32_t rocsim_device_synchronize(void);
 //! int32_t rocsim_api_call(int32_t op, int32_t has_stream, uint64_t stream, uint64_t* corr);
@@ -59,7 +67,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 // The structs, status numbers and declarations are the shared `rocsim-abi` crate's, so the
 // simulated HIP runtime calling these functions uses the very same definitions.
 pub use rocsim_abi::{
-    rocsim_copy_call_t, rocsim_copy_t, rocsim_kernel_launch_t, rocsim_launch_call_t,
+    rocsim_copy_call_t, rocsim_copy_t, rocsim_kernel_launch_t, rocsim_kernel_symbol_t,
+    rocsim_launch_call_t,
 };
 use rocsim_abi::{
     ROCSIM_COPY_DEVICE_TO_DEVICE, ROCSIM_COPY_DEVICE_TO_HOST, ROCSIM_COPY_HOST_TO_DEVICE,
@@ -316,6 +325,55 @@ pub unsafe extern "C" fn rocsim_load_code_object(
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn rocsim_load_code_object_ex(
+    device: u32,
+    symbols: *const rocsim_kernel_symbol_t,
+    count: usize,
+    code_object_id: *mut u64,
+    kernel_ids: *mut u64,
+) -> i32 {
+    run(|| {
+        if symbols.is_null() && count > 0 {
+            return Err(SimError::InvalidArgument("null symbols".into()));
+        }
+        let mut owned = Vec::with_capacity(count);
+        for i in 0..count {
+            // SAFETY: caller contract: `count` valid symbols.
+            let symbol = unsafe { &*symbols.add(i) };
+            if symbol.name.is_null() {
+                return Err(SimError::InvalidArgument(format!("symbol {i} has no name")));
+            }
+            // SAFETY: caller contract: a NUL-terminated name.
+            let name = unsafe { CStr::from_ptr(symbol.name) }
+                .to_string_lossy()
+                .into_owned();
+            let resources = driver::KernelResources {
+                kernarg_segment_size: symbol.kernarg_segment_size,
+                group_segment_size: symbol.group_segment_size,
+                private_segment_size: symbol.private_segment_size,
+                sgpr_count: symbol.sgpr_count,
+                arch_vgpr_count: symbol.arch_vgpr_count,
+                accum_vgpr_count: symbol.accum_vgpr_count,
+            };
+            owned.push((name, resources));
+        }
+        let refs: Vec<(&str, driver::KernelResources)> =
+            owned.iter().map(|(n, r)| (n.as_str(), *r)).collect();
+        let (id, kernels) = driver::load_code_object_with_resources(device, &refs)?;
+        // SAFETY: caller contract: `kernel_ids` null or valid for `count` writes.
+        unsafe {
+            store(code_object_id, id);
+            if !kernel_ids.is_null() {
+                for (i, k) in kernels.iter().enumerate() {
+                    kernel_ids.add(i).write(k.0);
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
 pub extern "C" fn rocsim_unload_code_object(code_object_id: u64) -> i32 {
     run(|| driver::unload_code_object(code_object_id))
 }
@@ -461,6 +519,41 @@ pub unsafe extern "C" fn rocsim_memset_async(
     run_storing(unsafe { corr.as_mut() }, || {
         driver::memset_async(stream, bytes, duration_ns)
     })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_memcpy_async_as(
+    op: i32,
+    stream: u64,
+    copy: *const rocsim_copy_t,
+    call: *const rocsim_copy_call_t,
+    corr: *mut u64,
+) -> i32 {
+    // SAFETY: caller contract.
+    unsafe {
+        copy_call(copy, call, corr, |c, k| {
+            driver::memcpy_async_as(op, stream, c, k)
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_memset_async_as(
+    op: i32,
+    stream: u64,
+    bytes: u64,
+    duration_ns: u64,
+    corr: *mut u64,
+) -> i32 {
+    // SAFETY: caller contract: `corr` is null or valid for a write.
+    run_storing(unsafe { corr.as_mut() }, || {
+        driver::memset_async_as(op, stream, bytes, duration_ns)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn rocsim_stream_wait(stream: u64) -> i32 {
+    run(|| driver::stream_wait(stream))
 }
 
 #[no_mangle]

@@ -30,9 +30,39 @@ struct CodeObjectLoadData {
     storage_memory_size: u64,
 }
 
+/// What a kernel's descriptor declares (docs/sdk-facts.md#code-objects-and-kernel-symbols):
+/// reported in DEVICE_KERNEL_SYMBOL_REGISTER as the real SDK reads it from the loaded code
+/// object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelResources {
+    pub kernarg_segment_size: u32,
+    /// Static LDS bytes per work-group.
+    pub group_segment_size: u32,
+    /// Scratch bytes per work-item.
+    pub private_segment_size: u32,
+    pub sgpr_count: u32,
+    pub arch_vgpr_count: u32,
+    pub accum_vgpr_count: u32,
+}
+
+impl Default for KernelResources {
+    /// A kernel loaded by name only (scenarios, the stand-in image): a small kernel.
+    fn default() -> Self {
+        KernelResources {
+            kernarg_segment_size: 64,
+            group_segment_size: 0,
+            private_segment_size: 0,
+            sgpr_count: 32,
+            arch_vgpr_count: 64,
+            accum_vgpr_count: 0,
+        }
+    }
+}
+
 struct Kernel {
     name: CString,
     device: u32,
+    resources: KernelResources,
 }
 
 struct CodeObject {
@@ -164,13 +194,13 @@ fn symbol_notice(code_object: u64, kernel_id: u64, kernel: &Kernel, index: u64) 
                 code_object_id: code_object,
                 kernel_name: kernel.name.as_ptr(),
                 kernel_object: address,
-                kernarg_segment_size: 64,
+                kernarg_segment_size: kernel.resources.kernarg_segment_size,
                 kernarg_segment_alignment: 8,
-                group_segment_size: 0,
-                private_segment_size: 0,
-                sgpr_count: 32,
-                arch_vgpr_count: 64,
-                accum_vgpr_count: 0,
+                group_segment_size: kernel.resources.group_segment_size,
+                private_segment_size: kernel.resources.private_segment_size,
+                sgpr_count: kernel.resources.sgpr_count,
+                arch_vgpr_count: kernel.resources.arch_vgpr_count,
+                accum_vgpr_count: kernel.resources.accum_vgpr_count,
                 kernel_code_entry_byte_offset: 0x100,
                 kernel_address: sys::rocprofiler_address_t {
                     value: address + 0x100,
@@ -182,21 +212,41 @@ fn symbol_notice(code_object: u64, kernel_id: u64, kernel: &Kernel, index: u64) 
 
 /// Loads a code object holding `names` on `device`; returns its id and the kernel ids.
 pub(crate) fn load(device: u32, names: &[&str]) -> Result<(u64, Vec<u64>), SimError> {
-    let mut kernel_names = Vec::with_capacity(names.len());
-    for name in names {
-        kernel_names.push(CString::new(*name).map_err(|_| {
+    let kernels: Vec<(&str, KernelResources)> = names
+        .iter()
+        .map(|name| (*name, KernelResources::default()))
+        .collect();
+    load_with_resources(device, &kernels)
+}
+
+/// Loads a code object holding these kernels on `device`; returns its id and the kernel ids.
+pub(crate) fn load_with_resources(
+    device: u32,
+    kernels: &[(&str, KernelResources)],
+) -> Result<(u64, Vec<u64>), SimError> {
+    let mut kernel_names = Vec::with_capacity(kernels.len());
+    for (name, resources) in kernels {
+        let name = CString::new(*name).map_err(|_| {
             SimError::InvalidArgument(format!("kernel name {name:?} contains a NUL byte"))
-        })?);
+        })?;
+        kernel_names.push((name, *resources));
     }
     let (id, kernel_ids, mut notices) = {
         let mut objects = CODE_OBJECTS.lock();
         let id = objects.next_code_object;
         objects.next_code_object += 1;
         let mut kernel_ids = Vec::new();
-        for name in kernel_names {
+        for (name, resources) in kernel_names {
             let kernel_id = objects.next_kernel;
             objects.next_kernel += 1;
-            objects.kernels.insert(kernel_id, Kernel { name, device });
+            objects.kernels.insert(
+                kernel_id,
+                Kernel {
+                    name,
+                    device,
+                    resources,
+                },
+            );
             kernel_ids.push(kernel_id);
         }
         let object = CodeObject {

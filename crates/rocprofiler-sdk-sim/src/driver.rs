@@ -36,6 +36,7 @@ use rocprofiler_sdk_sys as sys;
 use std::cell::Cell;
 use std::sync::OnceLock;
 
+pub use crate::code_objects::KernelResources;
 pub use crate::streams::{NULL_STREAM, STREAM_LEGACY, STREAM_PER_THREAD};
 
 /// A `hipStream_t` value: 0 = null stream, 0x1 = `hipStreamLegacy`, 0x2 = `hipStreamPerThread`.
@@ -397,6 +398,17 @@ pub fn load_code_object(
     Ok((id, kernels.into_iter().map(KernelId).collect()))
 }
 
+/// As [`load_code_object`], each kernel with the resources its descriptor declares.
+pub fn load_code_object_with_resources(
+    device: u32,
+    kernels: &[(&str, KernelResources)],
+) -> Result<(u64, Vec<KernelId>), SimError> {
+    runtime()?;
+    check_device(device)?;
+    let (id, kernels) = code_objects::load_with_resources(device, kernels)?;
+    Ok((id, kernels.into_iter().map(KernelId).collect()))
+}
+
 /// Unloads a code object (phase UNLOAD callbacks); its kernel names become invalid.
 pub fn unload_code_object(id: u64) -> Result<(), SimError> {
     runtime()?;
@@ -634,6 +646,24 @@ pub fn memset_async(stream: HipStream, bytes: u64, duration_ns: u64) -> Result<u
         false,
         args,
     )
+}
+
+/// A stream fill traced as HIP function `api_op` (`hipMemsetD32Async`, ...): the same blit
+/// kernel; the API payload is left zeroed (the simulator models only `hipMemsetAsync`'s).
+pub fn memset_async_as(
+    api_op: i32,
+    stream: HipStream,
+    bytes: u64,
+    duration_ns: u64,
+) -> Result<u64, SimError> {
+    if api_op == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemsetAsync {
+        return memset_async(stream, bytes, duration_ns);
+    }
+    runtime()?;
+    check_api_op(api_op)?;
+    let info = streams::resolve(stream, current_device())?;
+    let launch = fill_launch(info.device, bytes, duration_ns)?;
+    submit_kernels_on(op(api_op), info, true, &[launch], false, hip_args::zeroed())
 }
 
 /// `hipMemset` (op 288): no stream argument, so no SET (docs/sdk-facts.md#stream-operations); the fill blit kernel runs on the
@@ -909,6 +939,50 @@ pub fn memcpy_async_with(stream: HipStream, copy: &Copy, call: &CopyCall) -> Res
         false,
         args,
     )
+}
+
+/// A stream copy traced as HIP function `api_op` (`hipMemcpyHtoDAsync`, `hipMemcpyWithStream`,
+/// ...) instead of `hipMemcpyAsync`; its API payload is left zeroed (the simulator models only
+/// `hipMemcpyAsync`'s and `hipMemcpy`'s).
+pub fn memcpy_async_as(
+    api_op: i32,
+    stream: HipStream,
+    copy: &Copy,
+    call: &CopyCall,
+) -> Result<u64, SimError> {
+    if api_op == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync {
+        return memcpy_async_with(stream, copy, call);
+    }
+    runtime()?;
+    check_api_op(api_op)?;
+    let info = streams::resolve(stream, current_device())?;
+    submit_copy(
+        op(api_op),
+        info,
+        true,
+        copy,
+        call,
+        false,
+        hip_args::zeroed(),
+    )
+}
+
+/// Waits, untraced, until the work submitted to `stream` so far finished on the device: what
+/// a host callback enqueued behind that work waits for.
+pub fn stream_wait(stream: HipStream) -> Result<(), SimError> {
+    runtime()?;
+    let info = streams::resolve(stream, current_device())?;
+    signal::wait_stream(info.key());
+    Ok(())
+}
+
+fn check_api_op(api_op: i32) -> Result<(), SimError> {
+    if api_op < 0 || api_op as usize >= sys::HIP_RUNTIME_API_NAMES.len() {
+        return Err(SimError::InvalidArgument(format!(
+            "unknown HIP operation id {api_op}"
+        )));
+    }
+    Ok(())
 }
 
 /// `hipMemcpy` (op 259): no stream argument, so no SET (docs/sdk-facts.md#stream-operations); runs on the current device's

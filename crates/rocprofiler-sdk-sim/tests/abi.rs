@@ -28,6 +28,13 @@ fn definitions_match_the_declarations() {
         rocsim_bind_stream_to_queue: unsafe extern "C" fn(u64, u64) -> i32;
         rocsim_load_code_object:
             unsafe extern "C" fn(u32, *const *const c_char, usize, *mut u64, *mut u64) -> i32;
+        rocsim_load_code_object_ex: unsafe extern "C" fn(
+            u32,
+            *const rocsim_kernel_symbol_t,
+            usize,
+            *mut u64,
+            *mut u64,
+        ) -> i32;
         rocsim_unload_code_object: unsafe extern "C" fn(u64) -> i32;
         rocsim_launch_kernel: unsafe extern "C" fn(u64, Launch, *mut u64) -> i32;
         rocsim_module_launch_kernel: unsafe extern "C" fn(u64, Launch, *mut u64) -> i32;
@@ -45,6 +52,15 @@ fn definitions_match_the_declarations() {
         rocsim_graph_launch_ex: unsafe extern "C" fn(u64, Launch, usize, u64, *mut u64) -> i32;
         rocsim_memset_async: unsafe extern "C" fn(u64, u64, u64, *mut u64) -> i32;
         rocsim_memset_sync: unsafe extern "C" fn(u64, u64, *mut u64) -> i32;
+        rocsim_memcpy_async_as: unsafe extern "C" fn(
+            i32,
+            u64,
+            Copy,
+            *const rocsim_copy_call_t,
+            *mut u64,
+        ) -> i32;
+        rocsim_memset_async_as: unsafe extern "C" fn(i32, u64, u64, u64, *mut u64) -> i32;
+        rocsim_stream_wait: unsafe extern "C" fn(u64) -> i32;
         rocsim_stream_synchronize: unsafe extern "C" fn(u64) -> i32;
         rocsim_device_synchronize: unsafe extern "C" fn() -> i32;
         rocsim_api_call: unsafe extern "C" fn(i32, i32, u64, *mut u64) -> i32;

@@ -87,6 +87,23 @@ pub struct rocsim_copy_call_t {
     pub src: u64,
 }
 
+/// `rocsim_kernel_symbol_t`: one kernel of a code object with the resources its kernel
+/// descriptor declares, as the SDK's DEVICE_KERNEL_SYMBOL_REGISTER payload reports them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct rocsim_kernel_symbol_t {
+    /// The mangled kernel name, NUL-terminated.
+    pub name: *const c_char,
+    pub kernarg_segment_size: u32,
+    /// Static LDS bytes per work-group.
+    pub group_segment_size: u32,
+    /// Scratch bytes per work-item.
+    pub private_segment_size: u32,
+    pub sgpr_count: u32,
+    pub arch_vgpr_count: u32,
+    pub accum_vgpr_count: u32,
+}
+
 /// `rocsim_launch_call_t`: what a program passed to a launch (the host stub or
 /// `hipFunction_t`, and the argument array), for the HIP API payload.
 #[repr(C)]
@@ -114,6 +131,14 @@ extern "C" {
     pub fn rocsim_load_code_object(
         device: u32,
         names: *const *const c_char,
+        count: usize,
+        code_object_id: *mut u64,
+        kernel_ids: *mut u64,
+    ) -> i32;
+    /// As `rocsim_load_code_object`, with each kernel's descriptor resources.
+    pub fn rocsim_load_code_object_ex(
+        device: u32,
+        symbols: *const rocsim_kernel_symbol_t,
         count: usize,
         code_object_id: *mut u64,
         kernel_ids: *mut u64,
@@ -168,6 +193,26 @@ extern "C" {
         corr: *mut u64,
     ) -> i32;
     pub fn rocsim_memset_async(stream: u64, bytes: u64, duration_ns: u64, corr: *mut u64) -> i32;
+    /// A stream copy traced as HIP function `op` (`hipMemcpyHtoDAsync`, ...), not as
+    /// `hipMemcpyAsync`.
+    pub fn rocsim_memcpy_async_as(
+        op: i32,
+        stream: u64,
+        copy: *const rocsim_copy_t,
+        call: *const rocsim_copy_call_t,
+        corr: *mut u64,
+    ) -> i32;
+    /// A stream fill traced as HIP function `op` (`hipMemsetD32Async`, ...).
+    pub fn rocsim_memset_async_as(
+        op: i32,
+        stream: u64,
+        bytes: u64,
+        duration_ns: u64,
+        corr: *mut u64,
+    ) -> i32;
+    /// Waits, untraced, until the work submitted to `stream` so far finished on the device
+    /// (what a host callback enqueued on the stream waits for).
+    pub fn rocsim_stream_wait(stream: u64) -> i32;
     pub fn rocsim_memset_sync(bytes: u64, duration_ns: u64, corr: *mut u64) -> i32;
     pub fn rocsim_stream_synchronize(stream: u64) -> i32;
     pub fn rocsim_device_synchronize() -> i32;

@@ -133,6 +133,8 @@ pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
         None,
         || {
             driver::device_synchronize()?;
+            // Host callbacks are device work too.
+            crate::host_callbacks::wait_all();
             Ok(Traced::ByDriver)
         },
     )

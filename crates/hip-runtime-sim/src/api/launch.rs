@@ -1,4 +1,5 @@
-//! hipLaunchKernel, hipFuncGetAttributes and the occupancy queries.
+//! hipLaunchKernel, hipFuncGetAttributes, hipFuncGetAttribute, hipGetFuncBySymbol and the
+//! occupancy queries.
 
 use super::{hip_call, write_out, Traced};
 use crate::abi::{Dim3, HipFuncAttributes};
@@ -54,6 +55,24 @@ fn registered(func: *const c_void) -> Result<(), HipError> {
     Ok(())
 }
 
+/// A kernel's attributes: from its descriptor when its code object declared one, else those of
+/// a small kernel (32 VGPRs, no LDS or scratch).
+fn attributes_of(func: *const c_void) -> Result<HipFuncAttributes, HipError> {
+    registered(func)?;
+    let resources = kernels::resources_of(func as u64)?;
+    let static_lds = resources.map_or(0, |r| r.group_segment_size as usize);
+    Ok(HipFuncAttributes {
+        binaryVersion: 94,
+        localSizeBytes: resources.map_or(0, |r| r.private_segment_size as usize),
+        sharedSizeBytes: static_lds,
+        maxDynamicSharedSizeBytes: SHARED_MEM_PER_BLOCK.saturating_sub(static_lds) as c_int,
+        maxThreadsPerBlock: MAX_THREADS_PER_BLOCK,
+        numRegs: resources.map_or(32, |r| r.arch_vgpr_count as c_int),
+        ptxVersion: 94,
+        ..HipFuncAttributes::default()
+    })
+}
+
 /// # Safety
 /// `attr` must be null or point to a writable `hipFuncAttributes`.
 #[no_mangle]
@@ -65,17 +84,103 @@ pub unsafe extern "C" fn hipFuncGetAttributes(
         ROCPROFILER_HIP_RUNTIME_API_ID_hipFuncGetAttributes,
         None,
         || {
-            registered(func)?;
-            let attributes = HipFuncAttributes {
-                binaryVersion: 94,
-                maxDynamicSharedSizeBytes: SHARED_MEM_PER_BLOCK as c_int,
-                maxThreadsPerBlock: MAX_THREADS_PER_BLOCK,
-                numRegs: 32,
-                ptxVersion: 94,
-                ..HipFuncAttributes::default()
-            };
+            let attributes = attributes_of(func)?;
             // SAFETY: caller contract.
             unsafe { write_out(attr, attributes) }?;
+            Ok(Traced::No)
+        },
+    )
+}
+
+/// `hipFunction_attribute` values, in HIP's order from 0.
+const FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: c_int = 0;
+const FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: c_int = 1;
+const FUNC_ATTRIBUTE_CONST_SIZE_BYTES: c_int = 2;
+const FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: c_int = 3;
+const FUNC_ATTRIBUTE_NUM_REGS: c_int = 4;
+const FUNC_ATTRIBUTE_PTX_VERSION: c_int = 5;
+const FUNC_ATTRIBUTE_BINARY_VERSION: c_int = 6;
+const FUNC_ATTRIBUTE_CACHE_MODE_CA: c_int = 7;
+const FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: c_int = 8;
+const FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: c_int = 9;
+
+/// One attribute of a kernel (`hipFunction_t`, or a host stub: both name registered kernels).
+///
+/// # Safety
+/// `value` must be null or point to a writable `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipFuncGetAttribute(
+    value: *mut c_int,
+    attribute: c_int,
+    func: *const c_void,
+) -> hipError_t {
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipFuncGetAttribute,
+        None,
+        || {
+            let a = attributes_of(func)?;
+            let clamp = |v: usize| c_int::try_from(v).unwrap_or(c_int::MAX);
+            let answer = match attribute {
+                FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => a.maxThreadsPerBlock,
+                FUNC_ATTRIBUTE_SHARED_SIZE_BYTES => clamp(a.sharedSizeBytes),
+                FUNC_ATTRIBUTE_CONST_SIZE_BYTES => clamp(a.constSizeBytes),
+                FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES => clamp(a.localSizeBytes),
+                FUNC_ATTRIBUTE_NUM_REGS => a.numRegs,
+                FUNC_ATTRIBUTE_PTX_VERSION => a.ptxVersion,
+                FUNC_ATTRIBUTE_BINARY_VERSION => a.binaryVersion,
+                FUNC_ATTRIBUTE_CACHE_MODE_CA => a.cacheModeCA,
+                FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => a.maxDynamicSharedSizeBytes,
+                FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => a.preferredShmemCarveout,
+                _ => return Err(HipError(HIP_ERROR_INVALID_VALUE)),
+            };
+            // SAFETY: caller contract.
+            unsafe { write_out(value, answer) }?;
+            Ok(Traced::No)
+        },
+    )
+}
+
+/// The `hipFunction_t` of a kernel registered with `__hipRegisterFunction`: its host stub,
+/// which the module launch and attribute calls accept as well.
+///
+/// # Safety
+/// `function` must be null or point to a writable `hipFunction_t`.
+#[no_mangle]
+pub unsafe extern "C" fn hipGetFuncBySymbol(
+    function: *mut u64,
+    symbol: *const c_void,
+) -> hipError_t {
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipGetFuncBySymbol,
+        None,
+        || {
+            registered(symbol)?;
+            // SAFETY: caller contract.
+            unsafe { write_out(function, symbol as u64) }?;
+            Ok(Traced::No)
+        },
+    )
+}
+
+/// # Safety
+/// `num_blocks` must be null or point to a writable `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
+    num_blocks: *mut c_int,
+    f: u64,
+    block_size: c_int,
+    dyn_shared_mem_per_blk: usize,
+) -> hipError_t {
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor,
+        None,
+        || {
+            let a = attributes_of(f as *const c_void)?;
+            let shared = dyn_shared_mem_per_blk.saturating_add(a.sharedSizeBytes);
+            let blocks = occupancy::max_active_blocks_per_cu(block_size, shared)
+                .ok_or(HipError(HIP_ERROR_INVALID_VALUE))?;
+            // SAFETY: caller contract.
+            unsafe { write_out(num_blocks, blocks) }?;
             Ok(Traced::No)
         },
     )

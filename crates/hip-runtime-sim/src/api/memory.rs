@@ -156,3 +156,135 @@ pub unsafe extern "C" fn hipMemsetAsync(
         },
     )
 }
+
+/// `hipExtMallocWithFlags`: device memory; the fine/coarse-grain flags change nothing here.
+///
+/// # Safety
+/// As [`hipMalloc`].
+#[no_mangle]
+pub unsafe extern "C" fn hipExtMallocWithFlags(
+    ptr: *mut *mut c_void,
+    size: usize,
+    _flags: c_uint,
+) -> hipError_t {
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipExtMallocWithFlags,
+        None,
+        || {
+            if ptr.is_null() {
+                return Err(HipError(HIP_ERROR_INVALID_VALUE));
+            }
+            let allocation = memory::allocate(size, Placement::Device(device::current()))?;
+            // SAFETY: caller contract.
+            unsafe { write_out(ptr, allocation.cast()) }?;
+            Ok(Traced::No)
+        },
+    )
+}
+
+/// `hipMallocManaged`: device memory of the current device, which the host can read and write
+/// here as all simulated device memory (no migration is modelled).
+///
+/// # Safety
+/// As [`hipMalloc`].
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocManaged(
+    ptr: *mut *mut c_void,
+    size: usize,
+    _flags: c_uint,
+) -> hipError_t {
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipMallocManaged,
+        None,
+        || {
+            if ptr.is_null() {
+                return Err(HipError(HIP_ERROR_INVALID_VALUE));
+            }
+            let allocation = memory::allocate(size, Placement::Device(device::current()))?;
+            // SAFETY: caller contract.
+            unsafe { write_out(ptr, allocation.cast()) }?;
+            Ok(Traced::No)
+        },
+    )
+}
+
+/// Pins the program's host range: copies from or to it count as pinned from now on.
+#[no_mangle]
+pub extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, _flags: c_uint) -> hipError_t {
+    hip_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipHostRegister, None, || {
+        memory::register_host(ptr.cast(), size)?;
+        Ok(Traced::No)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_t {
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipHostUnregister,
+        None,
+        || {
+            memory::unregister_host(ptr.cast())?;
+            Ok(Traced::No)
+        },
+    )
+}
+
+/// Pinned host memory is mapped for the device at the same address.
+///
+/// # Safety
+/// `device_ptr` must be null or point to a writable `void*`.
+#[no_mangle]
+pub unsafe extern "C" fn hipHostGetDevicePointer(
+    device_ptr: *mut *mut c_void,
+    host_ptr: *mut c_void,
+    flags: c_uint,
+) -> hipError_t {
+    hip_call(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipHostGetDevicePointer,
+        None,
+        || {
+            if flags != 0 || memory::locate(host_ptr as usize, 1)? != Some(Placement::PinnedHost) {
+                return Err(HipError(HIP_ERROR_INVALID_VALUE));
+            }
+            // SAFETY: caller contract.
+            unsafe { write_out(device_ptr, host_ptr) }?;
+            Ok(Traced::No)
+        },
+    )
+}
+
+/// Fills `count` 32-bit words with `value`: the fill blit kernel on the stream.
+///
+/// # Safety
+/// `dst` must be writable for `4 * count` bytes when it is not a runtime allocation.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD32Async(
+    dst: *mut c_void,
+    value: c_int,
+    count: usize,
+    stream: u64,
+) -> hipError_t {
+    let op = ROCPROFILER_HIP_RUNTIME_API_ID_hipMemsetD32Async;
+    hip_call(op, Some(stream), || {
+        streams::device_of(stream)?;
+        let bytes = count
+            .checked_mul(4)
+            .ok_or(HipError(HIP_ERROR_INVALID_VALUE))?;
+        if dst.is_null() || !(dst as usize).is_multiple_of(4) {
+            return Err(HipError(HIP_ERROR_INVALID_VALUE));
+        }
+        if bytes == 0 {
+            return Ok(Traced::No);
+        }
+        memory::locate(dst as usize, bytes)?;
+        let words = dst.cast::<c_int>();
+        for i in 0..count {
+            // SAFETY: in range (checked against the allocation, or the caller contract) and
+            // aligned.
+            unsafe { words.add(i).write(value) };
+        }
+        let bytes = bytes as u64;
+        driver::memset_async_as(op, stream, bytes, timing_model::fill_duration_ns(bytes))?;
+        Ok(Traced::ByDriver)
+    })
+}

@@ -15,14 +15,18 @@
 //! newer map the call gets no SET.
 
 pub mod device;
+pub mod device_query;
 pub mod error;
 pub mod event;
 pub mod graph;
 pub mod launch;
+pub mod memcpy_variants;
 pub mod memory;
 pub mod module;
+pub mod pointer_attributes;
 pub mod registration;
 pub mod stream;
+pub mod unsupported;
 
 use crate::driver;
 use crate::error::{self as hip_error, hipError_t, HipError, HIP_ERROR_UNKNOWN, HIP_SUCCESS};

@@ -56,6 +56,23 @@ pub unsafe extern "C" fn __hipRegisterFunction(
     let _ = catch_unwind(|| kernels::register_function(modules as u64, host_function as u64, name));
 }
 
+/// Registers a device variable of a fat binary. The simulator keeps none: no kernel body runs
+/// on a device, and the host variable `host_var` is the only copy programs can reach.
+///
+/// No pointer is read.
+#[no_mangle]
+pub extern "C" fn __hipRegisterVar(
+    _modules: *mut *mut c_void,
+    _host_var: *mut c_void,
+    _device_address: *mut c_char,
+    _device_name: *const c_char,
+    _ext: c_int,
+    _size: usize,
+    _constant: c_int,
+    _global: c_int,
+) {
+}
+
 #[no_mangle]
 pub extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
     let _ = catch_unwind(|| kernels::unregister(modules as u64));
