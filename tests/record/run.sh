@@ -90,7 +90,7 @@ elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
 grep -q "the trace shows 3 kernels" "$build_dir/forced.out" || fail "ours did not see 3 kernels"
 (( elapsed_ms < 5000 )) || fail "record took ${elapsed_ms} ms: the tool waited for its own loading"
 
-echo "== HIP initialized before the tool: the diagnosis (SDK 1.0.0)"
+echo "== HIP initialized before the tool: the diagnosis (SDK before 1.3.2, the default release)"
 trace="$build_dir/hip-first.xplane.pb"
 rm -f "$trace"
 "$cli" record -o "$trace" -- "$build_dir/hip_app" hip-first >"$build_dir/hip-first.out" \
@@ -99,17 +99,17 @@ cat "$build_dir/hip-first.err"
 [[ "$(grep -c "record: no GPU events" "$build_dir/hip-first.err")" == 1 ]] ||
   fail "no one-line diagnosis"
 grep -q "the trace shows 0 kernels\|the trace shows no" "$build_dir/hip-first.out" ||
-  fail "HIP-first traced kernels on SDK 1.0.0: $(head -1 "$build_dir/hip-first.out")"
+  fail "HIP-first traced kernels on an SDK before 1.3.2: $(head -1 "$build_dir/hip-first.out")"
 
-echo "== HIP initialized before the tool, SDK 1.3.2: the late tool sees the kernels"
+echo "== HIP initialized before the tool, ROCm 7.14 (SDK 1.3.2): the late tool sees the kernels"
 trace="$build_dir/hip-first-1.3.2.xplane.pb"
 rm -f "$trace"
-ROCSIM_MACHINE='sdk_version = "1.3.2"' "$cli" record -o "$trace" -- "$build_dir/hip_app" hip-first \
+ROCSIM_MACHINE='rocm = "7.14"' "$cli" record -o "$trace" -- "$build_dir/hip_app" hip-first \
   >"$build_dir/hip-first-1.3.2.out" 2>"$build_dir/hip-first-1.3.2.err"
 grep -q "the trace shows 3 kernels" "$build_dir/hip-first-1.3.2.out" || fail "not 3 kernels"
 grep -q "no GPU events" "$build_dir/hip-first-1.3.2.err" && fail "a diagnosis where none was due"
 
-echo "== a tool loaded after another one holds the SDK: the diagnosis (SDK 1.0.0)"
+echo "== a tool loaded after another one holds the SDK: the diagnosis (SDK before 1.3.2, the default release)"
 trace="$build_dir/late-tool.xplane.pb"
 rm -f "$trace"
 "$cli" record -o "$trace" -- "$build_dir/hip_app" late-tool >"$build_dir/late-tool.out" \
@@ -119,10 +119,10 @@ cat "$build_dir/late-tool.err"
   "$build_dir/late-tool.err")" == 1 ]] || fail "no one-line diagnosis"
 [[ "$(wc -l <"$build_dir/late-tool.err")" == 1 ]] || fail "more than the one line"
 
-echo "== a tool loaded after another one holds the SDK, SDK 1.3.2: registered late, it traces"
+echo "== a tool loaded after another one holds the SDK, ROCm 7.14 (SDK 1.3.2): registered late, it traces"
 trace="$build_dir/late-tool-1.3.2.xplane.pb"
 rm -f "$trace"
-ROCSIM_MACHINE='sdk_version = "1.3.2"' "$cli" record -o "$trace" -- "$build_dir/hip_app" late-tool \
+ROCSIM_MACHINE='rocm = "7.14"' "$cli" record -o "$trace" -- "$build_dir/hip_app" late-tool \
   >"$build_dir/late-tool-1.3.2.out" 2>"$build_dir/late-tool-1.3.2.err"
 grep -q "the trace shows 3 kernels" "$build_dir/late-tool-1.3.2.out" || fail "not 3 kernels"
 [[ -s "$build_dir/late-tool-1.3.2.err" ]] && fail "unexpected: $(cat "$build_dir/late-tool-1.3.2.err")"

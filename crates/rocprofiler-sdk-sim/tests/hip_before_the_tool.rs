@@ -107,7 +107,7 @@ fn a_tool_registered_after_hip_sees_later_calls_from_sdk_1_3_2() {
     if !child::is_child(NAME) {
         child::assert_passed(
             NAME,
-            &child::rerun(NAME, &[("ROCSIM_MACHINE", "sdk_version = \"1.3.2\"")]),
+            &child::rerun(NAME, &[("ROCSIM_MACHINE", "rocm = \"7.14\"")]),
         );
         return;
     }
