@@ -4,12 +4,13 @@
 # matmul shape per process, on the simulated libamdhip64.so.7 and librocprofiler-sdk.so.1,
 # and checks the trace XLA's own ROCm tracer (inside the plugin) wrote.
 #
-# Usage: tests/jax-rocm/run.sh [--xla-only] OUTDIR [MxKxN ...]
+# Usage: tests/jax-rocm/run.sh [--xla-only] OUTDIR [MxKxN[-roctx] ...]
 #   OUTDIR/<shape>/xla.xplane.pb   XLA's trace (jax.profiler), per shape
-#   OUTDIR/<shape>/ours.xplane.pb  ours, from libxla_rocm_tracer_tool.so in the same process
-#   OUTDIR/summary.txt             kernel, copy and lane counts per shape
-# --xla-only skips producing and comparing ours.xplane.pb, saying so (until the tool library
-# exists in this tree; without --xla-only that step fails).
+#   OUTDIR/<shape>/ours.xplane.pb  ours, from libxla_rocm_tracer_tool.so in the same process,
+#                                  over the same window (drive.py), compared by compare.py
+#   OUTDIR/summary.txt             kernel, copy and lane counts per shape, and the comparison
+# MxKxN-roctx is the ROCTx workload (drive.py --roctx). --xla-only skips producing and
+# comparing ours.xplane.pb, saying so in the summary.
 #
 # Downloads once, into $JAX_ROCM_VENV (default: target dir/jax-rocm-venv), about 1.2 GB from
 # PyPI: jax==0.12.0.1 and jaxlib==0.12.0.1 (with numpy, scipy, ml_dtypes, opt_einsum), then
@@ -152,6 +153,7 @@ for shape in "${shapes[@]}"; do
             { cat "$run/compare.txt" >&2; fail "$shape: our trace differs from XLA's"; }
     fi
     printf '%-16s %3d.%01d s  xla: %s\n' "$shape" $((ms / 1000)) $((ms % 1000 / 100)) "$counts" | tee -a "$summary"
+    [ $xla_only = 1 ] || printf '%-16s          ours: %s\n' "" "$(cat "$run/compare.txt")" | tee -a "$summary"
 done
 if [ $xla_only = 1 ]; then
     echo "ours.xplane.pb: not produced (--xla-only)" | tee -a "$summary"

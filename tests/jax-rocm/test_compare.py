@@ -114,14 +114,16 @@ class CompareTest(unittest.TestCase):
         return self.run_compare(xla, [{"name": "Stream #4", "events": [("k", 0, 5, stats)]}])
 
     def test_kernel_details_accept_only_the_documented_differences(self):
-        code, out = self.with_details("regs:104 dynamic_shared:1024 group_mem:1024 occ_pct:0",
-                                      "regs:104 dynamic_shared:1024 occ_pct:50")
+        code, out = self.with_details("regs:104 static_shared:0 dynamic_shared:1024 group_mem:1024 occ_pct:0",
+                                      "regs:104 static_shared:0 dynamic_shared:1024 occ_pct:50")
         self.assertEqual(code, 0, out)
         self.assertIn("group_mem on 1 kernels, occ_pct on 1 kernels", out)
         for xla_details, ours, field in [("regs:104 occ_pct:0", "regs:96 occ_pct:50", "regs"),
                                          ("regs:104 occ_pct:25", "regs:104 occ_pct:50", "occ_pct"),
                                          ("regs:104 occ_pct:0", "regs:104", "occ_pct"),
-                                         ("regs:104 occ_pct:0", "regs:104 occ_pct:0 group_mem:8", "group_mem")]:
+                                         ("regs:104 occ_pct:0", "regs:104 occ_pct:0 group_mem:8", "group_mem"),
+                                         ("static_shared:0 dynamic_shared:8 group_mem:16", "static_shared:0 dynamic_shared:8",
+                                          "group_mem")]:
             code, out = self.with_details(xla_details, ours)
             self.assertEqual(code, 1, (xla_details, ours))
             self.assertIn(f"kernel_details {field}", out)
