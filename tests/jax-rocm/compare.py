@@ -22,7 +22,9 @@ because our side is right or the field is a known gap of ours, and counts them i
   * `group_mem`: XLA's older format repeats the LDS total (static_shared + dynamic_shared);
     ours has the newer XLA's format (openxla/xla#47469), without it.
 Prints the differences and exits 1 otherwise; prints a one-line summary on success.
-Usage: compare.py XLA.xplane.pb OURS.xplane.pb
+Usage: compare.py XLA.xplane.pb OURS.xplane.pb [--roctx LABEL,...]
+  --roctx: the ROCTx workload's labels, which XLA's trace must hold on one ROCTX line in this
+  order, the last one on some kernel (so that the equality is not that of two empty sets).
 """
 import collections
 import os
@@ -172,11 +174,27 @@ def differences(xla, ours):
     return out
 
 
+def missing_roctx(trace, labels):
+    """With --roctx: the workload's ROCTx calls must be in the trace (so that equal means
+    something): one ROCTX line with these labels in order, the last (innermost) on some kernel."""
+    lines = [[label for label, _ in events] for events in trace.roctx.values()]
+    if lines != [labels]:
+        return [f"expected one ROCTx line with {labels} in XLA's trace, found {lines}"]
+    if not any(label == labels[-1] for _, label in trace.kernel_facts.values()):
+        return [f"no kernel labelled {labels[-1]!r} in XLA's trace"]
+    return []
+
+
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    roctx = None
+    if len(args) == 4 and args[2] == "--roctx":
+        roctx = args[3].split(",")
+        args = args[:2]
+    if len(args) != 2:
         sys.exit(__doc__)
-    xla, ours = DeviceTrace(sys.argv[1]), DeviceTrace(sys.argv[2])
-    problems = differences(xla, ours)
+    xla, ours = DeviceTrace(args[0]), DeviceTrace(args[1])
+    problems = (missing_roctx(xla, roctx) if roctx else []) + differences(xla, ours)
     if problems:
         for p in problems:
             print(f"DIFF: {p}")

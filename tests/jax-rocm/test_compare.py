@@ -36,14 +36,14 @@ def ours_from(lanes):
 
 
 class CompareTest(unittest.TestCase):
-    def run_compare(self, xla_lines, our_lines, xla_host=(), our_host=()):
+    def run_compare(self, xla_lines, our_lines, xla_host=(), our_host=(), extra=()):
         with tempfile.TemporaryDirectory() as d:
             a, b = os.path.join(d, "xla.xplane.pb"), os.path.join(d, "ours.xplane.pb")
             host = {"name": "/host:CPU", "lines": [{"name": "python", "events": [("x", 0, 1, {})]}] + list(xla_host)}
             xspace.write(a, [host, {"name": "/device:GPU:0", "lines": xla_lines}])
             xspace.write(b, [{"name": "/host:ROCTRACER", "lines": list(our_host)},
                              {"name": "/device:GPU:0", "lines": our_lines}])
-            result = subprocess.run([sys.executable, os.path.join(here, "compare.py"), a, b],
+            result = subprocess.run([sys.executable, os.path.join(here, "compare.py"), a, b, *extra],
                                     capture_output=True, text=True)
             return result.returncode, result.stdout
 
@@ -150,6 +150,17 @@ class CompareTest(unittest.TestCase):
         code, out = self.run_compare(XLA, XLA, host("inner", xla_ranges), host("outer", our_ranges))
         self.assertEqual(code, 1)
         self.assertIn("HIP API event 10: ROCTx label", out)
+        roctx = ("--roctx", "before,outer,inner")
+        code, out = self.run_compare(XLA, XLA, host("inner", xla_ranges), host("inner", our_ranges), roctx)
+        self.assertEqual(code, 1, "no kernel carries the innermost label")
+        self.assertIn("no kernel labelled 'inner'", out)
+        labelled = [{"name": "Stream #0", "events": [
+            ("k", 0, 5, {"correlation_id": 10, "kernel_details": "regs:8", "nvtx_range": "inner"})]}]
+        code, out = self.run_compare(labelled, labelled, host("inner", xla_ranges), host("inner", our_ranges), roctx)
+        self.assertEqual(code, 0, out)
+        code, out = self.run_compare(labelled, labelled, [], [], roctx)
+        self.assertEqual(code, 1, "no ROCTx in either trace")
+        self.assertIn("expected one ROCTx line", out)
         marked = [("before", 1010, 7, {})] + our_ranges[1:]
         code, out = self.run_compare(XLA, XLA, host("inner", xla_ranges), host("inner", marked))
         self.assertEqual(code, 1)
