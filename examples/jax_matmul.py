@@ -23,6 +23,7 @@ Usage:
     python3 examples/jax_matmul.py --shape MxKxN [--logdir DIR] [--tracer PATH]
 """
 import argparse
+import contextlib
 import glob
 import os
 import shutil
@@ -35,7 +36,10 @@ SIZE = 4096
 CPU_SIZE = 256
 
 
-def run_workload(logdir, cpu=False, shape=(SIZE, SIZE, SIZE)):
+def run_workload(logdir, cpu=False, shape=(SIZE, SIZE, SIZE), inside_trace=None, around_steps=None):
+    """Runs the workload under `jax.profiler.trace(logdir)`. `inside_trace` and `around_steps`
+    are optional context managers (tests/jax-rocm/drive.py): the first is entered just after the
+    trace starts and left just before it stops, the second wraps the ten matmul steps."""
     if cpu:
         # Must be set before JAX initializes its backends.
         os.environ["JAX_PLATFORMS"] = "cpu"
@@ -59,13 +63,14 @@ def run_workload(logdir, cpu=False, shape=(SIZE, SIZE, SIZE)):
     # Compile and warm up before tracing, so the trace holds only the steady state.
     matmul(lhs, rhs).block_until_ready()
 
-    with jax.profiler.trace(logdir):
+    with jax.profiler.trace(logdir), inside_trace or contextlib.nullcontext():
         upload = jax.device_put(np.full((1024, 1024), 0.5, dtype=np.float32))  # H2D, 4 MiB
         product = None
-        for step in range(STEPS):
-            with jax.profiler.TraceAnnotation(f"matmul_step_{step}"):
-                product = matmul(lhs, rhs)
-        product.block_until_ready()
+        with around_steps or contextlib.nullcontext():
+            for step in range(STEPS):
+                with jax.profiler.TraceAnnotation(f"matmul_step_{step}"):
+                    product = matmul(lhs, rhs)
+            product.block_until_ready()
         corner = np.asarray(product[:8, :8])  # D2H (a slice, then the copy)
         (upload * 2.0).block_until_ready()  # a small elementwise kernel
     print(f"devices: {jax.devices()}; corner checksum {float(corner.sum()):.3f}")

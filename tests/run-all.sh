@@ -71,11 +71,9 @@ tests/xprof/run.sh
 echo "== JAX on its CPU backend (PyPI jax[cpu]): a real XSpace read by inspect and convert"
 tests/jax/run.sh
 
-echo "== the real JAX ROCm plugin (PyPI) on the simulated GPU: XLA's own tracer, seven matmul shapes"
+echo "== the real JAX ROCm plugin (PyPI) on the simulated GPU: XLA's own tracer and ours in one process, seven matmul shapes and a ROCTx workload"
 python3 tests/jax-rocm/test_compare.py
-# --xla-only until libxla_rocm_tracer_tool.so exists (issue 23 item 5): run.sh then also
-# produces ours.xplane.pb and compares it with XLA's; drop the flag then.
-tests/jax-rocm/run.sh --xla-only "$target_dir/jax-rocm/out"
+tests/jax-rocm/run.sh "$target_dir/jax-rocm/out"
 
 echo "== Bazel 4.2.3 offline build and test of the XLA-shaped example workspace"
 tests/bazel/run.sh

@@ -6,9 +6,25 @@ tool cannot see XLA's annotations, so hlo_op / hlo_module are XLA's alone). Pass
   * the same copies, by direction (event name) and bytes;
   * the same correlation ids;
   * lanes that map one to one: each of our lanes holds exactly the events (by correlation id)
-    of one XLA lane; lane numbering may differ.
+    of one XLA lane; lane numbering may differ;
+  * the same kernel_details fields and the same ROCTx label (`nvtx_range`) on each kernel and
+    on each HIP API event of the host threads, by correlation id;
+  * the same ROCTx ranges and marks (host lines `Host Threads/<tid>/ROCTX`): per line, the same
+    labels in the same order, marks zero-length in both. Their times are not compared: each
+    tool reads the clock in its own marker callback (docs/jax-rocm.md).
+It accepts exactly the differences docs/jax-rocm.md lists ("Where the two differ"), each
+because our side is right or the field is a known gap of ours, and counts them in the summary:
+  * a small host<->device copy the SDK records as DEVICE_TO_DEVICE (ROCclr's small-copy path):
+    XLA names it by the record (`MemcpyD2D`), ours by the call (`MemcpyH2D`/`MemcpyD2H`) with
+    the record's direction in `recorded_direction`; it is compared under the record's name;
+  * `occ_pct`: XLA's tracer in this plugin writes 0 (it computes no occupancy), ours the
+    theoretical occupancy;
+  * `group_mem`: XLA's older format repeats the LDS total (static_shared + dynamic_shared);
+    ours has the newer XLA's format (openxla/xla#47469), without it.
 Prints the differences and exits 1 otherwise; prints a one-line summary on success.
-Usage: compare.py XLA.xplane.pb OURS.xplane.pb
+Usage: compare.py XLA.xplane.pb OURS.xplane.pb [--roctx LABEL,...]
+  --roctx: the ROCTx workload's labels, which XLA's trace must hold on one ROCTX line in this
+  order, the last one on some kernel (so that the equality is not that of two empty sets).
 """
 import collections
 import os
@@ -20,17 +36,40 @@ import xspace  # noqa: E402
 
 class DeviceTrace:
     def __init__(self, path):
-        planes = [p for p in xspace.read(path) if p.name == "/device:GPU:0"]
+        space = xspace.read(path)
+        planes = [p for p in space if p.name == "/device:GPU:0"]
         if len(planes) != 1:
             raise ValueError(f"{path}: expected one /device:GPU:0 plane, found {len(planes)}")
+        # The host side XLA's profiler merges into /host:CPU and ours writes to /host:ROCTRACER.
+        self.roctx = collections.defaultdict(list)  # line: [(label, is a mark)] in time order
+        self.api_labels = {}  # correlation id: nvtx_range of a HIP API event
+        for host in (p for p in space if p.name.startswith("/host:")):
+            for line in host.lines:
+                if not line.name.startswith("Host Threads/"):
+                    continue
+                for e in sorted(line.events, key=lambda e: e.offset_ps):
+                    stats = host.event_stats(e)
+                    if line.name.endswith("/ROCTX"):
+                        self.roctx[line.name].append((host.event_names.get(e.metadata_id, "?"), e.duration_ps == 0))
+                    elif "correlation_id" in stats:
+                        self.api_labels[stats["correlation_id"]] = stats.get("nvtx_range")
         plane = planes[0]
         self.events = []  # (lane, name, correlation id, bytes or None)
+        self.kernel_facts = {}  # correlation id: (kernel_details fields, nvtx_range)
+        self.copies_named_by_call = 0
         for line in plane.lines:
             lane = line.display_name or line.name
             for e in line.events:
                 name = plane.event_names.get(e.metadata_id, "?")
                 stats = plane.event_stats(e)
-                self.events.append((lane, name, stats.get("correlation_id"), copy_bytes(stats)))
+                size = copy_bytes(stats)
+                if size is not None and stats.get("recorded_direction") == "MemcpyD2D":
+                    name = "MemcpyD2D"  # the record's name, as XLA names it (see above)
+                    self.copies_named_by_call += 1
+                if size is None:
+                    self.kernel_facts[stats.get("correlation_id")] = (
+                        detail_fields(stats.get("kernel_details")), stats.get("nvtx_range"))
+                self.events.append((lane, name, stats.get("correlation_id"), size))
 
     def kernels(self):
         return collections.Counter(name for _, name, _, size in self.events if size is None)
@@ -61,6 +100,56 @@ def copy_bytes(stats):
     return -1
 
 
+def detail_fields(details):
+    """kernel_details `key:value ...` as a dict."""
+    return dict(item.partition(":")[::2] for item in str(details or "").split())
+
+
+def lds_total(fields):
+    try:
+        return str(int(fields.get("static_shared", "")) + int(fields.get("dynamic_shared", "")))
+    except ValueError:
+        return None
+
+
+# kernel_details fields allowed to differ, each only in the documented way:
+# (XLA's fields, ours) -> accepted.
+DOCUMENTED_FIELD_DIFFERENCES = {
+    "occ_pct": lambda xla, ours: xla.get("occ_pct") == "0" and ours.get("occ_pct") is not None,
+    "group_mem": lambda xla, ours: xla.get("group_mem") == lds_total(xla) and "group_mem" not in ours,
+}
+
+
+def kernel_fact_differences(xla, ours):
+    out, accepted = [], collections.Counter()
+    for corr in sorted(set(xla.kernel_facts) & set(ours.kernel_facts), key=str):
+        (xla_fields, xla_label), (our_fields, our_label) = xla.kernel_facts[corr], ours.kernel_facts[corr]
+        if xla_label != our_label:
+            out.append(f"kernel {corr}: ROCTx label (nvtx_range) XLA {xla_label!r}, ours {our_label!r}")
+        for key in sorted(set(xla_fields) | set(our_fields)):
+            a, b = xla_fields.get(key), our_fields.get(key)
+            if a == b:
+                continue
+            if key in DOCUMENTED_FIELD_DIFFERENCES and DOCUMENTED_FIELD_DIFFERENCES[key](xla_fields, our_fields):
+                accepted[key] += 1
+            else:
+                out.append(f"kernel {corr}: kernel_details {key}: XLA {a!r}, ours {b!r}")
+    return out, accepted
+
+
+def roctx_differences(xla, ours):
+    out = []
+    for line in sorted(set(xla.roctx) | set(ours.roctx)):
+        if xla.roctx.get(line) != ours.roctx.get(line):
+            out.append(f"ROCTx on {line!r} ((label, is a mark) in order): XLA {xla.roctx.get(line)}, "
+                       f"ours {ours.roctx.get(line)}")
+    for corr in sorted(set(xla.api_labels) & set(ours.api_labels), key=str):
+        if xla.api_labels[corr] != ours.api_labels[corr]:
+            out.append(f"HIP API event {corr}: ROCTx label (nvtx_range) XLA {xla.api_labels[corr]!r}, "
+                       f"ours {ours.api_labels[corr]!r}")
+    return out
+
+
 def differences(xla, ours):
     out = []
 
@@ -80,20 +169,43 @@ def differences(xla, ours):
                        f"holds the events of no single XLA lane")
     if len(our_lanes) != len(xla_lanes):
         out.append(f"lane count differs: XLA {sorted(xla_lanes)} vs ours {sorted(our_lanes)}")
+    out.extend(kernel_fact_differences(xla, ours)[0])
+    out.extend(roctx_differences(xla, ours))
     return out
 
 
+def missing_roctx(trace, labels):
+    """With --roctx: the workload's ROCTx calls must be in the trace (so that equal means
+    something): one ROCTX line with these labels in order, the last (innermost) on some kernel."""
+    lines = [[label for label, _ in events] for events in trace.roctx.values()]
+    if lines != [labels]:
+        return [f"expected one ROCTx line with {labels} in XLA's trace, found {lines}"]
+    if not any(label == labels[-1] for _, label in trace.kernel_facts.values()):
+        return [f"no kernel labelled {labels[-1]!r} in XLA's trace"]
+    return []
+
+
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    roctx = None
+    if len(args) == 4 and args[2] == "--roctx":
+        roctx = args[3].split(",")
+        args = args[:2]
+    if len(args) != 2:
         sys.exit(__doc__)
-    xla, ours = DeviceTrace(sys.argv[1]), DeviceTrace(sys.argv[2])
-    problems = differences(xla, ours)
+    xla, ours = DeviceTrace(args[0]), DeviceTrace(args[1])
+    problems = (missing_roctx(xla, roctx) if roctx else []) + differences(xla, ours)
     if problems:
         for p in problems:
             print(f"DIFF: {p}")
         sys.exit(1)
+    accepted = kernel_fact_differences(xla, ours)[1]
+    labelled = sum(1 for _, label in ours.kernel_facts.values() if label)
     print(f"same device work: {sum(xla.kernels().values())} kernels, {sum(xla.copies().values())} copies, "
-          f"{len(xla.lanes())} lanes (XLA) / {len(ours.lanes())} (ours)")
+          f"{len(xla.lanes())} lanes (XLA) / {len(ours.lanes())} (ours); {labelled} kernels with a ROCTx label, "
+          f"{sum(len(v) for v in ours.roctx.values())} ROCTx ranges and marks; "
+          f"documented differences: {ours.copies_named_by_call} copies named by call, "
+          + ", ".join(f"{key} on {accepted[key]} kernels" for key in sorted(DOCUMENTED_FIELD_DIFFERENCES)))
 
 
 if __name__ == "__main__":

@@ -4,12 +4,13 @@
 # matmul shape per process, on the simulated libamdhip64.so.7 and librocprofiler-sdk.so.1,
 # and checks the trace XLA's own ROCm tracer (inside the plugin) wrote.
 #
-# Usage: tests/jax-rocm/run.sh [--xla-only] OUTDIR [MxKxN ...]
+# Usage: tests/jax-rocm/run.sh [--xla-only] OUTDIR [MxKxN[-roctx] ...]
 #   OUTDIR/<shape>/xla.xplane.pb   XLA's trace (jax.profiler), per shape
-#   OUTDIR/<shape>/ours.xplane.pb  ours, from libxla_rocm_tracer_tool.so in the same process
-#   OUTDIR/summary.txt             kernel, copy and lane counts per shape
-# --xla-only skips producing and comparing ours.xplane.pb, saying so (until the tool library
-# exists in this tree; without --xla-only that step fails).
+#   OUTDIR/<shape>/ours.xplane.pb  ours, from libxla_rocm_tracer_tool.so in the same process,
+#                                  over the same window (drive.py), compared by compare.py
+#   OUTDIR/summary.txt             kernel, copy and lane counts per shape, and the comparison
+# MxKxN-roctx is the ROCTx workload (drive.py --roctx). --xla-only skips producing and
+# comparing ours.xplane.pb, saying so in the summary.
 #
 # Downloads once, into $JAX_ROCM_VENV (default: target dir/jax-rocm-venv), about 1.2 GB from
 # PyPI: jax==0.12.0.1 and jaxlib==0.12.0.1 (with numpy, scipy, ml_dtypes, opt_einsum), then
@@ -37,7 +38,7 @@ outdir="$(mkdir -p "$1" && cd "$1" && pwd)"
 shift
 shapes=("$@")
 if [ ${#shapes[@]} -eq 0 ]; then
-    shapes=(8x8x8 8x32x32 8x128x128 8x256x8 8x512x8 8x1024x256 1024x1024x1024)
+    shapes=(8x8x8 8x32x32 8x128x128 8x256x8 8x512x8 8x1024x256 1024x1024x1024 8x128x128-roctx)
 fi
 
 fail() {
@@ -86,6 +87,13 @@ cli="$target_dir/debug/xla-rocm-tracer"
 mkdir -p "$stage/lib"
 ln -sf "$target_dir/release/libamdhip64.so" "$stage/lib/libamdhip64.so.7"
 ln -sf "$target_dir/release/librocprofiler_sdk_sim.so" "$stage/lib/librocprofiler-sdk.so.1"
+# The simulated ROCTx library, where the tree has it (else drive.py --roctx falls back to the
+# ROCTx functions the simulated SDK library exports).
+rm -f "$stage/lib/librocprofiler-sdk-roctx.so.1"
+if [ -d "$repo/crates/rocprofiler-sdk-roctx-sim" ]; then
+    cargo build --quiet --release -p rocprofiler-sdk-roctx-sim
+    ln -sf "$target_dir/release/librocprofiler_sdk_roctx_sim.so" "$stage/lib/librocprofiler-sdk-roctx.so.1"
+fi
 if [ ! -f "$stage/stand-ins/.plugin" ] || [ "$(cat "$stage/stand-ins/.plugin")" != "$plugin" ] ||
     [ "$here/make_stand_ins.py" -nt "$stage/stand-ins/.plugin" ]; then
     python3 "$here/make_stand_ins.py" "$plugin" "$stage/stand-ins" >/dev/null
@@ -101,21 +109,12 @@ if [ ! -x "$xprof_venv/bin/python" ] || ! "$xprof_venv/bin/python" -c 'import xp
     "$xprof_venv/bin/pip" install --quiet xprof || fail "download of xprof from PyPI failed"
 fi
 
-# --- ours: the project's tracer as a second rocprofiler-sdk tool ----------------------------
-# ==== WIRE HERE (issue 23 item 5) ==========================================================
-# Once libxla_rocm_tracer_tool.so exists (it registers through ROCP_TOOL_LIBRARIES, which the
-# simulated SDK must read, and writes its XSpace to the path in XLA_ROCM_TRACER_XSPACE), set
-# `tool_library` to it: each run then also writes OUTDIR/<shape>/ours.xplane.pb, and
-# compare.py checks it against XLA's.
+# --- ours: the project's tracer as a second rocprofiler-sdk tool in the same process ---------
+# The SDK loads it through ROCP_TOOL_LIBRARIES beside XLA's forced tool; drive.py starts and
+# stops its capture inside jax.profiler.trace's window and writes ours.xplane.pb.
 tool_library="$target_dir/release/libxla_rocm_tracer_tool.so"
-ours_missing=""
-if [ ! -f "$tool_library" ]; then
-    ours_missing="libxla_rocm_tracer_tool.so is not built by this tree ($tool_library)"
-elif ! grep -rqs "ROCP_TOOL_LIBRARIES" "$repo/crates/rocprofiler-sdk-sim/src"; then
-    ours_missing="the simulated SDK does not load ROCP_TOOL_LIBRARIES in this tree"
-fi
-if [ -n "$ours_missing" ] && [ $xla_only = 0 ]; then
-    fail "cannot produce ours.xplane.pb: $ours_missing (run with --xla-only to check XLA's trace alone)"
+if [ $xla_only = 0 ]; then
+    cargo build --quiet --release -p xla-rocm-tracer-tool
 fi
 
 # --- one process per shape -------------------------------------------------------------------
@@ -126,22 +125,32 @@ for shape in "${shapes[@]}"; do
     rm -rf "$run"
     mkdir -p "$run"
     extra_env=()
+    ours_args=()
     if [ $xla_only = 0 ]; then
-        extra_env=(ROCP_TOOL_LIBRARIES="$tool_library" XLA_ROCM_TRACER_XSPACE="$run/ours.xplane.pb")
+        extra_env=(ROCP_TOOL_LIBRARIES="$tool_library")
+        ours_args=(--ours "$tool_library" --ours-out "$run/ours.xplane.pb")
+    fi
+    # MxKxN-roctx: the ROCTx workload (ranges and a mark around the matmul steps, drive.py).
+    dims="${shape%-roctx}"
+    variant_args=()
+    compare_args=()
+    if [ "$dims" != "$shape" ]; then
+        variant_args=(--roctx)
+        compare_args=(--roctx before_matmul,matmul,matmul_steps)
     fi
     start=$(date +%s%N)
     # Only JAX_PLATFORMS and the library path are set for JAX (plus, once wired, our tool).
     if ! "$here/with_fake_kfd.sh" env JAX_PLATFORMS=rocm LD_LIBRARY_PATH="$library_path" "${extra_env[@]}" \
-        "$venv/bin/python" examples/jax_matmul.py --shape "$shape" --logdir "$run/logdir" --tracer "$cli" \
+        "$venv/bin/python" "$here/drive.py" --shape "$dims" --logdir "$run/logdir" --tracer "$cli" "${ours_args[@]}" "${variant_args[@]}" \
         >"$run/jax.log" 2>&1; then
         tail -30 "$run/jax.log" >&2
-        fail "$shape: examples/jax_matmul.py failed (log: $run/jax.log)"
+        fail "$shape: the workload failed (log: $run/jax.log)"
     fi
     ms=$((($(date +%s%N) - start) / 1000000))
     mapfile -t traces < <(find "$run/logdir" -name '*.xplane.pb')
     [ "${#traces[@]}" -eq 1 ] || fail "$shape: expected one .xplane.pb under $run/logdir, found ${#traces[@]}"
     cp "${traces[0]}" "$run/xla.xplane.pb"
-    counts="$(python3 "$here/check_xla_trace.py" "$run/xla.xplane.pb" --shape "$shape")" ||
+    counts="$(python3 "$here/check_xla_trace.py" "$run/xla.xplane.pb" --shape "$dims")" ||
         fail "$shape: XLA's trace (log: $run/jax.log)"
     TF_CPP_MIN_LOG_LEVEL=3 "$xprof_venv/bin/python" "$here/check_trace_viewer.py" "$run/xla.xplane.pb" \
         >"$run/trace_viewer.txt" 2>"$run/trace_viewer.log" ||
@@ -151,12 +160,13 @@ for shape in "${shapes[@]}"; do
         TF_CPP_MIN_LOG_LEVEL=3 "$xprof_venv/bin/python" "$here/check_trace_viewer.py" "$run/ours.xplane.pb" \
             >"$run/trace_viewer_ours.txt" 2>"$run/trace_viewer_ours.log" ||
             { cat "$run/trace_viewer_ours.log" >&2; fail "$shape: xprof's trace_viewer conversion of our trace"; }
-        python3 "$here/compare.py" "$run/xla.xplane.pb" "$run/ours.xplane.pb" >"$run/compare.txt" ||
+        python3 "$here/compare.py" "$run/xla.xplane.pb" "$run/ours.xplane.pb" "${compare_args[@]}" >"$run/compare.txt" ||
             { cat "$run/compare.txt" >&2; fail "$shape: our trace differs from XLA's"; }
     fi
     printf '%-16s %3d.%01d s  xla: %s\n' "$shape" $((ms / 1000)) $((ms % 1000 / 100)) "$counts" | tee -a "$summary"
+    [ $xla_only = 1 ] || printf '%-16s          ours: %s\n' "" "$(cat "$run/compare.txt")" | tee -a "$summary"
 done
 if [ $xla_only = 1 ]; then
-    echo "ours.xplane.pb: not produced (--xla-only): ${ours_missing:-skipped by request}" | tee -a "$summary"
+    echo "ours.xplane.pb: not produced (--xla-only)" | tee -a "$summary"
 fi
 echo "jax-rocm: ${#shapes[@]} shapes passed; traces under $outdir"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests of compare.py on synthetic XSpaces written with xspace.write: it passes for the same
-device work on renumbered lanes and fails, naming the difference, for each kind of mismatch.
+device work on renumbered lanes and for exactly the documented differences, and fails, naming
+the difference, for each kind of mismatch.
 Run: python3 tests/jax-rocm/test_compare.py (tests/run-all.sh does).
 """
 import os
@@ -35,13 +36,14 @@ def ours_from(lanes):
 
 
 class CompareTest(unittest.TestCase):
-    def run_compare(self, xla_lines, our_lines):
+    def run_compare(self, xla_lines, our_lines, xla_host=(), our_host=(), extra=()):
         with tempfile.TemporaryDirectory() as d:
             a, b = os.path.join(d, "xla.xplane.pb"), os.path.join(d, "ours.xplane.pb")
-            host = {"name": "/host:CPU", "lines": [{"name": "python", "events": [("x", 0, 1, {})]}]}
+            host = {"name": "/host:CPU", "lines": [{"name": "python", "events": [("x", 0, 1, {})]}] + list(xla_host)}
             xspace.write(a, [host, {"name": "/device:GPU:0", "lines": xla_lines}])
-            xspace.write(b, [{"name": "/device:GPU:0", "lines": our_lines}])
-            result = subprocess.run([sys.executable, os.path.join(here, "compare.py"), a, b],
+            xspace.write(b, [{"name": "/host:ROCTRACER", "lines": list(our_host)},
+                             {"name": "/device:GPU:0", "lines": our_lines}])
+            result = subprocess.run([sys.executable, os.path.join(here, "compare.py"), a, b, *extra],
                                     capture_output=True, text=True)
             return result.returncode, result.stdout
 
@@ -90,6 +92,78 @@ class CompareTest(unittest.TestCase):
         code, out = self.run_compare(XLA, split)
         self.assertEqual(code, 1)
         self.assertIn("lane count differs", out)
+
+    def test_small_copy_named_by_call_passes_only_with_the_record_direction(self):
+        by_call = copy("MemcpyD2H", 13, 128)
+        by_call[3]["recorded_direction"] = "MemcpyD2D"
+        ours = ours_from([("Stream #0", XLA[0]["events"]), ("Stream #1", XLA[1]["events"]), ("Stream #2", [by_call])])
+        code, out = self.run_compare(XLA, ours)
+        self.assertEqual(code, 0, out)
+        self.assertIn("1 copies named by call", out)
+        by_call[3]["recorded_direction"] = "MemcpyH2D"
+        code, out = self.run_compare(XLA, ours_from([("Stream #0", XLA[0]["events"]), ("Stream #1", XLA[1]["events"]),
+                                                     ("Stream #2", [by_call])]))
+        self.assertEqual(code, 1)
+        self.assertIn("copies ((direction, bytes): count) differ", out)
+
+    def with_details(self, xla_details, our_details, our_label=None):
+        xla = [{"name": "Stream #0", "events": [("k", 0, 5, {"correlation_id": 1, "kernel_details": xla_details})]}]
+        stats = {"correlation_id": 1, "kernel_details": our_details}
+        if our_label:
+            stats["nvtx_range"] = our_label
+        return self.run_compare(xla, [{"name": "Stream #4", "events": [("k", 0, 5, stats)]}])
+
+    def test_kernel_details_accept_only_the_documented_differences(self):
+        code, out = self.with_details("regs:104 static_shared:0 dynamic_shared:1024 group_mem:1024 occ_pct:0",
+                                      "regs:104 static_shared:0 dynamic_shared:1024 occ_pct:50")
+        self.assertEqual(code, 0, out)
+        self.assertIn("group_mem on 1 kernels, occ_pct on 1 kernels", out)
+        for xla_details, ours, field in [("regs:104 occ_pct:0", "regs:96 occ_pct:50", "regs"),
+                                         ("regs:104 occ_pct:25", "regs:104 occ_pct:50", "occ_pct"),
+                                         ("regs:104 occ_pct:0", "regs:104", "occ_pct"),
+                                         ("regs:104 occ_pct:0", "regs:104 occ_pct:0 group_mem:8", "group_mem"),
+                                         ("static_shared:0 dynamic_shared:8 group_mem:16", "static_shared:0 dynamic_shared:8",
+                                          "group_mem")]:
+            code, out = self.with_details(xla_details, ours)
+            self.assertEqual(code, 1, (xla_details, ours))
+            self.assertIn(f"kernel_details {field}", out)
+
+    def test_roctx_label_on_a_kernel_must_match(self):
+        code, out = self.with_details("regs:8", "regs:8", our_label="matmul_steps")
+        self.assertEqual(code, 1)
+        self.assertIn("ROCTx label (nvtx_range) XLA None, ours 'matmul_steps'", out)
+
+    def test_roctx_ranges_and_api_labels_compared_per_thread_line(self):
+        def host(label_of_launch, ranges):
+            return [{"name": "Host Threads/7/ROCTX", "events": ranges},
+                    {"name": "Host Threads/7", "events": [
+                        ("hipModuleLaunchKernel", 50, 5, {"correlation_id": 10, "nvtx_range": label_of_launch})]}]
+        xla_ranges = [("before", 10, 0, {}), ("outer", 20, 900, {}), ("inner", 30, 800, {})]
+        # The times differ (each tool reads its own clock); labels, order and marks must not.
+        our_ranges = [("before", 1010, 0, {}), ("outer", 1021, 898, {}), ("inner", 1033, 790, {})]
+        code, out = self.run_compare(XLA, XLA, host("inner", xla_ranges), host("inner", our_ranges))
+        self.assertEqual(code, 0, out)
+        self.assertIn("3 ROCTx ranges and marks", out)
+        code, out = self.run_compare(XLA, XLA, host("inner", xla_ranges), host("inner", our_ranges[:2]))
+        self.assertEqual(code, 1)
+        self.assertIn("ROCTx on 'Host Threads/7/ROCTX'", out)
+        code, out = self.run_compare(XLA, XLA, host("inner", xla_ranges), host("outer", our_ranges))
+        self.assertEqual(code, 1)
+        self.assertIn("HIP API event 10: ROCTx label", out)
+        roctx = ("--roctx", "before,outer,inner")
+        code, out = self.run_compare(XLA, XLA, host("inner", xla_ranges), host("inner", our_ranges), roctx)
+        self.assertEqual(code, 1, "no kernel carries the innermost label")
+        self.assertIn("no kernel labelled 'inner'", out)
+        labelled = [{"name": "Stream #0", "events": [
+            ("k", 0, 5, {"correlation_id": 10, "kernel_details": "regs:8", "nvtx_range": "inner"})]}]
+        code, out = self.run_compare(labelled, labelled, host("inner", xla_ranges), host("inner", our_ranges), roctx)
+        self.assertEqual(code, 0, out)
+        code, out = self.run_compare(labelled, labelled, [], [], roctx)
+        self.assertEqual(code, 1, "no ROCTx in either trace")
+        self.assertIn("expected one ROCTx line", out)
+        marked = [("before", 1010, 7, {})] + our_ranges[1:]
+        code, out = self.run_compare(XLA, XLA, host("inner", xla_ranges), host("inner", marked))
+        self.assertEqual(code, 1)
 
 
 if __name__ == "__main__":
