@@ -87,7 +87,11 @@ fn two_threads_in_different_ranges_label_their_own_kernels() {
             .iter()
             .find(|e| e.source == EventSource::ApiCallback)
             .unwrap_or_else(|| panic!("no API event for call {correlation_id}"));
-        assert_eq!(kernel.roctx_range.as_deref(), *label, "kernel of {correlation_id}");
+        assert_eq!(
+            kernel.roctx_range.as_deref(),
+            *label,
+            "kernel of {correlation_id}"
+        );
         assert_eq!(api.roctx_range.as_deref(), *label, "call {correlation_id}");
     }
     // The ranges themselves are on the host timeline, one per push.

@@ -9,9 +9,7 @@ use rocprofiler_sdk_sys as sys;
 
 use super::record_decoder::DropCounts;
 use super::session_ledger::Attribution;
-use super::{
-    copy_calls, correlation, hip_api, instance, SdkSetup, Tracer, IN_BUFFER_CALLBACK,
-};
+use super::{copy_calls, correlation, hip_api, instance, SdkSetup, Tracer, IN_BUFFER_CALLBACK};
 use crate::drop_reason::DropReason;
 use crate::event::{EventSource, RocmTracerEvent};
 

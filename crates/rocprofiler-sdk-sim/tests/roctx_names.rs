@@ -170,7 +170,8 @@ fn the_c_function_fires_the_same_callbacks() {
     let _g = setup();
     sim::driver::set_device(0).unwrap();
     // SAFETY: a NUL-terminated name; the stream value is passed on, never dereferenced.
-    let status = unsafe { rocsim_roctx_name_hip_stream(c"compute".as_ptr(), 0x1234 as *const c_void) };
+    let status =
+        unsafe { rocsim_roctx_name_hip_stream(c"compute".as_ptr(), 0x1234 as *const c_void) };
     assert_eq!(status, 0);
     check_enter_exit(&SEEN.lock().unwrap(), "compute", 0x1234);
     // SAFETY: a null name is allowed here: it is refused without a callback.
