@@ -145,3 +145,29 @@ pub unsafe extern "C" fn roctxNameHipStream(name: *const c_char, stream: *const 
         None => 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_an_sdk_ranges_only_count_levels() {
+        std::thread::spawn(|| {
+            assert!(sdk().is_none(), "no simulated SDK in this test's process");
+            // SAFETY: NUL-terminated messages; a null one is allowed.
+            unsafe {
+                assert_eq!(roctxRangePushA(c"outer".as_ptr()), 0);
+                assert_eq!(roctxRangePushA(std::ptr::null()), 1);
+                roctxMarkA(c"mark".as_ptr());
+                assert_eq!(roctxNameHipStream(c"s".as_ptr(), std::ptr::null()), 0);
+            }
+            assert_eq!(roctxRangePop(), 1);
+            assert_eq!(roctxRangePop(), 0);
+            assert_eq!(roctxRangePop(), -1);
+            // SAFETY: as above.
+            assert_eq!(unsafe { roctxRangePushA(c"again".as_ptr()) }, 0);
+        })
+        .join()
+        .unwrap();
+    }
+}
