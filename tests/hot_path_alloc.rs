@@ -3,7 +3,7 @@
 //! the profiled program's HIP calls. A counting global allocator sees every allocation the
 //! calling thread makes while the callbacks run, called exactly as the SDK calls them. With an
 //! annotation active, the HIP API ENTER's recording of it must not allocate either once the
-//! thread has seen its stack.
+//! thread has seen its stack, nor, inside a ROCTx range, the recording of the range's label.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,6 +15,7 @@ use xla_rocm_tracer::testing::stream_stack::{self, hip_stream_callback};
 use xla_rocm_tracer::tracer::annotation::{
     pop_annotation, push_annotation, AnnotationMap, AnnotationSource, ThreadAnnotationStack,
 };
+use xla_rocm_tracer::tracer::roctx;
 
 struct CountingAllocator;
 
@@ -224,4 +225,57 @@ fn annotated_hip_calls_make_no_heap_allocation_after_warm_up() {
     assert_eq!((last, last_scope), (first, scope));
     assert!(scope > 0);
     assert_eq!(map.look_up(first_timed + 100_000), None);
+}
+
+/// The annotated hot path inside a ROCTx range: the range's label travels with the annotation
+/// in the thread's run, so an unchanged label costs no allocation, no lock and no map entry.
+#[test]
+fn annotated_hip_calls_inside_a_roctx_range_make_no_heap_allocation_after_warm_up() {
+    let map = std::sync::Arc::new(AnnotationMap::new(1024));
+    let app_map = map.clone();
+    let (first_timed, after_pop) = std::thread::spawn(move || {
+        let mut call = HipCall::new();
+        push_annotation("jit_step");
+        roctx::on_marker_call(
+            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
+            Some("train_step".into()),
+            1,
+        );
+        let annotated_call = |call: &mut HipCall| {
+            ThreadAnnotationStack.record(call.next_correlation_id.get(), &app_map);
+            call.launch(1)
+        };
+        for _ in 0..16 {
+            annotated_call(&mut call);
+        }
+        let first_timed = call.next_correlation_id.get();
+        COUNTING.set(true);
+        for _ in 0..100_000u64 {
+            assert_eq!(annotated_call(&mut call), 1);
+        }
+        COUNTING.set(false);
+        assert_eq!(
+            ALLOCATIONS.load(Ordering::Relaxed),
+            0,
+            "the annotated hot path inside a ROCTx range allocated on the app thread"
+        );
+        // Outside the annotation, still inside the range: the label alone is recorded.
+        pop_annotation();
+        let unannotated = call.next_correlation_id.get();
+        annotated_call(&mut call);
+        (first_timed, unannotated)
+    })
+    .join()
+    .unwrap();
+    let first = map.look_up_call(first_timed);
+    assert_eq!(first.annotation.as_deref(), Some("jit_step"));
+    assert_eq!(first.roctx_label.as_deref(), Some("train_step"));
+    assert_eq!(map.look_up_call(first_timed + 99_999), first);
+    let label_only = map.look_up_call(after_pop);
+    assert_eq!(
+        (label_only.annotation, label_only.scope_range_id),
+        (None, 0)
+    );
+    assert_eq!(label_only.roctx_label.as_deref(), Some("train_step"));
+    assert_eq!(map.look_up_call(after_pop + 1), Default::default());
 }

@@ -2,9 +2,11 @@
 // through one benchmark and prints `key=value` lines; benches/run.sh runs every side and
 // computes the ratios.
 //
-//   bench_harness SIDE LIBRARY hotpath CALLS [bare]     (bare: no annotation active)
+//   bench_harness SIDE LIBRARY hotpath CALLS [bare|roctx]
+//     (bare: no annotation active; roctx: annotated and inside a ROCTx range)
 //   bench_harness SIDE LIBRARY drain EVENTS THREADS [XSPACE_PATH]
 //   bench_harness SIDE LIBRARY sdk CALLS XSPACE_PATH
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -151,10 +153,32 @@ __attribute__((noinline)) void warm_up_loop(HotPathState& s, uint64_t calls) {
   for (uint64_t i = 0; i < calls; ++i) one_hip_call(s, i);
 }
 
+// The ROCTx functions, from the ROCTx library loaded by its SONAME, as a program calls them.
+struct Roctx {
+  int (*push)(const char*) = nullptr;
+  int (*pop)() = nullptr;
+};
+
+bool load_roctx(Roctx& roctx) {
+  void* handle = dlopen("librocprofiler-sdk-roctx.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    std::fprintf(stderr, "cannot load librocprofiler-sdk-roctx.so.1: %s\n", dlerror());
+    return false;
+  }
+  roctx.push = reinterpret_cast<int (*)(const char*)>(dlsym(handle, "roctxRangePushA"));
+  roctx.pop = reinterpret_cast<int (*)()>(dlsym(handle, "roctxRangePop"));
+  return roctx.push != nullptr && roctx.pop != nullptr;
+}
+
 // `annotated`: the thread is inside two annotations, so the HIP API callback records one per
-// call (XLA's AnnotationMap::Add); otherwise it finds none and returns.
-int run_hot_path(const TracerSide& tracer, uint64_t calls, bool annotated) {
+// call (XLA's AnnotationMap::Add); otherwise it finds none and returns. `in_roctx_range`: the
+// thread is also inside a ROCTx range pushed in the session, so the callback reads its label
+// too (a side without ROCTx support never hears of the range).
+int run_hot_path(const TracerSide& tracer, uint64_t calls, bool annotated, bool in_roctx_range) {
+  Roctx roctx;
+  if (in_roctx_range && !load_roctx(roctx)) return 5;
   if (tracer.enable() != 0) return 3;
+  if (in_roctx_range) roctx.push("train_step");
   HotPathState s;
   s.record.kind = ROCPROFILER_CALLBACK_TRACING_HIP_STREAM;
   s.record.operation = ROCPROFILER_HIP_STREAM_SET;
@@ -181,6 +205,7 @@ int run_hot_path(const TracerSide& tracer, uint64_t calls, bool annotated) {
     tracer.pop_annotation();
     tracer.pop_annotation();
   }
+  if (in_roctx_range) roctx.pop();
   tracer.disable();
   std::printf("hot_path_cpu_ns_per_call=%.3f\n", elapsed * 1e9 / static_cast<double>(calls));
   std::printf("hot_path_allocations=%llu\n", static_cast<unsigned long long>(allocations));
@@ -363,7 +388,7 @@ int run_sdk(const TracerSide& tracer, uint64_t calls, const char* xspace_path) {
 int main(int argc, char** argv) {
   if (argc < 5) {
     std::fprintf(stderr,
-                 "usage: %s SIDE LIBRARY hotpath CALLS [bare]\n"
+                 "usage: %s SIDE LIBRARY hotpath CALLS [bare|roctx]\n"
                  "       %s SIDE LIBRARY drain EVENTS THREADS [XSPACE_PATH]\n"
                  "       %s SIDE LIBRARY sdk CALLS XSPACE_PATH\n",
                  argv[0], argv[0], argv[0]);
@@ -372,8 +397,9 @@ int main(int argc, char** argv) {
   const TracerSide tracer = load_tracer_side(argv[1], argv[2]);
   const std::string mode = argv[3];
   if (mode == "hotpath") {
-    const bool bare = argc >= 6 && std::string(argv[5]) == "bare";
-    return run_hot_path(tracer, std::strtoull(argv[4], nullptr, 10), !bare);
+    const std::string variant = argc >= 6 ? argv[5] : "";
+    return run_hot_path(tracer, std::strtoull(argv[4], nullptr, 10), variant != "bare",
+                        variant == "roctx");
   }
   if (mode == "drain" && argc >= 6) {
     return run_drain(tracer, std::strtoull(argv[4], nullptr, 10),

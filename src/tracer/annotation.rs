@@ -15,6 +15,7 @@ use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
 use super::annotation_log::{Run, ThreadAnnotationLog};
+use super::roctx;
 
 /// XLA's `ScopeRangeIdTree`: child scope-range id -> parent id.
 pub type ScopeRangeIdTree = HashMap<i64, i64>;
@@ -24,6 +25,10 @@ pub const DEFAULT_MAX_ANNOTATION_STRINGS: u64 = 4 * 1024 * 1024;
 
 /// The string index of a run whose annotation the full map refused.
 const REFUSED: u64 = u32::MAX as u64;
+/// The string index of a run of calls without annotation (made inside a ROCTx range).
+const NO_ANNOTATION: u64 = REFUSED - 1;
+/// A run's `label` when its calls were made outside any ROCTx range of the session.
+const NO_LABEL: u64 = u64::MAX;
 
 /// A run's `string`: the session generation above, the string's index below.
 fn packed_string(generation: u64, index: u64) -> u64 {
@@ -38,6 +43,10 @@ struct AnnotationMapInner {
     // neither the strings nor the ids are chosen by an adversary.
     index_of: FxHashMap<Arc<str>, u32>,
     strings: Vec<Arc<str>>,
+    /// The session's ROCTx labels, interned as the annotations are (not counted against the
+    /// annotation capacity: a label is one per range the program pushed).
+    label_index_of: FxHashMap<Arc<str>, u64>,
+    labels: Vec<Arc<str>>,
     /// Closed runs taken from the threads' logs, by first correlation id. Runs never overlap:
     /// each holds consecutive ids of one thread.
     runs: BTreeMap<u64, Run>,
@@ -98,7 +107,7 @@ impl AnnotationMapInner {
 
     fn string_of(&self, run: &Run) -> Option<Arc<str>> {
         let index = run.string & 0xffff_ffff;
-        if run.string >> 32 != self.generation || index == REFUSED {
+        if run.string >> 32 != self.generation || index == REFUSED || index == NO_ANNOTATION {
             return None;
         }
         self.strings.get(index as usize).cloned()
@@ -106,14 +115,50 @@ impl AnnotationMapInner {
 
     /// The annotation and scope-range id of `correlation_id` (0 if none, as in XLA).
     fn look_up(&mut self, correlation_id: u64) -> (Option<Arc<str>>, i64) {
-        match self.find_run(correlation_id) {
-            Some(run) => match self.string_of(&run) {
-                Some(string) => (Some(string), run.scope_range_id),
-                None => (None, 0),
+        let call = self.look_up_call(correlation_id);
+        (call.annotation, call.scope_range_id)
+    }
+
+    fn look_up_call(&mut self, correlation_id: u64) -> CallAnnotation {
+        let Some(run) = self.find_run(correlation_id) else {
+            return CallAnnotation::default();
+        };
+        let annotation = self.string_of(&run);
+        let in_session = run.string >> 32 == self.generation;
+        CallAnnotation {
+            scope_range_id: if annotation.is_some() {
+                run.scope_range_id
+            } else {
+                0
             },
-            None => (None, 0),
+            annotation,
+            roctx_label: usize::try_from(run.label)
+                .ok()
+                .filter(|_| in_session)
+                .and_then(|index| self.labels.get(index).cloned()),
         }
     }
+
+    /// The interned index of a ROCTx label in this session.
+    fn intern_label(&mut self, label: &Arc<str>) -> u64 {
+        if let Some(&index) = self.label_index_of.get(label) {
+            return index;
+        }
+        let index = self.labels.len() as u64;
+        self.labels.push(label.clone());
+        self.label_index_of.insert(label.clone(), index);
+        index
+    }
+}
+
+/// What a HIP call ran under, as the buffer thread reads it back for its records.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallAnnotation {
+    pub annotation: Option<Arc<str>>,
+    /// 0 when the call had no scope-range id, as in XLA.
+    pub scope_range_id: i64,
+    /// The thread's innermost ROCTx range of the session at the call (XLA's `nvtx_range`).
+    pub roctx_label: Option<Arc<str>>,
 }
 
 /// How a thread's annotation stack looked when its cache entry was filled: tsl gives every
@@ -139,6 +184,9 @@ struct ThreadEntry {
     text: Vec<u8>,
     string: u64,
     scope_range_id: i64,
+    /// The push id of the ROCTx frame `label` was read from (0: no label).
+    label_frame: u64,
+    label: u64,
     /// The last id of the open run in `log`, if it belongs to `string` of `epoch`.
     open_last: Option<u64>,
 }
@@ -153,8 +201,9 @@ impl ThreadEntry {
     }
 
     #[inline]
-    fn matches(&self, epoch: u64, text: &[u8], scope_range_ids: &[i64]) -> bool {
+    fn matches(&self, epoch: u64, text: &[u8], scope_range_ids: &[i64], label_frame: u64) -> bool {
         self.epoch == epoch
+            && self.label_frame == label_frame
             && self.identity == identity_of(text, scope_range_ids)
             && (!scope_range_ids.is_empty() || self.text == text)
     }
@@ -164,7 +213,12 @@ fn identity_of(text: &[u8], scope_range_ids: &[i64]) -> StackIdentity {
     StackIdentity {
         innermost_scope_range_id: scope_range_ids.last().copied().unwrap_or(0),
         depth: scope_range_ids.len(),
-        text_ptr: text.as_ptr() as usize,
+        // An empty text's pointer says nothing (it may dangle anywhere).
+        text_ptr: if text.is_empty() {
+            0
+        } else {
+            text.as_ptr() as usize
+        },
         text_len: text.len(),
     }
 }
@@ -231,11 +285,25 @@ impl AnnotationMap {
 
     /// [`AnnotationMap::add`] for a text not yet checked to be UTF-8 (tsl's): converted (lossily,
     /// if it is not UTF-8) only when the thread's stack changed. Correlation ids of one thread
-    /// increase, as the SDK's do.
+    /// increase, as the SDK's do. The thread's innermost ROCTx range label of the session is
+    /// recorded with the call too (an empty text with a label still records the label).
     pub fn add_bytes(&self, correlation_id: u64, text: &[u8], scope_range_ids: &[i64]) {
-        if text.is_empty() {
+        roctx::with_current_label(|label| {
+            self.add_with_label(correlation_id, text, scope_range_ids, label)
+        })
+    }
+
+    fn add_with_label(
+        &self,
+        correlation_id: u64,
+        text: &[u8],
+        scope_range_ids: &[i64],
+        label: Option<(u64, &Arc<str>)>,
+    ) {
+        if text.is_empty() && label.is_none() {
             return;
         }
+        let label_frame = label.map_or(0, |(frame, _)| frame);
         let epoch = self.cache_epoch.load(Ordering::Acquire);
         let written = THREAD_ENTRIES_OF_MAPS.try_with(|entries| {
             let Ok(mut entries) = entries.try_borrow_mut() else {
@@ -246,18 +314,24 @@ impl AnnotationMap {
             if let Some(entry) = entries.first_mut() {
                 if entry.map_id == self.id
                     && entry.extends_open_run(correlation_id)
-                    && entry.matches(epoch, text, scope_range_ids)
+                    && entry.matches(epoch, text, scope_range_ids, label_frame)
                 {
                     entry.log.extend_newest(correlation_id);
                     entry.open_last = Some(correlation_id);
                     return true;
                 }
             }
-            self.add_changed(&mut entries, epoch, correlation_id, text, scope_range_ids);
+            self.add_changed(
+                &mut entries,
+                epoch,
+                correlation_id,
+                (text, scope_range_ids),
+                label,
+            );
             true
         });
         if written != Ok(true) {
-            self.add_without_thread_entry(correlation_id, text, scope_range_ids);
+            self.add_without_thread_entry(correlation_id, text, scope_range_ids, label);
         }
     }
 
@@ -269,8 +343,8 @@ impl AnnotationMap {
         entries: &mut Vec<ThreadEntry>,
         epoch: u64,
         correlation_id: u64,
-        text: &[u8],
-        scope_range_ids: &[i64],
+        (text, scope_range_ids): (&[u8], &[i64]),
+        label: Option<(u64, &Arc<str>)>,
     ) {
         let entry = match entries.iter().position(|e| e.map_id == self.id) {
             Some(position) => &mut entries[position],
@@ -283,8 +357,9 @@ impl AnnotationMap {
                 &mut entries[last]
             }
         };
-        if !entry.matches(epoch, text, scope_range_ids) {
-            self.resolve(entry, epoch, text, scope_range_ids);
+        let label_frame = label.map_or(0, |(frame, _)| frame);
+        if !entry.matches(epoch, text, scope_range_ids, label_frame) {
+            self.resolve(entry, epoch, (text, scope_range_ids), label);
         }
         self.write(entry, correlation_id);
     }
@@ -293,17 +368,25 @@ impl AnnotationMap {
     /// straight into the taken runs.
     #[cold]
     #[inline(never)]
-    fn add_without_thread_entry(&self, correlation_id: u64, text: &[u8], scope_range_ids: &[i64]) {
-        let (string, scope_range_id) =
-            self.resolve_locked(&mut self.inner.lock(), text, scope_range_ids);
+    fn add_without_thread_entry(
+        &self,
+        correlation_id: u64,
+        text: &[u8],
+        scope_range_ids: &[i64],
+        label: Option<(u64, &Arc<str>)>,
+    ) {
+        let mut inner = self.inner.lock();
+        let (string, scope_range_id) = self.resolve_locked(&mut inner, text, scope_range_ids);
+        let label = label.map_or(NO_LABEL, |(_, label)| inner.intern_label(label));
         self.count_refused(string);
         let run = Run {
             first: correlation_id,
             last: correlation_id,
             string,
             scope_range_id,
+            label,
         };
-        self.inner.lock().runs.insert(correlation_id, run);
+        inner.runs.insert(correlation_id, run);
     }
 
     fn new_thread_entry(&self) -> ThreadEntry {
@@ -317,14 +400,26 @@ impl AnnotationMap {
             text: Vec::new(),
             string: 0,
             scope_range_id: 0,
+            label_frame: 0,
+            label: NO_LABEL,
             open_last: None,
         }
     }
 
-    /// A thread's stack changed (or the session did): intern its text, add its scope-range
-    /// edges, remember both.
-    fn resolve(&self, entry: &mut ThreadEntry, epoch: u64, text: &[u8], ids: &[i64]) {
-        let (string, scope_range_id) = self.resolve_locked(&mut self.inner.lock(), text, ids);
+    /// A thread's stack or ROCTx range changed (or the session did): intern its text and label,
+    /// add its scope-range edges, remember them.
+    fn resolve(
+        &self,
+        entry: &mut ThreadEntry,
+        epoch: u64,
+        (text, ids): (&[u8], &[i64]),
+        label: Option<(u64, &Arc<str>)>,
+    ) {
+        let mut inner = self.inner.lock();
+        let (string, scope_range_id) = self.resolve_locked(&mut inner, text, ids);
+        entry.label = label.map_or(NO_LABEL, |(_, label)| inner.intern_label(label));
+        entry.label_frame = label.map_or(0, |(frame, _)| frame);
+        drop(inner);
         entry.epoch = epoch;
         entry.identity = identity_of(text, ids);
         entry.text.clear();
@@ -343,6 +438,11 @@ impl AnnotationMap {
         text: &[u8],
         scope_range_ids: &[i64],
     ) -> (u64, i64) {
+        if text.is_empty() {
+            // Only a ROCTx label to record: no annotation, no scope range (as XLA ignores an
+            // empty annotation).
+            return (packed_string(inner.generation, NO_ANNOTATION), 0);
+        }
         // tsl's annotations are UTF-8; the lossy copy is only for one that is not.
         let text = String::from_utf8_lossy(text);
         let index = match inner.index_of.get(text.as_ref()) {
@@ -386,6 +486,7 @@ impl AnnotationMap {
                 last: correlation_id,
                 string: entry.string,
                 scope_range_id: entry.scope_range_id,
+                label: entry.label,
             };
             if !entry.log.push(run) {
                 // Nobody has read the log for a while: take its runs here.
@@ -423,6 +524,12 @@ impl AnnotationMap {
     /// lock: the buffer thread decodes every record with it while app threads add.
     pub fn look_up_with_scope_range_id(&self, correlation_id: u64) -> (Option<Arc<str>>, i64) {
         self.inner.lock().look_up(correlation_id)
+    }
+
+    /// The annotation, scope-range id and ROCTx label of a call, under one lock: the buffer
+    /// thread decodes every record with it while app threads add.
+    pub fn look_up_call(&self, correlation_id: u64) -> CallAnnotation {
+        self.inner.lock().look_up_call(correlation_id)
     }
 
     pub fn take_scope_range_id_tree(&self) -> ScopeRangeIdTree {

@@ -3,25 +3,26 @@
 //! kernel", step 1).
 //!
 //! Calls are kept as runs: consecutive correlation ids issued by this thread under one
-//! annotation share one entry, whose `last` the thread extends while its annotation does not
+//! annotation and one innermost ROCTx range label share one entry, whose `last` the thread extends while its annotation does not
 //! change. A run only grows by `last + 1`, an id this thread issued, so a run never claims
 //! another thread's call. The log is a single-producer ring: the owning thread writes, one
 //! reader at a time (the annotation map, under its lock) takes the closed runs, and reads the
 //! newest run, still open, in place.
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
-/// Runs a thread may write before a reader takes them (each entry is 32 bytes).
+/// Runs a thread may write before a reader takes them (each entry is 40 bytes).
 pub(crate) const LOG_CAPACITY: u64 = 256;
 
 /// One run: calls `first..=last` of the thread had the interned string `string` (session
-/// generation in the high half, string index in the low half) and scope-range id
-/// `scope_range_id`.
+/// generation in the high half, string index in the low half), scope-range id
+/// `scope_range_id` and the interned ROCTx label `label` (index in the session's labels).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Run {
     pub first: u64,
     pub last: u64,
     pub string: u64,
     pub scope_range_id: i64,
+    pub label: u64,
 }
 
 #[derive(Default)]
@@ -30,6 +31,7 @@ struct Slot {
     last: AtomicU64,
     string: AtomicU64,
     scope_range_id: AtomicI64,
+    label: AtomicU64,
 }
 
 pub(crate) struct ThreadAnnotationLog {
@@ -67,6 +69,7 @@ impl ThreadAnnotationLog {
         slot.string.store(run.string, Ordering::Relaxed);
         slot.scope_range_id
             .store(run.scope_range_id, Ordering::Relaxed);
+        slot.label.store(run.label, Ordering::Relaxed);
         self.written.store(written + 1, Ordering::Release);
         true
     }
@@ -86,6 +89,7 @@ impl ThreadAnnotationLog {
             last: slot.last.load(Ordering::Acquire),
             string: slot.string.load(Ordering::Relaxed),
             scope_range_id: slot.scope_range_id.load(Ordering::Relaxed),
+            label: slot.label.load(Ordering::Relaxed),
         }
     }
 
@@ -126,6 +130,7 @@ mod tests {
             last,
             string: 1,
             scope_range_id: 0,
+            label: 0,
         }
     }
 

@@ -9,9 +9,7 @@ use rocprofiler_sdk_sys as sys;
 
 use super::record_decoder::DropCounts;
 use super::session_ledger::Attribution;
-use super::{
-    copy_calls, correlation, hip_api, instance, roctx, SdkSetup, Tracer, IN_BUFFER_CALLBACK,
-};
+use super::{copy_calls, correlation, hip_api, instance, SdkSetup, Tracer, IN_BUFFER_CALLBACK};
 use crate::drop_reason::DropReason;
 use crate::event::{EventSource, RocmTracerEvent};
 
@@ -199,7 +197,6 @@ pub(super) unsafe extern "C" fn hip_api_callback(
         tracer
             .annotation_source()
             .record(correlation_id, &tracer.annotations);
-        roctx::note_label(correlation_id);
         if hip_api::is_copy_api(record.operation) {
             // SAFETY: the SDK's HIP API payload, valid during this callback.
             let args = unsafe { copy_calls::hip_api_args(record.payload as *const c_void) };

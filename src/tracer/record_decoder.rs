@@ -31,7 +31,6 @@ use crate::tracer::annotation::AnnotationMap;
 use crate::tracer::copy_calls::CopyCalls;
 use crate::tracer::hip_api::{self, HipApiNames, UNKNOWN_OP_NAME};
 use crate::tracer::kernel_names::{KernelNames, KernelResources, UNKNOWN_KERNEL_NAME};
-use crate::tracer::roctx;
 
 /// Drop counts of one buffer callback, by reason.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -224,10 +223,10 @@ impl RecordDecoder<'_> {
     }
 
     fn annotate(&self, event: &mut RocmTracerEvent) {
-        (event.annotation, event.scope_range_id) = self
-            .annotations
-            .look_up_with_scope_range_id(event.correlation_id);
-        event.roctx_range = roctx::label_of(event.correlation_id);
+        let call = self.annotations.look_up_call(event.correlation_id);
+        event.annotation = call.annotation;
+        event.scope_range_id = call.scope_range_id;
+        event.roctx_range = call.roctx_label;
     }
 
     /// XLA's `HipApiEvent`. Every non-copy API is typed `Kernel` (docs/xla-interface.md#xla-edge-2, kept: the

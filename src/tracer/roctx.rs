@@ -9,17 +9,16 @@
 //! The rules XLA applies are kept: each frame remembers the session generation it was pushed in,
 //! and only a range pushed and popped within one session is emitted; a label is put on HIP
 //! calls only while the thread's innermost range belongs to the running session. The stack is a
-//! thread-local, so the HIP path reads it without a lock; the correlation id -> label map is
-//! written only for calls made inside a range.
+//! thread-local, so the HIP path reads it without a lock; the label travels with the call's
+//! annotation in the thread's lock-free annotation log (`annotation.rs`), interned once per
+//! session, so an unchanged label costs the HIP path one read of the top frame.
 use std::cell::RefCell;
 use std::ffi::{c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
-use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
-use rustc_hash::FxHashMap;
 
 use super::{instance, Tracer, IN_BUFFER_CALLBACK};
 use crate::event::{EventDomain, EventSource, EventType, RocmTracerEvent};
@@ -31,12 +30,13 @@ static GENERATION: AtomicU64 = AtomicU64::new(0);
 static UNMATCHED_POPS: AtomicU64 = AtomicU64::new(0);
 /// Ranges popped in another session than the one they were pushed in (or outside any): dropped.
 static CROSSED_SESSIONS: AtomicU64 = AtomicU64::new(0);
-/// The innermost range label of each HIP call of the session made inside one, by internal
-/// correlation id; cleared when a session starts.
-static LABELS: LazyLock<Mutex<FxHashMap<u64, Arc<str>>>> = LazyLock::new(Mutex::default);
+/// Process-unique, increasing ids of pushes: a frame's id tells the annotation map's per-thread
+/// cache whether the thread's innermost range changed, without reading its label.
+static NEXT_FRAME_ID: AtomicU64 = AtomicU64::new(1);
 
 /// One open range on a thread.
 struct Frame {
+    id: u64,
     /// `None` for a null or empty message: the frame keeps the stack balanced, no range shows.
     label: Option<Arc<str>>,
     start_ns: u64,
@@ -47,9 +47,8 @@ thread_local! {
     static STACK: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A session starts: the labels of the previous one are forgotten.
+/// A session starts: ranges pushed before it label nothing in it.
 pub(crate) fn start_session() {
-    LABELS.lock().clear();
     GENERATION.fetch_add(1, Ordering::AcqRel);
 }
 
@@ -79,20 +78,19 @@ fn label_in(generation: u64) -> Option<Arc<str>> {
         .flatten()
 }
 
-/// At a HIP call's ENTER on its thread: notes the thread's current label for the call.
-pub(crate) fn note_label(correlation_id: u64) {
-    if let Some(label) = current_label() {
-        LABELS.lock().insert(correlation_id, label);
-    }
-}
-
-/// The label noted for a HIP call, for its API event and the work it enqueued.
-pub(crate) fn label_of(correlation_id: u64) -> Option<Arc<str>> {
-    let labels = LABELS.lock();
-    if labels.is_empty() {
-        return None;
-    }
-    labels.get(&correlation_id).cloned()
+/// At a HIP call's ENTER on its thread: calls `f` with the thread's innermost label of the
+/// running session and the id of the push that opened it, if any, without cloning the label.
+pub(crate) fn with_current_label<R>(mut f: impl FnMut(Option<(u64, &Arc<str>)>) -> R) -> R {
+    let generation = GENERATION.load(Ordering::Acquire);
+    let read = STACK.try_with(|stack| {
+        let stack = stack.try_borrow().ok();
+        let top = stack.as_ref().and_then(|stack| stack.last());
+        f(top
+            .filter(|top| top.generation == generation)
+            .and_then(|top| Some((top.id, top.label.as_ref()?))))
+    });
+    // The thread is exiting and its stack is gone: no label.
+    read.unwrap_or_else(|_| f(None))
 }
 
 /// `roctxRangePop` calls that had no open range on their thread, since the process started.
@@ -108,6 +106,7 @@ pub fn ranges_crossing_sessions() -> u64 {
 /// `roctxRangePushA(label)` on this thread at `now_ns`, in session generation `generation`.
 fn push(label: Option<Arc<str>>, now_ns: u64, generation: u64) {
     let frame = Frame {
+        id: NEXT_FRAME_ID.fetch_add(1, Ordering::Relaxed),
         label: label.filter(|label| !label.is_empty()),
         start_ns: now_ns,
         generation,

@@ -1,5 +1,5 @@
-/* Stand-in for rocprofiler-sdk-roctx/roctx.h: the ROCTx functions the simulated SDK exports
-   (crates/rocprofiler-sdk-sim/src/roctx.rs). The real ones live in librocprofiler-sdk-roctx.so. */
+/* Stand-in for rocprofiler-sdk-roctx/roctx.h: the ROCTx functions of librocprofiler-sdk-roctx.so
+   (the simulated one: crates/rocprofiler-sdk-roctx-sim, SONAME librocprofiler-sdk-roctx.so.1). */
 #ifndef ROCPROFILER_SDK_ROCTX_STAND_IN_ROCTX_H_
 #define ROCPROFILER_SDK_ROCTX_STAND_IN_ROCTX_H_
 

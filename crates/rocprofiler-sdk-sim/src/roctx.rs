@@ -190,16 +190,21 @@ pub(crate) fn name_hip_stream_str(name: &str, stream: u64) -> Result<i32, SimErr
     Ok(name_hip_stream(&name, stream))
 }
 
-/// The ROCTx library's `int roctxNameHipStream(const char* name, const struct ihipStream_t*
-/// stream)` (`rocprofiler-sdk-roctx/roctx.h`). The real one lives in
-/// `librocprofiler-sdk-roctx.so`; the simulator exports it from `librocprofiler-sdk.so` (and
-/// `librocprofiler-sdk-roctx.so`, a copy of it: docs/simulator-fidelity.md). A null
-/// name is refused with -1 (the real header declares it non-null).
+// The ROCTx C functions live in `librocprofiler-sdk-roctx.so` (the simulated one is
+// `crates/rocprofiler-sdk-roctx-sim`), not in the SDK library: as the real ROCTx library reaches
+// the SDK's marker tables, the simulated one reaches these `rocsim_roctx_*` entry points, which
+// stand in for those tables (docs/simulator-fidelity.md). Their signatures are rocsim-abi's.
+
+/// `roctxNameHipStream(name, stream)`. A null name is refused with -1 (the real header declares
+/// it non-null).
 ///
 /// # Safety
 /// `name` is null or a NUL-terminated string valid for the call.
 #[no_mangle]
-pub unsafe extern "C" fn roctxNameHipStream(name: *const c_char, stream: *const c_void) -> c_int {
+pub unsafe extern "C" fn rocsim_roctx_name_hip_stream(
+    name: *const c_char,
+    stream: *const c_void,
+) -> c_int {
     crate::ffi_guard::guard_value(-1, || {
         if name.is_null() {
             return -1;
@@ -210,13 +215,13 @@ pub unsafe extern "C" fn roctxNameHipStream(name: *const c_char, stream: *const 
     })
 }
 
-/// `int roctxRangePushA(const char* message)`. A null message is passed on as null (the SDK
-/// does not check it); the range still counts.
+/// `roctxRangePushA(message)`. A null message is passed on as null (the SDK does not check
+/// it); the range still counts.
 ///
 /// # Safety
 /// `message` is null or a NUL-terminated string valid for the call.
 #[no_mangle]
-pub unsafe extern "C" fn roctxRangePushA(message: *const c_char) -> c_int {
+pub unsafe extern "C" fn rocsim_roctx_range_push_a(message: *const c_char) -> c_int {
     crate::ffi_guard::guard_value(-1, || {
         // SAFETY: the caller's contract.
         let message = (!message.is_null()).then(|| unsafe { CStr::from_ptr(message) });
@@ -224,21 +229,27 @@ pub unsafe extern "C" fn roctxRangePushA(message: *const c_char) -> c_int {
     })
 }
 
-/// `int roctxRangePop(void)`.
+/// `roctxRangePop()`.
 #[no_mangle]
-pub extern "C" fn roctxRangePop() -> c_int {
+pub extern "C" fn rocsim_roctx_range_pop() -> c_int {
     crate::ffi_guard::guard_value(-1, range_pop)
 }
 
-/// `void roctxMarkA(const char* message)`.
+/// `roctxMarkA(message)`.
 ///
 /// # Safety
 /// `message` is null or a NUL-terminated string valid for the call.
 #[no_mangle]
-pub unsafe extern "C" fn roctxMarkA(message: *const c_char) {
+pub unsafe extern "C" fn rocsim_roctx_mark_a(message: *const c_char) {
     crate::ffi_guard::guard_value((), || {
         // SAFETY: the caller's contract.
         let message = (!message.is_null()).then(|| unsafe { CStr::from_ptr(message) });
         mark(message);
     })
 }
+
+// The definitions have the signatures the ROCTx library looks them up with.
+const _: rocsim_abi::rocsim_roctx_name_hip_stream_fn = rocsim_roctx_name_hip_stream;
+const _: rocsim_abi::rocsim_roctx_range_push_a_fn = rocsim_roctx_range_push_a;
+const _: rocsim_abi::rocsim_roctx_range_pop_fn = rocsim_roctx_range_pop;
+const _: rocsim_abi::rocsim_roctx_mark_a_fn = rocsim_roctx_mark_a;

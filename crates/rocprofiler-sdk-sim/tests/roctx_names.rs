@@ -12,8 +12,9 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::{Mutex, OnceLock};
 
 extern "C" {
-    /// The simulator's export of ROCTx's C function.
-    fn roctxNameHipStream(name: *const c_char, stream: *const c_void) -> c_int;
+    /// The simulator's entry point behind ROCTx's `roctxNameHipStream` (the simulated
+    /// `librocprofiler-sdk-roctx.so` calls it).
+    fn rocsim_roctx_name_hip_stream(name: *const c_char, stream: *const c_void) -> c_int;
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -169,11 +170,12 @@ fn the_c_function_fires_the_same_callbacks() {
     let _g = setup();
     sim::driver::set_device(0).unwrap();
     // SAFETY: a NUL-terminated name; the stream value is passed on, never dereferenced.
-    let status = unsafe { roctxNameHipStream(c"compute".as_ptr(), 0x1234 as *const c_void) };
+    let status =
+        unsafe { rocsim_roctx_name_hip_stream(c"compute".as_ptr(), 0x1234 as *const c_void) };
     assert_eq!(status, 0);
     check_enter_exit(&SEEN.lock().unwrap(), "compute", 0x1234);
     // SAFETY: a null name is allowed here: it is refused without a callback.
-    let refused = unsafe { roctxNameHipStream(std::ptr::null(), std::ptr::null()) };
+    let refused = unsafe { rocsim_roctx_name_hip_stream(std::ptr::null(), std::ptr::null()) };
     assert_eq!(refused, -1);
     assert_eq!(SEEN.lock().unwrap().len(), 2);
 }

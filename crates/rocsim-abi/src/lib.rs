@@ -10,7 +10,7 @@
 //! No dependencies: only `repr(C)` data and `extern "C"` declarations.
 #![allow(non_camel_case_types)]
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_int, c_void};
 
 /// Status of a `rocsim_*` call: success.
 pub const ROCSIM_STATUS_SUCCESS: i32 = 0;
@@ -112,6 +112,19 @@ pub struct rocsim_launch_call_t {
     pub function: u64,
     pub args: u64,
 }
+
+// The simulated SDK's stand-ins for the marker tables the real SDK gives the ROCTx library:
+// `librocprofiler-sdk.so` defines `rocsim_roctx_*` with these signatures, and the simulated
+// `librocprofiler-sdk-roctx.so` looks them up by name (one ROCTx C function each).
+/// `rocsim_roctx_range_push_a`: `roctxRangePushA`.
+pub type rocsim_roctx_range_push_a_fn = unsafe extern "C" fn(message: *const c_char) -> c_int;
+/// `rocsim_roctx_range_pop`: `roctxRangePop`.
+pub type rocsim_roctx_range_pop_fn = extern "C" fn() -> c_int;
+/// `rocsim_roctx_mark_a`: `roctxMarkA`.
+pub type rocsim_roctx_mark_a_fn = unsafe extern "C" fn(message: *const c_char);
+/// `rocsim_roctx_name_hip_stream`: `roctxNameHipStream`.
+pub type rocsim_roctx_name_hip_stream_fn =
+    unsafe extern "C" fn(name: *const c_char, stream: *const c_void) -> c_int;
 
 // The functions, as `rocprofiler-sdk-sim`'s `capi` defines them. Out-pointers may be null when
 // the caller does not want the value; each `int32_t` result is a `ROCSIM_STATUS_*`.

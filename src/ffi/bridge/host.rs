@@ -103,14 +103,13 @@ impl AnnotationSource for CppAnnotationSource {
 
     fn record(&self, correlation_id: u64, map: &AnnotationMap) {
         if ANNOTATIONS_IN_RUST.load(Ordering::Acquire) {
-            // The text is converted only when the thread's stack changed (the map's cache).
-            Self::with_stack(|text, ids| {
-                if !text.is_empty() {
-                    map.add_bytes(correlation_id, text, ids)
-                }
-            });
+            // The text is converted only when the thread's stack changed (the map's cache); an
+            // empty one still records the thread's ROCTx label.
+            Self::with_stack(|text, ids| map.add_bytes(correlation_id, text, ids));
         } else {
             ffi::record_hip_api_annotation(correlation_id);
+            // The annotation is in the C++ store; the ROCTx label, if any, goes to ours.
+            map.add_bytes(correlation_id, &[], &[]);
         }
     }
 
