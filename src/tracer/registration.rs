@@ -224,12 +224,12 @@ pub const SDK_HELD_ELSEWHERE: &str = "rocprofiler-sdk was initialized without th
      load the tracer before the first HIP call and before other tools force the SDK, e.g. \
      through ROCP_TOOL_LIBRARIES=libxla_rocm_tracer_tool.so";
 
-/// Registration at load, before `main` and so before the program's first HIP call: the SDK
-/// 1.0.0 of ROCm 7.0/7.1 maps a HIP stream to an id only if a HIP_STREAM callback context was
-/// active when the stream was created, and aborts the process on any later call on a stream
-/// it never mapped. Registering lazily (at the first `Tracer::get()`) would leave streams the
-/// program created before that unmapped. `tests/tracer_registration.rs` fails if this becomes
-/// lazy.
+/// Registration at load, before `main` and so before the program's first HIP call: the SDKs
+/// of ROCm 7.0 to 7.2 (1.0.0 and 1.1.0; docs/simulator-fidelity.md#releases) map a HIP stream
+/// to an id only if a HIP_STREAM callback context was active when the stream was created, and
+/// abort the process on any later call on a stream they never mapped. Registering lazily (at
+/// the first `Tracer::get()`) would leave streams the program created before that unmapped.
+/// `tests/tracer_registration.rs` fails if this becomes lazy.
 #[ctor::ctor(unsafe)]
 fn register_at_load() {
     // XLA's `init_rocm_lib`. A panic must not escape a constructor.
