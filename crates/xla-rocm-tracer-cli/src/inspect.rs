@@ -195,12 +195,17 @@ impl DeviceTotals {
     pub fn of_spaces(spaces: &[XSpace]) -> DeviceTotals {
         let mut totals = DeviceTotals::default();
         for space in spaces {
-            let memsets = memset_calls(space);
-            for plane in &space.planes {
-                totals.add_plane(plane, &memsets);
-            }
+            totals.add_space(space);
         }
         totals
+    }
+
+    /// Adds one more trace's device planes.
+    pub fn add_space(&mut self, space: &XSpace) {
+        let memsets = memset_calls(space);
+        for plane in &space.planes {
+            self.add_plane(plane, &memsets);
+        }
     }
 
     fn add_plane(&mut self, plane: &XPlane, memsets: &HashSet<u64>) {
