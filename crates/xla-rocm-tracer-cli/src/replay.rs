@@ -520,7 +520,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         })?;
         // Kernels, copies and memsets are counted as the trace shows them (device planes of
         // every session), so that the summary and the trace agree.
-        totals.add_space(&space);
+        let summaries = inspect::summarize(&space);
+        totals.add_summaries(&summaries);
         let number = index + 1;
         let mut title = format!("replay of {}", path.display());
         if !whole_replay {
@@ -529,7 +530,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
                 title.push_str(" (still enabled at exit)");
             }
         }
-        let mut section = inspect::render(&space, &title);
+        let mut section = inspect::render_summarized(&space, &summaries, &title);
         section.push_str(&scenario_stream_lines(&summary, &lanes));
         section.push_str(&format!(
             "\nwrote {} ({})\n",
