@@ -21,6 +21,7 @@ pub(super) struct ArrivalLog {
 }
 
 impl ArrivalLog {
+    #[inline]
     pub(crate) fn push(&mut self, event: RocmTracerEvent) {
         let (stored, roctx_range) = StoredEvent::from_event(event);
         if let Some(range) = roctx_range {

@@ -80,31 +80,32 @@ pub struct RecordDecoder<'a> {
     pub session_start_ns: u64,
 }
 
-/// Hands `read` the `T` at `payload` if the record's own `u64 size` covers all of `T`: in
-/// place when it is aligned (the SDK's records are; no copy of the record per event), else a
-/// copy of it.
+/// Hands `read` the `T` at `payload` if the record's own `u64 size` covers all of `T` (else
+/// the record is truncated): in place when it is aligned (the SDK's records are; no copy of
+/// the record per event), else a copy of it.
 ///
 /// # Safety
 /// `payload` is non-null and points to at least `size` readable bytes, where `size` is the
 /// record's own first field (the SDK's guarantee for every buffer record), valid during the
 /// call.
-unsafe fn with_sized<T: Copy, R>(
+#[inline(always)]
+unsafe fn with_sized<T: Copy>(
     payload: *const std::ffi::c_void,
-    read: impl FnOnce(&T) -> R,
-) -> Option<R> {
+    read: impl FnOnce(&T) -> Result<RocmTracerEvent, DropReason>,
+) -> Result<RocmTracerEvent, DropReason> {
     // SAFETY: every record starts with its u64 size.
     let size = unsafe { (payload as *const u64).read_unaligned() };
     if size < std::mem::size_of::<T>() as u64 {
-        return None;
+        return Err(DropReason::Truncated);
     }
     let record = payload.cast::<T>();
     if record.is_aligned() {
         // SAFETY: aligned, and at least size_of::<T>() readable bytes of a plain-data record
         // that nothing writes while the callback runs.
-        Some(read(unsafe { &*record }))
+        read(unsafe { &*record })
     } else {
         // SAFETY: the record is at least size_of::<T>() bytes long.
-        Some(read(&unsafe { record.read_unaligned() }))
+        read(&unsafe { record.read_unaligned() })
     }
 }
 
@@ -190,6 +191,7 @@ impl RecordDecoder<'_> {
     ///
     /// # Safety
     /// As for [`RecordDecoder::decode_buffer`], for one header.
+    #[inline]
     pub(crate) unsafe fn decode_record(
         &self,
         header: *const sys::rocprofiler_record_header_t,
@@ -206,7 +208,7 @@ impl RecordDecoder<'_> {
             return Err(DropReason::UnsupportedCategory);
         }
         let payload = header.payload as *const std::ffi::c_void;
-        let event = match header.kind() {
+        match header.kind() {
             sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
                 // SAFETY: a non-null HIP API record.
                 unsafe { with_sized(payload, |record| Ok(self.hip_api_event(record))) }
@@ -244,9 +246,8 @@ impl RecordDecoder<'_> {
                 // SAFETY: a non-null memory copy record.
                 unsafe { with_sized(payload, copy) }
             }
-            _ => return Err(DropReason::UnsupportedKind),
-        };
-        event.unwrap_or(Err(DropReason::Truncated))
+            _ => Err(DropReason::UnsupportedKind),
+        }
     }
 
     /// What the call of `correlation_id` ran under (annotation, scope range, ROCTx range).
@@ -259,6 +260,7 @@ impl RecordDecoder<'_> {
     ///
     /// The three events are built field by field, never from `RocmTracerEvent::default()`,
     /// whose empty name is an allocation: one per record on the buffer thread.
+    #[inline]
     pub(crate) fn hip_api_event(
         &self,
         record: &sys::rocprofiler_buffer_tracing_hip_api_record_t,
@@ -313,6 +315,7 @@ impl RecordDecoder<'_> {
 
     /// XLA's `KernelEvent`: the stream is the external correlation value the request callback
     /// wrote; the HSA queue is kept apart in `queue_id`.
+    #[inline]
     pub(crate) fn kernel_event(
         &self,
         record: &sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t,
@@ -397,6 +400,7 @@ impl RecordDecoder<'_> {
     }
 
     /// XLA's `MemcpyEvent`.
+    #[inline]
     pub(crate) fn memcpy_event(
         &self,
         record: &sys::rocprofiler_buffer_tracing_memory_copy_record_t,
