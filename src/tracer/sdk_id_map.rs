@@ -40,7 +40,7 @@ mod tests {
     fn finds_every_kind_of_id() {
         let mut map = SdkIdMap::default();
         // Small counters, page-aligned handles, and ids that differ only in high bits.
-        let ids: Vec<u64> = (0..1000)
+        let ids: std::collections::BTreeSet<u64> = (0..1000)
             .chain((1..1000).map(|i| i << 12))
             .chain((1..64).map(|i| 1u64 << i))
             .chain([u64::MAX, u64::MAX - 1])
