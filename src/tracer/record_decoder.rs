@@ -173,6 +173,42 @@ impl RecordDecoder<'_> {
         }
     }
 
+    /// Decodes `num_headers` records straight into `batch` without the session-start check,
+    /// keeping each event only if `keep` says so once it is there (the tracer's attribution to
+    /// sessions); `keep` also sees every record that failed to decode. An event is moved once,
+    /// into `batch`, not passed along by value (at 192 bytes, each move is a `memcpy`).
+    ///
+    /// # Safety
+    /// As for [`RecordDecoder::decode_buffer`].
+    pub(crate) unsafe fn decode_into(
+        &self,
+        headers: *const *const sys::rocprofiler_record_header_t,
+        num_headers: usize,
+        batch: &mut Vec<RocmTracerEvent>,
+        mut keep: impl FnMut(Result<&RocmTracerEvent, DropReason>) -> bool,
+    ) {
+        if headers.is_null() || num_headers == 0 {
+            return;
+        }
+        // SAFETY: per this function's contract.
+        let headers = unsafe { std::slice::from_raw_parts(headers, num_headers) };
+        batch.reserve(headers.len());
+        for &header in headers {
+            // SAFETY: per this function's contract.
+            match unsafe { self.decode_record(header) } {
+                Ok(event) => {
+                    batch.push(event);
+                    if !batch.last().is_some_and(|event| keep(Ok(event))) {
+                        batch.pop();
+                    }
+                }
+                Err(reason) => {
+                    keep(Err(reason));
+                }
+            }
+        }
+    }
+
     /// # Safety
     /// As for [`RecordDecoder::decode_buffer`], for one header.
     pub(crate) unsafe fn decode(
