@@ -23,10 +23,10 @@ pub(super) struct ArrivalLog {
 impl ArrivalLog {
     #[inline]
     pub(crate) fn push(&mut self, event: RocmTracerEvent) {
-        if !self
+        if self
             .chunks
             .last()
-            .is_some_and(|chunk| chunk.len() < CHUNK_LEN)
+            .is_none_or(|chunk| chunk.len() >= CHUNK_LEN)
         {
             self.chunks.push(Vec::with_capacity(CHUNK_LEN));
         }
