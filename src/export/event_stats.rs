@@ -22,7 +22,7 @@ use crate::event::{
 };
 
 /// The device a kernel ran on, as far as the occupancy model needs it.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct KernelDevice {
     /// The agent's `gfx_target_version` (0: unknown).
     pub gfx_target_version: u32,
@@ -157,27 +157,25 @@ pub(crate) fn event_stats(
         // A blit kernel that did a copy call carries the copy's size (see the collector's join).
         EventType::Kernel if event.source == EventSource::Activity => {
             if let EventDetails::Memcpy(copy) = &event.details {
-                let details = blit_copy_details_string(copy);
-                stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
+                let input = DetailsInput::BlitCopy {
+                    num_bytes: copy.num_bytes,
+                    destination: copy.destination,
+                    is_async: copy.is_async,
+                };
+                memoized_details(plane, input, &mut stats, |plane, stats| {
+                    let details = blit_copy_details_string(copy);
+                    stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
+                });
             } else {
                 let kernel = kernel_details(event);
-                let details = kernel_details_string(&kernel, device);
-                stats.push(plane.ref_stat(KERNEL_DETAILS_STAT, &details));
                 let device = device.unwrap_or_default();
-                if let Some(occupancy) =
-                    occupancy(&kernel, device.gfx_target_version, device.cu_count)
-                {
-                    stats.push(plane.stat(
-                        THEORETICAL_OCCUPANCY_STAT,
-                        x_stat::Value::DoubleValue(occupancy.percent),
-                    ));
-                    if occupancy.min_grid_size > 0 {
-                        stats.push(plane.int64_stat(
-                            OCCUPANCY_MIN_GRID_SIZE_STAT,
-                            i64::from(occupancy.min_grid_size),
-                        ));
-                    }
-                }
+                let input = DetailsInput::Kernel {
+                    fields: kernel.to_array(),
+                    device,
+                };
+                memoized_details(plane, input, &mut stats, |plane, stats| {
+                    kernel_stats(plane, &kernel, device, stats)
+                });
             }
         }
         // XLA lists these four; a P2P copy gets no details.
@@ -185,8 +183,16 @@ pub(crate) fn event_stats(
         | EventType::MemcpyD2H
         | EventType::MemcpyD2D
         | EventType::MemcpyOther => {
-            let details = memcpy_details_string(&memcpy_details(event));
-            stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
+            let copy = memcpy_details(event);
+            let input = DetailsInput::Copy {
+                num_bytes: copy.num_bytes,
+                destination: copy.destination,
+                is_async: copy.is_async,
+            };
+            memoized_details(plane, input, &mut stats, |plane, stats| {
+                let details = memcpy_details_string(&copy);
+                stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
+            });
         }
         EventType::MemoryAlloc => {
             let details = memalloc_details_string(&memalloc_details(event));
@@ -218,4 +224,67 @@ pub(crate) fn event_stats(
         }
     }
     stats
+}
+
+/// What the details stats of an event are made from. Events with equal inputs on one plane
+/// get equal stats, so each input is formatted once per plane ([`memoized_details`]):
+/// formatting a kernel's details string, occupancy included, cost more instructions than the
+/// rest of the event's export (benches/run.sh, `xla_export_instructions`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum DetailsInput {
+    Kernel {
+        fields: [u32; 12],
+        device: KernelDevice,
+    },
+    Copy {
+        num_bytes: u64,
+        destination: u32,
+        is_async: bool,
+    },
+    BlitCopy {
+        num_bytes: u64,
+        destination: u32,
+        is_async: bool,
+    },
+}
+
+/// Appends the details stats of `input` to `stats`: made by `make` the first time the plane
+/// sees `input`, copied after. The stats of one input hold no strings but metadata
+/// references, so a copy is the same stats, and no metadata id is handed out twice.
+fn memoized_details(
+    plane: &mut PlaneBuilder,
+    input: DetailsInput,
+    stats: &mut Vec<XStat>,
+    make: impl FnOnce(&mut PlaneBuilder, &mut Vec<XStat>),
+) {
+    if let Some(known) = plane.details_stats(&input) {
+        stats.extend_from_slice(known);
+        return;
+    }
+    let first = stats.len();
+    make(plane, stats);
+    plane.remember_details_stats(input, stats[first..].to_vec());
+}
+
+/// A kernel's details string and, when the occupancy model answers, its occupancy stats.
+fn kernel_stats(
+    plane: &mut PlaneBuilder,
+    kernel: &KernelDetails,
+    device: KernelDevice,
+    stats: &mut Vec<XStat>,
+) {
+    let details = kernel_details_string(kernel, Some(device));
+    stats.push(plane.ref_stat(KERNEL_DETAILS_STAT, &details));
+    if let Some(occupancy) = occupancy(kernel, device.gfx_target_version, device.cu_count) {
+        stats.push(plane.stat(
+            THEORETICAL_OCCUPANCY_STAT,
+            x_stat::Value::DoubleValue(occupancy.percent),
+        ));
+        if occupancy.min_grid_size > 0 {
+            stats.push(plane.int64_stat(
+                OCCUPANCY_MIN_GRID_SIZE_STAT,
+                i64::from(occupancy.min_grid_size),
+            ));
+        }
+    }
 }
