@@ -288,3 +288,83 @@ fn kernel_stats(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(grid_x: u32, correlation_id: u64) -> RocmTracerEvent {
+        RocmTracerEvent {
+            event_type: EventType::Kernel,
+            source: EventSource::Activity,
+            correlation_id,
+            details: EventDetails::Kernel(KernelDetails {
+                workgroup_x: 256,
+                workgroup_y: 1,
+                workgroup_z: 1,
+                grid_x,
+                grid_y: 1,
+                grid_z: 1,
+                arch_vgpr_count: 32,
+                ..KernelDetails::default()
+            }),
+            ..RocmTracerEvent::default()
+        }
+    }
+
+    /// The stats each event gets from a fresh plane: what the memo must reproduce.
+    fn fresh_stats(event: &RocmTracerEvent, device: KernelDevice) -> Vec<(String, String)> {
+        let mut plane = PlaneBuilder::new(1, "fresh");
+        let stats = event_stats(&mut plane, event, 0, Some(device));
+        named(&plane.finish(), &stats)
+    }
+
+    /// Stats by metadata name, ref values read as their names, so two planes compare.
+    fn named(plane: &super::super::xplane_proto::XPlane, stats: &[XStat]) -> Vec<(String, String)> {
+        let name = |id: i64| plane.stat_metadata[&id].name.clone();
+        stats
+            .iter()
+            .map(|stat| {
+                let value = match &stat.value {
+                    Some(x_stat::Value::RefValue(id)) => name(*id as i64),
+                    other => format!("{other:?}"),
+                };
+                (name(stat.metadata_id), value)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn events_on_one_plane_get_the_details_of_their_own_inputs() {
+        let gfx942 = KernelDevice {
+            gfx_target_version: 90402,
+            cu_count: 304,
+        };
+        let events = [
+            (kernel(65536, 1), gfx942),
+            (kernel(65536, 2), gfx942),
+            (kernel(512, 3), gfx942),
+            (kernel(65536, 4), KernelDevice::default()),
+            (kernel(65536, 5), gfx942),
+        ];
+        let mut plane = PlaneBuilder::new(1, "shared");
+        let stats: Vec<Vec<XStat>> = events
+            .iter()
+            .map(|(event, device)| event_stats(&mut plane, event, 0, Some(*device)))
+            .collect();
+        let plane = plane.finish();
+        for ((event, device), stats) in events.iter().zip(&stats) {
+            assert_eq!(named(&plane, stats), fresh_stats(event, *device));
+        }
+        // One details string per distinct input, each made once.
+        let details: Vec<_> = plane
+            .stat_metadata
+            .values()
+            .filter(|metadata| metadata.name.starts_with("regs:"))
+            .collect();
+        assert_eq!(details.len(), 3);
+        assert!(named(&plane, &stats[0])
+            .iter()
+            .any(|(name, _)| name == "theoretical_occupancy_pct"));
+    }
+}
