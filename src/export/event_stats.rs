@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use super::annotation::parse_annotation_stack;
+use super::details_input::DetailsInput;
 use super::occupancy::{format_like_strcat, occupancy, registers_per_work_item};
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
@@ -22,7 +23,7 @@ use crate::event::{
 };
 
 /// The device a kernel ran on, as far as the occupancy model needs it.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct KernelDevice {
     /// The agent's `gfx_target_version` (0: unknown).
     pub gfx_target_version: u32,
@@ -171,7 +172,8 @@ pub(crate) fn event_stats(
                 let device = device.unwrap_or_default();
                 let input = DetailsInput::Kernel {
                     fields: kernel.to_array(),
-                    device,
+                    gfx_target_version: device.gfx_target_version,
+                    cu_count: device.cu_count,
                 };
                 memoized_details(plane, input, &mut stats, |plane, stats| {
                     kernel_stats(plane, &kernel, device, stats)
@@ -224,28 +226,6 @@ pub(crate) fn event_stats(
         }
     }
     stats
-}
-
-/// What the details stats of an event are made from. Events with equal inputs on one plane
-/// get equal stats, so each input is formatted once per plane ([`memoized_details`]):
-/// formatting a kernel's details string, occupancy included, cost more instructions than the
-/// rest of the event's export (benches/run.sh, `xla_export_instructions`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum DetailsInput {
-    Kernel {
-        fields: [u32; 12],
-        device: KernelDevice,
-    },
-    Copy {
-        num_bytes: u64,
-        destination: u32,
-        is_async: bool,
-    },
-    BlitCopy {
-        num_bytes: u64,
-        destination: u32,
-        is_async: bool,
-    },
 }
 
 /// Appends the details stats of `input` to `stats`: made by `make` the first time the plane

@@ -4,7 +4,7 @@
 // about a sixth of export's instructions (benches/run.sh, export_instructions).
 use rustc_hash::FxHashMap;
 
-use super::event_stats::DetailsInput;
+use super::details_input::DetailsInput;
 use super::xplane_proto::{x_stat, XEventMetadata, XPlane, XStat, XStatMetadata};
 
 pub(crate) struct PlaneBuilder {
