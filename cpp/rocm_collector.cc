@@ -5,7 +5,7 @@
 //
 //  * CreateRocmCollector returns a RustBackedCollector: it owns a Rust SessionCollector, and a
 //    tracer session enabled with it delivers straight into Rust (cpp/rocm_tracer.cc). Its
-//    Export crosses once.
+//    Export crosses once, for the XSpace as columns (cpp/flat_xspace.h builds the planes).
 //  * XLA's RocmTraceCollectorImpl (which C++ code builds itself: XLA's tests do, and subclass
 //    it) and PerDeviceCollector keep their events in the members XLA's header declares for
 //    them and cross once, at Export, through a Rust SessionCollector of that call.
@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "xla-rocm-tracer/cpp/absl_compat.h"
 #include "xla-rocm-tracer/cpp/event_bridge.h"
+#include "xla-rocm-tracer/cpp/flat_xspace.h"
 #include "xla-rocm-tracer/cpp/log.h"
 #include "xla-rocm-tracer/cpp/session_collector.h"
 #include "xla-rocm-tracer/cpp/xplane_copy.h"
@@ -64,32 +65,38 @@ void AddScopeRangeTree(bridge::SessionCollector& rust, const ScopeRangeIdTree& t
   rust.add_scope_range_edges(rust::Slice<const bridge::ScopeRangeEdge>(edges.data(), edges.size()));
 }
 
-// Adds `from`'s planes to `into`. A plane whose name `into` already has (an export into a
-// space that holds one already) is merged by the Rust export's rule.
-void MergeInto(XSpace&& from, XSpace* into) {
-  for (XPlane& plane : *from.mutable_planes()) {
+// Adds the planes of `flat` (the Rust export's XSpace, as columns) to `into`. A plane whose
+// name `into` already has (an export into a space that holds one already) is merged by the
+// Rust export's rule.
+void MergeInto(const bridge::FlatXSpace& flat, XSpace* into) {
+  using flat_xspace::TextOf;
+  into->mutable_planes()->Reserve(into->planes_size() + static_cast<int>(flat.planes.size()));
+  for (const bridge::FlatXPlane& from : flat.planes) {
+    const std::string name = TextOf(flat, from.name);
     XPlane* existing = nullptr;
     for (XPlane& candidate : *into->mutable_planes()) {
-      if (candidate.name() == plane.name()) {
+      if (candidate.name() == name) {
         existing = &candidate;
         break;
       }
     }
     if (existing == nullptr) {
-      *into->add_planes() = std::move(plane);
+      flat_xspace::FillPlane(flat, from, into->add_planes());
       continue;
     }
+    XPlane plane;
+    flat_xspace::FillPlane(flat, from, &plane);
     const std::string into_bytes = existing->SerializeAsString();
     const std::string from_bytes = plane.SerializeAsString();
     bridge::Bytes merged = bridge::merge_xplanes(BytesOf(into_bytes), BytesOf(from_bytes));
     if (merged.status.code != bridge::StatusCode::Ok ||
         !existing->ParseFromArray(merged.bytes.data(), static_cast<int>(merged.bytes.size()))) {
-      into->add_errors("ROCm trace: could not merge plane " + plane.name());
+      into->add_errors("ROCm trace: could not merge plane " + name);
     }
   }
-  for (std::string& error : *from.mutable_errors()) into->add_errors(std::move(error));
-  for (std::string& warning : *from.mutable_warnings()) into->add_warnings(std::move(warning));
-  for (std::string& host : *from.mutable_hostnames()) into->add_hostnames(std::move(host));
+  for (const bridge::Span& error : flat.errors) into->add_errors(TextOf(flat, error));
+  for (const bridge::Span& warning : flat.warnings) into->add_warnings(TextOf(flat, warning));
+  for (const bridge::Span& host : flat.hostnames) into->add_hostnames(TextOf(flat, host));
 }
 
 // Exports what `rust` collected into `space` (and forgets it). Returns the drops, for a
@@ -102,12 +109,7 @@ rust::Vec<bridge::DropCount> ExportInto(bridge::SessionCollector& rust, XSpace* 
     space->add_errors(error);
     return std::move(result.drops);
   }
-  XSpace exported;
-  if (!exported.ParseFromArray(result.xspace.data(), static_cast<int>(result.xspace.size()))) {
-    space->add_errors("ROCm trace export produced an unreadable XSpace");
-    return std::move(result.drops);
-  }
-  MergeInto(std::move(exported), space);
+  MergeInto(result.xspace, space);
   return std::move(result.drops);
 }
 
@@ -314,12 +316,12 @@ void PerDeviceCollector::Export(uint64_t start_walltime_ns, uint64_t start_gputi
     ROCM_SHIM_LOG(ERROR) << "ROCm device export failed: " << std::string(planes.status.message);
     return;
   }
-  auto copy = [](const rust::Vec<uint8_t>& bytes, tsl::profiler::XPlaneBuilder* target) {
-    XPlane plane;
-    if (bytes.empty() || !plane.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-      return;
+  auto copy = [](const bridge::FlatXSpace& flat, tsl::profiler::XPlaneBuilder* target) {
+    for (const bridge::FlatXPlane& from : flat.planes) {
+      XPlane plane;
+      flat_xspace::FillPlane(flat, from, &plane);
+      CopyXPlaneInto(plane, target);
     }
-    CopyXPlaneInto(plane, target);
   };
   copy(planes.device_plane, device_plane);
   copy(planes.host_plane, host_plane);

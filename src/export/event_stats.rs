@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use super::annotation::parse_annotation_stack;
+use super::details_input::DetailsInput;
 use super::occupancy::{format_like_strcat, occupancy, registers_per_work_item};
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
@@ -157,27 +158,26 @@ pub(crate) fn event_stats(
         // A blit kernel that did a copy call carries the copy's size (see the collector's join).
         EventType::Kernel if event.source == EventSource::Activity => {
             if let EventDetails::Memcpy(copy) = &event.details {
-                let details = blit_copy_details_string(copy);
-                stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
+                let input = DetailsInput::BlitCopy {
+                    num_bytes: copy.num_bytes,
+                    destination: copy.destination,
+                    is_async: copy.is_async,
+                };
+                memoized_details(plane, input, &mut stats, |plane, stats| {
+                    let details = blit_copy_details_string(copy);
+                    stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
+                });
             } else {
                 let kernel = kernel_details(event);
-                let details = kernel_details_string(&kernel, device);
-                stats.push(plane.ref_stat(KERNEL_DETAILS_STAT, &details));
                 let device = device.unwrap_or_default();
-                if let Some(occupancy) =
-                    occupancy(&kernel, device.gfx_target_version, device.cu_count)
-                {
-                    stats.push(plane.stat(
-                        THEORETICAL_OCCUPANCY_STAT,
-                        x_stat::Value::DoubleValue(occupancy.percent),
-                    ));
-                    if occupancy.min_grid_size > 0 {
-                        stats.push(plane.int64_stat(
-                            OCCUPANCY_MIN_GRID_SIZE_STAT,
-                            i64::from(occupancy.min_grid_size),
-                        ));
-                    }
-                }
+                let input = DetailsInput::Kernel {
+                    fields: kernel.to_array(),
+                    gfx_target_version: device.gfx_target_version,
+                    cu_count: device.cu_count,
+                };
+                memoized_details(plane, input, &mut stats, |plane, stats| {
+                    kernel_stats(plane, &kernel, device, stats)
+                });
             }
         }
         // XLA lists these four; a P2P copy gets no details.
@@ -185,8 +185,16 @@ pub(crate) fn event_stats(
         | EventType::MemcpyD2H
         | EventType::MemcpyD2D
         | EventType::MemcpyOther => {
-            let details = memcpy_details_string(&memcpy_details(event));
-            stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
+            let copy = memcpy_details(event);
+            let input = DetailsInput::Copy {
+                num_bytes: copy.num_bytes,
+                destination: copy.destination,
+                is_async: copy.is_async,
+            };
+            memoized_details(plane, input, &mut stats, |plane, stats| {
+                let details = memcpy_details_string(&copy);
+                stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
+            });
         }
         EventType::MemoryAlloc => {
             let details = memalloc_details_string(&memalloc_details(event));
@@ -218,4 +226,125 @@ pub(crate) fn event_stats(
         }
     }
     stats
+}
+
+/// Appends the details stats of `input` to `stats`: made by `make` the first time the plane
+/// sees `input`, copied after. The stats of one input hold no strings but metadata
+/// references, so a copy is the same stats, and no metadata id is handed out twice.
+fn memoized_details(
+    plane: &mut PlaneBuilder,
+    input: DetailsInput,
+    stats: &mut Vec<XStat>,
+    make: impl FnOnce(&mut PlaneBuilder, &mut Vec<XStat>),
+) {
+    if let Some(known) = plane.details_stats(&input) {
+        stats.extend_from_slice(known);
+        return;
+    }
+    let first = stats.len();
+    make(plane, stats);
+    plane.remember_details_stats(input, stats[first..].to_vec());
+}
+
+/// A kernel's details string and, when the occupancy model answers, its occupancy stats.
+fn kernel_stats(
+    plane: &mut PlaneBuilder,
+    kernel: &KernelDetails,
+    device: KernelDevice,
+    stats: &mut Vec<XStat>,
+) {
+    let details = kernel_details_string(kernel, Some(device));
+    stats.push(plane.ref_stat(KERNEL_DETAILS_STAT, &details));
+    if let Some(occupancy) = occupancy(kernel, device.gfx_target_version, device.cu_count) {
+        stats.push(plane.stat(
+            THEORETICAL_OCCUPANCY_STAT,
+            x_stat::Value::DoubleValue(occupancy.percent),
+        ));
+        if occupancy.min_grid_size > 0 {
+            stats.push(plane.int64_stat(
+                OCCUPANCY_MIN_GRID_SIZE_STAT,
+                i64::from(occupancy.min_grid_size),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(grid_x: u32, correlation_id: u64) -> RocmTracerEvent {
+        RocmTracerEvent {
+            event_type: EventType::Kernel,
+            source: EventSource::Activity,
+            correlation_id,
+            details: EventDetails::Kernel(KernelDetails {
+                workgroup_x: 256,
+                workgroup_y: 1,
+                workgroup_z: 1,
+                grid_x,
+                grid_y: 1,
+                grid_z: 1,
+                arch_vgpr_count: 32,
+                ..KernelDetails::default()
+            }),
+            ..RocmTracerEvent::default()
+        }
+    }
+
+    /// The stats each event gets from a fresh plane: what the memo must reproduce.
+    fn fresh_stats(event: &RocmTracerEvent, device: KernelDevice) -> Vec<(String, String)> {
+        let mut plane = PlaneBuilder::new(1, "fresh");
+        let stats = event_stats(&mut plane, event, 0, Some(device));
+        named(&plane.finish(), &stats)
+    }
+
+    /// Stats by metadata name, ref values read as their names, so two planes compare.
+    fn named(plane: &super::super::xplane_proto::XPlane, stats: &[XStat]) -> Vec<(String, String)> {
+        let name = |id: i64| plane.stat_metadata[&id].name.clone();
+        stats
+            .iter()
+            .map(|stat| {
+                let value = match &stat.value {
+                    Some(x_stat::Value::RefValue(id)) => name(*id as i64),
+                    other => format!("{other:?}"),
+                };
+                (name(stat.metadata_id), value)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn events_on_one_plane_get_the_details_of_their_own_inputs() {
+        let gfx942 = KernelDevice {
+            gfx_target_version: 90402,
+            cu_count: 304,
+        };
+        let events = [
+            (kernel(65536, 1), gfx942),
+            (kernel(65536, 2), gfx942),
+            (kernel(512, 3), gfx942),
+            (kernel(65536, 4), KernelDevice::default()),
+            (kernel(65536, 5), gfx942),
+        ];
+        let mut plane = PlaneBuilder::new(1, "shared");
+        let stats: Vec<Vec<XStat>> = events
+            .iter()
+            .map(|(event, device)| event_stats(&mut plane, event, 0, Some(*device)))
+            .collect();
+        let plane = plane.finish();
+        for ((event, device), stats) in events.iter().zip(&stats) {
+            assert_eq!(named(&plane, stats), fresh_stats(event, *device));
+        }
+        // One details string per distinct input, each made once.
+        let details: Vec<_> = plane
+            .stat_metadata
+            .values()
+            .filter(|metadata| metadata.name.starts_with("regs:"))
+            .collect();
+        assert_eq!(details.len(), 3);
+        assert!(named(&plane, &stats[0])
+            .iter()
+            .any(|(name, _)| name == "theoretical_occupancy_pct"));
+    }
 }

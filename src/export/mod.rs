@@ -1,5 +1,6 @@
 //! From collected events to an XSpace, and XSpace files (docs/xla-interface.md#export).
 mod annotation;
+mod details_input;
 mod device_capabilities;
 mod event_stats;
 mod host_plane_merge;

@@ -4,12 +4,15 @@
 // about a sixth of export's instructions (benches/run.sh, export_instructions).
 use rustc_hash::FxHashMap;
 
+use super::details_input::DetailsInput;
 use super::xplane_proto::{x_stat, XEventMetadata, XPlane, XStat, XStatMetadata};
 
 pub(crate) struct PlaneBuilder {
     plane: XPlane,
     event_metadata_ids: FxHashMap<String, i64>,
     stat_metadata_ids: FxHashMap<String, i64>,
+    /// The details stats already made on this plane, by what they were made from.
+    details_stats: FxHashMap<DetailsInput, Vec<XStat>>,
 }
 
 impl PlaneBuilder {
@@ -22,6 +25,7 @@ impl PlaneBuilder {
             },
             event_metadata_ids: FxHashMap::default(),
             stat_metadata_ids: FxHashMap::default(),
+            details_stats: FxHashMap::default(),
         }
     }
 
@@ -97,6 +101,14 @@ impl PlaneBuilder {
         } else {
             self.ref_stat(name, value)
         }
+    }
+
+    pub(crate) fn details_stats(&self, input: &DetailsInput) -> Option<&[XStat]> {
+        self.details_stats.get(input).map(Vec::as_slice)
+    }
+
+    pub(crate) fn remember_details_stats(&mut self, input: DetailsInput, stats: Vec<XStat>) {
+        self.details_stats.insert(input, stats);
     }
 
     pub(crate) fn add_plane_stat(&mut self, stat: XStat) {

@@ -1,5 +1,6 @@
 //! The one export model: a collected trace becomes a prost `XSpace` (docs/xla-interface.md#export,
-//! docs/xla-interface.md#planes-and-lines). The Rust writer encodes it; the C++ shim parses the same bytes.
+//! docs/xla-interface.md#planes-and-lines). The Rust writer encodes it; the C++ shim builds its
+//! planes from its columns (src/ffi/flat_xspace.rs).
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::device_capabilities::add_device_capabilities;

@@ -6,7 +6,7 @@
 //! The path XLA runs crosses it per session, not per event: `CreateRocmCollector` returns a
 //! collector backed by a [`SessionCollector`] (the Rust collector), `RocmTracer::Enable` with it
 //! makes the tracer deliver straight into that collector (`tracer_enable_into`), and `Export`
-//! crosses once for the encoded XSpace. Any other `RocmTraceCollector` (a test's subclass,
+//! crosses once for the XSpace, as columns C++ builds it from. Any other `RocmTraceCollector` (a test's subclass,
 //! `hlo_op_profiler`'s) is served by a narrow adapter: each buffer callback's events are handed
 //! to C++ once ([`ffi::deliver_events`]), which calls that collector's `AddEvent`.
 //!
@@ -125,20 +125,115 @@ mod ffi {
         count: u64,
     }
 
+    /// A stretch of one of [`FlatXSpace`]'s columns (or of its `text`): `len` items from
+    /// `start`.
+    #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+    struct Span {
+        start: usize,
+        len: usize,
+    }
+
+    /// Which member of `XStat`'s value oneof is set.
+    #[derive(Debug)]
+    enum XStatValueKind {
+        None,
+        Double,
+        Uint64,
+        Int64,
+        Str,
+        Bytes,
+        Ref,
+    }
+
+    /// An `XStat`: `number` holds a double's bits, a uint64, an int64's bits or a ref;
+    /// `text` a string or bytes.
+    #[derive(Debug)]
+    struct FlatXStat {
+        metadata_id: i64,
+        kind: XStatValueKind,
+        number: u64,
+        text: Span,
+    }
+
+    /// An `XEvent`; `data` is the oneof's member: 0 none, 1 `offset_ps`, 2 `num_occurrences`.
+    #[derive(Debug)]
+    struct FlatXEvent {
+        metadata_id: i64,
+        data: u8,
+        data_value: i64,
+        duration_ps: i64,
+        stats: Span,
+    }
+
+    #[derive(Debug)]
+    struct FlatXLine {
+        id: i64,
+        display_id: i64,
+        name: Span,
+        display_name: Span,
+        timestamp_ns: i64,
+        duration_ps: i64,
+        events: Span,
+    }
+
+    #[derive(Debug)]
+    struct FlatXEventMetadata {
+        id: i64,
+        name: Span,
+        display_name: Span,
+        metadata: Span,
+        stats: Span,
+        child_ids: Span,
+    }
+
+    #[derive(Debug)]
+    struct FlatXStatMetadata {
+        id: i64,
+        name: Span,
+        description: Span,
+    }
+
+    #[derive(Debug)]
+    struct FlatXPlane {
+        id: i64,
+        name: Span,
+        lines: Span,
+        event_metadata: Span,
+        stat_metadata: Span,
+        stats: Span,
+    }
+
+    /// A `tensorflow.profiler.XSpace` as columns (src/ffi/flat_xspace.rs): the export hands
+    /// it to C++, which builds the caller's XSpace from it without a parse. Every string and
+    /// byte string is a [`Span`] of `text`; every repeated field a [`Span`] of its column.
+    #[derive(Debug, Default)]
+    struct FlatXSpace {
+        planes: Vec<FlatXPlane>,
+        lines: Vec<FlatXLine>,
+        events: Vec<FlatXEvent>,
+        stats: Vec<FlatXStat>,
+        event_metadata: Vec<FlatXEventMetadata>,
+        stat_metadata: Vec<FlatXStatMetadata>,
+        child_ids: Vec<i64>,
+        text: Vec<u8>,
+        errors: Vec<Span>,
+        warnings: Vec<Span>,
+        hostnames: Vec<Span>,
+    }
+
     struct ExportResult {
         status: BridgeStatus,
-        /// A serialized `tensorflow.profiler.XSpace`.
-        xspace: Vec<u8>,
+        xspace: FlatXSpace,
         /// What the collector dropped, for a C++ collector's `OnEventsDropped`.
         drops: Vec<DropCount>,
     }
 
-    /// One device's export, as `PerDeviceCollector::Export` writes it: serialized XPlanes
-    /// (empty when there is nothing for that plane).
+    /// One device's export, as `PerDeviceCollector::Export` writes it: its device plane and
+    /// its host plane, each a space of that one plane (of none when there is nothing for it).
     struct DevicePlanes {
         status: BridgeStatus,
-        device_plane: Vec<u8>,
-        host_plane: Vec<u8>,
+        device_plane: FlatXSpace,
+        host_plane: FlatXSpace,
     }
 
     struct Bytes {
@@ -252,7 +347,8 @@ mod ffi {
 
 pub(crate) use ffi::{
     BridgeStatus, Bytes, CollectorConfig, DecodedRecord, DetailKind, DevicePlanes, DropCount,
-    ExportResult, FlatEvent, ScopeRangeEdge, StatusCode, TracerState,
+    ExportResult, FlatEvent, FlatXEvent, FlatXEventMetadata, FlatXLine, FlatXPlane, FlatXSpace,
+    FlatXStat, FlatXStatMetadata, ScopeRangeEdge, Span, StatusCode, TracerState, XStatValueKind,
 };
 
 /// Runs `body`, turning a panic into `fallback` so that it never unwinds into C++.

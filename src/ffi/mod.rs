@@ -4,6 +4,7 @@
 mod bridge;
 pub mod capi;
 mod flat_event;
+mod flat_xspace;
 
 use crate::collector::Collector;
 use crate::tracer::Tracer;

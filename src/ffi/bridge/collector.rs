@@ -7,10 +7,10 @@ use prost::Message;
 use rocprofiler_sdk_sys as sys;
 
 use super::{guarded, ok, status, Bytes, CollectorConfig, DevicePlanes, DropCount, ExportResult};
-use super::{FlatEvent, ScopeRangeEdge, StatusCode};
+use super::{FlatEvent, FlatXSpace, ScopeRangeEdge, StatusCode};
 use crate::collector::{CaptureStart, Collector, CollectorOptions};
 use crate::export::{
-    build_xspace, device_capabilities_plane, encode_xspace, merge_plane, plane_names, XPlane,
+    build_xspace, device_capabilities_plane, merge_plane, plane_names, XPlane, XSpace,
 };
 use crate::gpu_agent::GpuAgentInfo;
 
@@ -81,7 +81,7 @@ impl SessionCollector {
             "SessionCollector::export_xspace",
             || ExportResult {
                 status: status(StatusCode::Internal, "panic while exporting the ROCm trace"),
-                xspace: Vec::new(),
+                xspace: FlatXSpace::default(),
                 drops: Vec::new(),
             },
             || {
@@ -93,7 +93,7 @@ impl SessionCollector {
                 });
                 ExportResult {
                     status: ok(),
-                    xspace: encode_xspace(&space),
+                    xspace: FlatXSpace::of(&space),
                     drops,
                 }
             },
@@ -105,23 +105,20 @@ impl SessionCollector {
             "SessionCollector::export_device_planes",
             || DevicePlanes {
                 status: status(StatusCode::Internal, "panic while exporting a ROCm device"),
-                device_plane: Vec::new(),
-                host_plane: Vec::new(),
+                device_plane: FlatXSpace::default(),
+                host_plane: FlatXSpace::default(),
             },
             || {
                 let collector = self.take();
                 let space = collector.export(end_gputime_ns, &crate::ffi::export_options());
-                let encoded = |name: &str| {
-                    space
-                        .planes
-                        .iter()
-                        .find(|plane| plane.name == name)
-                        .map_or_else(Vec::new, Message::encode_to_vec)
+                let only = |name: &str| {
+                    let planes = space.planes.iter().filter(|plane| plane.name == name);
+                    FlatXSpace::of_planes(planes, &XSpace::default())
                 };
                 DevicePlanes {
                     status: ok(),
-                    device_plane: encoded(&plane_names::gpu_plane_name(0)),
-                    host_plane: encoded(plane_names::HOST_PLANE_NAME),
+                    device_plane: only(&plane_names::gpu_plane_name(0)),
+                    host_plane: only(plane_names::HOST_PLANE_NAME),
                 }
             },
         )
@@ -311,16 +308,17 @@ mod tests {
         let collector = Collector::new(configured.options(), configured.start());
         collector.add_events(&mut events.clone());
         collector.set_scope_range_id_tree([(5, 4)]);
-        let expected = encode_xspace(&collector.export(1_000_000, &ExportOptions::default()));
+        let columns = |space: &crate::export::XSpace| format!("{:?}", FlatXSpace::of(space));
+        let expected = columns(&collector.export(1_000_000, &ExportOptions::default()));
 
         let exported = session.export_xspace(1_000_000);
         assert_eq!(exported.status.code, StatusCode::Ok);
-        assert_eq!(exported.xspace, expected);
+        assert_eq!(format!("{:?}", exported.xspace), expected);
         let again = session.export_xspace(1_000_000);
         let empty = Collector::new(collector.options(), collector.start());
         assert_eq!(
-            again.xspace,
-            encode_xspace(&empty.export(1_000_000, &ExportOptions::default()))
+            format!("{:?}", again.xspace),
+            columns(&empty.export(1_000_000, &ExportOptions::default()))
         );
     }
 

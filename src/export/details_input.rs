@@ -1,0 +1,26 @@
+//! What the details stats of an event are made from. Events with equal inputs on one plane get
+//! equal stats, so the export formats each input once per plane (`memoized_details` in
+//! event_stats.rs, the memo in plane_builder.rs): formatting a kernel's details string,
+//! occupancy included, cost more instructions than the rest of the event's export
+//! (benches/run.sh, `xla_export_instructions`).
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum DetailsInput {
+    /// A kernel's fields (`KernelDetails::to_array`) and its device.
+    Kernel {
+        fields: [u32; 12],
+        gfx_target_version: u32,
+        cu_count: u32,
+    },
+    Copy {
+        num_bytes: u64,
+        destination: u32,
+        is_async: bool,
+    },
+    /// A copy HIP ran as a blit kernel.
+    BlitCopy {
+        num_bytes: u64,
+        destination: u32,
+        is_async: bool,
+    },
+}

@@ -1,0 +1,366 @@
+//! The exported XSpace as the bridge's columns ([`FlatXSpace`]): what `Export` hands to C++,
+//! which builds the caller's XSpace from it (cpp/flat_xspace.h). Encoding the XSpace in Rust
+//! and parsing it again in C++ cost about half of the XLA path's export
+//! (benches/run.sh, `xla_export_instructions`); the columns are moved out of the XSpace the
+//! export built, with no per-event allocation. Every field of the schema is carried, so the
+//! C++ XSpace is the one the Rust export built.
+use super::bridge::{
+    FlatXEvent, FlatXEventMetadata, FlatXLine, FlatXPlane, FlatXSpace, FlatXStat,
+    FlatXStatMetadata, Span, XStatValueKind,
+};
+use crate::export::xplane_proto::{x_event, x_stat, XEventMetadata, XStat};
+use crate::export::{XLine, XPlane, XSpace};
+
+impl FlatXSpace {
+    /// `space` as columns.
+    pub(crate) fn of(space: &XSpace) -> FlatXSpace {
+        FlatXSpace::of_planes(&space.planes, space)
+    }
+
+    /// `planes`, with the errors, warnings and host names of `space`, as columns.
+    pub(crate) fn of_planes<'a>(
+        planes: impl IntoIterator<Item = &'a XPlane> + Clone,
+        space: &XSpace,
+    ) -> FlatXSpace {
+        let mut flat = FlatXSpace::default();
+        let events: usize = planes
+            .clone()
+            .into_iter()
+            .flat_map(|plane| &plane.lines)
+            .map(|line| line.events.len())
+            .sum();
+        flat.events.reserve(events);
+        // Most events carry a few stats.
+        flat.stats.reserve(events * 4);
+        for plane in planes {
+            let plane = flat.add_plane(plane);
+            flat.planes.push(plane);
+        }
+        flat.errors = space.errors.iter().map(|e| flat.add_text(e)).collect();
+        flat.warnings = space.warnings.iter().map(|w| flat.add_text(w)).collect();
+        flat.hostnames = space.hostnames.iter().map(|h| flat.add_text(h)).collect();
+        flat
+    }
+
+    fn add_text(&mut self, text: impl AsRef<[u8]>) -> Span {
+        let text = text.as_ref();
+        let start = self.text.len();
+        self.text.extend_from_slice(text);
+        Span {
+            start,
+            len: text.len(),
+        }
+    }
+
+    fn add_stats(&mut self, stats: &[XStat]) -> Span {
+        let start = self.stats.len();
+        for stat in stats {
+            let (kind, number, text) = match &stat.value {
+                None => (XStatValueKind::None, 0, Span::default()),
+                Some(x_stat::Value::DoubleValue(v)) => {
+                    (XStatValueKind::Double, v.to_bits(), Span::default())
+                }
+                Some(x_stat::Value::Uint64Value(v)) => {
+                    (XStatValueKind::Uint64, *v, Span::default())
+                }
+                Some(x_stat::Value::Int64Value(v)) => {
+                    (XStatValueKind::Int64, *v as u64, Span::default())
+                }
+                Some(x_stat::Value::RefValue(v)) => (XStatValueKind::Ref, *v, Span::default()),
+                Some(x_stat::Value::StrValue(v)) => (XStatValueKind::Str, 0, self.add_text(v)),
+                Some(x_stat::Value::BytesValue(v)) => (XStatValueKind::Bytes, 0, self.add_text(v)),
+            };
+            self.stats.push(FlatXStat {
+                metadata_id: stat.metadata_id,
+                kind,
+                number,
+                text,
+            });
+        }
+        Span {
+            start,
+            len: stats.len(),
+        }
+    }
+
+    fn add_line(&mut self, line: &XLine) -> FlatXLine {
+        let start = self.events.len();
+        for event in &line.events {
+            let (data, data_value) = match event.data {
+                None => (0, 0),
+                Some(x_event::Data::OffsetPs(offset)) => (1, offset),
+                Some(x_event::Data::NumOccurrences(count)) => (2, count),
+            };
+            let stats = self.add_stats(&event.stats);
+            self.events.push(FlatXEvent {
+                metadata_id: event.metadata_id,
+                data,
+                data_value,
+                duration_ps: event.duration_ps,
+                stats,
+            });
+        }
+        FlatXLine {
+            id: line.id,
+            display_id: line.display_id,
+            name: self.add_text(&line.name),
+            display_name: self.add_text(&line.display_name),
+            timestamp_ns: line.timestamp_ns,
+            duration_ps: line.duration_ps,
+            events: Span {
+                start,
+                len: line.events.len(),
+            },
+        }
+    }
+
+    fn add_event_metadata(&mut self, metadata: &XEventMetadata) -> FlatXEventMetadata {
+        let child_start = self.child_ids.len();
+        self.child_ids.extend_from_slice(&metadata.child_id);
+        FlatXEventMetadata {
+            id: metadata.id,
+            name: self.add_text(&metadata.name),
+            display_name: self.add_text(&metadata.display_name),
+            metadata: self.add_text(&metadata.metadata),
+            stats: self.add_stats(&metadata.stats),
+            child_ids: Span {
+                start: child_start,
+                len: metadata.child_id.len(),
+            },
+        }
+    }
+
+    fn add_plane(&mut self, plane: &XPlane) -> FlatXPlane {
+        // Lines go in after the plane's events, so each column's spans are contiguous.
+        let lines: Vec<FlatXLine> = plane.lines.iter().map(|l| self.add_line(l)).collect();
+        let line_start = self.lines.len();
+        self.lines.extend(lines);
+        let event_metadata_start = self.event_metadata.len();
+        for metadata in plane.event_metadata.values() {
+            let flat = self.add_event_metadata(metadata);
+            self.event_metadata.push(flat);
+        }
+        let stat_metadata_start = self.stat_metadata.len();
+        for metadata in plane.stat_metadata.values() {
+            let flat = FlatXStatMetadata {
+                id: metadata.id,
+                name: self.add_text(&metadata.name),
+                description: self.add_text(&metadata.description),
+            };
+            self.stat_metadata.push(flat);
+        }
+        FlatXPlane {
+            id: plane.id,
+            name: self.add_text(&plane.name),
+            lines: Span {
+                start: line_start,
+                len: plane.lines.len(),
+            },
+            event_metadata: Span {
+                start: event_metadata_start,
+                len: plane.event_metadata.len(),
+            },
+            stat_metadata: Span {
+                start: stat_metadata_start,
+                len: plane.stat_metadata.len(),
+            },
+            stats: self.add_stats(&plane.stats),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The columns read back into an XSpace, as cpp/flat_xspace.h reads them, give the XSpace
+    //! they were made from.
+    use super::*;
+    use crate::export::xplane_proto::{XEvent, XStatMetadata};
+
+    fn text(flat: &FlatXSpace, span: Span) -> Vec<u8> {
+        flat.text[span.start..span.start + span.len].to_vec()
+    }
+
+    fn string(flat: &FlatXSpace, span: Span) -> String {
+        String::from_utf8(text(flat, span)).expect("UTF-8")
+    }
+
+    fn stats(flat: &FlatXSpace, span: Span) -> Vec<XStat> {
+        flat.stats[span.start..span.start + span.len]
+            .iter()
+            .map(|stat| XStat {
+                metadata_id: stat.metadata_id,
+                value: match stat.kind {
+                    XStatValueKind::Double => {
+                        Some(x_stat::Value::DoubleValue(f64::from_bits(stat.number)))
+                    }
+                    XStatValueKind::Uint64 => Some(x_stat::Value::Uint64Value(stat.number)),
+                    XStatValueKind::Int64 => Some(x_stat::Value::Int64Value(stat.number as i64)),
+                    XStatValueKind::Ref => Some(x_stat::Value::RefValue(stat.number)),
+                    XStatValueKind::Str => Some(x_stat::Value::StrValue(string(flat, stat.text))),
+                    XStatValueKind::Bytes => Some(x_stat::Value::BytesValue(text(flat, stat.text))),
+                    _ => None,
+                },
+            })
+            .collect()
+    }
+
+    fn read_back(flat: &FlatXSpace) -> XSpace {
+        let planes = flat.planes.iter().map(|plane| {
+            let lines = &flat.lines[plane.lines.start..plane.lines.start + plane.lines.len];
+            let event_metadata = &flat.event_metadata
+                [plane.event_metadata.start..plane.event_metadata.start + plane.event_metadata.len];
+            let stat_metadata = &flat.stat_metadata
+                [plane.stat_metadata.start..plane.stat_metadata.start + plane.stat_metadata.len];
+            XPlane {
+                id: plane.id,
+                name: string(flat, plane.name),
+                lines: lines
+                    .iter()
+                    .map(|line| XLine {
+                        id: line.id,
+                        display_id: line.display_id,
+                        name: string(flat, line.name),
+                        display_name: string(flat, line.display_name),
+                        timestamp_ns: line.timestamp_ns,
+                        duration_ps: line.duration_ps,
+                        events: flat.events[line.events.start..line.events.start + line.events.len]
+                            .iter()
+                            .map(|event| XEvent {
+                                metadata_id: event.metadata_id,
+                                data: match event.data {
+                                    1 => Some(x_event::Data::OffsetPs(event.data_value)),
+                                    2 => Some(x_event::Data::NumOccurrences(event.data_value)),
+                                    _ => None,
+                                },
+                                duration_ps: event.duration_ps,
+                                stats: stats(flat, event.stats),
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+                event_metadata: event_metadata
+                    .iter()
+                    .map(|m| {
+                        let children =
+                            &flat.child_ids[m.child_ids.start..m.child_ids.start + m.child_ids.len];
+                        let metadata = XEventMetadata {
+                            id: m.id,
+                            name: string(flat, m.name),
+                            display_name: string(flat, m.display_name),
+                            metadata: text(flat, m.metadata),
+                            stats: stats(flat, m.stats),
+                            child_id: children.to_vec(),
+                        };
+                        (m.id, metadata)
+                    })
+                    .collect(),
+                stat_metadata: stat_metadata
+                    .iter()
+                    .map(|m| {
+                        let metadata = XStatMetadata {
+                            id: m.id,
+                            name: string(flat, m.name),
+                            description: string(flat, m.description),
+                        };
+                        (m.id, metadata)
+                    })
+                    .collect(),
+                stats: stats(flat, plane.stats),
+            }
+        });
+        let strings = |spans: &[Span]| spans.iter().map(|&s| string(flat, s)).collect();
+        XSpace {
+            planes: planes.collect(),
+            errors: strings(&flat.errors),
+            warnings: strings(&flat.warnings),
+            hostnames: strings(&flat.hostnames),
+        }
+    }
+
+    fn stat(metadata_id: i64, value: x_stat::Value) -> XStat {
+        XStat {
+            metadata_id,
+            value: Some(value),
+        }
+    }
+
+    #[test]
+    fn every_field_of_the_schema_survives_the_columns() {
+        let mut plane = XPlane {
+            id: 7,
+            name: "/device:GPU:0".to_owned(),
+            stats: vec![stat(1, x_stat::Value::Int64Value(-3))],
+            ..XPlane::default()
+        };
+        plane.event_metadata.insert(
+            2,
+            XEventMetadata {
+                id: 2,
+                name: "kernel".to_owned(),
+                display_name: "k".to_owned(),
+                metadata: vec![0, 255, 1],
+                stats: vec![stat(1, x_stat::Value::BytesValue(vec![9, 0]))],
+                child_id: vec![4, 5],
+            },
+        );
+        plane.stat_metadata.insert(
+            1,
+            XStatMetadata {
+                id: 1,
+                name: "correlation_id".to_owned(),
+                description: "why".to_owned(),
+            },
+        );
+        for (id, events) in [(1, 2), (2, 0), (3, 1)] {
+            plane.lines.push(XLine {
+                id,
+                display_id: id + 10,
+                name: format!("Stream #{id}"),
+                display_name: "shown".to_owned(),
+                timestamp_ns: 1000 * id,
+                duration_ps: 5,
+                events: (0..events)
+                    .map(|n| XEvent {
+                        metadata_id: 2,
+                        data: Some(if n == 0 {
+                            x_event::Data::OffsetPs(-n - 1)
+                        } else {
+                            x_event::Data::NumOccurrences(n)
+                        }),
+                        duration_ps: 3,
+                        stats: vec![
+                            stat(1, x_stat::Value::Uint64Value(u64::MAX)),
+                            stat(1, x_stat::Value::DoubleValue(12.5)),
+                            stat(1, x_stat::Value::StrValue("é".to_owned())),
+                            stat(1, x_stat::Value::RefValue(1)),
+                            XStat {
+                                metadata_id: 1,
+                                value: None,
+                            },
+                        ],
+                    })
+                    .collect(),
+            });
+        }
+        let space = XSpace {
+            planes: vec![
+                plane,
+                XPlane {
+                    id: 0,
+                    name: "/host:CUPTI".to_owned(),
+                    ..XPlane::default()
+                },
+            ],
+            errors: vec!["an error".to_owned()],
+            warnings: vec!["a warning".to_owned(), String::new()],
+            hostnames: vec!["host".to_owned()],
+        };
+        assert_eq!(read_back(&FlatXSpace::of(&space)), space);
+    }
+
+    #[test]
+    fn an_empty_space_has_empty_columns() {
+        let flat = FlatXSpace::of(&XSpace::default());
+        assert!(flat.planes.is_empty() && flat.events.is_empty() && flat.text.is_empty());
+    }
+}
