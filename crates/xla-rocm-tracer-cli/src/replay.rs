@@ -334,18 +334,35 @@ fn describe_env(env: &[(&'static str, String)]) -> String {
 fn reexecute_with(env: &[(&'static str, String)]) -> Result<()> {
     let executable =
         std::env::current_exe().context("cannot find the xla-rocm-tracer executable")?;
-    let mut child = std::process::Command::new(&executable)
+    let mut command = std::process::Command::new(&executable);
+    command
         .args(std::env::args_os().skip(1))
         .envs(env.iter().map(|(name, value)| (name, value)))
-        .env(REEXECUTED_VARIABLE, "1")
-        .spawn()
-        .with_context(|| {
-            format!(
-                "cannot re-run {} with {}",
-                executable.display(),
-                describe_env(env)
-            )
-        })?;
+        .env(REEXECUTED_VARIABLE, "1");
+    // The child never outlives this process: however this one ends (a second stop signal, a
+    // SIGKILL), the child gets SIGTERM, which removes its temporary file and ends it
+    // (interrupts.rs). Otherwise an orphan would go on holding the caller's pipes open.
+    // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid).
+    let parent = std::process::id();
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have ended before the line above took effect.
+            if u32::try_from(libc::getppid()).ok() != Some(parent) {
+                return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().with_context(|| {
+        format!(
+            "cannot re-run {} with {}",
+            executable.display(),
+            describe_env(env)
+        )
+    })?;
     // A Ctrl-C at a terminal reaches the child too (same process group); a stop signal sent
     // to this process alone is passed on, once, so that the child stops as it would.
     let _graceful = interrupts::graceful();

@@ -7,7 +7,7 @@
 use rocprofiler_sdk_sim as _;
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -309,7 +309,23 @@ fn interrupt_write(args: &[&str], signal: i32) -> Output {
         libc::kill(child.id() as libc::pid_t, signal);
     }
     let mut stdout = child.stdout.take().unwrap();
+    let group = child.id() as libc::pid_t;
     let status = wait_bounded(child);
+    // Nothing of the command may outlive it for long (a re-executed replay is its child, sent
+    // SIGTERM when its parent ends): whatever stays in its process group would hold the pipes
+    // open and hang the reads below, so it is killed and the test fails.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    // SAFETY: killpg() has no memory-safety preconditions; the group is the command's.
+    while unsafe { libc::killpg(group, 0) } == 0 {
+        if Instant::now() > deadline {
+            // SAFETY: as above.
+            unsafe {
+                libc::killpg(group, libc::SIGKILL);
+            }
+            panic!("a process of the command outlived it by 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let mut out = Vec::new();
     std::io::Read::read_to_end(&mut stdout, &mut out).unwrap();
     let mut rest = String::new();
@@ -417,4 +433,26 @@ fn a_descriptor_that_is_not_open_for_writing_is_refused_before_running() {
         .output()
         .unwrap();
     assert_refused(&output, Path::new("/dev/stdin"), "open for reading only");
+}
+
+/// A replay that re-ran itself for its scenario's machine and is then killed outright (no
+/// handler runs in it) takes its child with it: the child is stopped as by SIGTERM, removes
+/// its temporary file, and holds no pipe of the caller open.
+#[test]
+fn a_killed_replay_leaves_no_re_executed_child_and_no_temporary_file() {
+    let dir = scratch("killed-parent");
+    let target = dir.join("trace.xplane.pb");
+    let output = interrupt_write(
+        &[
+            "replay",
+            jax_matmul().to_str().unwrap(),
+            "-o",
+            target.to_str().unwrap(),
+        ],
+        libc::SIGKILL,
+    );
+    assert_eq!(output.status.signal(), Some(libc::SIGKILL));
+    // interrupt_write waited for the whole process group to be gone; the child's SIGTERM
+    // handler removed its temporary file on the way.
+    assert_eq!(entries(&dir), Vec::<String>::new());
 }
