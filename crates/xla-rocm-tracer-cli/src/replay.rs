@@ -342,8 +342,8 @@ fn reexecute_with(env: &[(&'static str, String)]) -> Result<()> {
     // The child never outlives this process: however this one ends (a second stop signal, a
     // SIGKILL), the child gets SIGTERM, which removes its temporary file and ends it
     // (interrupts.rs). Otherwise an orphan would go on holding the caller's pipes open.
-    // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid).
     let parent = std::process::id();
+    // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid).
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut command, move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
