@@ -89,7 +89,8 @@ fn parse_allocates_in_proportion_to_the_text() {
          [[thread]]\nsteps = [\n",
     );
     while explicit.len() < 1 << 20 {
-        explicit += "  { launch = \"gemm\", stream = \"s\", grid = [1024, 1, 1], duration_us = 1 },\n";
+        explicit +=
+            "  { launch = \"gemm\", stream = \"s\", grid = [1024, 1, 1], duration_us = 1 },\n";
         explicit += "  { memcpy = \"h2d\", stream = \"s\", bytes = 4096 },\n";
     }
     explicit += "]\n";
@@ -102,6 +103,9 @@ fn parse_allocates_in_proportion_to_the_text() {
         peak as f64 / explicit.len() as f64,
     );
     // Measured at 88 bytes allocated and 47 at peak per byte of text (issue 25).
-    assert!(allocated < 128 * explicit.len(), "{allocated} bytes allocated");
+    assert!(
+        allocated < 128 * explicit.len(),
+        "{allocated} bytes allocated"
+    );
     assert!(peak < 64 * explicit.len(), "peak {peak} bytes");
 }

@@ -245,8 +245,9 @@ fn byte_count(key: &str, bytes: u64) -> Result<u64, String> {
 }
 
 /// Scenario text: 4 MiB (some 80,000 explicit steps). Parsing holds the file's syntax tree and
-/// raw steps, about 45 bytes of peak memory per byte of text (a 4 MiB file peaks near
-/// 190 MiB), and a longer list is what `repeat` groups and `random` steps say in a few lines.
+/// raw steps, about 47 bytes of peak memory per byte of text (a 4 MiB file peaks near
+/// 200 MiB; `tests/scenario_parse_memory.rs`), and a longer list is what `repeat` groups and
+/// `random` steps say in a few lines.
 pub(super) const MAX_FILE_BYTES: usize = 4 << 20;
 
 pub(super) fn too_big(file: &Path, bytes: u64) -> ScenarioError {
@@ -1471,4 +1472,3 @@ fn roctx_message(message: &str) -> Result<(), String> {
     }
     Ok(())
 }
-
