@@ -618,3 +618,15 @@ fn steps_nest_at_most_32_deep() {
     assert_error(&nested(33), 2, "`steps` groups nest at most 32 deep");
     assert_error(&nested(60), 2, "`steps` groups nest at most 32 deep");
 }
+
+/// A step's unknown key is refused at its line with the keys a step has; the check holds
+/// inside nested groups too.
+#[test]
+fn a_step_with_an_unknown_key_is_refused_at_its_line() {
+    let text = "[[thread]]\nsteps = [\n  { sync_device = true },\n  { steps = [\n    { sync_devic = true },\n  ] },\n]\n";
+    assert_error(
+        text,
+        5,
+        "unknown field `sync_devic`, expected one of `launch`, `graph`",
+    );
+}

@@ -39,25 +39,6 @@ pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
 }
 
 /// Validates scenario text; `path` is only used in error messages.
-///
-/// The TOML reader and the step checks recurse once per `steps` level (up to the documented 32,
-/// and the reader further before it refuses a deeper file): they run on a thread with a stack
-/// of their own, so the limit holds whatever stack the caller's thread has (a test thread has
-/// 2 MiB, which a debug build's frames outgrow).
 pub fn parse_str(text: &str, path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
-    const PARSER_STACK_BYTES: usize = 16 << 20;
-    let path = path.as_ref();
-    std::thread::scope(|scope| {
-        let parser = std::thread::Builder::new()
-            .name("scenario-parser".to_owned())
-            .stack_size(PARSER_STACK_BYTES)
-            .spawn_scoped(scope, || parse::parse(text, path));
-        match parser {
-            Ok(parser) => parser
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            // No thread to be had: parse here.
-            Err(_) => parse::parse(text, path),
-        }
-    })
+    parse::parse(text, path.as_ref())
 }

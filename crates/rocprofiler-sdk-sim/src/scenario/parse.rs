@@ -82,9 +82,66 @@ struct RawThread {
     steps: Vec<Spanned<RawStep>>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawStep {
+/// Declares [`RawStep`] with a hand-written `Deserialize` that reads each key in a function
+/// of its own. The derived one keeps every field's temporaries in one frame (some 36 KB in a
+/// debug build), and nested `steps` groups recurse through that frame: 32 groups then outgrow
+/// a 2 MiB thread stack. Same rules as the derive with `deny_unknown_fields`: every field
+/// optional, unknown and repeated keys refused with serde's messages.
+macro_rules! raw_step {
+    ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
+        #[derive(Default)]
+        struct RawStep {
+            $($(#[$doc])* $field: $ty,)*
+        }
+
+        impl<'de> Deserialize<'de> for RawStep {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                const FIELDS: &[&str] = &[$(stringify!($field)),*];
+                struct StepVisitor;
+                impl<'de> serde::de::Visitor<'de> for StepVisitor {
+                    type Value = RawStep;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a step table")
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<RawStep, A::Error> {
+                        let mut step = RawStep::default();
+                        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                            // One result for every arm: a `?` per arm is a slot per arm.
+                            let read = match key.as_ref() {
+                                $(stringify!($field) => {
+                                    read_field(&mut map, &mut step.$field, stringify!($field))
+                                })*
+                                other => Err(serde::de::Error::unknown_field(other, FIELDS)),
+                            };
+                            read?;
+                        }
+                        Ok(step)
+                    }
+                }
+                deserializer.deserialize_struct("RawStep", FIELDS, StepVisitor)
+            }
+        }
+    };
+}
+
+/// Reads the value of `name` into `slot`, refusing a second one.
+#[inline(never)]
+fn read_field<'de, A: serde::de::MapAccess<'de>, T: Deserialize<'de>>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(serde::de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+raw_step! {
     // actions (exactly one per step)
     launch: Option<Spanned<String>>,
     graph: Option<Vec<Spanned<RawNode>>>,
@@ -188,8 +245,9 @@ fn byte_count(key: &str, bytes: u64) -> Result<u64, String> {
 }
 
 /// Scenario text: 4 MiB (some 80,000 explicit steps). Parsing holds the file's syntax tree and
-/// raw steps, about 45 bytes of peak memory per byte of text (a 4 MiB file peaks near
-/// 190 MiB), and a longer list is what `repeat` groups and `random` steps say in a few lines.
+/// raw steps, about 47 bytes of peak memory per byte of text (a 4 MiB file peaks near
+/// 200 MiB; `tests/scenario_parse_memory.rs`), and a longer list is what `repeat` groups and
+/// `random` steps say in a few lines.
 pub(super) const MAX_FILE_BYTES: usize = 4 << 20;
 
 pub(super) fn too_big(file: &Path, bytes: u64) -> ScenarioError {
