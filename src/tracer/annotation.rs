@@ -6,7 +6,7 @@
 //! and of the work it enqueued look them up again by that id (docs/xla-interface.md#utilities-header, #initialization-order
 //! step 8). Inside XLA the source is tsl's `AnnotationStack` (installed by the C++ shim);
 //! standalone it is [`ThreadAnnotationStack`], driven by [`push_annotation`] / [`pop_annotation`].
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{fence, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap;
 
 use super::annotation_log::{Run, ThreadAnnotationLog};
 use super::roctx;
+use super::thread_state::{self, ThreadState};
 
 /// XLA's `ScopeRangeIdTree`: child scope-range id -> parent id.
 pub type ScopeRangeIdTree = HashMap<i64, i64>;
@@ -173,6 +174,16 @@ struct StackIdentity {
     text_len: usize,
 }
 
+impl StackIdentity {
+    /// An empty stack's.
+    const EMPTY: StackIdentity = StackIdentity {
+        innermost_scope_range_id: 0,
+        depth: 0,
+        text_ptr: 0,
+        text_len: 0,
+    };
+}
+
 /// One thread's state for one map: its log, and the annotation its last call resolved to.
 struct ThreadEntry {
     map_id: u64,
@@ -192,14 +203,6 @@ struct ThreadEntry {
 }
 
 impl ThreadEntry {
-    /// The call follows the thread's last one in its open run, and that run's annotation was
-    /// stored (a refused one is counted per call, in `write`).
-    #[inline]
-    fn extends_open_run(&self, correlation_id: u64) -> bool {
-        self.open_last.and_then(|last| last.checked_add(1)) == Some(correlation_id)
-            && self.string & 0xffff_ffff != REFUSED
-    }
-
     #[inline]
     fn matches(&self, epoch: u64, text: &[u8], scope_range_ids: &[i64], label_frame: u64) -> bool {
         self.epoch == epoch
@@ -227,8 +230,79 @@ fn identity_of(text: &[u8], scope_range_ids: &[i64]) -> StackIdentity {
 /// more).
 const THREAD_ENTRIES: usize = 4;
 
+/// This thread's entries, one per map it recorded into; they own the thread's logs.
+struct ThreadEntries(RefCell<Vec<ThreadEntry>>);
+
+impl Drop for ThreadEntries {
+    fn drop(&mut self) {
+        // The logs may go with the entries: the fast copy must not point at one any more.
+        thread_state::with(|thread| thread.annotation.forget());
+    }
+}
+
 thread_local! {
-    static THREAD_ENTRIES_OF_MAPS: RefCell<Vec<ThreadEntry>> = const { RefCell::new(Vec::new()) };
+    static THREAD_ENTRIES_OF_MAPS: ThreadEntries = const { ThreadEntries(RefCell::new(Vec::new())) };
+}
+
+/// A copy of the thread's most recently used [`ThreadEntry`], in the thread's `ThreadState`:
+/// what a call needs to see that it only extends the open run, without a second thread-local
+/// or a borrow flag. Cached only for a stack identified without its text (it has scope-range
+/// ids, or no text) whose annotation was stored. The copy's `open_last` is the newer one: the
+/// slow path writes it back to the entry before anything else.
+pub(crate) struct ThreadAnnotationCache {
+    /// The map of the copied entry; 0 (no map has it) when nothing is cached.
+    map_id: Cell<u64>,
+    /// The entry's log. Set only from an entry in this thread's [`ThreadEntries`], whose `Arc`
+    /// keeps the log alive; forgotten (`map_id` 0) before an entry can leave them.
+    log: Cell<*const ThreadAnnotationLog>,
+    epoch: Cell<u64>,
+    identity: Cell<StackIdentity>,
+    label_frame: Cell<u64>,
+    open_last: Cell<u64>,
+}
+
+impl ThreadAnnotationCache {
+    #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
+    pub(crate) const EMPTY: ThreadAnnotationCache = ThreadAnnotationCache {
+        map_id: Cell::new(0),
+        log: Cell::new(std::ptr::null()),
+        epoch: Cell::new(0),
+        identity: Cell::new(StackIdentity::EMPTY),
+        label_frame: Cell::new(0),
+        open_last: Cell::new(0),
+    };
+
+    fn forget(&self) {
+        self.map_id.set(0);
+        self.log.set(std::ptr::null());
+    }
+
+    /// The cached entry's open run, newer than the entry's own, back into it.
+    fn write_back(&self, entries: &mut [ThreadEntry]) {
+        let map_id = self.map_id.get();
+        if map_id == 0 {
+            return;
+        }
+        if let Some(entry) = entries.iter_mut().find(|entry| entry.map_id == map_id) {
+            entry.open_last = Some(self.open_last.get());
+        }
+    }
+
+    /// Copies `entry` if a call can extend its open run from the copy alone.
+    fn copy(&self, entry: &ThreadEntry) {
+        let identified = entry.identity.depth > 0 || entry.identity.text_len == 0;
+        match entry.open_last {
+            Some(open_last) if identified && entry.string & 0xffff_ffff != REFUSED => {
+                self.map_id.set(entry.map_id);
+                self.log.set(Arc::as_ptr(&entry.log));
+                self.epoch.set(entry.epoch);
+                self.identity.set(entry.identity);
+                self.label_frame.set(entry.label_frame);
+                self.open_last.set(open_last);
+            }
+            _ => self.forget(),
+        }
+    }
 }
 
 static NEXT_MAP_ID: AtomicU64 = AtomicU64::new(1);
@@ -288,64 +362,96 @@ impl AnnotationMap {
     /// increase, as the SDK's do. The thread's innermost ROCTx range label of the session is
     /// recorded with the call too (an empty text with a label still records the label).
     pub fn add_bytes(&self, correlation_id: u64, text: &[u8], scope_range_ids: &[i64]) {
-        roctx::with_current_label(|label| {
-            self.add_with_label(correlation_id, text, scope_range_ids, label)
-        })
+        let added = thread_state::with(|thread| {
+            self.add_on_thread(thread, correlation_id, text, scope_range_ids)
+        });
+        if added.is_none() {
+            roctx::with_current_label(|label| {
+                self.add_without_thread_entry(correlation_id, text, scope_range_ids, label)
+            });
+        }
     }
 
-    fn add_with_label(
+    /// [`AnnotationMap::add_bytes`] on the calling thread, whose state the caller holds: the
+    /// HIP API ENTER callback's one thread-local access serves this too.
+    #[inline]
+    pub fn add_on_thread(
         &self,
+        thread: &ThreadState,
         correlation_id: u64,
         text: &[u8],
         scope_range_ids: &[i64],
-        label: Option<(u64, &Arc<str>)>,
     ) {
-        if text.is_empty() && label.is_none() {
+        let label_frame = thread.roctx.labelled_frame();
+        if text.is_empty() && label_frame == 0 {
             return;
         }
-        let label_frame = label.map_or(0, |(frame, _)| frame);
-        let epoch = self.cache_epoch.load(Ordering::Acquire);
-        let written = THREAD_ENTRIES_OF_MAPS.try_with(|entries| {
-            let Ok(mut entries) = entries.try_borrow_mut() else {
-                return false;
-            };
-            // The common case, kept small: this thread's stack and session are unchanged and
-            // the call follows the thread's last one, so it only extends the open run.
-            if let Some(entry) = entries.first_mut() {
-                if entry.map_id == self.id
-                    && entry.extends_open_run(correlation_id)
-                    && entry.matches(epoch, text, scope_range_ids, label_frame)
-                {
-                    entry.log.extend_newest(correlation_id);
-                    entry.open_last = Some(correlation_id);
-                    return true;
-                }
-            }
-            self.add_changed(
-                &mut entries,
-                epoch,
-                correlation_id,
-                (text, scope_range_ids),
-                label,
-            );
-            true
-        });
-        if written != Ok(true) {
-            self.add_without_thread_entry(correlation_id, text, scope_range_ids, label);
+        // The common case, kept small: this thread's stack, range and session are unchanged
+        // and the call follows the thread's last one, so it only extends the open run.
+        let cache = &thread.annotation;
+        if cache.map_id.get() == self.id
+            && cache.open_last.get().checked_add(1) == Some(correlation_id)
+            && cache.epoch.get() == self.cache_epoch.load(Ordering::Acquire)
+            && cache.label_frame.get() == label_frame
+            && cache.identity.get() == identity_of(text, scope_range_ids)
+        {
+            // SAFETY: a non-zero `map_id` means `log` points at the log of an entry still in
+            // this thread's `ThreadEntries` (see `ThreadAnnotationCache::log`), alive.
+            unsafe { &*cache.log.get() }.extend_newest(correlation_id);
+            cache.open_last.set(correlation_id);
+            return;
         }
+        self.add_on_thread_changed(thread, correlation_id, text, scope_range_ids);
     }
 
-    /// [`AnnotationMap::add_bytes`] when the stack, the session or the run changed.
+    /// [`AnnotationMap::add_on_thread`] when the cached copy does not cover the call.
     #[cold]
     #[inline(never)]
-    fn add_changed(
+    fn add_on_thread_changed(
         &self,
-        entries: &mut Vec<ThreadEntry>,
+        thread: &ThreadState,
+        correlation_id: u64,
+        text: &[u8],
+        scope_range_ids: &[i64],
+    ) {
+        roctx::with_current_label(|label| {
+            let written = THREAD_ENTRIES_OF_MAPS.try_with(|entries| {
+                let Ok(mut entries) = entries.0.try_borrow_mut() else {
+                    return false;
+                };
+                let cache = &thread.annotation;
+                cache.write_back(&mut entries);
+                // `add_changed` may drop an entry (and its log).
+                cache.forget();
+                let epoch = self.cache_epoch.load(Ordering::Acquire);
+                let entry = self.add_changed(
+                    &mut entries,
+                    epoch,
+                    correlation_id,
+                    (text, scope_range_ids),
+                    label,
+                );
+                cache.copy(entry);
+                true
+            });
+            if written != Ok(true) {
+                self.add_without_thread_entry(correlation_id, text, scope_range_ids, label);
+            }
+        })
+    }
+
+    /// A call of this thread whose stack, range, session or run changed: found or made its
+    /// entry, resolved it again if needed, written the call.
+    #[cold]
+    #[inline(never)]
+    fn add_changed<'e>(
+        &self,
+        entries: &'e mut Vec<ThreadEntry>,
         epoch: u64,
         correlation_id: u64,
         (text, scope_range_ids): (&[u8], &[i64]),
         label: Option<(u64, &Arc<str>)>,
-    ) {
+    ) -> &'e ThreadEntry {
         let entry = match entries.iter().position(|e| e.map_id == self.id) {
             Some(position) => &mut entries[position],
             None => {
@@ -362,6 +468,7 @@ impl AnnotationMap {
             self.resolve(entry, epoch, (text, scope_range_ids), label);
         }
         self.write(entry, correlation_id);
+        entry
     }
 
     /// No thread-local (the thread is exiting) or a re-entrant call: a run of one call,
@@ -578,10 +685,11 @@ pub trait AnnotationSource: Send + Sync {
 
     /// Records the calling thread's annotation under `correlation_id`: by default into the
     /// tracer's `map`; a source with its own store (the C++ shim's, whose XLA callers read
-    /// `RocmTracer::annotation_map()`) overrides it.
-    fn record(&self, correlation_id: u64, map: &AnnotationMap) {
+    /// `RocmTracer::annotation_map()`) overrides it. `thread` is the calling thread's tracer
+    /// state, which the HIP API callback already holds.
+    fn record(&self, correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
         self.with_current(&mut |annotation, scope_range_ids| {
-            map.add(correlation_id, annotation, scope_range_ids)
+            map.add_on_thread(thread, correlation_id, annotation.as_bytes(), scope_range_ids)
         });
     }
 

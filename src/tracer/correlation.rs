@@ -13,6 +13,7 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::event::RocmTracerEvent;
 use crate::tracer::stream_stack;
+use crate::tracer::thread_state::{self, ThreadState};
 
 /// Requests made on a thread that was in no HIP API call of the session: HIP's worker thread
 /// under indirect dispatch, whose records carry correlation ids no API call has. Their
@@ -28,45 +29,61 @@ pub fn unattributed_requests() -> u64 {
 /// stopped context never reported) does not count as open in this one.
 static SESSION_GENERATION: AtomicU64 = AtomicU64::new(0);
 
-thread_local! {
-    /// (session generation, HIP API calls of that session open on this thread).
-    static OPEN_HIP_CALLS: Cell<(u64, u32)> = const { Cell::new((0, 0)) };
+/// (session generation, HIP API calls of that session open on this thread): a part of the
+/// thread's `ThreadState`.
+pub(crate) struct OpenHipCalls(Cell<(u64, u32)>);
+
+impl OpenHipCalls {
+    #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
+    pub(crate) const EMPTY: OpenHipCalls = OpenHipCalls(Cell::new((0, 0)));
+
+    /// The main context's HIP API ENTER on this thread.
+    #[inline]
+    pub(crate) fn enter(&self) {
+        let generation = SESSION_GENERATION.load(Ordering::Acquire);
+        let (seen, depth) = self.0.get();
+        let depth = if seen == generation { depth } else { 0 };
+        self.0.set((generation, depth.saturating_add(1)));
+    }
+
+    /// The main context's HIP API EXIT on this thread.
+    #[inline]
+    pub(crate) fn exit(&self) {
+        let generation = SESSION_GENERATION.load(Ordering::Acquire);
+        let (seen, depth) = self.0.get();
+        let depth = if seen == generation { depth } else { 0 };
+        self.0.set((generation, depth.saturating_sub(1)));
+    }
+
+    /// Whether a HIP API call of the running session is open on this thread.
+    fn any_open(&self) -> bool {
+        let (seen, depth) = self.0.get();
+        seen == SESSION_GENERATION.load(Ordering::Acquire) && depth > 0
+    }
 }
 
 pub(crate) fn start_session_generation() {
     SESSION_GENERATION.fetch_add(1, Ordering::AcqRel);
 }
 
-/// The main context's HIP API ENTER on this thread.
-pub(crate) fn enter_hip_call() {
-    let generation = SESSION_GENERATION.load(Ordering::Acquire);
-    let _ = OPEN_HIP_CALLS.try_with(|open| {
-        let (seen, depth) = open.get();
-        let depth = if seen == generation { depth } else { 0 };
-        open.set((generation, depth.saturating_add(1)));
-    });
+/// The stream a request on `thread` stamps: the innermost SET window's, else the null stream
+/// inside a HIP call, else [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`].
+#[inline]
+fn stream_of_request(thread: &ThreadState) -> u64 {
+    match thread.streams.top() {
+        Some(stream_id) => stream_id,
+        // A call without a stream argument (hipMemcpy, hipMemset) runs on the null stream.
+        None if thread.hip_calls.any_open() => stream_stack::NULL_STREAM_ID,
+        // Outside any HIP call, the work was submitted for a call on another thread, which no
+        // stream stack here can name.
+        None => unattributed(),
+    }
 }
 
-/// The main context's HIP API EXIT on this thread.
-pub(crate) fn exit_hip_call() {
-    let generation = SESSION_GENERATION.load(Ordering::Acquire);
-    let _ = OPEN_HIP_CALLS.try_with(|open| {
-        let (seen, depth) = open.get();
-        let depth = if seen == generation { depth } else { 0 };
-        open.set((generation, depth.saturating_sub(1)));
-    });
-}
-
-fn in_hip_call() -> bool {
-    let generation = SESSION_GENERATION.load(Ordering::Acquire);
-    OPEN_HIP_CALLS
-        .try_with(|open| {
-            let (seen, depth) = open.get();
-            seen == generation && depth > 0
-        })
-        // Without the thread-local (thread teardown) nothing is known: assume a call without a
-        // stream argument (the null stream), which is what XLA would write.
-        .unwrap_or(true)
+#[cold]
+fn unattributed() -> u64 {
+    UNATTRIBUTED_REQUESTS.fetch_add(1, Ordering::Relaxed);
+    RocmTracerEvent::UNATTRIBUTED_STREAM_ID
 }
 
 /// Writes the stream of the calling thread's innermost HIP_STREAM SET window (or, outside one,
@@ -91,17 +108,10 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
         // Non-zero: the SDK falls back to the pushed external id (docs/sdk-facts.md#request-return-contract); nothing else is safe.
         return 1;
     }
-    let stream_id = stream_stack::innermost_set().unwrap_or_else(|| {
-        // A call without a stream argument (hipMemcpy, hipMemset) runs on the null stream.
-        // Outside any HIP call, the work was submitted for a call on another thread, which
-        // no stream stack here can name.
-        if in_hip_call() {
-            stream_stack::NULL_STREAM_ID
-        } else {
-            UNATTRIBUTED_REQUESTS.fetch_add(1, Ordering::Relaxed);
-            RocmTracerEvent::UNATTRIBUTED_STREAM_ID
-        }
-    });
+    // The thread's state never fails to be reached (`thread_state`); were it gone, the null
+    // stream is what XLA would write.
+    let stream_id =
+        thread_state::with(stream_of_request).unwrap_or(stream_stack::NULL_STREAM_ID);
     // SAFETY: non-null and writable per the SDK contract.
     unsafe {
         (*external_corr_id_value).value = stream_id;
