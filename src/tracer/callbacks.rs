@@ -181,19 +181,14 @@ pub(super) unsafe extern "C" fn hip_api_callback(
     if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API {
         return;
     }
-    // Panic-free: a thread-local update. Work submitted while no call is open on the thread
-    // came from HIP's worker thread (see `correlation`).
-    if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
-        thread_state::with(|thread| thread.hip_calls.exit());
-        return;
-    }
+    // EXIT needs nothing: the call's requests came before it (`correlation::LastHipCall`).
     if record.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
         return;
     }
     let correlation_id = record.correlation_id.internal;
-    // One thread-local access for the open-call count and the annotation (`thread_state`).
+    // One thread-local access for the last call entered and the annotation (`thread_state`).
     thread_state::with(|thread| {
-        thread.hip_calls.enter();
+        thread.hip_calls.enter(correlation_id);
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let tracer = instance();
             tracer

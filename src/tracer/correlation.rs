@@ -15,7 +15,7 @@ use crate::event::RocmTracerEvent;
 use crate::tracer::stream_stack;
 use crate::tracer::thread_state::{self, ThreadState};
 
-/// Requests made on a thread that was in no HIP API call of the session: HIP's worker thread
+/// Requests made on a thread that was in no HIP API call: HIP's worker thread
 /// under indirect dispatch, whose records carry correlation ids no API call has. Their
 /// records are stamped [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`].
 static UNATTRIBUTED_REQUESTS: AtomicU64 = AtomicU64::new(0);
@@ -25,55 +25,41 @@ pub fn unattributed_requests() -> u64 {
     UNATTRIBUTED_REQUESTS.load(Ordering::Relaxed)
 }
 
-/// Bumped by every `enable()`: a HIP call entered in an earlier session (whose EXIT the
-/// stopped context never reported) does not count as open in this one.
-static SESSION_GENERATION: AtomicU64 = AtomicU64::new(0);
+/// The internal correlation id of the last HIP API call this thread entered (0: none), a part
+/// of the thread's `ThreadState`. Internal correlation ids grow process-wide and a request
+/// carries the id of the call whose work it stamps, so a request made on this thread with an
+/// id no newer than this one is made inside one of this thread's HIP calls (the innermost, or
+/// an outer one around a nested call). HIP's worker thread enters no HIP call, and work it
+/// submits later gets a fresh, newer id. Nothing is kept at EXIT: the HIP API EXIT callback
+/// does no work, and a call whose EXIT a stopped context never reported leaves nothing stale.
+pub(crate) struct LastHipCall(Cell<u64>);
 
-/// (session generation, HIP API calls of that session open on this thread): a part of the
-/// thread's `ThreadState`.
-pub(crate) struct OpenHipCalls(Cell<(u64, u32)>);
-
-impl OpenHipCalls {
+impl LastHipCall {
     #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
-    pub(crate) const EMPTY: OpenHipCalls = OpenHipCalls(Cell::new((0, 0)));
+    pub(crate) const EMPTY: LastHipCall = LastHipCall(Cell::new(0));
 
-    /// The main context's HIP API ENTER on this thread.
+    /// The main context's HIP API ENTER of call `correlation_id` on this thread.
     #[inline]
-    pub(crate) fn enter(&self) {
-        let generation = SESSION_GENERATION.load(Ordering::Acquire);
-        let (seen, depth) = self.0.get();
-        let depth = if seen == generation { depth } else { 0 };
-        self.0.set((generation, depth.saturating_add(1)));
+    pub(crate) fn enter(&self, correlation_id: u64) {
+        self.0.set(correlation_id);
     }
 
-    /// The main context's HIP API EXIT on this thread.
+    /// Whether the work of call `correlation_id`, requested on this thread, was submitted by
+    /// one of this thread's HIP calls.
     #[inline]
-    pub(crate) fn exit(&self) {
-        let generation = SESSION_GENERATION.load(Ordering::Acquire);
-        let (seen, depth) = self.0.get();
-        let depth = if seen == generation { depth } else { 0 };
-        self.0.set((generation, depth.saturating_sub(1)));
+    fn submitted(&self, correlation_id: u64) -> bool {
+        correlation_id != 0 && correlation_id <= self.0.get()
     }
-
-    /// Whether a HIP API call of the running session is open on this thread.
-    fn any_open(&self) -> bool {
-        let (seen, depth) = self.0.get();
-        seen == SESSION_GENERATION.load(Ordering::Acquire) && depth > 0
-    }
-}
-
-pub(crate) fn start_session_generation() {
-    SESSION_GENERATION.fetch_add(1, Ordering::AcqRel);
 }
 
 /// The stream a request on `thread` stamps: the innermost SET window's, else the null stream
 /// inside a HIP call, else [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`].
 #[inline]
-fn stream_of_request(thread: &ThreadState) -> u64 {
+fn stream_of_request(thread: &ThreadState, correlation_id: u64) -> u64 {
     match thread.streams.top() {
         Some(stream_id) => stream_id,
         // A call without a stream argument (hipMemcpy, hipMemset) runs on the null stream.
-        None if thread.hip_calls.any_open() => stream_stack::NULL_STREAM_ID,
+        None if thread.hip_calls.submitted(correlation_id) => stream_stack::NULL_STREAM_ID,
         // Outside any HIP call, the work was submitted for a call on another thread, which no
         // stream stack here can name.
         None => unattributed(),
@@ -110,8 +96,8 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     }
     // The thread's state never fails to be reached (`thread_state`); were it gone, the null
     // stream is what XLA would write.
-    let stream_id =
-        thread_state::with(stream_of_request).unwrap_or(stream_stack::NULL_STREAM_ID);
+    let stream_id = thread_state::with(|thread| stream_of_request(thread, internal_corr_id_value))
+        .unwrap_or(stream_stack::NULL_STREAM_ID);
     // SAFETY: non-null and writable per the SDK contract.
     unsafe {
         (*external_corr_id_value).value = stream_id;

@@ -10,7 +10,7 @@
 //! may re-enter (a HIP call made from inside an annotation source), so no part is held across a
 //! call out: `Cell`s are read and written in place.
 use super::annotation::ThreadAnnotationCache;
-use super::correlation::OpenHipCalls;
+use super::correlation::LastHipCall;
 use super::roctx::InnermostRange;
 use super::stream_names::SeenReservedHandles;
 use super::stream_stack::ThreadStack;
@@ -18,7 +18,7 @@ use super::stream_stack::ThreadStack;
 /// The calling thread's tracer state; reached through [`with`].
 pub struct ThreadState {
     pub(crate) streams: ThreadStack,
-    pub(crate) hip_calls: OpenHipCalls,
+    pub(crate) hip_calls: LastHipCall,
     pub(crate) reserved_handles: SeenReservedHandles,
     pub(crate) roctx: InnermostRange,
     pub(crate) annotation: ThreadAnnotationCache,
@@ -28,7 +28,7 @@ impl ThreadState {
     #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
     const EMPTY: ThreadState = ThreadState {
         streams: ThreadStack::EMPTY,
-        hip_calls: OpenHipCalls::EMPTY,
+        hip_calls: LastHipCall::EMPTY,
         reserved_handles: SeenReservedHandles::EMPTY,
         roctx: InnermostRange::EMPTY,
         annotation: ThreadAnnotationCache::EMPTY,
