@@ -683,11 +683,23 @@ pub trait AnnotationSource: Send + Sync {
     /// scope-range ids, outermost first.
     fn with_current(&self, f: &mut dyn FnMut(&str, &[i64]));
 
+    /// Records the calling thread's annotation under `correlation_id` (see
+    /// [`AnnotationSource::record_on_thread`]).
+    fn record(&self, correlation_id: u64, map: &AnnotationMap) {
+        if thread_state::with(|thread| self.record_on_thread(correlation_id, map, thread))
+            .is_none()
+        {
+            self.with_current(&mut |annotation, scope_range_ids| {
+                map.add(correlation_id, annotation, scope_range_ids)
+            });
+        }
+    }
+
     /// Records the calling thread's annotation under `correlation_id`: by default into the
     /// tracer's `map`; a source with its own store (the C++ shim's, whose XLA callers read
     /// `RocmTracer::annotation_map()`) overrides it. `thread` is the calling thread's tracer
-    /// state, which the HIP API callback already holds.
-    fn record(&self, correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
+    /// state, which the HIP API callback already holds (one thread-local access per callback).
+    fn record_on_thread(&self, correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
         self.with_current(&mut |annotation, scope_range_ids| {
             map.add_on_thread(thread, correlation_id, annotation.as_bytes(), scope_range_ids)
         });

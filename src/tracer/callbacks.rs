@@ -193,7 +193,7 @@ pub(super) unsafe extern "C" fn hip_api_callback(
             let tracer = instance();
             tracer
                 .annotation_source()
-                .record(correlation_id, &tracer.annotations, thread);
+                .record_on_thread(correlation_id, &tracer.annotations, thread);
         }));
     });
     if hip_api::is_copy_api(record.operation) {

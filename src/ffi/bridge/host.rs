@@ -102,7 +102,7 @@ impl AnnotationSource for CppAnnotationSource {
         })
     }
 
-    fn record(&self, correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
+    fn record_on_thread(&self, correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
         if ANNOTATIONS_IN_RUST.load(Ordering::Acquire) {
             // The text is converted only when the thread's stack changed (the map's cache); an
             // empty one still records the thread's ROCTx label.
