@@ -898,6 +898,36 @@ mod tests {
     }
 
     #[test]
+    fn a_thread_alternating_between_maps_keeps_each_run_in_its_own_map() {
+        std::thread::spawn(|| {
+            let (first, second) = (AnnotationMap::new(10), AnnotationMap::new(10));
+            // The thread's fast copy follows one map at a time; its open run goes back to
+            // that map's entry when the other map is written.
+            for id in 1..=6u64 {
+                first.add(id * 10, "one", &[1]);
+                first.add(id * 10 + 1, "one", &[1]);
+                second.add(id * 10 + 2, "two", &[2]);
+            }
+            for id in 1..=6u64 {
+                assert_eq!(first.look_up(id * 10).as_deref(), Some("one"));
+                assert_eq!(first.look_up(id * 10 + 1).as_deref(), Some("one"));
+                assert_eq!(first.look_up(id * 10 + 2), None);
+                assert_eq!(second.look_up(id * 10 + 2).as_deref(), Some("two"));
+                assert_eq!(second.look_up(id * 10), None);
+            }
+            // A stack without scope-range ids is compared by its text, never from the copy.
+            let mut text = String::from("x");
+            first.add(100, &text, &[]);
+            text.replace_range(.., "y");
+            first.add(101, &text, &[]);
+            assert_eq!(first.look_up(100).as_deref(), Some("x"));
+            assert_eq!(first.look_up(101).as_deref(), Some("y"));
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
     fn the_open_run_of_an_exited_thread_is_kept() {
         let map = Arc::new(AnnotationMap::new(100));
         let writer = map.clone();

@@ -108,3 +108,36 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
         .on_request(thread_id, internal_corr_id_value);
     0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamped(correlation_id: u64) -> u64 {
+        thread_state::with(|thread| stream_of_request(thread, correlation_id)).unwrap()
+    }
+
+    #[test]
+    fn a_request_outside_a_set_window_is_the_null_stream_only_within_a_call_of_this_thread() {
+        std::thread::spawn(|| {
+            // HIP's worker thread: it entered no HIP call.
+            assert_eq!(stamped(5), RocmTracerEvent::UNATTRIBUTED_STREAM_ID);
+            thread_state::with(|thread| thread.hip_calls.enter(10));
+            // hipMemcpy (no stream) enqueues its copy inside call 10.
+            assert_eq!(stamped(10), stream_stack::NULL_STREAM_ID);
+            // A call nested in call 10 (say from an annotation source's hook), then call 10's
+            // own work: still inside call 10.
+            thread_state::with(|thread| thread.hip_calls.enter(11));
+            assert_eq!(stamped(10), stream_stack::NULL_STREAM_ID);
+            // Work with a newer id than any call this thread entered was submitted elsewhere.
+            assert_eq!(stamped(12), RocmTracerEvent::UNATTRIBUTED_STREAM_ID);
+            assert_eq!(stamped(0), RocmTracerEvent::UNATTRIBUTED_STREAM_ID);
+            // Inside a SET window the window's stream wins.
+            thread_state::with(|thread| thread.streams.push(7));
+            assert_eq!(stamped(12), 7);
+            thread_state::with(|thread| thread.streams.pop());
+        })
+        .join()
+        .unwrap();
+    }
+}
