@@ -88,24 +88,32 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     external_corr_id_value: *mut sys::rocprofiler_user_data_t,
     _data: *mut c_void,
 ) -> c_int {
-    // Panic-free: a thread-local read, a relaxed atomic, a checked pointer write and the
-    // ledger's lock (a map insert that cannot panic short of allocation failure).
+    // Panic-free: a thread-local read, a checked pointer write and the thread's request
+    // counter (plain stores; a thread's first request registers it under the ledger's lock,
+    // a push that cannot panic short of allocation failure).
     if external_corr_id_value.is_null() {
         // Non-zero: the SDK falls back to the pushed external id (docs/sdk-facts.md#request-return-contract); nothing else is safe.
         return 1;
     }
-    // The thread's state never fails to be reached (`thread_state`); were it gone, the null
-    // stream is what XLA would write.
-    let stream_id = thread_state::with(|thread| stream_of_request(thread, internal_corr_id_value))
-        .unwrap_or(stream_stack::NULL_STREAM_ID);
-    // SAFETY: non-null and writable per the SDK contract.
-    unsafe {
-        (*external_corr_id_value).value = stream_id;
+    let ledger = crate::tracer::instance().ledger();
+    let stamped = thread_state::with(|thread| {
+        let stream_id = stream_of_request(thread, internal_corr_id_value);
+        // SAFETY: non-null and writable per the SDK contract.
+        unsafe {
+            (*external_corr_id_value).value = stream_id;
+        }
+        // One record to come for the running session (`disable()` waits for it).
+        ledger.on_request_on_thread(thread, thread_id, internal_corr_id_value);
+    });
+    if stamped.is_none() {
+        // The thread's state never fails to be reached (`thread_state`); were it gone, the
+        // null stream is what XLA would write.
+        // SAFETY: as above.
+        unsafe {
+            (*external_corr_id_value).value = stream_stack::NULL_STREAM_ID;
+        }
+        ledger.on_request(thread_id, internal_corr_id_value);
     }
-    // One record to come for the running session (`disable()` waits for it).
-    crate::tracer::instance()
-        .ledger()
-        .on_request(thread_id, internal_corr_id_value);
     0
 }
 

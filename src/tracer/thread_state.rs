@@ -1,6 +1,7 @@
 //! Everything the SDK's callbacks keep per application thread, in one thread-local: the HIP
-//! stream stack, the open HIP API calls, the reserved stream handles seen lately, the innermost
-//! ROCTx range and the annotation cache (docs/ARCHITECTURE.md, "The hot path").
+//! stream stack, the last HIP API call entered, the reserved stream handles seen lately, the
+//! innermost ROCTx range, the annotation cache and where the thread counts its requests
+//! (docs/ARCHITECTURE.md, "The hot path").
 //!
 //! Each callback around a HIP call reaches its thread's state once. The state is made of
 //! `Cell`s of plain values with a constant initializer and no destructor, so reaching it is a
@@ -12,6 +13,7 @@
 use super::annotation::ThreadAnnotationCache;
 use super::correlation::LastHipCall;
 use super::roctx::InnermostRange;
+use super::session_ledger::ThreadLedger;
 use super::stream_names::SeenReservedHandles;
 use super::stream_stack::ThreadStack;
 
@@ -22,6 +24,7 @@ pub struct ThreadState {
     pub(crate) reserved_handles: SeenReservedHandles,
     pub(crate) roctx: InnermostRange,
     pub(crate) annotation: ThreadAnnotationCache,
+    pub(crate) ledger: ThreadLedger,
 }
 
 impl ThreadState {
@@ -32,6 +35,7 @@ impl ThreadState {
         reserved_handles: SeenReservedHandles::EMPTY,
         roctx: InnermostRange::EMPTY,
         annotation: ThreadAnnotationCache::EMPTY,
+        ledger: ThreadLedger::EMPTY,
     };
 }
 
