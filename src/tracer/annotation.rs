@@ -686,8 +686,7 @@ pub trait AnnotationSource: Send + Sync {
     /// Records the calling thread's annotation under `correlation_id` (see
     /// [`AnnotationSource::record_on_thread`]).
     fn record(&self, correlation_id: u64, map: &AnnotationMap) {
-        if thread_state::with(|thread| self.record_on_thread(correlation_id, map, thread))
-            .is_none()
+        if thread_state::with(|thread| self.record_on_thread(correlation_id, map, thread)).is_none()
         {
             self.with_current(&mut |annotation, scope_range_ids| {
                 map.add(correlation_id, annotation, scope_range_ids)
@@ -701,7 +700,12 @@ pub trait AnnotationSource: Send + Sync {
     /// state, which the HIP API callback already holds (one thread-local access per callback).
     fn record_on_thread(&self, correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
         self.with_current(&mut |annotation, scope_range_ids| {
-            map.add_on_thread(thread, correlation_id, annotation.as_bytes(), scope_range_ids)
+            map.add_on_thread(
+                thread,
+                correlation_id,
+                annotation.as_bytes(),
+                scope_range_ids,
+            )
         });
     }
 

@@ -191,9 +191,11 @@ pub(super) unsafe extern "C" fn hip_api_callback(
         thread.hip_calls.enter(correlation_id);
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let tracer = instance();
-            tracer
-                .annotation_source()
-                .record_on_thread(correlation_id, &tracer.annotations, thread);
+            tracer.annotation_source().record_on_thread(
+                correlation_id,
+                &tracer.annotations,
+                thread,
+            );
         }));
     });
     if hip_api::is_copy_api(record.operation) {

@@ -214,7 +214,12 @@ impl SessionLedger {
     /// one allocation per thread), or counts in the shared stripes if it cannot.
     #[cold]
     #[inline(never)]
-    fn on_first_request_on_thread(&self, thread: &ThreadState, thread_id: u64, correlation_id: u64) {
+    fn on_first_request_on_thread(
+        &self,
+        thread: &ThreadState,
+        thread_id: u64,
+        correlation_id: u64,
+    ) {
         let counted = OWNED_THREAD_REQUESTS.try_with(|owned| {
             let Ok(mut owned) = owned.0.try_borrow_mut() else {
                 return false;

@@ -410,8 +410,8 @@ mod tests {
         std::thread::spawn(|| {
             thread_state::with(|thread| note_set(thread, ID + 11, PER_THREAD_HANDLE));
         })
-            .join()
-            .unwrap();
+        .join()
+        .unwrap();
         let mine = label_of(ID + 10).unwrap();
         assert_eq!(mine.kind, StreamKind::PerThread);
         assert_eq!(mine.name.as_deref(), Some("mine"));
