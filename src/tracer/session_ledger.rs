@@ -8,8 +8,10 @@
 //! the same id. Internal correlation ids grow with every HIP call, so sessions own disjoint id
 //! ranges: an id up to the largest one an ended session requested belongs to an ended session,
 //! a larger one to the running session. The request side, on every application thread that
-//! launches work, is two relaxed atomic operations on a cache line picked by the SDK's thread
-//! id (no lock, no allocation); the buffer thread counts arrivals. So `disable()` knows how many records its session still waits for, and a
+//! launches work, writes the thread's own counters: a load and a store each, no locked
+//! instruction (a thread's first request registers them, once, under a lock). The buffer
+//! thread counts arrivals. So `disable()` knows how many records its session still waits for,
+//! and a
 //! record that lands after its session ended (kernel records are emplaced by the SDK's signal
 //! handler a lag after the GPU finished, even after a synchronize) is recognized as such
 //! instead of being counted against the next session.
