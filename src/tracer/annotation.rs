@@ -6,7 +6,7 @@
 //! and of the work it enqueued look them up again by that id (docs/xla-interface.md#utilities-header, #initialization-order
 //! step 8). Inside XLA the source is tsl's `AnnotationStack` (installed by the C++ shim);
 //! standalone it is [`ThreadAnnotationStack`], driven by [`push_annotation`] / [`pop_annotation`].
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{fence, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 
 use super::annotation_log::{Run, ThreadAnnotationLog};
 use super::roctx;
-use super::thread_state::{self, ThreadState};
+use super::thread_state::{self, StackIdentity, ThreadAnnotationCache, ThreadState};
 
 /// XLA's `ScopeRangeIdTree`: child scope-range id -> parent id.
 pub type ScopeRangeIdTree = HashMap<i64, i64>;
@@ -162,28 +162,6 @@ pub struct CallAnnotation {
     pub roctx_label: Option<Arc<str>>,
 }
 
-/// How a thread's annotation stack looked when its cache entry was filled: tsl gives every
-/// pushed scope a fresh scope-range id, so the innermost id, the depth and the text's place
-/// and length identify an unchanged stack without reading the text. A stack without ids is
-/// compared by its text.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct StackIdentity {
-    innermost_scope_range_id: i64,
-    depth: usize,
-    text_ptr: usize,
-    text_len: usize,
-}
-
-impl StackIdentity {
-    /// An empty stack's.
-    const EMPTY: StackIdentity = StackIdentity {
-        innermost_scope_range_id: 0,
-        depth: 0,
-        text_ptr: 0,
-        text_len: 0,
-    };
-}
-
 /// One thread's state for one map: its log, and the annotation its last call resolved to.
 struct ThreadEntry {
     map_id: u64,
@@ -244,34 +222,12 @@ thread_local! {
     static THREAD_ENTRIES_OF_MAPS: ThreadEntries = const { ThreadEntries(RefCell::new(Vec::new())) };
 }
 
-/// A copy of the thread's most recently used [`ThreadEntry`], in the thread's `ThreadState`:
-/// what a call needs to see that it only extends the open run, without a second thread-local
-/// or a borrow flag. Cached only for a stack identified without its text (it has scope-range
-/// ids, or no text) whose annotation was stored. The copy's `open_last` is the newer one: the
-/// slow path writes it back to the entry before anything else.
-pub(crate) struct ThreadAnnotationCache {
-    /// The map of the copied entry; 0 (no map has it) when nothing is cached.
-    map_id: Cell<u64>,
-    /// The entry's log. Set only from an entry in this thread's [`ThreadEntries`], whose `Arc`
-    /// keeps the log alive; forgotten (`map_id` 0) before an entry can leave them.
-    log: Cell<*const ThreadAnnotationLog>,
-    epoch: Cell<u64>,
-    identity: Cell<StackIdentity>,
-    label_frame: Cell<u64>,
-    open_last: Cell<u64>,
-}
-
+/// The thread's copy of its most recently used [`ThreadEntry`] (layout in `thread_state`).
+/// Cached only for a stack identified without its text (it has scope-range ids, or no text)
+/// whose annotation was stored. The copy's `open_last` is the newer one: the slow path writes
+/// it back to the entry before anything else. Its `log` points into an entry of this thread's
+/// [`ThreadEntries`], forgotten before an entry can leave them.
 impl ThreadAnnotationCache {
-    #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
-    pub(crate) const EMPTY: ThreadAnnotationCache = ThreadAnnotationCache {
-        map_id: Cell::new(0),
-        log: Cell::new(std::ptr::null()),
-        epoch: Cell::new(0),
-        identity: Cell::new(StackIdentity::EMPTY),
-        label_frame: Cell::new(0),
-        open_last: Cell::new(0),
-    };
-
     fn forget(&self) {
         self.map_id.set(0);
         self.log.set(std::ptr::null());

@@ -5,7 +5,6 @@
 //! thread that enqueues the work, inside the HIP_STREAM SET window of the issuing HIP call. The
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
 //! where `record_decoder.rs` reads it back as `stream_id`.
-use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -13,7 +12,7 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::event::RocmTracerEvent;
 use crate::tracer::stream_stack;
-use crate::tracer::thread_state::{self, ThreadState};
+use crate::tracer::thread_state::{self, LastHipCall, ThreadState};
 
 /// Requests made on a thread that was in no HIP API call: HIP's worker thread
 /// under indirect dispatch, whose records carry correlation ids no API call has. Their
@@ -25,19 +24,14 @@ pub fn unattributed_requests() -> u64 {
     UNATTRIBUTED_REQUESTS.load(Ordering::Relaxed)
 }
 
-/// The internal correlation id of the last HIP API call this thread entered (0: none), a part
-/// of the thread's `ThreadState`. Internal correlation ids grow process-wide and a request
+/// The thread's `LastHipCall` (layout in `thread_state`): the internal correlation id of the
+/// last HIP API call it entered (0: none). Internal correlation ids grow process-wide and a request
 /// carries the id of the call whose work it stamps, so a request made on this thread with an
 /// id no newer than this one is made inside one of this thread's HIP calls (the innermost, or
 /// an outer one around a nested call). HIP's worker thread enters no HIP call, and work it
 /// submits later gets a fresh, newer id. Nothing is kept at EXIT: the HIP API EXIT callback
 /// does no work, and a call whose EXIT a stopped context never reported leaves nothing stale.
-pub(crate) struct LastHipCall(Cell<u64>);
-
 impl LastHipCall {
-    #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
-    pub(crate) const EMPTY: LastHipCall = LastHipCall(Cell::new(0));
-
     /// The main context's HIP API ENTER of call `correlation_id` on this thread.
     #[inline]
     pub(crate) fn enter(&self, correlation_id: u64) {

@@ -12,7 +12,7 @@
 //! thread-local, so the HIP path reads it without a lock; the label travels with the call's
 //! annotation in the thread's lock-free annotation log (`annotation.rs`), interned once per
 //! session, so an unchanged label costs the HIP path one read of the top frame.
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::ffi::{c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 use rocprofiler_sdk_sys as sys;
 
-use super::{instance, thread_state, Tracer, IN_BUFFER_CALLBACK};
+use super::thread_state::{self, InnermostRange};
+use super::{instance, Tracer, IN_BUFFER_CALLBACK};
 use crate::event::{EventDomain, EventSource, EventType, RocmTracerEvent};
 
 /// Bumped when a session starts and when it ends, so that a frame pushed outside a session, or
@@ -47,22 +48,11 @@ thread_local! {
     static STACK: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
 }
 
-/// What the HIP path needs of the thread's innermost range, kept beside the other hot-path
-/// state (`thread_state`) so that a HIP call reads no second thread-local: the id of the push
-/// that opened it (0 when the stack is empty or the range has no label) and the generation it
-/// was pushed in. Written by [`push`] and [`pop`] after every change of [`STACK`].
-pub(crate) struct InnermostRange {
-    frame: Cell<u64>,
-    generation: Cell<u64>,
-}
-
+/// What the HIP path needs of the thread's innermost range (layout in `thread_state`, so that a
+/// HIP call reads no second thread-local): the id of the push that opened it (0 when the stack
+/// is empty or the range has no label) and the generation it was pushed in. Written by
+/// [`push`] and [`pop`] after every change of [`STACK`].
 impl InnermostRange {
-    #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
-    pub(crate) const EMPTY: InnermostRange = InnermostRange {
-        frame: Cell::new(0),
-        generation: Cell::new(0),
-    };
-
     /// The push id of the thread's innermost range if it has a label and was pushed in the
     /// running session, else 0: the range [`with_current_label`] would give.
     #[inline]

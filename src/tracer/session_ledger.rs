@@ -15,13 +15,13 @@
 //! record that lands after its session ended (kernel records are emplaced by the SDK's signal
 //! handler a lag after the GPU finished, even after a synchronize) is recognized as such
 //! instead of being counted against the next session.
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::thread_state::{self, ThreadState};
+use super::thread_state::{self, ThreadRequests, ThreadState};
 
 /// Where a kernel or copy record belongs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -47,20 +47,7 @@ struct Stripe {
     max_id: AtomicU64,
 }
 
-/// One thread's requests, written by that thread alone: a load and a store each, no
-/// read-modify-write (no locked instruction) on the launching thread. Read by `disable()`.
-#[derive(Default)]
-#[repr(align(64))]
-struct ThreadRequests {
-    /// Requests this thread ever made through the ledger (only while a session runs).
-    requests: AtomicU64,
-    /// `requests` when the running (or last) session began: written by `begin`, while no
-    /// session runs, so no request moves it meanwhile.
-    at_begin: AtomicU64,
-    /// The largest correlation id this thread ever requested.
-    max_id: AtomicU64,
-}
-
+/// A thread's request counters (layout in `thread_state`).
 impl ThreadRequests {
     /// Owning thread only.
     #[inline]
@@ -78,24 +65,6 @@ impl ThreadRequests {
         let requests = self.requests.load(Ordering::Acquire);
         requests.saturating_sub(self.at_begin.load(Ordering::Relaxed))
     }
-}
-
-/// Where the calling thread's [`ThreadRequests`] for one ledger are, kept in the thread's
-/// `ThreadState` so that a request reaches them without a second thread-local.
-pub(crate) struct ThreadLedger {
-    /// The ledger whose counters `requests` are (0: none; ledgers' ids start at 1).
-    ledger_id: Cell<u64>,
-    /// Set only from an `Arc` in this thread's [`OwnedThreadRequests`], which keeps it alive;
-    /// forgotten before those go.
-    requests: Cell<*const ThreadRequests>,
-}
-
-impl ThreadLedger {
-    #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
-    pub(crate) const EMPTY: ThreadLedger = ThreadLedger {
-        ledger_id: Cell::new(0),
-        requests: Cell::new(std::ptr::null()),
-    };
 }
 
 /// This thread's counters, one per ledger it requested through.

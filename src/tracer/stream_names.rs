@@ -10,7 +10,6 @@
 //!
 //! A name belongs to the SDK stream id the handle had when it was named: a destroyed stream's
 //! address that HIP hands out again gets a new id at its CREATE, and no name until it is named.
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::{Arc, LazyLock};
@@ -19,7 +18,7 @@ use parking_lot::{Mutex, MutexGuard};
 use rocprofiler_sdk_sys as sys;
 
 use super::stream_notes::{StreamNote, StreamNotes};
-use super::thread_state::{self, ThreadState};
+use super::thread_state::{self, SeenReservedHandles, ThreadState, REMEMBERED_IDS};
 use crate::event::{StreamKind, StreamLabel};
 
 /// Longest name kept, in bytes; longer ones are cut at a character boundary.
@@ -74,23 +73,11 @@ fn note(note: StreamNote) {
     }
 }
 
-/// SDK ids remembered per reserved handle and thread. A reserved handle stands for one stream
-/// per device (the null stream of each GPU), so a thread alternating between GPUs sees
-/// several ids on one handle; with one remembered id it would take the lock on every call.
-const REMEMBERED_IDS: usize = 4;
-
-/// The SDK ids this thread saw for each reserved handle (row 0 null, 1 legacy, 2 per-thread;
-/// most recent first; `u64::MAX` = none), so a thread issuing many calls on them takes the lock
-/// only for an id it has not seen lately. Row 2's first id is also this thread's own
-/// `hipStreamPerThread`: each thread has its own, so a name given to handle 2 on this thread
-/// belongs to the stream it used last. A part of the thread's `ThreadState`.
-pub(crate) struct SeenReservedHandles(Cell<[[u64; REMEMBERED_IDS]; 3]>);
-
-impl SeenReservedHandles {
-    #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
-    pub(crate) const EMPTY: SeenReservedHandles =
-        SeenReservedHandles(Cell::new([[u64::MAX; REMEMBERED_IDS]; 3]));
-}
+// A reserved handle stands for one stream per device (the null stream of each GPU), so a
+// thread alternating between GPUs sees several ids on one handle: with one remembered id it
+// would take the lock on every call, hence `REMEMBERED_IDS` per handle. Row 2's first id is
+// also this thread's own `hipStreamPerThread`: each thread has its own, so a name given to
+// handle 2 on this thread belongs to the stream it used last.
 
 /// Moves `stream_id` to the front of `row`; whether it was not there (then the oldest id is
 /// forgotten).

@@ -15,18 +15,17 @@
 //! top until the extra entries are popped. A SET on a reserved handle (null, legacy,
 //! per-thread) is also noted for the lane labels (`stream_names`): a `try_lock` (never a
 //! wait) and a map insert only when the thread has not seen that handle with that id lately.
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
 
-use super::thread_state::{self, ThreadState};
+use super::thread_state::{self, ThreadStack, ThreadState};
 
 /// The stream id used before any SET: the null stream.
 pub(crate) const NULL_STREAM_ID: u64 = 0;
 
 /// Entries stored above the base null-stream entry.
-pub(crate) const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = thread_state::STREAM_STACK_DEPTH;
 
 /// SET EXITs that found only the base entry, over all threads. Rare by construction (it means
 /// a SET ENTER was missed, e.g. the stream context started inside a HIP call), so one relaxed
@@ -54,26 +53,8 @@ impl ThreadStreamStats {
     };
 }
 
-/// One thread's stack and its statistics (a part of [`ThreadState`]).
-pub(crate) struct ThreadStack {
-    /// Logical entries above the base, including any beyond `MAX_DEPTH` that are not stored.
-    depth: Cell<u64>,
-    entries: [Cell<u64>; MAX_DEPTH],
-    pushes: Cell<u64>,
-    unmatched_exits: Cell<u64>,
-    max_depth: Cell<u64>,
-}
-
+/// The stack's rules; its layout is `thread_state`'s.
 impl ThreadStack {
-    #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
-    pub(crate) const EMPTY: ThreadStack = ThreadStack {
-        depth: Cell::new(0),
-        entries: [const { Cell::new(NULL_STREAM_ID) }; MAX_DEPTH],
-        pushes: Cell::new(0),
-        unmatched_exits: Cell::new(0),
-        max_depth: Cell::new(1),
-    };
-
     /// The innermost stored entry, `None` at the base.
     #[inline]
     pub(crate) fn top(&self) -> Option<u64> {
