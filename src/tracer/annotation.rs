@@ -329,8 +329,9 @@ impl AnnotationMap {
     }
 
     /// [`AnnotationMap::add_bytes`] on the calling thread, whose state the caller holds: the
-    /// HIP API ENTER callback's one thread-local access serves this too.
-    #[inline]
+    /// HIP API ENTER callback's one thread-local access serves this too. Always inlined: the
+    /// fast path is a few compares and two stores, smaller than a call (measured with callgrind).
+    #[inline(always)]
     pub fn add_on_thread(
         &self,
         thread: &ThreadState,
