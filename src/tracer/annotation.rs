@@ -372,6 +372,10 @@ impl AnnotationMap {
         scope_range_ids: &[i64],
     ) {
         roctx::with_current_label(|label| {
+            if text.is_empty() && label.is_none() {
+                // The range's stack is gone (thread teardown) though the copy of its top is not.
+                return;
+            }
             let written = THREAD_ENTRIES_OF_MAPS.try_with(|entries| {
                 let Ok(mut entries) = entries.0.try_borrow_mut() else {
                     return false;

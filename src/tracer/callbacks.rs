@@ -181,7 +181,7 @@ pub(super) unsafe extern "C" fn hip_api_callback(
     if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API {
         return;
     }
-    // EXIT needs nothing: the call's requests came before it (`correlation::LastHipCall`).
+    // EXIT needs nothing: the call's requests came before its EXIT (`correlation::LastHipCall`).
     if record.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
         return;
     }
