@@ -6,6 +6,7 @@
 //     (bare: no annotation active; roctx: annotated and inside a ROCTx range)
 //   bench_harness SIDE LIBRARY drain EVENTS THREADS [XSPACE_PATH]
 //   bench_harness SIDE LIBRARY sdk CALLS XSPACE_PATH
+//   bench_harness SIDE LIBRARY stall CALLS THREADS
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -305,65 +306,93 @@ struct SimCopy {
   uint64_t duration_ns;
 };
 
-int run_sdk(const TracerSide& tracer, uint64_t calls, const char* xspace_path) {
+// The simulated HIP runtime's entry points the SDK benches call.
+struct SimHip {
   using SetDeviceFn = int (*)(uint32_t);
   using StreamCreateFn = int (*)(uint64_t*);
   using LaunchFn = int (*)(uint64_t, const SimLaunch*, uint64_t*);
   using CopyFn = int (*)(uint64_t, const SimCopy*, uint64_t*);
   using SyncFn = int (*)();
-  auto set_device = reinterpret_cast<SetDeviceFn>(sdk_symbol("rocsim_set_device"));
-  auto stream_create = reinterpret_cast<StreamCreateFn>(sdk_symbol("rocsim_stream_create"));
-  auto launch = reinterpret_cast<LaunchFn>(sdk_symbol("rocsim_launch_kernel"));
-  auto memcpy_async = reinterpret_cast<CopyFn>(sdk_symbol("rocsim_memcpy_async"));
-  auto device_synchronize = reinterpret_cast<SyncFn>(sdk_symbol("rocsim_device_synchronize"));
+  SetDeviceFn set_device = reinterpret_cast<SetDeviceFn>(sdk_symbol("rocsim_set_device"));
+  StreamCreateFn stream_create =
+      reinterpret_cast<StreamCreateFn>(sdk_symbol("rocsim_stream_create"));
+  LaunchFn launch = reinterpret_cast<LaunchFn>(sdk_symbol("rocsim_launch_kernel"));
+  CopyFn memcpy_async = reinterpret_cast<CopyFn>(sdk_symbol("rocsim_memcpy_async"));
+  SyncFn device_synchronize = reinterpret_cast<SyncFn>(sdk_symbol("rocsim_device_synchronize"));
+};
 
-  const WorkloadAgents agents = workload_agents();
-  const uint32_t num_gpus = static_cast<uint32_t>(agents.gpus.size());
-  // Streams are created while the tracer's stream context is active (SDK 1.0's stream map
-  // knows only those).
+// Four streams on every GPU, created while the tracer's stream context is active (SDK 1.0's
+// stream map knows only those); empty if the runtime refused one.
+std::vector<uint64_t> create_streams(const SimHip& hip, uint32_t num_gpus) {
   std::vector<uint64_t> streams;
   for (uint32_t device = 0; device < num_gpus; ++device) {
-    if (set_device(device) != 0) return 9;
+    if (hip.set_device(device) != 0) return {};
     for (int k = 0; k < 4; ++k) {
       uint64_t stream = 0;
-      if (stream_create(&stream) != 0) return 9;
+      if (hip.stream_create(&stream) != 0) return {};
       streams.push_back(stream);
     }
   }
-  if (tracer.enable() != 0) return 3;
-  tracer.push_annotation("jit_step");
-  const double cpu_start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+  return streams;
+}
+
+// One HIP thread's calls: kernels and every fourth call a copy, on the four streams of a GPU,
+// in runs of 64 calls per GPU as a program switches devices between steps (hipSetDevice is a
+// traced call too). With `count_in_call`, the thread counts itself in SdkDeliveries while it
+// is inside a call. Returns false if a call failed.
+bool issue_hip_calls(const SimHip& hip, const WorkloadAgents& agents,
+                     const std::vector<uint64_t>& streams, uint64_t calls, bool count_in_call) {
+  const uint32_t num_gpus = static_cast<uint32_t>(agents.gpus.size());
+  std::atomic<int>& in_call = sdk_deliveries().hip_threads_in_call;
   uint32_t current_device = num_gpus;  // none yet
   for (uint64_t i = 0; i < calls; ++i) {
-    // Runs of 64 calls per GPU, as a program switches devices between steps (hipSetDevice is
-    // a traced call too).
     const uint32_t device = static_cast<uint32_t>((i / 64) % num_gpus);
     const uint64_t stream = streams[4 * device + i % 4];
     if (device != current_device) {
-      set_device(device);
+      hip.set_device(device);
       current_device = device;
     }
     uint64_t corr = 0;
+    if (count_in_call) in_call.fetch_add(1, std::memory_order_relaxed);
     int status;
     if (i % 4 == 3) {
       SimCopy copy{(i / 4) % 2 == 0 ? 1u : 2u, 1 << 20, -1, -1, 2000};
-      status = memcpy_async(stream, &copy, &corr);
+      status = hip.memcpy_async(stream, &copy, &corr);
     } else {
       SimLaunch k{agents.kernels[device], {65536, 1, 1}, {256, 1, 1}, 0, 0, 1000};
-      status = launch(stream, &k, &corr);
+      status = hip.launch(stream, &k, &corr);
     }
+    if (count_in_call) in_call.fetch_sub(1, std::memory_order_relaxed);
     if (status != 0) {
       std::fprintf(stderr, "simulated HIP call %llu failed: %d\n",
                    static_cast<unsigned long long>(i), status);
-      return 9;
+      return false;
     }
   }
-  const double app_cpu_s = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
+  return true;
+}
+
+// Waits until every GPU is idle and the SDK has delivered every record.
+void drain_sim(const SimHip& hip, uint32_t num_gpus) {
   for (uint32_t device = 0; device < num_gpus; ++device) {
-    set_device(device);
-    device_synchronize();
+    hip.set_device(device);
+    hip.device_synchronize();
   }
   reinterpret_cast<void (*)()>(sdk_symbol("rocsim_wait_idle"))();
+}
+
+int run_sdk(const TracerSide& tracer, uint64_t calls, const char* xspace_path) {
+  const SimHip hip;
+  const WorkloadAgents agents = workload_agents();
+  const uint32_t num_gpus = static_cast<uint32_t>(agents.gpus.size());
+  const std::vector<uint64_t> streams = create_streams(hip, num_gpus);
+  if (streams.empty()) return 9;
+  if (tracer.enable() != 0) return 3;
+  tracer.push_annotation("jit_step");
+  const double cpu_start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+  if (!issue_hip_calls(hip, agents, streams, calls, false)) return 9;
+  const double app_cpu_s = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
+  drain_sim(hip, num_gpus);
   tracer.pop_annotation();
   const double export_start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
   if (tracer.disable() != 0) return 5;
@@ -383,6 +412,54 @@ int run_sdk(const TracerSide& tracer, uint64_t calls, const char* xspace_path) {
   return records >= 2 * calls ? 0 : 7;
 }
 
+// ---- stall: the application's wait for the buffer callback under one syncer per buffer ----
+// ROCm 7.1 and 7.2 hold one syncer per buffer while its callback runs, and every producer (each
+// HIP thread writing its API record, the completion thread writing kernel and copy records)
+// waits on it: the callback's time is the application's stall. run.sh runs this under the
+// simulator's `rocm = "7.1"` profile (`buffer_sync = "per-buffer"`). THREADS HIP threads, each
+// inside an annotation as XLA launches, share CALLS calls; the SDK delivers every record.
+// Reports the callback's time per record on the SDK's callback thread (CPU: the callback never
+// sleeps, so on an idle machine its wall time is its CPU time; wall is printed too) and how
+// many HIP threads were inside a call, held by the syncer, when each callback returned.
+int run_stall(const TracerSide& tracer, uint64_t calls, unsigned threads) {
+  const SimHip hip;
+  const WorkloadAgents agents = workload_agents();
+  const uint32_t num_gpus = static_cast<uint32_t>(agents.gpus.size());
+  const std::vector<uint64_t> streams = create_streams(hip, num_gpus);
+  if (streams.empty() || threads == 0) return 9;
+  if (tracer.enable() != 0) return 3;
+  const uint64_t per_thread = calls / threads;
+  std::atomic<bool> failed{false};
+  auto hip_thread = [&] {
+    tracer.push_annotation("jit_step");
+    if (!issue_hip_calls(hip, agents, streams, per_thread, true)) failed = true;
+    tracer.pop_annotation();
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(hip_thread);
+  for (auto& thread : pool) thread.join();
+  if (failed) return 9;
+  drain_sim(hip, num_gpus);
+  if (tracer.disable() != 0) return 5;
+  const SdkDeliveries& d = sdk_deliveries();
+  const uint64_t records = d.records.load();
+  const uint64_t callbacks = d.calls.load();
+  const double per_record = records == 0 ? 0.0 : 1.0 / static_cast<double>(records);
+  std::printf("stall_hip_threads=%u\n", threads);
+  std::printf("stall_calls=%llu\n", static_cast<unsigned long long>(per_thread * threads));
+  std::printf("stall_buffer_callbacks=%llu\n", static_cast<unsigned long long>(callbacks));
+  std::printf("stall_records=%llu\n", static_cast<unsigned long long>(records));
+  std::printf("stall_cpu_ns_per_record=%.1f\n", static_cast<double>(d.cpu_ns.load()) * per_record);
+  std::printf("stall_wall_ns_per_record=%.1f\n",
+              static_cast<double>(d.wall_ns.load()) * per_record);
+  std::printf("stall_waiting_threads_mean=%.2f\n",
+              callbacks == 0 ? 0.0
+                             : static_cast<double>(d.waiting_threads_sum.load()) /
+                                   static_cast<double>(callbacks));
+  std::printf("stall_waiting_threads_max=%d\n", d.waiting_threads_max.load());
+  return records >= 2 * per_thread * threads ? 0 : 7;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -390,8 +467,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: %s SIDE LIBRARY hotpath CALLS [bare|roctx]\n"
                  "       %s SIDE LIBRARY drain EVENTS THREADS [XSPACE_PATH]\n"
-                 "       %s SIDE LIBRARY sdk CALLS XSPACE_PATH\n",
-                 argv[0], argv[0], argv[0]);
+                 "       %s SIDE LIBRARY sdk CALLS XSPACE_PATH\n"
+                 "       %s SIDE LIBRARY stall CALLS THREADS\n",
+                 argv[0], argv[0], argv[0], argv[0]);
     return 2;
   }
   const TracerSide tracer = load_tracer_side(argv[1], argv[2]);
@@ -408,6 +486,10 @@ int main(int argc, char** argv) {
   }
   if (mode == "sdk" && argc >= 6) {
     return run_sdk(tracer, std::strtoull(argv[4], nullptr, 10), argv[5]);
+  }
+  if (mode == "stall" && argc >= 6) {
+    return run_stall(tracer, std::strtoull(argv[4], nullptr, 10),
+                     static_cast<unsigned>(std::strtoul(argv[5], nullptr, 10)));
   }
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;

@@ -21,9 +21,9 @@ SdkDeliveries& sdk_deliveries() {
 
 namespace {
 
-uint64_t thread_cpu_ns() {
+uint64_t clock_ns(clockid_t clock) {
   timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
@@ -46,10 +46,17 @@ void timed_buffer_callback(rocprofiler_context_id_t context, rocprofiler_buffer_
     if (g_buffer_callbacks[i].buffer == buffer.handle) callback = g_buffer_callbacks[i].callback;
   }
   if (callback == nullptr) return;
-  const uint64_t start = thread_cpu_ns();
+  const uint64_t start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  const uint64_t wall_start = clock_ns(CLOCK_MONOTONIC);
   callback(context, buffer, headers, num_headers, data, drop_count);
   SdkDeliveries& d = sdk_deliveries();
-  d.cpu_ns.fetch_add(thread_cpu_ns() - start, std::memory_order_relaxed);
+  d.cpu_ns.fetch_add(clock_ns(CLOCK_THREAD_CPUTIME_ID) - start, std::memory_order_relaxed);
+  d.wall_ns.fetch_add(clock_ns(CLOCK_MONOTONIC) - wall_start, std::memory_order_relaxed);
+  const int waiting = d.hip_threads_in_call.load(std::memory_order_relaxed);
+  d.waiting_threads_sum.fetch_add(static_cast<uint64_t>(waiting), std::memory_order_relaxed);
+  int max = d.waiting_threads_max.load(std::memory_order_relaxed);
+  while (waiting > max && !d.waiting_threads_max.compare_exchange_weak(max, waiting)) {
+  }
   d.records.fetch_add(num_headers, std::memory_order_relaxed);
   d.calls.fetch_add(1, std::memory_order_relaxed);
 }

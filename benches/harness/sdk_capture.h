@@ -33,6 +33,13 @@ struct SdkDeliveries {
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> records{0};
   std::atomic<uint64_t> cpu_ns{0};
+  std::atomic<uint64_t> wall_ns{0};
+  // The stall bench's HIP threads count themselves in and out of every traced call. When a
+  // callback returns, the ones still inside a call are the ones its syncer held: under ROCm
+  // 7.1's one syncer per buffer a producer cannot write its record while the callback runs.
+  std::atomic<int> hip_threads_in_call{0};
+  std::atomic<uint64_t> waiting_threads_sum{0};
+  std::atomic<int> waiting_threads_max{0};
 };
 
 SdkDeliveries& sdk_deliveries();

@@ -21,18 +21,23 @@ pub(super) struct ArrivalLog {
 }
 
 impl ArrivalLog {
+    #[inline]
     pub(crate) fn push(&mut self, event: RocmTracerEvent) {
+        if self
+            .chunks
+            .last()
+            .is_none_or(|chunk| chunk.len() >= CHUNK_LEN)
+        {
+            self.chunks.push(Vec::with_capacity(CHUNK_LEN));
+        }
+        let Some(chunk) = self.chunks.last_mut() else {
+            return;
+        };
         let (stored, roctx_range) = StoredEvent::from_event(event);
+        // The chunk has room, so the push cannot grow it.
+        chunk.push(stored);
         if let Some(range) = roctx_range {
             self.roctx_ranges.insert(self.len, range);
-        }
-        match self.chunks.last_mut() {
-            Some(chunk) if chunk.len() < CHUNK_LEN => chunk.push(stored),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK_LEN);
-                chunk.push(stored);
-                self.chunks.push(chunk);
-            }
         }
         self.len += 1;
     }

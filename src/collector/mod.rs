@@ -136,6 +136,7 @@ impl Collector {
 }
 
 impl CollectorState {
+    #[inline]
     fn add(&mut self, event: RocmTracerEvent, is_auxiliary: bool) {
         let max_callback_api_events = self.trace.options.max_callback_api_events;
         let max_activity_api_events = self.trace.options.max_activity_api_events;

@@ -48,6 +48,7 @@ fn unpack_direction(word: u32) -> Option<EventType> {
 }
 
 impl PackedDetails {
+    #[inline]
     pub(crate) fn pack(details: EventDetails) -> PackedDetails {
         let mut words = [0u32; 12];
         let kind = match details {
@@ -138,6 +139,7 @@ pub(super) struct StoredEvent {
 
 impl StoredEvent {
     /// Takes `event` apart; its `roctx_range` is returned for the caller to keep aside.
+    #[inline]
     pub(crate) fn from_event(event: RocmTracerEvent) -> (StoredEvent, Option<Arc<str>>) {
         let stored = StoredEvent {
             start_time_ns: event.start_time_ns,

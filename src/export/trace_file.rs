@@ -50,6 +50,36 @@ pub fn encode_xspace(space: &XSpace) -> Vec<u8> {
     space.encode_to_vec()
 }
 
+/// Writes the bytes of [`encode_xspace`] to `out` one field at a time, so that at most one
+/// plane's encoding is held besides the `XSpace` (a million-event trace is hundreds of MB
+/// encoded). Returns how many bytes were written.
+pub fn encode_xspace_to(space: &XSpace, out: &mut dyn std::io::Write) -> std::io::Result<u64> {
+    use prost::encoding::{message, string};
+    // prost writes a message's fields in tag order: planes (1), errors (2), warnings (3),
+    // hostnames (4); each repeated entry is a tagged, length-delimited field of its own.
+    let mut buffer = Vec::new();
+    let mut written = 0u64;
+    let mut flush = |buffer: &mut Vec<u8>| -> std::io::Result<()> {
+        out.write_all(buffer)?;
+        written += buffer.len() as u64;
+        buffer.clear();
+        Ok(())
+    };
+    for plane in &space.planes {
+        message::encode(1, plane, &mut buffer);
+        flush(&mut buffer)?;
+    }
+    for (tag, texts) in [
+        (2, &space.errors),
+        (3, &space.warnings),
+        (4, &space.hostnames),
+    ] {
+        string::encode_repeated(tag, texts, &mut buffer);
+        flush(&mut buffer)?;
+    }
+    Ok(written)
+}
+
 /// Decodes an `XSpace`. prost skips unknown fields, so bytes that decode to nothing at all
 /// (no plane, no message, no hostname) are rejected as not being a trace.
 pub fn read_xspace(bytes: &[u8]) -> Result<XSpace, TraceError> {
@@ -103,4 +133,42 @@ pub fn write_xspace(path: impl AsRef<Path>, space: &XSpace) -> Result<(), TraceE
         path: path.to_owned(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::xplane_proto::{XEvent, XLine, XPlane};
+
+    #[test]
+    fn writing_field_by_field_gives_the_bytes_of_one_encoding() {
+        let plane = |id: i64, events: usize| XPlane {
+            id,
+            name: format!("/device:GPU:{id}"),
+            lines: vec![XLine {
+                id: 7,
+                name: "Stream #0".to_owned(),
+                events: (0..events)
+                    .map(|i| XEvent {
+                        metadata_id: i as i64,
+                        duration_ps: 1000 + i as i64,
+                        ..XEvent::default()
+                    })
+                    .collect(),
+                ..XLine::default()
+            }],
+            ..XPlane::default()
+        };
+        let space = XSpace {
+            planes: vec![plane(0, 3), XPlane::default(), plane(1, 200)],
+            errors: vec!["an error".to_owned(), String::new()],
+            warnings: vec!["a warning".to_owned()],
+            hostnames: vec!["host".to_owned()],
+        };
+        let mut written = Vec::new();
+        let count = encode_xspace_to(&space, &mut written).unwrap();
+        assert_eq!(written, encode_xspace(&space));
+        assert_eq!(count, written.len() as u64);
+        assert_eq!(read_xspace(&written).unwrap(), space);
+    }
 }

@@ -76,7 +76,16 @@ impl Collector {
 
     /// The device lanes [`Collector::export`] with the same arguments writes.
     pub fn lanes(&self, end_gputime_ns: u64, options: &ExportOptions) -> Vec<Lane> {
-        self.with_collected(|trace| build_xspace_with_lanes(trace, end_gputime_ns, options).1)
+        self.export_with_lanes(end_gputime_ns, options).1
+    }
+
+    /// [`Collector::export`] and [`Collector::lanes`] from one build of the XSpace.
+    pub fn export_with_lanes(
+        &self,
+        end_gputime_ns: u64,
+        options: &ExportOptions,
+    ) -> (XSpace, Vec<Lane>) {
+        self.with_collected(|trace| build_xspace_with_lanes(trace, end_gputime_ns, options))
     }
 }
 

@@ -22,7 +22,6 @@ mod hip_devices;
 
 pub use hip_devices::{hip_device_order, VisibilityVariables};
 
-use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
 use std::fmt;
 
@@ -30,6 +29,7 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::gpu_agent::GpuAgentInfo;
 use crate::tracer::sdk::{self, SdkError};
+use crate::tracer::sdk_id_map::SdkIdMap;
 
 /// A copy of the SDK's agent struct.
 ///
@@ -183,7 +183,7 @@ struct AgentQuery {
 /// All agents by handle, and the GPUs HIP sees in HIP's device order.
 #[derive(Clone, Debug, Default)]
 pub struct Agents {
-    by_handle: HashMap<u64, AgentInfo>,
+    by_handle: SdkIdMap<AgentInfo>,
     gpus: Vec<AgentInfo>,
     hidden_gpus: usize,
 }

@@ -11,7 +11,7 @@ use super::record_decoder::DropCounts;
 use super::session_ledger::Attribution;
 use super::{copy_calls, hip_api, instance, thread_state, SdkSetup, Tracer, IN_BUFFER_CALLBACK};
 use crate::drop_reason::DropReason;
-use crate::event::{EventSource, RocmTracerEvent};
+use crate::event::EventSource;
 
 impl Tracer {
     /// # Safety
@@ -40,36 +40,40 @@ impl Tracer {
         session.sdk_dropped = session.sdk_dropped.saturating_add(new_sdk_drops);
         let mut late = 0u64;
         let annotations = &self.annotations;
-        let deliver = |batch: &mut Vec<_>, drops: &mut DropCounts, event: RocmTracerEvent| {
-            // The event is kept; only its annotation was lost, to the tracer's full map.
-            if event.annotation.is_none() && annotations.was_refused(event.correlation_id) {
-                drops.add(DropReason::AnnotationCapReached, 1);
-            }
-            batch.push(event);
-        };
-        let batch = &mut session.batch;
-        batch.reserve(num_headers);
+        let start_ns = session.start_ns;
         // SAFETY: forwarded from the buffer callback.
         unsafe {
-            decoder.for_each_record(headers, num_headers, |decoded| match decoded {
-                Err(reason) => drops.add(reason, 1),
-                Ok(event) => {
-                    let attribution = if event.source == EventSource::Activity {
-                        self.ledger.on_record(event.correlation_id)
-                    } else {
-                        Attribution::Unrequested
-                    };
-                    match attribution {
-                        Attribution::Current => deliver(batch, &mut drops, event),
-                        Attribution::EndedSession => late += 1,
-                        // HIP API records (and any activity no request announced) are
-                        // checked against the session start.
-                        Attribution::Unrequested if event.start_time_ns < session.start_ns => {
-                            drops.add(DropReason::PreviousSession, 1)
-                        }
-                        Attribution::Unrequested => deliver(batch, &mut drops, event),
+            decoder.decode_into(headers, num_headers, &mut session.batch, |decoded| {
+                let event = match decoded {
+                    Err(reason) => {
+                        drops.add(reason, 1);
+                        return false;
                     }
+                    Ok(event) => event,
+                };
+                let attribution = if event.source == EventSource::Activity {
+                    self.ledger.on_record(event.correlation_id)
+                } else {
+                    Attribution::Unrequested
+                };
+                match attribution {
+                    Attribution::EndedSession => {
+                        late += 1;
+                        return false;
+                    }
+                    // HIP API records (and any activity no request announced) are checked
+                    // against the session start.
+                    Attribution::Unrequested if event.start_time_ns < start_ns => {
+                        drops.add(DropReason::PreviousSession, 1);
+                        return false;
+                    }
+                    Attribution::Current | Attribution::Unrequested => {}
                 }
+                // The event is kept; only its annotation was lost, to the tracer's full map.
+                if event.annotation.is_none() && annotations.was_refused(event.correlation_id) {
+                    drops.add(DropReason::AnnotationCapReached, 1);
+                }
+                true
             })
         };
         self.late_records_of_ended_sessions

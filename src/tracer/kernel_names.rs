@@ -6,12 +6,13 @@
 //! in the buffer callback (docs/xla-interface.md#xla-edge-3); here both sides go through one `RwLock`, and a
 //! name is an `Arc<str>` shared by every event of that kernel. UNLOAD is ignored on purpose:
 //! buffer records of a kernel can arrive after its code object was unloaded.
-use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::Arc;
 
 use parking_lot::RwLock;
 use rocprofiler_sdk_sys as sys;
+
+use super::sdk_id_map::SdkIdMap;
 
 /// The name XLA gives a kernel whose symbol was never registered.
 pub(crate) const UNKNOWN_KERNEL_NAME: &str = "??";
@@ -29,7 +30,7 @@ pub struct KernelResources {
 
 #[derive(Default)]
 pub struct KernelNames {
-    names: RwLock<HashMap<u64, (Arc<str>, KernelResources)>>,
+    names: RwLock<SdkIdMap<(Arc<str>, KernelResources)>>,
 }
 
 impl KernelNames {

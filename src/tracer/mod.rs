@@ -31,6 +31,7 @@ pub(crate) mod record_decoder;
 pub(crate) mod registration;
 pub mod roctx;
 pub(crate) mod sdk;
+pub(crate) mod sdk_id_map;
 mod session;
 pub(crate) mod session_ledger;
 mod setup;

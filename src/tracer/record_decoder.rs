@@ -27,7 +27,7 @@ use crate::event::{
     RocmTracerEvent,
 };
 use crate::tracer::agents::Agents;
-use crate::tracer::annotation::AnnotationMap;
+use crate::tracer::annotation::{AnnotationMap, CallAnnotation};
 use crate::tracer::copy_calls::CopyCalls;
 use crate::tracer::hip_api::{self, HipApiNames, UNKNOWN_OP_NAME};
 use crate::tracer::kernel_names::{KernelNames, KernelResources, UNKNOWN_KERNEL_NAME};
@@ -80,19 +80,45 @@ pub struct RecordDecoder<'a> {
     pub session_start_ns: u64,
 }
 
-/// Reads a `T` whose first field is its `u64 size`, if that size covers all of `T`.
+/// Hands `read` the `T` at `payload` if the record's own `u64 size` covers all of `T` (else
+/// the record is truncated): in place when it is aligned (the SDK's records are; no copy of
+/// the record per event), else a copy of it.
 ///
 /// # Safety
 /// `payload` is non-null and points to at least `size` readable bytes, where `size` is the
-/// record's own first field (the SDK's guarantee for every buffer record).
-unsafe fn read_sized<T: Copy>(payload: *const std::ffi::c_void) -> Option<T> {
+/// record's own first field (the SDK's guarantee for every buffer record), valid during the
+/// call.
+#[inline(always)]
+unsafe fn with_sized<T: Copy>(
+    payload: *const std::ffi::c_void,
+    read: impl FnOnce(&T) -> Result<RocmTracerEvent, DropReason>,
+) -> Result<RocmTracerEvent, DropReason> {
     // SAFETY: every record starts with its u64 size.
     let size = unsafe { (payload as *const u64).read_unaligned() };
     if size < std::mem::size_of::<T>() as u64 {
-        return None;
+        return Err(DropReason::Truncated);
     }
-    // SAFETY: the record is at least size_of::<T>() bytes long.
-    Some(unsafe { (payload as *const T).read_unaligned() })
+    let record = payload.cast::<T>();
+    if record.is_aligned() {
+        // SAFETY: aligned, and at least size_of::<T>() readable bytes of a plain-data record
+        // that nothing writes while the callback runs.
+        read(unsafe { &*record })
+    } else {
+        // SAFETY: the record is at least size_of::<T>() bytes long.
+        read(&unsafe { record.read_unaligned() })
+    }
+}
+
+/// The name of a HIP API operation the SDK did not name, shared: no allocation per record.
+fn unknown_op_name() -> Arc<str> {
+    static NAME: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| Arc::from(UNKNOWN_OP_NAME)).clone()
+}
+
+/// The name of a kernel whose symbol was never registered, shared like [`unknown_op_name`].
+fn unknown_kernel_name() -> Arc<str> {
+    static NAME: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| Arc::from(UNKNOWN_KERNEL_NAME)).clone()
 }
 
 impl RecordDecoder<'_> {
@@ -147,6 +173,42 @@ impl RecordDecoder<'_> {
         }
     }
 
+    /// Decodes `num_headers` records straight into `batch` without the session-start check,
+    /// keeping each event only if `keep` says so once it is there (the tracer's attribution to
+    /// sessions); `keep` also sees every record that failed to decode. An event is moved once,
+    /// into `batch`, not passed along by value (at 192 bytes, each move is a `memcpy`).
+    ///
+    /// # Safety
+    /// As for [`RecordDecoder::decode_buffer`].
+    pub(crate) unsafe fn decode_into(
+        &self,
+        headers: *const *const sys::rocprofiler_record_header_t,
+        num_headers: usize,
+        batch: &mut Vec<RocmTracerEvent>,
+        mut keep: impl FnMut(Result<&RocmTracerEvent, DropReason>) -> bool,
+    ) {
+        if headers.is_null() || num_headers == 0 {
+            return;
+        }
+        // SAFETY: per this function's contract.
+        let headers = unsafe { std::slice::from_raw_parts(headers, num_headers) };
+        batch.reserve(headers.len());
+        for &header in headers {
+            // SAFETY: per this function's contract.
+            match unsafe { self.decode_record(header) } {
+                Ok(event) => {
+                    batch.push(event);
+                    if !batch.last().is_some_and(|event| keep(Ok(event))) {
+                        batch.pop();
+                    }
+                }
+                Err(reason) => {
+                    keep(Err(reason));
+                }
+            }
+        }
+    }
+
     /// # Safety
     /// As for [`RecordDecoder::decode_buffer`], for one header.
     pub(crate) unsafe fn decode(
@@ -165,6 +227,7 @@ impl RecordDecoder<'_> {
     ///
     /// # Safety
     /// As for [`RecordDecoder::decode_buffer`], for one header.
+    #[inline]
     pub(crate) unsafe fn decode_record(
         &self,
         header: *const sys::rocprofiler_record_header_t,
@@ -181,62 +244,67 @@ impl RecordDecoder<'_> {
             return Err(DropReason::UnsupportedCategory);
         }
         let payload = header.payload as *const std::ffi::c_void;
-        let event = match header.kind() {
+        match header.kind() {
             sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => {
                 // SAFETY: a non-null HIP API record.
-                let record = unsafe { read_sized(payload) }.ok_or(DropReason::Truncated)?;
-                self.hip_api_event(&record)
+                unsafe { with_sized(payload, |record| Ok(self.hip_api_event(record))) }
             }
             sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
+                let kernel = |record: &sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t| {
+                    if record.dispatch_info.size < sys::ROCPROFILER_KERNEL_DISPATCH_INFO_SIZE {
+                        return Err(DropReason::Truncated);
+                    }
+                    if !self
+                        .agents
+                        .is_visible_gpu(record.dispatch_info.agent_id.handle)
+                    {
+                        return Err(DropReason::NotVisibleGpu);
+                    }
+                    Ok(self.kernel_event(record))
+                };
                 // SAFETY: a non-null kernel dispatch record.
-                let record: sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t =
-                    unsafe { read_sized(payload) }.ok_or(DropReason::Truncated)?;
-                if record.dispatch_info.size < sys::ROCPROFILER_KERNEL_DISPATCH_INFO_SIZE {
-                    return Err(DropReason::Truncated);
-                }
-                if !self
-                    .agents
-                    .is_visible_gpu(record.dispatch_info.agent_id.handle)
-                {
-                    return Err(DropReason::NotVisibleGpu);
-                }
-                self.kernel_event(&record)
+                unsafe { with_sized(payload, kernel) }
             }
             sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
+                let copy = |record: &sys::rocprofiler_buffer_tracing_memory_copy_record_t| {
+                    let event = self.memcpy_event(record);
+                    let on_hidden_gpu = |handle: u64| {
+                        self.agents.is_gpu(handle) && !self.agents.is_visible_gpu(handle)
+                    };
+                    if event.device_id == RocmTracerEvent::INVALID_DEVICE_ID
+                        && (on_hidden_gpu(record.src_agent_id.handle)
+                            || on_hidden_gpu(record.dst_agent_id.handle))
+                    {
+                        return Err(DropReason::NotVisibleGpu);
+                    }
+                    Ok(event)
+                };
                 // SAFETY: a non-null memory copy record.
-                let record: sys::rocprofiler_buffer_tracing_memory_copy_record_t =
-                    unsafe { read_sized(payload) }.ok_or(DropReason::Truncated)?;
-                let event = self.memcpy_event(&record);
-                let on_hidden_gpu =
-                    |handle: u64| self.agents.is_gpu(handle) && !self.agents.is_visible_gpu(handle);
-                if event.device_id == RocmTracerEvent::INVALID_DEVICE_ID
-                    && (on_hidden_gpu(record.src_agent_id.handle)
-                        || on_hidden_gpu(record.dst_agent_id.handle))
-                {
-                    return Err(DropReason::NotVisibleGpu);
-                }
-                event
+                unsafe { with_sized(payload, copy) }
             }
-            _ => return Err(DropReason::UnsupportedKind),
-        };
-        Ok(event)
+            _ => Err(DropReason::UnsupportedKind),
+        }
     }
 
-    fn annotate(&self, event: &mut RocmTracerEvent) {
-        let call = self.annotations.look_up_call(event.correlation_id);
-        event.annotation = call.annotation;
-        event.scope_range_id = call.scope_range_id;
-        event.roctx_range = call.roctx_label;
+    /// What the call of `correlation_id` ran under (annotation, scope range, ROCTx range).
+    fn call_annotation(&self, correlation_id: u64) -> CallAnnotation {
+        self.annotations.look_up_call(correlation_id)
     }
 
     /// XLA's `HipApiEvent`. Every non-copy API is typed `Kernel` (docs/xla-interface.md#xla-edge-2, kept: the
     /// collector keeps only API events with an activity counterpart anyway).
+    ///
+    /// The three events are built field by field, never from `RocmTracerEvent::default()`,
+    /// whose empty name is an allocation: one per record on the buffer thread.
+    #[inline]
     pub(crate) fn hip_api_event(
         &self,
         record: &sys::rocprofiler_buffer_tracing_hip_api_record_t,
     ) -> RocmTracerEvent {
         let is_copy = hip_api::is_copy_api(record.operation);
-        let mut event = RocmTracerEvent {
+        let correlation_id = record.correlation_id.internal;
+        let call = self.call_annotation(correlation_id);
+        RocmTracerEvent {
             event_type: if is_copy {
                 EventType::MemcpyOther
             } else {
@@ -248,17 +316,19 @@ impl RecordDecoder<'_> {
                 .hip_names
                 .name(record.operation)
                 .cloned()
-                .unwrap_or_else(|| Arc::from(UNKNOWN_OP_NAME)),
+                .unwrap_or_else(unknown_op_name),
+            annotation: call.annotation,
+            roctx_range: call.roctx_label,
             start_time_ns: record.start_timestamp,
             end_time_ns: record.end_timestamp,
             device_id: RocmTracerEvent::INVALID_DEVICE_ID,
-            correlation_id: record.correlation_id.internal,
+            correlation_id,
             thread_id: record.thread_id,
             stream_id: RocmTracerEvent::INVALID_STREAM_ID,
+            queue_id: 0,
+            scope_range_id: call.scope_range_id,
             details: if is_copy {
-                let call = self
-                    .copy_calls
-                    .and_then(|calls| calls.get(record.correlation_id.internal));
+                let call = self.copy_calls.and_then(|calls| calls.get(correlation_id));
                 EventDetails::Memcpy(MemcpyDetails {
                     num_bytes: call.map_or(0, |call| call.bytes),
                     call_direction: call.map(|call| call.direction),
@@ -267,10 +337,7 @@ impl RecordDecoder<'_> {
             } else {
                 EventDetails::Kernel(KernelDetails::default())
             },
-            ..RocmTracerEvent::default()
-        };
-        self.annotate(&mut event);
-        event
+        }
     }
 
     fn device_id_of_known_agent(&self, handle: u64) -> u32 {
@@ -284,29 +351,33 @@ impl RecordDecoder<'_> {
 
     /// XLA's `KernelEvent`: the stream is the external correlation value the request callback
     /// wrote; the HSA queue is kept apart in `queue_id`.
+    #[inline]
     pub(crate) fn kernel_event(
         &self,
         record: &sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t,
     ) -> RocmTracerEvent {
         let info = &record.dispatch_info;
+        let correlation_id = record.correlation_id.internal;
         let (name, resources) = self
             .kernel_names
             .symbol(info.kernel_id)
-            .unwrap_or_else(|| (Arc::from(UNKNOWN_KERNEL_NAME), KernelResources::default()));
-        let mut event = RocmTracerEvent {
-            event_type: EventType::Kernel,
-            source: EventSource::Activity,
-            domain: EventDomain::HipOps,
-            name,
-            start_time_ns: record.start_timestamp,
-            end_time_ns: record.end_timestamp,
-            device_id: self.device_id_of_known_agent(info.agent_id.handle),
-            correlation_id: record.correlation_id.internal,
-            thread_id: record.thread_id,
-            // SAFETY: every bit pattern is a valid u64; the request callback wrote `value`.
-            stream_id: unsafe { record.correlation_id.external.value },
-            queue_id: info.queue_id.handle,
-            details: EventDetails::Kernel(KernelDetails {
+            .unwrap_or_else(|| (unknown_kernel_name(), KernelResources::default()));
+        let device_id = self.device_id_of_known_agent(info.agent_id.handle);
+        // A copy HIP ran as a blit kernel carries its call's facts (size, direction), which
+        // the collector's copy rules name it by (`collector/copies.rs`).
+        let blit_call = if name.starts_with(BLIT_COPY_KERNEL_PREFIX) {
+            self.copy_calls.and_then(|calls| calls.get(correlation_id))
+        } else {
+            None
+        };
+        let details = match blit_call {
+            Some(call) => EventDetails::Memcpy(MemcpyDetails {
+                num_bytes: call.bytes,
+                destination: device_id,
+                call_direction: Some(call.direction),
+                ..MemcpyDetails::default()
+            }),
+            None => EventDetails::Kernel(KernelDetails {
                 private_segment_size: info.private_segment_size,
                 group_segment_size: info.group_segment_size,
                 workgroup_x: info.workgroup_size.x,
@@ -320,25 +391,26 @@ impl RecordDecoder<'_> {
                 sgpr_count: resources.sgpr_count,
                 static_group_segment_size: resources.group_segment_size,
             }),
-            ..RocmTracerEvent::default()
         };
-        // A copy HIP ran as a blit kernel carries its call's facts (size, direction), which
-        // the collector's copy rules name it by (`collector/copies.rs`).
-        if event.name.starts_with(BLIT_COPY_KERNEL_PREFIX) {
-            let call = self
-                .copy_calls
-                .and_then(|calls| calls.get(record.correlation_id.internal));
-            if let Some(call) = call {
-                event.details = EventDetails::Memcpy(MemcpyDetails {
-                    num_bytes: call.bytes,
-                    destination: event.device_id,
-                    call_direction: Some(call.direction),
-                    ..MemcpyDetails::default()
-                });
-            }
+        let call = self.call_annotation(correlation_id);
+        RocmTracerEvent {
+            event_type: EventType::Kernel,
+            source: EventSource::Activity,
+            domain: EventDomain::HipOps,
+            name,
+            annotation: call.annotation,
+            roctx_range: call.roctx_label,
+            start_time_ns: record.start_timestamp,
+            end_time_ns: record.end_timestamp,
+            device_id,
+            correlation_id,
+            thread_id: record.thread_id,
+            // SAFETY: every bit pattern is a valid u64; the request callback wrote `value`.
+            stream_id: unsafe { record.correlation_id.external.value },
+            queue_id: info.queue_id.handle,
+            scope_range_id: call.scope_range_id,
+            details,
         }
-        self.annotate(&mut event);
-        event
     }
 
     /// The device a copy is shown on: XLA's direction rules (docs/xla-interface.md#event-fields), first match wins; only
@@ -364,6 +436,7 @@ impl RecordDecoder<'_> {
     }
 
     /// XLA's `MemcpyEvent`.
+    #[inline]
     pub(crate) fn memcpy_event(
         &self,
         record: &sys::rocprofiler_buffer_tracing_memory_copy_record_t,
@@ -377,18 +450,24 @@ impl RecordDecoder<'_> {
         };
         let dst = record.dst_agent_id.handle;
         let src = record.src_agent_id.handle;
-        let mut event = RocmTracerEvent {
+        let correlation_id = record.correlation_id.internal;
+        let call = self.call_annotation(correlation_id);
+        RocmTracerEvent {
             event_type,
             source: EventSource::Activity,
             domain: EventDomain::HipOps,
             name: event_type.shared_name(),
+            annotation: call.annotation,
+            roctx_range: call.roctx_label,
             start_time_ns: record.start_timestamp,
             end_time_ns: record.end_timestamp,
             device_id: self.memcpy_device_id(event_type, src, dst),
-            correlation_id: record.correlation_id.internal,
+            correlation_id,
             thread_id: record.thread_id,
             // SAFETY: every bit pattern is a valid u64; the request callback wrote `value`.
             stream_id: unsafe { record.correlation_id.external.value },
+            queue_id: 0,
+            scope_range_id: call.scope_range_id,
             details: EventDetails::Memcpy(MemcpyDetails {
                 num_bytes: record.bytes,
                 // XLA's truncation of the destination handle (docs/xla-interface.md#xla-edge-7), kept for
@@ -397,14 +476,11 @@ impl RecordDecoder<'_> {
                 is_async: false,
                 call_direction: self
                     .copy_calls
-                    .and_then(|calls| calls.get(record.correlation_id.internal))
+                    .and_then(|calls| calls.get(correlation_id))
                     .map(|call| call.direction),
                 ..MemcpyDetails::default()
             }),
-            ..RocmTracerEvent::default()
-        };
-        self.annotate(&mut event);
-        event
+        }
     }
 }
 

@@ -83,8 +83,12 @@ pub fn memset_calls(space: &XSpace) -> HashSet<u64> {
 }
 
 fn is_memset_kernel(plane: &XPlane, event: &XEvent, memset_calls: &HashSet<u64>) -> bool {
-    event_name(plane, event).starts_with(FILL_KERNEL_PREFIX)
-        || stat_text(plane, event, "correlation_id")
+    if event_name(plane, event).starts_with(FILL_KERNEL_PREFIX) {
+        return true;
+    }
+    // Reading the id costs more than the rest of the kind: skipped when no call could match.
+    !memset_calls.is_empty()
+        && stat_text(plane, event, "correlation_id")
             .and_then(|text| text.parse::<u64>().ok())
             .is_some_and(|id| memset_calls.contains(&id))
 }

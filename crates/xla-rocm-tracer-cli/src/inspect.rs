@@ -195,16 +195,24 @@ impl DeviceTotals {
     pub fn of_spaces(spaces: &[XSpace]) -> DeviceTotals {
         let mut totals = DeviceTotals::default();
         for space in spaces {
-            let memsets = memset_calls(space);
-            for plane in &space.planes {
-                totals.add_plane(plane, &memsets);
-            }
+            totals.add_space(space);
         }
         totals
     }
 
-    fn add_plane(&mut self, plane: &XPlane, memsets: &HashSet<u64>) {
-        let summary = summarize_plane(plane, memsets);
+    /// Adds one more trace's device planes.
+    pub fn add_space(&mut self, space: &XSpace) {
+        self.add_summaries(&summarize(space));
+    }
+
+    /// Adds one more trace's device planes, from their [`summarize`]d form.
+    pub fn add_summaries(&mut self, summaries: &[PlaneSummary]) {
+        for summary in summaries {
+            self.add_plane(summary);
+        }
+    }
+
+    fn add_plane(&mut self, summary: &PlaneSummary) {
         if !summary.is_device {
             return;
         }
@@ -258,18 +266,29 @@ impl DeviceTotals {
     }
 }
 
+/// Every plane's summary, in plane order: what [`render_summarized`] and
+/// [`DeviceTotals::add_summaries`] read (summarizing a million-event trace takes a while, so a
+/// caller needing both summarizes once).
+pub fn summarize(space: &XSpace) -> Vec<PlaneSummary> {
+    let memsets = memset_calls(space);
+    space
+        .planes
+        .iter()
+        .map(|plane| summarize_plane(plane, &memsets))
+        .collect()
+}
+
 pub fn render(space: &XSpace, source: &str) -> String {
+    render_summarized(space, &summarize(space), source)
+}
+
+/// [`render`] with the space's [`summarize`]d planes.
+pub fn render_summarized(space: &XSpace, summaries: &[PlaneSummary], source: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "trace: {}", printable(source));
     if !space.hostnames.is_empty() {
         let _ = writeln!(out, "hosts: {}", printable(&space.hostnames.join(", ")));
     }
-    let memsets = memset_calls(space);
-    let summaries: Vec<PlaneSummary> = space
-        .planes
-        .iter()
-        .map(|plane| summarize_plane(plane, &memsets))
-        .collect();
     // Times are shown from the trace start (its earliest event), not as epoch nanoseconds.
     let trace_start = summaries
         .iter()
@@ -285,7 +304,7 @@ pub fn render(space: &XSpace, source: &str) -> String {
         );
     }
     let mut device_span = None;
-    for (plane, summary) in space.planes.iter().zip(&summaries) {
+    for (plane, summary) in space.planes.iter().zip(summaries) {
         let events: u64 = summary.lanes.iter().map(|lane| lane.events).sum();
         if summary.name == SCOPE_RANGE_TREE_PLANE_NAME {
             // XLA's own bookkeeping, not a timeline: say what it is instead of listing it.

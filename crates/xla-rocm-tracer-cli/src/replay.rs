@@ -30,7 +30,9 @@ use anyhow::{bail, Context, Result};
 use rocprofiler_sdk_sim::machine::{machine, Machine};
 use rocprofiler_sdk_sim::scenario::{self, ReplayHooks};
 use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
-use xla_rocm_tracer::export::{encode_xspace, merge_host_api_plane, ExportOptions, GroupBy, Lane};
+use xla_rocm_tracer::export::{
+    encode_xspace_to, merge_host_api_plane, ExportOptions, GroupBy, Lane,
+};
 use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
@@ -499,24 +501,43 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         cuda_style_line_names: args.cuda_style_lanes,
         group_by,
     };
+    // One session at a time: its collector's events are dropped once its XSpace is built, and
+    // the XSpace once written and summarized, so a long replay never holds two copies of a
+    // trace. The traces are written before anything is printed: a reader that stops early
+    // (`| head`) must not cost the trace.
     let collectors = std::mem::take(&mut sessions.state().ended);
-    let spaces: Vec<_> = collectors
-        .iter()
-        .map(|collector| {
-            let mut space = collector.export(Tracer::timestamp(), &options);
-            merge_host_api_plane(&mut space);
-            space
-        })
-        .collect();
-
-    // The traces are written before anything is printed: a reader that stops early (`| head`)
-    // must not cost the trace.
-    let count = spaces.len();
-    let mut written = Vec::with_capacity(count);
-    for (space, output) in spaces.iter().zip(&outputs) {
-        let bytes = encode_xspace(space);
-        output.write(|out| out.write_all(&bytes))?;
-        written.push((output.shown().to_path_buf(), bytes.len() as u64));
+    let count = collectors.len();
+    let mut totals = inspect::DeviceTotals::default();
+    let mut sections = Vec::with_capacity(count);
+    for (index, (collector, output)) in collectors.into_iter().zip(&outputs).enumerate() {
+        let (mut space, lanes) = collector.export_with_lanes(Tracer::timestamp(), &options);
+        drop(collector);
+        merge_host_api_plane(&mut space);
+        let mut size = 0;
+        output.write(|out| {
+            size = encode_xspace_to(&space, out)?;
+            Ok(())
+        })?;
+        // Kernels, copies and memsets are counted as the trace shows them (device planes of
+        // every session), so that the summary and the trace agree.
+        let summaries = inspect::summarize(&space);
+        totals.add_summaries(&summaries);
+        let number = index + 1;
+        let mut title = format!("replay of {}", path.display());
+        if !whole_replay {
+            title.push_str(&format!(", session {number} of {count}"));
+            if exited_while_tracing && number == count {
+                title.push_str(" (still enabled at exit)");
+            }
+        }
+        let mut section = inspect::render_summarized(&space, &summaries, &title);
+        section.push_str(&scenario_stream_lines(&summary, &lanes));
+        section.push_str(&format!(
+            "\nwrote {} ({})\n",
+            output.shown().display(),
+            inspect::format_bytes(size)
+        ));
+        sections.push(section);
     }
 
     let copy_calls: u64 = summary.copies.values().sum();
@@ -539,38 +560,10 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         copies,
         plural(summary.annotations, "annotated step", "annotated steps")
     );
-    // Kernels, copies and memsets are counted as the trace shows them (device planes of every
-    // session), so that the summary and the trace agree.
-    let totals = inspect::DeviceTotals::of_spaces(&spaces);
     // A same-GPU device-to-device copy runs as a blit kernel, whose event carries the copy's
     // size and memory kinds: it is counted as the copy (docs/xla-interface.md#copy-apis).
     report.push_str(&format!("the trace shows {}\n\n", totals.describe()));
-    for (index, space) in spaces.iter().enumerate() {
-        let number = index + 1;
-        let mut title = format!("replay of {}", path.display());
-        if !whole_replay {
-            title.push_str(&format!(", session {number} of {count}"));
-            if exited_while_tracing && number == count {
-                title.push_str(" (still enabled at exit)");
-            }
-        }
-        if index > 0 {
-            report.push('\n');
-        }
-        report.push_str(&inspect::render(space, &title));
-        if let Some(collector) = collectors.get(index) {
-            report.push_str(&scenario_stream_lines(
-                &summary,
-                &collector.lanes(Tracer::timestamp(), &options),
-            ));
-        }
-        let (file, size) = &written[index];
-        report.push_str(&format!(
-            "\nwrote {} ({})\n",
-            file.display(),
-            inspect::format_bytes(*size)
-        ));
-    }
+    report.push_str(&sections.join("\n"));
     // A trace written to standard output keeps it to itself: the summary goes to stderr.
     if outputs.iter().any(output::Output::is_stdout) {
         eprint!("{report}");

@@ -333,3 +333,92 @@ fn malformed_and_stale_records_are_counted_drops() {
     assert_eq!(drops.get(DropReason::UnsupportedCategory), 1);
     assert_eq!(drops.get(DropReason::UnsupportedKind), 1);
 }
+
+#[test]
+fn a_record_at_an_unaligned_address_decodes_as_an_aligned_one() {
+    let fixture = Fixture::new();
+    fixture.annotations.add(12, "step_3", &[5, 6]);
+    let decoder = fixture.decoder(0);
+    let record = kernel_record();
+    let size = std::mem::size_of_val(&record);
+    // Eight-aligned storage with the record copied one byte in: an unaligned payload.
+    let mut storage = vec![0u64; size / 8 + 2];
+    let unaligned = storage.as_mut_ptr().cast::<u8>().wrapping_add(1);
+    // SAFETY: `storage` has room for `size` bytes after its first byte; plain data.
+    unsafe { std::ptr::copy_nonoverlapping(&record as *const _ as *const u8, unaligned, size) };
+    let kind = sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+    let tracing = sys::ROCPROFILER_BUFFER_CATEGORY_TRACING;
+    let headers = [
+        crafted::header(
+            tracing,
+            kind,
+            &record as *const _ as *const std::ffi::c_void,
+        ),
+        crafted::header(tracing, kind, unaligned as *const std::ffi::c_void),
+    ];
+    let pointers: Vec<*const sys::rocprofiler_record_header_t> =
+        headers.iter().map(|h| h as *const _).collect();
+    let mut events = Vec::new();
+    let mut drops = DropCounts::default();
+    // SAFETY: the headers, the record and `storage` live until the end of the test.
+    unsafe { decoder.decode_buffer(pointers.as_ptr(), pointers.len(), &mut events, &mut drops) };
+    assert!(drops.is_empty());
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0], events[1]);
+    assert_eq!(events[1].annotation.as_deref(), Some("step_3"));
+}
+
+#[test]
+fn decode_into_keeps_what_keep_accepts_and_reports_the_rest() {
+    let fixture = Fixture::new();
+    let decoder = fixture.decoder(0);
+    let copy = copy_record(sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE, CPU, GPU0);
+    let kernel = kernel_record();
+    let tracing = sys::ROCPROFILER_BUFFER_CATEGORY_TRACING;
+    let headers = [
+        crafted::header(
+            tracing,
+            sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+            &copy as *const _ as *const std::ffi::c_void,
+        ),
+        crafted::header(
+            tracing,
+            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+            &kernel as *const _ as *const std::ffi::c_void,
+        ),
+        crafted::header(
+            tracing,
+            sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+            std::ptr::null(),
+        ),
+    ];
+    let pointers: Vec<*const sys::rocprofiler_record_header_t> =
+        headers.iter().map(|h| h as *const _).collect();
+    // A batch that already holds an event keeps it.
+    let mut batch = vec![RocmTracerEvent::default()];
+    let (mut seen, mut failed) = (Vec::new(), Vec::new());
+    // SAFETY: the headers and records live until the end of the test.
+    unsafe {
+        decoder.decode_into(
+            pointers.as_ptr(),
+            pointers.len(),
+            &mut batch,
+            |decoded| match decoded {
+                Ok(event) => {
+                    seen.push(event.event_type);
+                    event.event_type == EventType::Kernel
+                }
+                Err(reason) => {
+                    failed.push(reason);
+                    false
+                }
+            },
+        )
+    };
+    assert_eq!(seen, [EventType::MemcpyH2D, EventType::Kernel]);
+    assert_eq!(failed, [DropReason::NullRecord]);
+    assert_eq!(batch.len(), 2);
+    assert_eq!(batch[0], RocmTracerEvent::default());
+    assert_eq!(batch[1].event_type, EventType::Kernel);
+    assert_eq!(batch[1].correlation_id, 12);
+}
