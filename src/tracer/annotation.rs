@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap;
 
 use super::annotation_log::{Run, ThreadAnnotationLog};
 use super::roctx;
+use super::thread_state::{self, StackIdentity, ThreadAnnotationCache, ThreadState};
 
 /// XLA's `ScopeRangeIdTree`: child scope-range id -> parent id.
 pub type ScopeRangeIdTree = HashMap<i64, i64>;
@@ -161,18 +162,6 @@ pub struct CallAnnotation {
     pub roctx_label: Option<Arc<str>>,
 }
 
-/// How a thread's annotation stack looked when its cache entry was filled: tsl gives every
-/// pushed scope a fresh scope-range id, so the innermost id, the depth and the text's place
-/// and length identify an unchanged stack without reading the text. A stack without ids is
-/// compared by its text.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct StackIdentity {
-    innermost_scope_range_id: i64,
-    depth: usize,
-    text_ptr: usize,
-    text_len: usize,
-}
-
 /// One thread's state for one map: its log, and the annotation its last call resolved to.
 struct ThreadEntry {
     map_id: u64,
@@ -192,14 +181,6 @@ struct ThreadEntry {
 }
 
 impl ThreadEntry {
-    /// The call follows the thread's last one in its open run, and that run's annotation was
-    /// stored (a refused one is counted per call, in `write`).
-    #[inline]
-    fn extends_open_run(&self, correlation_id: u64) -> bool {
-        self.open_last.and_then(|last| last.checked_add(1)) == Some(correlation_id)
-            && self.string & 0xffff_ffff != REFUSED
-    }
-
     #[inline]
     fn matches(&self, epoch: u64, text: &[u8], scope_range_ids: &[i64], label_frame: u64) -> bool {
         self.epoch == epoch
@@ -227,8 +208,57 @@ fn identity_of(text: &[u8], scope_range_ids: &[i64]) -> StackIdentity {
 /// more).
 const THREAD_ENTRIES: usize = 4;
 
+/// This thread's entries, one per map it recorded into; they own the thread's logs.
+struct ThreadEntries(RefCell<Vec<ThreadEntry>>);
+
+impl Drop for ThreadEntries {
+    fn drop(&mut self) {
+        // The logs may go with the entries: the fast copy must not point at one any more.
+        thread_state::with(|thread| thread.annotation.forget());
+    }
+}
+
 thread_local! {
-    static THREAD_ENTRIES_OF_MAPS: RefCell<Vec<ThreadEntry>> = const { RefCell::new(Vec::new()) };
+    static THREAD_ENTRIES_OF_MAPS: ThreadEntries = const { ThreadEntries(RefCell::new(Vec::new())) };
+}
+
+/// The thread's copy of its most recently used [`ThreadEntry`] (layout in `thread_state`).
+/// Cached only for a stack identified without its text (it has scope-range ids, or no text)
+/// whose annotation was stored. The copy's `open_last` is the newer one: the slow path writes
+/// it back to the entry before anything else. Its `log` points into an entry of this thread's
+/// [`ThreadEntries`], forgotten before an entry can leave them.
+impl ThreadAnnotationCache {
+    fn forget(&self) {
+        self.map_id.set(0);
+        self.log.set(std::ptr::null());
+    }
+
+    /// The cached entry's open run, newer than the entry's own, back into it.
+    fn write_back(&self, entries: &mut [ThreadEntry]) {
+        let map_id = self.map_id.get();
+        if map_id == 0 {
+            return;
+        }
+        if let Some(entry) = entries.iter_mut().find(|entry| entry.map_id == map_id) {
+            entry.open_last = Some(self.open_last.get());
+        }
+    }
+
+    /// Copies `entry` if a call can extend its open run from the copy alone.
+    fn copy(&self, entry: &ThreadEntry) {
+        let identified = entry.identity.depth > 0 || entry.identity.text_len == 0;
+        match entry.open_last {
+            Some(open_last) if identified && entry.string & 0xffff_ffff != REFUSED => {
+                self.map_id.set(entry.map_id);
+                self.log.set(Arc::as_ptr(&entry.log));
+                self.epoch.set(entry.epoch);
+                self.identity.set(entry.identity);
+                self.label_frame.set(entry.label_frame);
+                self.open_last.set(open_last);
+            }
+            _ => self.forget(),
+        }
+    }
 }
 
 static NEXT_MAP_ID: AtomicU64 = AtomicU64::new(1);
@@ -288,64 +318,101 @@ impl AnnotationMap {
     /// increase, as the SDK's do. The thread's innermost ROCTx range label of the session is
     /// recorded with the call too (an empty text with a label still records the label).
     pub fn add_bytes(&self, correlation_id: u64, text: &[u8], scope_range_ids: &[i64]) {
-        roctx::with_current_label(|label| {
-            self.add_with_label(correlation_id, text, scope_range_ids, label)
-        })
+        let added = thread_state::with(|thread| {
+            self.add_on_thread(thread, correlation_id, text, scope_range_ids)
+        });
+        if added.is_none() {
+            roctx::with_current_label(|label| {
+                self.add_without_thread_entry(correlation_id, text, scope_range_ids, label)
+            });
+        }
     }
 
-    fn add_with_label(
+    /// [`AnnotationMap::add_bytes`] on the calling thread, whose state the caller holds: the
+    /// HIP API ENTER callback's one thread-local access serves this too. Always inlined: the
+    /// fast path is a few compares and two stores, smaller than a call (measured with callgrind).
+    #[inline(always)]
+    pub fn add_on_thread(
         &self,
+        thread: &ThreadState,
         correlation_id: u64,
         text: &[u8],
         scope_range_ids: &[i64],
-        label: Option<(u64, &Arc<str>)>,
     ) {
-        if text.is_empty() && label.is_none() {
+        let label_frame = thread.roctx.labelled_frame();
+        if text.is_empty() && label_frame == 0 {
             return;
         }
-        let label_frame = label.map_or(0, |(frame, _)| frame);
-        let epoch = self.cache_epoch.load(Ordering::Acquire);
-        let written = THREAD_ENTRIES_OF_MAPS.try_with(|entries| {
-            let Ok(mut entries) = entries.try_borrow_mut() else {
-                return false;
-            };
-            // The common case, kept small: this thread's stack and session are unchanged and
-            // the call follows the thread's last one, so it only extends the open run.
-            if let Some(entry) = entries.first_mut() {
-                if entry.map_id == self.id
-                    && entry.extends_open_run(correlation_id)
-                    && entry.matches(epoch, text, scope_range_ids, label_frame)
-                {
-                    entry.log.extend_newest(correlation_id);
-                    entry.open_last = Some(correlation_id);
-                    return true;
-                }
-            }
-            self.add_changed(
-                &mut entries,
-                epoch,
-                correlation_id,
-                (text, scope_range_ids),
-                label,
-            );
-            true
-        });
-        if written != Ok(true) {
-            self.add_without_thread_entry(correlation_id, text, scope_range_ids, label);
+        // The common case, kept small: this thread's stack, range and session are unchanged
+        // and the call follows the thread's last one, so it only extends the open run.
+        let cache = &thread.annotation;
+        if cache.map_id.get() == self.id
+            && cache.open_last.get().checked_add(1) == Some(correlation_id)
+            && cache.epoch.get() == self.cache_epoch.load(Ordering::Acquire)
+            && cache.label_frame.get() == label_frame
+            && cache.identity.get() == identity_of(text, scope_range_ids)
+        {
+            // SAFETY: a non-zero `map_id` means `log` points at the log of an entry still in
+            // this thread's `ThreadEntries` (see `ThreadAnnotationCache::log`), alive.
+            unsafe { &*cache.log.get() }.extend_newest(correlation_id);
+            cache.open_last.set(correlation_id);
+            return;
         }
+        self.add_on_thread_changed(thread, correlation_id, text, scope_range_ids);
     }
 
-    /// [`AnnotationMap::add_bytes`] when the stack, the session or the run changed.
+    /// [`AnnotationMap::add_on_thread`] when the cached copy does not cover the call.
     #[cold]
     #[inline(never)]
-    fn add_changed(
+    fn add_on_thread_changed(
         &self,
-        entries: &mut Vec<ThreadEntry>,
+        thread: &ThreadState,
+        correlation_id: u64,
+        text: &[u8],
+        scope_range_ids: &[i64],
+    ) {
+        roctx::with_current_label(|label| {
+            if text.is_empty() && label.is_none() {
+                // The range's stack is gone (thread teardown) though the copy of its top is not.
+                return;
+            }
+            let written = THREAD_ENTRIES_OF_MAPS.try_with(|entries| {
+                let Ok(mut entries) = entries.0.try_borrow_mut() else {
+                    return false;
+                };
+                let cache = &thread.annotation;
+                cache.write_back(&mut entries);
+                // `add_changed` may drop an entry (and its log).
+                cache.forget();
+                let epoch = self.cache_epoch.load(Ordering::Acquire);
+                let entry = self.add_changed(
+                    &mut entries,
+                    epoch,
+                    correlation_id,
+                    (text, scope_range_ids),
+                    label,
+                );
+                cache.copy(entry);
+                true
+            });
+            if written != Ok(true) {
+                self.add_without_thread_entry(correlation_id, text, scope_range_ids, label);
+            }
+        })
+    }
+
+    /// A call of this thread whose stack, range, session or run changed: found or made its
+    /// entry, resolved it again if needed, written the call.
+    #[cold]
+    #[inline(never)]
+    fn add_changed<'e>(
+        &self,
+        entries: &'e mut Vec<ThreadEntry>,
         epoch: u64,
         correlation_id: u64,
         (text, scope_range_ids): (&[u8], &[i64]),
         label: Option<(u64, &Arc<str>)>,
-    ) {
+    ) -> &'e ThreadEntry {
         let entry = match entries.iter().position(|e| e.map_id == self.id) {
             Some(position) => &mut entries[position],
             None => {
@@ -362,6 +429,7 @@ impl AnnotationMap {
             self.resolve(entry, epoch, (text, scope_range_ids), label);
         }
         self.write(entry, correlation_id);
+        entry
     }
 
     /// No thread-local (the thread is exiting) or a re-entrant call: a run of one call,
@@ -576,12 +644,29 @@ pub trait AnnotationSource: Send + Sync {
     /// scope-range ids, outermost first.
     fn with_current(&self, f: &mut dyn FnMut(&str, &[i64]));
 
+    /// Records the calling thread's annotation under `correlation_id` (see
+    /// [`AnnotationSource::record_on_thread`]).
+    fn record(&self, correlation_id: u64, map: &AnnotationMap) {
+        if thread_state::with(|thread| self.record_on_thread(correlation_id, map, thread)).is_none()
+        {
+            self.with_current(&mut |annotation, scope_range_ids| {
+                map.add(correlation_id, annotation, scope_range_ids)
+            });
+        }
+    }
+
     /// Records the calling thread's annotation under `correlation_id`: by default into the
     /// tracer's `map`; a source with its own store (the C++ shim's, whose XLA callers read
-    /// `RocmTracer::annotation_map()`) overrides it.
-    fn record(&self, correlation_id: u64, map: &AnnotationMap) {
+    /// `RocmTracer::annotation_map()`) overrides it. `thread` is the calling thread's tracer
+    /// state, which the HIP API callback already holds (one thread-local access per callback).
+    fn record_on_thread(&self, correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
         self.with_current(&mut |annotation, scope_range_ids| {
-            map.add(correlation_id, annotation, scope_range_ids)
+            map.add_on_thread(
+                thread,
+                correlation_id,
+                annotation.as_bytes(),
+                scope_range_ids,
+            )
         });
     }
 
@@ -775,6 +860,36 @@ mod tests {
         map.add(5, "y", &[5]);
         assert_eq!(map.look_up(5).as_deref(), Some("y"));
         assert_eq!(map.len(), 1);
+    }
+
+    #[test]
+    fn a_thread_alternating_between_maps_keeps_each_run_in_its_own_map() {
+        std::thread::spawn(|| {
+            let (first, second) = (AnnotationMap::new(10), AnnotationMap::new(10));
+            // The thread's fast copy follows one map at a time; its open run goes back to
+            // that map's entry when the other map is written.
+            for id in 1..=6u64 {
+                first.add(id * 10, "one", &[1]);
+                first.add(id * 10 + 1, "one", &[1]);
+                second.add(id * 10 + 2, "two", &[2]);
+            }
+            for id in 1..=6u64 {
+                assert_eq!(first.look_up(id * 10).as_deref(), Some("one"));
+                assert_eq!(first.look_up(id * 10 + 1).as_deref(), Some("one"));
+                assert_eq!(first.look_up(id * 10 + 2), None);
+                assert_eq!(second.look_up(id * 10 + 2).as_deref(), Some("two"));
+                assert_eq!(second.look_up(id * 10), None);
+            }
+            // A stack without scope-range ids is compared by its text, never from the copy.
+            let mut text = String::from("x");
+            first.add(100, &text, &[]);
+            text.replace_range(.., "y");
+            first.add(101, &text, &[]);
+            assert_eq!(first.look_up(100).as_deref(), Some("x"));
+            assert_eq!(first.look_up(101).as_deref(), Some("y"));
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

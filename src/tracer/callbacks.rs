@@ -9,7 +9,7 @@ use rocprofiler_sdk_sys as sys;
 
 use super::record_decoder::DropCounts;
 use super::session_ledger::Attribution;
-use super::{copy_calls, correlation, hip_api, instance, SdkSetup, Tracer, IN_BUFFER_CALLBACK};
+use super::{copy_calls, hip_api, instance, thread_state, SdkSetup, Tracer, IN_BUFFER_CALLBACK};
 use crate::drop_reason::DropReason;
 use crate::event::EventSource;
 
@@ -185,28 +185,36 @@ pub(super) unsafe extern "C" fn hip_api_callback(
     if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API {
         return;
     }
-    // Panic-free: a thread-local update. Work submitted while no call is open on the thread
-    // came from HIP's worker thread (see `correlation`).
-    if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
-        correlation::exit_hip_call();
-        return;
-    }
+    // EXIT needs nothing: the call's requests came before its EXIT (`correlation::LastHipCall`).
     if record.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
         return;
     }
-    correlation::enter_hip_call();
     let correlation_id = record.correlation_id.internal;
-    let _ = std::panic::catch_unwind(|| {
-        let tracer = instance();
-        tracer
-            .annotation_source()
-            .record(correlation_id, &tracer.annotations);
-        if hip_api::is_copy_api(record.operation) {
-            // SAFETY: the SDK's HIP API payload, valid during this callback.
-            let args = unsafe { copy_calls::hip_api_args(record.payload as *const c_void) };
-            if let Some(call) = copy_calls::copy_call(record.operation, args.as_ref()) {
-                tracer.copy_calls.note(correlation_id, call);
-            }
+    // One thread-local access for the last call entered and the annotation (`thread_state`).
+    thread_state::with(|thread| {
+        thread.hip_calls.enter(correlation_id);
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            let tracer = instance();
+            tracer.annotation_source().record_on_thread(
+                correlation_id,
+                &tracer.annotations,
+                thread,
+            );
+        }));
+    });
+    if hip_api::is_copy_api(record.operation) {
+        note_copy_call(&record, correlation_id);
+    }
+}
+
+/// What a copy call asked for, at its HIP API ENTER.
+#[cold]
+fn note_copy_call(record: &sys::rocprofiler_callback_tracing_record_t, correlation_id: u64) {
+    let _ = catch_unwind(|| {
+        // SAFETY: the SDK's HIP API payload, valid during this callback.
+        let args = unsafe { copy_calls::hip_api_args(record.payload as *const c_void) };
+        if let Some(call) = copy_calls::copy_call(record.operation, args.as_ref()) {
+            instance().copy_calls.note(correlation_id, call);
         }
     });
 }

@@ -5,7 +5,6 @@
 //! thread that enqueues the work, inside the HIP_STREAM SET window of the issuing HIP call. The
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
 //! where `record_decoder.rs` reads it back as `stream_id`.
-use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -13,8 +12,9 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::event::RocmTracerEvent;
 use crate::tracer::stream_stack;
+use crate::tracer::thread_state::{self, LastHipCall, ThreadState};
 
-/// Requests made on a thread that was in no HIP API call of the session: HIP's worker thread
+/// Requests made on a thread that was in no HIP API call: HIP's worker thread
 /// under indirect dispatch, whose records carry correlation ids no API call has. Their
 /// records are stamped [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`].
 static UNATTRIBUTED_REQUESTS: AtomicU64 = AtomicU64::new(0);
@@ -24,49 +24,46 @@ pub fn unattributed_requests() -> u64 {
     UNATTRIBUTED_REQUESTS.load(Ordering::Relaxed)
 }
 
-/// Bumped by every `enable()`: a HIP call entered in an earlier session (whose EXIT the
-/// stopped context never reported) does not count as open in this one.
-static SESSION_GENERATION: AtomicU64 = AtomicU64::new(0);
+/// The thread's `LastHipCall` (layout in `thread_state`): the internal correlation id of the
+/// last HIP API call it entered (0: none). Internal correlation ids grow process-wide and a request
+/// carries the id of the call whose work it stamps, so a request made on this thread with an
+/// id no newer than this one is made inside one of this thread's HIP calls (the innermost, or
+/// an outer one around a nested call). HIP's worker thread enters no HIP call, and work it
+/// submits later gets a fresh, newer id. Nothing is kept at EXIT: the HIP API EXIT callback
+/// does no work, and a call whose EXIT a stopped context never reported leaves nothing stale.
+impl LastHipCall {
+    /// The main context's HIP API ENTER of call `correlation_id` on this thread.
+    #[inline]
+    pub(crate) fn enter(&self, correlation_id: u64) {
+        self.0.set(correlation_id);
+    }
 
-thread_local! {
-    /// (session generation, HIP API calls of that session open on this thread).
-    static OPEN_HIP_CALLS: Cell<(u64, u32)> = const { Cell::new((0, 0)) };
+    /// Whether the work of call `correlation_id`, requested on this thread, was submitted by
+    /// one of this thread's HIP calls.
+    #[inline]
+    fn submitted(&self, correlation_id: u64) -> bool {
+        correlation_id != 0 && correlation_id <= self.0.get()
+    }
 }
 
-pub(crate) fn start_session_generation() {
-    SESSION_GENERATION.fetch_add(1, Ordering::AcqRel);
+/// The stream a request on `thread` stamps: the innermost SET window's, else the null stream
+/// inside a HIP call, else [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`].
+#[inline]
+fn stream_of_request(thread: &ThreadState, correlation_id: u64) -> u64 {
+    match thread.streams.top() {
+        Some(stream_id) => stream_id,
+        // A call without a stream argument (hipMemcpy, hipMemset) runs on the null stream.
+        None if thread.hip_calls.submitted(correlation_id) => stream_stack::NULL_STREAM_ID,
+        // Outside any HIP call, the work was submitted for a call on another thread, which no
+        // stream stack here can name.
+        None => unattributed(),
+    }
 }
 
-/// The main context's HIP API ENTER on this thread.
-pub(crate) fn enter_hip_call() {
-    let generation = SESSION_GENERATION.load(Ordering::Acquire);
-    let _ = OPEN_HIP_CALLS.try_with(|open| {
-        let (seen, depth) = open.get();
-        let depth = if seen == generation { depth } else { 0 };
-        open.set((generation, depth.saturating_add(1)));
-    });
-}
-
-/// The main context's HIP API EXIT on this thread.
-pub(crate) fn exit_hip_call() {
-    let generation = SESSION_GENERATION.load(Ordering::Acquire);
-    let _ = OPEN_HIP_CALLS.try_with(|open| {
-        let (seen, depth) = open.get();
-        let depth = if seen == generation { depth } else { 0 };
-        open.set((generation, depth.saturating_sub(1)));
-    });
-}
-
-fn in_hip_call() -> bool {
-    let generation = SESSION_GENERATION.load(Ordering::Acquire);
-    OPEN_HIP_CALLS
-        .try_with(|open| {
-            let (seen, depth) = open.get();
-            seen == generation && depth > 0
-        })
-        // Without the thread-local (thread teardown) nothing is known: assume a call without a
-        // stream argument (the null stream), which is what XLA would write.
-        .unwrap_or(true)
+#[cold]
+fn unattributed() -> u64 {
+    UNATTRIBUTED_REQUESTS.fetch_add(1, Ordering::Relaxed);
+    RocmTracerEvent::UNATTRIBUTED_STREAM_ID
 }
 
 /// Writes the stream of the calling thread's innermost HIP_STREAM SET window (or, outside one,
@@ -85,30 +82,64 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     external_corr_id_value: *mut sys::rocprofiler_user_data_t,
     _data: *mut c_void,
 ) -> c_int {
-    // Panic-free: a thread-local read, a relaxed atomic, a checked pointer write and the
-    // ledger's lock (a map insert that cannot panic short of allocation failure).
+    // Panic-free: a thread-local read, a checked pointer write and the thread's request
+    // counter (plain stores; a thread's first request registers it under the ledger's lock,
+    // a push that cannot panic short of allocation failure).
     if external_corr_id_value.is_null() {
         // Non-zero: the SDK falls back to the pushed external id (docs/sdk-facts.md#request-return-contract); nothing else is safe.
         return 1;
     }
-    let stream_id = stream_stack::innermost_set().unwrap_or_else(|| {
-        // A call without a stream argument (hipMemcpy, hipMemset) runs on the null stream.
-        // Outside any HIP call, the work was submitted for a call on another thread, which
-        // no stream stack here can name.
-        if in_hip_call() {
-            stream_stack::NULL_STREAM_ID
-        } else {
-            UNATTRIBUTED_REQUESTS.fetch_add(1, Ordering::Relaxed);
-            RocmTracerEvent::UNATTRIBUTED_STREAM_ID
+    let ledger = crate::tracer::instance().ledger();
+    let stamped = thread_state::with(|thread| {
+        let stream_id = stream_of_request(thread, internal_corr_id_value);
+        // SAFETY: non-null and writable per the SDK contract.
+        unsafe {
+            (*external_corr_id_value).value = stream_id;
         }
+        // One record to come for the running session (`disable()` waits for it).
+        ledger.on_request_on_thread(thread, thread_id, internal_corr_id_value);
     });
-    // SAFETY: non-null and writable per the SDK contract.
-    unsafe {
-        (*external_corr_id_value).value = stream_id;
+    if stamped.is_none() {
+        // The thread's state never fails to be reached (`thread_state`); were it gone, the
+        // null stream is what XLA would write.
+        // SAFETY: as above.
+        unsafe {
+            (*external_corr_id_value).value = stream_stack::NULL_STREAM_ID;
+        }
+        ledger.on_request(thread_id, internal_corr_id_value);
     }
-    // One record to come for the running session (`disable()` waits for it).
-    crate::tracer::instance()
-        .ledger()
-        .on_request(thread_id, internal_corr_id_value);
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamped(correlation_id: u64) -> u64 {
+        thread_state::with(|thread| stream_of_request(thread, correlation_id)).unwrap()
+    }
+
+    #[test]
+    fn a_request_outside_a_set_window_is_the_null_stream_only_within_a_call_of_this_thread() {
+        std::thread::spawn(|| {
+            // HIP's worker thread: it entered no HIP call.
+            assert_eq!(stamped(5), RocmTracerEvent::UNATTRIBUTED_STREAM_ID);
+            thread_state::with(|thread| thread.hip_calls.enter(10));
+            // hipMemcpy (no stream) enqueues its copy inside call 10.
+            assert_eq!(stamped(10), stream_stack::NULL_STREAM_ID);
+            // A call nested in call 10 (say from an annotation source's hook), then call 10's
+            // own work: still inside call 10.
+            thread_state::with(|thread| thread.hip_calls.enter(11));
+            assert_eq!(stamped(10), stream_stack::NULL_STREAM_ID);
+            // Work with a newer id than any call this thread entered was submitted elsewhere.
+            assert_eq!(stamped(12), RocmTracerEvent::UNATTRIBUTED_STREAM_ID);
+            assert_eq!(stamped(0), RocmTracerEvent::UNATTRIBUTED_STREAM_ID);
+            // Inside a SET window the window's stream wins.
+            thread_state::with(|thread| thread.streams.push(7));
+            assert_eq!(stamped(12), 7);
+            thread_state::with(|thread| thread.streams.pop());
+        })
+        .join()
+        .unwrap();
+    }
 }

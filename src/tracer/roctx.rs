@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use rocprofiler_sdk_sys as sys;
 
+use super::thread_state::{self, InnermostRange};
 use super::{instance, Tracer, IN_BUFFER_CALLBACK};
 use crate::event::{EventDomain, EventSource, EventType, RocmTracerEvent};
 
@@ -45,6 +46,35 @@ struct Frame {
 
 thread_local! {
     static STACK: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+}
+
+/// What the HIP path needs of the thread's innermost range (layout in `thread_state`, so that a
+/// HIP call reads no second thread-local): the id of the push that opened it (0 when the stack
+/// is empty or the range has no label) and the generation it was pushed in. Written by
+/// [`push`] and [`pop`] after every change of [`STACK`].
+impl InnermostRange {
+    /// The push id of the thread's innermost range if it has a label and was pushed in the
+    /// running session, else 0: the range [`with_current_label`] would give.
+    #[inline]
+    pub(crate) fn labelled_frame(&self) -> u64 {
+        let frame = self.frame.get();
+        if frame != 0 && self.generation.get() == GENERATION.load(Ordering::Acquire) {
+            frame
+        } else {
+            0
+        }
+    }
+}
+
+/// Copies the thread's new top frame into its [`InnermostRange`].
+fn mirror_top(stack: &[Frame]) {
+    let (frame, generation) = stack.last().map_or((0, 0), |top| {
+        (if top.label.is_some() { top.id } else { 0 }, top.generation)
+    });
+    thread_state::with(|thread| {
+        thread.roctx.frame.set(frame);
+        thread.roctx.generation.set(generation);
+    });
 }
 
 /// A session starts: ranges pushed before it label nothing in it.
@@ -111,13 +141,24 @@ fn push(label: Option<Arc<str>>, now_ns: u64, generation: u64) {
         start_ns: now_ns,
         generation,
     };
-    let _ = STACK.try_with(|stack| stack.borrow_mut().push(frame));
+    let _ = STACK.try_with(|stack| {
+        let mut stack = stack.borrow_mut();
+        stack.push(frame);
+        mirror_top(&stack);
+    });
 }
 
 /// `roctxRangePop()` on this thread at `now_ns`, in session generation `generation`: the range
 /// it closes, if it is to be shown.
 fn pop(thread_id: u64, now_ns: u64, generation: u64) -> Option<RocmTracerEvent> {
-    let frame = STACK.try_with(|stack| stack.borrow_mut().pop()).ok()?;
+    let frame = STACK
+        .try_with(|stack| {
+            let mut stack = stack.borrow_mut();
+            let frame = stack.pop();
+            mirror_top(&stack);
+            frame
+        })
+        .ok()?;
     let Some(frame) = frame else {
         UNMATCHED_POPS.fetch_add(1, Ordering::Relaxed);
         return None;

@@ -10,7 +10,7 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
 use super::annotation::DEFAULT_MAX_ANNOTATION_STRINGS;
-use super::{correlation, roctx, sdk, stream_names, Tracer, TracerError, IN_BUFFER_CALLBACK};
+use super::{roctx, sdk, stream_names, Tracer, TracerError, IN_BUFFER_CALLBACK};
 use crate::event::RocmTracerEvent;
 use crate::sink::{EventSink, SessionEnd};
 
@@ -108,7 +108,6 @@ impl Tracer {
         self.annotations
             .set_max_strings(options.max_annotation_strings);
         self.copy_calls.clear();
-        correlation::start_session_generation();
         roctx::start_session();
         let start_ns = sdk::timestamp().unwrap_or(0);
         *self.session.lock() = Some(Session {

@@ -8,12 +8,20 @@
 //! the same id. Internal correlation ids grow with every HIP call, so sessions own disjoint id
 //! ranges: an id up to the largest one an ended session requested belongs to an ended session,
 //! a larger one to the running session. The request side, on every application thread that
-//! launches work, is two relaxed atomic operations on a cache line picked by the SDK's thread
-//! id (no lock, no allocation); the buffer thread counts arrivals. So `disable()` knows how many records its session still waits for, and a
+//! launches work, writes the thread's own counters: a load and a store each, no locked
+//! instruction (a thread's first request registers them, once, under a lock). The buffer
+//! thread counts arrivals. So `disable()` knows how many records its session still waits for,
+//! and a
 //! record that lands after its session ended (kernel records are emplaced by the SDK's signal
 //! handler a lag after the GPU finished, even after a synchronize) is recognized as such
 //! instead of being counted against the next session.
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::thread_state::{self, ThreadRequests, ThreadState};
 
 /// Where a kernel or copy record belongs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -39,17 +47,72 @@ struct Stripe {
     max_id: AtomicU64,
 }
 
+/// A thread's request counters (layout in `thread_state`).
+impl ThreadRequests {
+    /// Owning thread only.
+    #[inline]
+    fn add(&self, correlation_id: u64) {
+        let requests = self.requests.load(Ordering::Relaxed);
+        self.requests.store(requests + 1, Ordering::Release);
+        // A thread's ids grow, but for an outer call's work requested after a nested call's.
+        if correlation_id > self.max_id.load(Ordering::Relaxed) {
+            self.max_id.store(correlation_id, Ordering::Release);
+        }
+    }
+
+    /// Requests of the running (or last) session.
+    fn in_session(&self) -> u64 {
+        let requests = self.requests.load(Ordering::Acquire);
+        requests.saturating_sub(self.at_begin.load(Ordering::Relaxed))
+    }
+}
+
+/// This thread's counters, one per ledger it requested through.
+struct OwnedThreadRequests(RefCell<Vec<(u64, Arc<ThreadRequests>)>>);
+
+impl Drop for OwnedThreadRequests {
+    fn drop(&mut self) {
+        thread_state::with(|thread| {
+            thread.ledger.ledger_id.set(0);
+            thread.ledger.requests.set(std::ptr::null());
+        });
+    }
+}
+
+thread_local! {
+    static OWNED_THREAD_REQUESTS: OwnedThreadRequests =
+        const { OwnedThreadRequests(RefCell::new(Vec::new())) };
+}
+
+static NEXT_LEDGER_ID: AtomicU64 = AtomicU64::new(1);
+
 /// Thread-safe. `begin` and `end` are serialized by the tracer's control lock.
-#[derive(Default)]
 pub(crate) struct SessionLedger {
+    id: u64,
     /// Whether a session runs (requests count only then).
     running: AtomicU64,
     /// Correlation ids up to this one were requested by ended sessions. Constant while a
     /// session runs, so requests and records agree on where an id belongs.
     ended_max: AtomicU64,
+    /// Every thread's counters (a thread's are registered at its first request).
+    threads: Mutex<Vec<Arc<ThreadRequests>>>,
+    /// For requests made without the thread's counters (thread teardown, direct calls).
     stripes: [Stripe; STRIPES],
     /// Records of the running session that arrived.
     arrived: AtomicU64,
+}
+
+impl Default for SessionLedger {
+    fn default() -> SessionLedger {
+        SessionLedger {
+            id: NEXT_LEDGER_ID.fetch_add(1, Ordering::Relaxed),
+            running: AtomicU64::new(0),
+            ended_max: AtomicU64::new(0),
+            threads: Mutex::new(Vec::new()),
+            stripes: Default::default(),
+            arrived: AtomicU64::new(0),
+        }
+    }
 }
 
 impl SessionLedger {
@@ -58,6 +121,16 @@ impl SessionLedger {
         for stripe in &self.stripes {
             stripe.requested.store(0, Ordering::Relaxed);
         }
+        let mut threads = self.threads.lock();
+        // Counters of exited threads hold nothing of the new session.
+        threads.retain(|requests| Arc::strong_count(requests) > 1);
+        // No session runs, so no thread counts a request until `running` is set below.
+        for requests in threads.iter() {
+            requests
+                .at_begin
+                .store(requests.requests.load(Ordering::Acquire), Ordering::Relaxed);
+        }
+        drop(threads);
         self.arrived.store(0, Ordering::Relaxed);
         self.running.store(1, Ordering::Release);
     }
@@ -73,13 +146,76 @@ impl SessionLedger {
             .stripes
             .iter()
             .map(|stripe| stripe.max_id.load(Ordering::Relaxed))
+            .chain(
+                self.threads
+                    .lock()
+                    .iter()
+                    .map(|requests| requests.max_id.load(Ordering::Acquire)),
+            )
             .max()
             .unwrap_or(0);
         self.ended_max.fetch_max(max_id, Ordering::AcqRel);
         missing
     }
 
-    /// One kernel dispatch or copy requested by thread `thread_id` under `correlation_id`.
+    /// One kernel dispatch or copy requested on the calling thread, whose state the caller
+    /// holds, by SDK thread `thread_id` under `correlation_id`.
+    #[inline]
+    pub(crate) fn on_request_on_thread(
+        &self,
+        thread: &ThreadState,
+        thread_id: u64,
+        correlation_id: u64,
+    ) {
+        if self.running.load(Ordering::Acquire) == 0
+            || correlation_id <= self.ended_max.load(Ordering::Relaxed)
+        {
+            return;
+        }
+        if thread.ledger.ledger_id.get() != self.id {
+            return self.on_first_request_on_thread(thread, thread_id, correlation_id);
+        }
+        // SAFETY: a matching `ledger_id` means `requests` points into an `Arc` this thread's
+        // `OwnedThreadRequests` holds (see `ThreadLedger::requests`).
+        let requests = unsafe { &*thread.ledger.requests.get() };
+        requests.add(correlation_id);
+    }
+
+    /// The thread's first request through this ledger: registers its counters (one lock and
+    /// one allocation per thread), or counts in the shared stripes if it cannot.
+    #[cold]
+    #[inline(never)]
+    fn on_first_request_on_thread(
+        &self,
+        thread: &ThreadState,
+        thread_id: u64,
+        correlation_id: u64,
+    ) {
+        let counted = OWNED_THREAD_REQUESTS.try_with(|owned| {
+            let Ok(mut owned) = owned.0.try_borrow_mut() else {
+                return false;
+            };
+            let requests = match owned.iter().find(|(id, _)| *id == self.id) {
+                Some((_, requests)) => requests.clone(),
+                None => {
+                    let requests = Arc::new(ThreadRequests::default());
+                    self.threads.lock().push(requests.clone());
+                    owned.push((self.id, requests.clone()));
+                    requests
+                }
+            };
+            thread.ledger.ledger_id.set(self.id);
+            thread.ledger.requests.set(Arc::as_ptr(&requests));
+            requests.add(correlation_id);
+            true
+        });
+        if counted != Ok(true) {
+            self.on_request(thread_id, correlation_id);
+        }
+    }
+
+    /// One kernel dispatch or copy requested by thread `thread_id` under `correlation_id`,
+    /// counted in the shared stripes.
     pub(crate) fn on_request(&self, thread_id: u64, correlation_id: u64) {
         if self.running.load(Ordering::Acquire) == 0
             || correlation_id <= self.ended_max.load(Ordering::Relaxed)
@@ -106,21 +242,29 @@ impl SessionLedger {
 
     /// Whether the last (or running) session requested or received any kernel or copy record.
     pub(crate) fn saw_device_work(&self) -> bool {
-        self.arrived.load(Ordering::Relaxed) > 0
-            || self
-                .stripes
-                .iter()
-                .any(|stripe| stripe.requested.load(Ordering::Relaxed) > 0)
+        self.requested() > 0 || self.arrived.load(Ordering::Relaxed) > 0
     }
 
-    /// Records the running session requested that have not arrived yet.
-    pub(crate) fn missing(&self) -> u64 {
-        let requested: u64 = self
+    /// Requests of the running (or last) session.
+    fn requested(&self) -> u64 {
+        let striped: u64 = self
             .stripes
             .iter()
             .map(|stripe| stripe.requested.load(Ordering::Relaxed))
             .sum();
-        requested.saturating_sub(self.arrived.load(Ordering::Relaxed))
+        let per_thread: u64 = self
+            .threads
+            .lock()
+            .iter()
+            .map(|requests| requests.in_session())
+            .sum();
+        striped + per_thread
+    }
+
+    /// Records the running session requested that have not arrived yet.
+    pub(crate) fn missing(&self) -> u64 {
+        self.requested()
+            .saturating_sub(self.arrived.load(Ordering::Relaxed))
     }
 }
 
@@ -158,6 +302,44 @@ mod tests {
             Attribution::Unrequested,
             "no session runs"
         );
+    }
+
+    fn request_on_thread(ledger: &SessionLedger, correlation_id: u64) {
+        thread_state::with(|thread| ledger.on_request_on_thread(thread, 1, correlation_id));
+    }
+
+    #[test]
+    fn each_thread_counts_its_own_requests_for_the_session() {
+        let ledger = Arc::new(SessionLedger::default());
+        request_on_thread(&ledger, 1); // no session: ignored
+        ledger.begin();
+        request_on_thread(&ledger, 10);
+        request_on_thread(&ledger, 10);
+        // Another thread, which exits before the session ends: its requests still count.
+        let other = ledger.clone();
+        std::thread::spawn(move || {
+            request_on_thread(&other, 11);
+            request_on_thread(&other, 12);
+        })
+        .join()
+        .unwrap();
+        // And one counted in the shared stripes (no thread state).
+        ledger.on_request(3, 13);
+        assert_eq!(ledger.missing(), 5);
+        assert_eq!(ledger.on_record(12), Attribution::Current);
+        assert_eq!(ledger.end(), 4);
+        // Every id up to the largest requested, by any thread, is the ended session's.
+        assert_eq!(ledger.on_record(13), Attribution::EndedSession);
+        assert_eq!(ledger.on_record(11), Attribution::EndedSession);
+
+        ledger.begin();
+        assert_eq!(ledger.missing(), 0, "a new session starts from nothing");
+        assert!(!ledger.saw_device_work());
+        request_on_thread(&ledger, 14);
+        assert_eq!(ledger.missing(), 1);
+        assert!(ledger.saw_device_work());
+        assert_eq!(ledger.on_record(14), Attribution::Current);
+        assert_eq!(ledger.end(), 0);
     }
 
     #[test]

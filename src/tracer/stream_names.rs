@@ -10,7 +10,6 @@
 //!
 //! A name belongs to the SDK stream id the handle had when it was named: a destroyed stream's
 //! address that HIP hands out again gets a new id at its CREATE, and no name until it is named.
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::{Arc, LazyLock};
@@ -19,6 +18,7 @@ use parking_lot::{Mutex, MutexGuard};
 use rocprofiler_sdk_sys as sys;
 
 use super::stream_notes::{StreamNote, StreamNotes};
+use super::thread_state::{self, SeenReservedHandles, ThreadState, REMEMBERED_IDS};
 use crate::event::{StreamKind, StreamLabel};
 
 /// Longest name kept, in bytes; longer ones are cut at a character boundary.
@@ -73,20 +73,11 @@ fn note(note: StreamNote) {
     }
 }
 
-/// SDK ids remembered per reserved handle and thread. A reserved handle stands for one stream
-/// per device (the null stream of each GPU), so a thread alternating between GPUs sees
-/// several ids on one handle; with one remembered id it would take the lock on every call.
-const REMEMBERED_IDS: usize = 4;
-
-thread_local! {
-    /// The SDK ids this thread saw for each reserved handle (row 0 null, 1 legacy, 2
-    /// per-thread; most recent first; `u64::MAX` = none), so a thread issuing many calls on
-    /// them takes the lock only for an id it has not seen lately. Row 2's first id is also
-    /// this thread's own `hipStreamPerThread`: each thread has its own, so a name given to
-    /// handle 2 on this thread belongs to the stream it used last.
-    static SEEN_RESERVED: Cell<[[u64; REMEMBERED_IDS]; 3]> =
-        const { Cell::new([[u64::MAX; REMEMBERED_IDS]; 3]) };
-}
+// A reserved handle stands for one stream per device (the null stream of each GPU), so a
+// thread alternating between GPUs sees several ids on one handle: with one remembered id it
+// would take the lock on every call, hence `REMEMBERED_IDS` per handle. Row 2's first id is
+// also this thread's own `hipStreamPerThread`: each thread has its own, so a name given to
+// handle 2 on this thread belongs to the stream it used last.
 
 /// Moves `stream_id` to the front of `row`; whether it was not there (then the oldest id is
 /// forgotten).
@@ -141,39 +132,33 @@ pub(crate) fn note_destroyed(handle: u64) {
     note(StreamNote::Destroyed { handle });
 }
 
-/// HIP_STREAM SET ENTER: records reserved handles (null, legacy, per-thread) by their id.
-/// Cheap when the handle is an ordinary stream or its id was seen lately on this thread. This
-/// runs on the application thread for every HIP call with a stream, so it never waits: when
-/// another thread holds the registry, the id stays unremembered and the next SET retries.
+/// HIP_STREAM SET ENTER on `thread`: records reserved handles (null, legacy, per-thread) by
+/// their id. One compare when the handle is an ordinary stream (almost every call). This runs
+/// on the application thread for every HIP call with a stream, so it never waits: when another
+/// thread holds the registry, the id stays unremembered and the next SET retries.
 #[inline]
-pub(crate) fn note_set(stream_id: u64, handle: u64) {
-    if handle > PER_THREAD_HANDLE {
-        return;
+pub(crate) fn note_set(thread: &ThreadState, stream_id: u64, handle: u64) {
+    if handle <= PER_THREAD_HANDLE {
+        note_reserved_set(&thread.reserved_handles, stream_id, handle);
     }
+}
+
+#[cold]
+#[inline(never)]
+fn note_reserved_set(seen: &SeenReservedHandles, stream_id: u64, handle: u64) {
     let row = handle as usize;
-    let known = SEEN_RESERVED
-        .try_with(|seen| {
-            let mut rows = seen.get();
-            let known = rows[row].contains(&stream_id);
-            if known {
-                remember(&mut rows[row], stream_id);
-                seen.set(rows);
-            }
-            known
-        })
-        // Thread teardown: nothing to remember with.
-        .unwrap_or(true);
-    if known {
+    let mut rows = seen.0.get();
+    if rows[row].contains(&stream_id) {
+        remember(&mut rows[row], stream_id);
+        seen.0.set(rows);
         return;
     }
     if let Some(mut registry) = try_locked_registry() {
         registry.see(stream_id, handle);
         drop(registry);
-        let _ = SEEN_RESERVED.try_with(|seen| {
-            let mut rows = seen.get();
-            remember(&mut rows[row], stream_id);
-            seen.set(rows);
-        });
+        let mut rows = seen.0.get();
+        remember(&mut rows[row], stream_id);
+        seen.0.set(rows);
     }
 }
 
@@ -186,8 +171,10 @@ pub(crate) fn note_name(handle: u64, name: &str) {
     let given_len = name.len();
     let name = truncate(name);
     let per_thread = if handle == PER_THREAD_HANDLE {
-        match SEEN_RESERVED.try_with(|seen| seen.get()[PER_THREAD_HANDLE as usize][0]) {
-            Ok(id) if id != u64::MAX => Some(id),
+        match thread_state::with(|thread| {
+            thread.reserved_handles.0.get()[PER_THREAD_HANDLE as usize][0]
+        }) {
+            Some(id) if id != u64::MAX => Some(id),
             _ => return,
         }
     } else {
@@ -402,14 +389,16 @@ mod tests {
         std::thread::spawn(|| {
             // Before any SET on it, this thread's per-thread stream has no known id.
             note_name(PER_THREAD_HANDLE, "lost");
-            note_set(ID + 10, PER_THREAD_HANDLE);
+            thread_state::with(|thread| note_set(thread, ID + 10, PER_THREAD_HANDLE));
             note_name(PER_THREAD_HANDLE, "mine");
         })
         .join()
         .unwrap();
-        std::thread::spawn(|| note_set(ID + 11, PER_THREAD_HANDLE))
-            .join()
-            .unwrap();
+        std::thread::spawn(|| {
+            thread_state::with(|thread| note_set(thread, ID + 11, PER_THREAD_HANDLE));
+        })
+        .join()
+        .unwrap();
         let mine = label_of(ID + 10).unwrap();
         assert_eq!(mine.kind, StreamKind::PerThread);
         assert_eq!(mine.name.as_deref(), Some("mine"));

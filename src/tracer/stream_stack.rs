@@ -8,29 +8,24 @@
 //! non-empty".
 //!
 //! This runs around every HIP call of the profiled program: no locks, no allocation, no
-//! logging, one thread-local access per callback. The stack is a fixed array of `Cell`s with a
-//! constant initializer and no destructor, so reaching it is a plain TLS address computation
-//! (no lazy initialization, no destructor registration, no borrow flag) and can never fail or
-//! panic, even during thread teardown. Nesting deeper than [`MAX_DEPTH`] entries (the SDK
+//! logging, one thread-local access per callback. The stack is a fixed array of `Cell`s in the
+//! thread's [`ThreadState`](super::thread_state) (one thread-local without destructor), so
+//! reaching it can never fail or panic, even during thread teardown. Nesting deeper than [`MAX_DEPTH`] entries (the SDK
 //! never nests deeper than one) is counted, not stored: the deepest stored stream stays the
 //! top until the extra entries are popped. A SET on a reserved handle (null, legacy,
 //! per-thread) is also noted for the lane labels (`stream_names`): a `try_lock` (never a
 //! wait) and a map insert only when the thread has not seen that handle with that id lately.
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
+
+use super::thread_state::{self, ThreadStack, ThreadState};
 
 /// The stream id used before any SET: the null stream.
 pub(crate) const NULL_STREAM_ID: u64 = 0;
 
 /// Entries stored above the base null-stream entry.
-pub(crate) const MAX_DEPTH: usize = 32;
-
-thread_local! {
-    // One thread-local for the stack and its statistics: one TLS access per SET callback.
-    static STACK: ThreadStack = const { ThreadStack::EMPTY };
-}
+pub(crate) const MAX_DEPTH: usize = thread_state::STREAM_STACK_DEPTH;
 
 /// SET EXITs that found only the base entry, over all threads. Rare by construction (it means
 /// a SET ENTER was missed, e.g. the stream context started inside a HIP call), so one relaxed
@@ -58,70 +53,63 @@ impl ThreadStreamStats {
     };
 }
 
-struct ThreadStack {
-    /// Logical entries above the base, including any beyond `MAX_DEPTH` that are not stored.
-    depth: Cell<u64>,
-    entries: [Cell<u64>; MAX_DEPTH],
-    pushes: Cell<u64>,
-    unmatched_exits: Cell<u64>,
-    max_depth: Cell<u64>,
-}
-
+/// The stack's rules; its layout is `thread_state`'s.
 impl ThreadStack {
-    #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
-    const EMPTY: ThreadStack = ThreadStack {
-        depth: Cell::new(0),
-        entries: [const { Cell::new(NULL_STREAM_ID) }; MAX_DEPTH],
-        pushes: Cell::new(0),
-        unmatched_exits: Cell::new(0),
-        max_depth: Cell::new(1),
-    };
-
     /// The innermost stored entry, `None` at the base.
-    fn top(&self) -> Option<u64> {
+    #[inline]
+    pub(crate) fn top(&self) -> Option<u64> {
         let depth = self.depth.get() as usize;
         if depth == 0 {
             return None;
         }
         Some(self.entries[depth.min(MAX_DEPTH) - 1].get())
     }
+
+    /// SET ENTER: `stream_id` becomes the current stream of this thread.
+    #[inline]
+    pub(crate) fn push(&self, stream_id: u64) {
+        let depth = self.depth.get();
+        if let Some(entry) = self.entries.get(depth as usize) {
+            entry.set(stream_id);
+        }
+        self.depth.set(depth + 1);
+        self.pushes.set(self.pushes.get() + 1);
+        // Counting the base entry.
+        self.max_depth.set(self.max_depth.get().max(depth + 2));
+    }
+
+    /// SET EXIT: drops the innermost stream, never the base null-stream entry.
+    #[inline]
+    pub(crate) fn pop(&self) {
+        let depth = self.depth.get();
+        if depth > 0 {
+            self.depth.set(depth - 1);
+        } else {
+            self.unmatched_exit();
+        }
+    }
+
+    #[cold]
+    fn unmatched_exit(&self) {
+        self.unmatched_exits.set(self.unmatched_exits.get() + 1);
+        UNMATCHED_EXITS.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
-/// Runs `f` on the calling thread's stack. The stack has a constant initializer and no
-/// destructor, so this never fails; `None` is kept for the (impossible) failure.
+/// Runs `f` on the calling thread's stack.
 fn with_stack<R>(f: impl FnOnce(&ThreadStack) -> R) -> Option<R> {
-    STACK.try_with(f).ok()
+    thread_state::with(|thread| f(&thread.streams))
 }
 
 /// SET ENTER: `stream_id` becomes the current stream of this thread.
+#[cfg(any(test, feature = "testing"))]
 pub fn push(stream_id: u64) {
-    with_stack(|stack| {
-        let depth = stack.depth.get();
-        if let Some(entry) = stack.entries.get(depth as usize) {
-            entry.set(stream_id);
-        }
-        stack.depth.set(depth + 1);
-        stack.pushes.set(stack.pushes.get() + 1);
-        // Counting the base entry.
-        stack.max_depth.set(stack.max_depth.get().max(depth + 2));
-    });
+    with_stack(|stack| stack.push(stream_id));
 }
 
 /// SET EXIT: drops the innermost stream, never the base null-stream entry.
 pub fn pop() {
-    let unmatched = with_stack(|stack| {
-        let depth = stack.depth.get();
-        if depth > 0 {
-            stack.depth.set(depth - 1);
-            false
-        } else {
-            stack.unmatched_exits.set(stack.unmatched_exits.get() + 1);
-            true
-        }
-    });
-    if unmatched == Some(true) {
-        UNMATCHED_EXITS.fetch_add(1, Ordering::Relaxed);
-    }
+    with_stack(ThreadStack::pop);
 }
 
 /// The stream id the calling thread's current HIP call runs on (0 outside any SET window).
@@ -178,30 +166,50 @@ pub unsafe extern "C" fn hip_stream_callback(
     }
     match record.phase {
         sys::ROCPROFILER_CALLBACK_PHASE_ENTER => {
-            let payload =
-                record.payload as *const sys::rocprofiler_callback_tracing_hip_stream_data_t;
-            if payload.is_null() {
-                return;
-            }
-            // SAFETY: non-null payload of this kind, valid during the call (see above). `size`
-            // is checked before `stream_id` is read so a truncated payload is never overread.
-            let size = unsafe { std::ptr::addr_of!((*payload).size).read_unaligned() };
-            if size < STREAM_ID_END {
-                return;
-            }
-            // SAFETY: as above; the payload covers `stream_id`.
-            let stream_id = unsafe { std::ptr::addr_of!((*payload).stream_id).read_unaligned() };
-            push(stream_id.handle);
-            if size >= STREAM_VALUE_END {
-                // SAFETY: as above; the payload covers `stream_value`.
-                let value = unsafe { std::ptr::addr_of!((*payload).stream_value).read_unaligned() };
-                // SAFETY: every member of the address union is a plain 8-byte value.
-                super::stream_names::note_set(stream_id.handle, unsafe { value.value });
+            // SAFETY: the caller's contract.
+            if let Some((stream_id, handle)) = unsafe { read_set(record.payload) } {
+                thread_state::with(|thread| set_enter(thread, stream_id, handle));
             }
         }
         sys::ROCPROFILER_CALLBACK_PHASE_EXIT => pop(),
         _ => {}
     }
+}
+
+/// SET ENTER on this thread: pushes the stream and notes a reserved handle (`u64::MAX` when the
+/// payload was too short to carry it).
+#[inline]
+fn set_enter(thread: &ThreadState, stream_id: u64, handle: u64) {
+    thread.streams.push(stream_id);
+    super::stream_names::note_set(thread, stream_id, handle);
+}
+
+/// The SDK stream id of a SET payload and the `hipStream_t` behind it (`u64::MAX`, an ordinary
+/// handle, when the payload is too short for it); `None` when it is too short for the id.
+///
+/// # Safety
+/// As [`hip_stream_callback`]'s `record.payload`.
+#[inline]
+unsafe fn read_set(payload: *mut std::ffi::c_void) -> Option<(u64, u64)> {
+    let payload = payload as *const sys::rocprofiler_callback_tracing_hip_stream_data_t;
+    if payload.is_null() {
+        return None;
+    }
+    // SAFETY: non-null payload of this kind, valid during the call (the caller's contract).
+    // `size` is checked before `stream_id` is read so a truncated payload is never overread.
+    let size = unsafe { std::ptr::addr_of!((*payload).size).read_unaligned() };
+    if size < STREAM_ID_END {
+        return None;
+    }
+    // SAFETY: as above; the payload covers `stream_id`.
+    let stream_id = unsafe { std::ptr::addr_of!((*payload).stream_id).read_unaligned() };
+    if size < STREAM_VALUE_END {
+        return Some((stream_id.handle, u64::MAX));
+    }
+    // SAFETY: as above; the payload covers `stream_value`.
+    let value = unsafe { std::ptr::addr_of!((*payload).stream_value).read_unaligned() };
+    // SAFETY: every member of the address union is a plain 8-byte value.
+    Some((stream_id.handle, unsafe { value.value }))
 }
 
 /// Bytes a HIP stream payload must have for `stream_id` to be readable.

@@ -8,6 +8,7 @@ use crate::drop_reason::DropReason;
 use crate::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
 use crate::sink::{EventSink, SessionEnd};
 use crate::tracer::annotation::{AnnotationMap, AnnotationSource};
+use crate::tracer::thread_state::ThreadState;
 
 /// The sink of a session whose collector is C++ code (a test's `RocmTraceCollectorImpl`
 /// subclass, `hlo_op_profiler`'s collector), a `RocmTraceCollector*`: one crossing per buffer
@@ -101,15 +102,15 @@ impl AnnotationSource for CppAnnotationSource {
         })
     }
 
-    fn record(&self, correlation_id: u64, map: &AnnotationMap) {
+    fn record_on_thread(&self, correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
         if ANNOTATIONS_IN_RUST.load(Ordering::Acquire) {
             // The text is converted only when the thread's stack changed (the map's cache); an
             // empty one still records the thread's ROCTx label.
-            Self::with_stack(|text, ids| map.add_bytes(correlation_id, text, ids));
+            Self::with_stack(|text, ids| map.add_on_thread(thread, correlation_id, text, ids));
         } else {
             ffi::record_hip_api_annotation(correlation_id);
             // The annotation is in the C++ store; the ROCTx label, if any, goes to ours.
-            map.add_bytes(correlation_id, &[], &[]);
+            map.add_on_thread(thread, correlation_id, &[], &[]);
         }
     }
 
