@@ -31,6 +31,9 @@ export ROCSIM_MACHINE="${ROCSIM_MACHINE:-gpus = 2}"
 echo "== build: simulated SDK and ROCTx library, Rust staticlib (release)"
 cargo build --release -q -p rocprofiler-sdk-sim -p rocprofiler-sdk-roctx-sim -p xla-rocm-tracer \
   --bins --lib
+# The CLI of the replay figure, built here: a binary left from an older build would measure
+# older code.
+cargo build --release -q -p xla-rocm-tracer-cli --bin xla-rocm-tracer
 cp -f "$target/release/librocprofiler_sdk_sim.so" "$out/sdk/librocprofiler-sdk.so"
 ln -sf librocprofiler-sdk.so "$out/sdk/librocprofiler-sdk.so.1"
 cp -f "$target/release/librocprofiler_sdk_roctx_sim.so" "$out/sdk/librocprofiler-sdk-roctx.so.1"
