@@ -1,8 +1,9 @@
 //! The exported XSpace as the bridge's columns ([`FlatXSpace`]): what `Export` hands to C++,
 //! which builds the caller's XSpace from it (cpp/flat_xspace.h). Encoding the XSpace in Rust
 //! and parsing it again in C++ cost about half of the XLA path's export
-//! (benches/run.sh, `xla_export_instructions`); the columns are moved out of the XSpace the
-//! export built, with no per-event allocation. Every field of the schema is carried, so the
+//! (benches/run.sh, `xla_export_instructions`); the columns are copied from the XSpace the
+//! export built into a few flat vectors (no allocation per event; the XSpace and its columns
+//! are both alive until the hand-over, a peak the old encoded bytes did not have). Every field of the schema is carried, so the
 //! C++ XSpace is the one the Rust export built.
 use super::bridge::{
     FlatXEvent, FlatXEventMetadata, FlatXLine, FlatXPlane, FlatXSpace, FlatXStat,

@@ -339,9 +339,10 @@ fn reexecute_with(env: &[(&'static str, String)]) -> Result<()> {
         .args(std::env::args_os().skip(1))
         .envs(env.iter().map(|(name, value)| (name, value)))
         .env(REEXECUTED_VARIABLE, "1");
-    // The child never outlives this process: however this one ends (a second stop signal, a
-    // SIGKILL), the child gets SIGTERM, which removes its temporary file and ends it
-    // (interrupts.rs). Otherwise an orphan would go on holding the caller's pipes open.
+    // However this process ends (a second stop signal, a SIGKILL), the child gets SIGTERM
+    // (interrupts.rs): while writing, it removes its temporary file and ends at once; while
+    // running steps, it stops at the next step boundary. Otherwise an orphan would go on
+    // running and holding the caller's pipes open.
     let parent = std::process::id();
     // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid).
     unsafe {
