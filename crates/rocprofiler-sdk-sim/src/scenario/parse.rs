@@ -2,10 +2,11 @@
 //! resolves names and reports the line of the offending step or field.
 use super::error::ScenarioError;
 use super::model::*;
+use super::nesting::MAX_NESTING;
 use crate::driver::{CopyKind, HostMemory};
 use crate::machine::Machine;
 use serde::Deserialize;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::Path;
@@ -153,7 +154,7 @@ raw_step! {
     sleep_us: Option<u64>,
     bind: Option<Spanned<String>>,
     api: Option<Spanned<String>>,
-    steps: Option<Vec<Spanned<RawStep>>>,
+    steps: Option<RawGroup>,
     enable: Option<bool>,
     disable: Option<bool>,
     set_enter: Option<Spanned<String>>,
@@ -178,6 +179,48 @@ raw_step! {
     queue: Option<String>,
     annotate: Option<String>,
     repeat: Option<u32>,
+}
+
+/// A step's `steps = [...]`: a group. Each group holds the frames of the steps around it on
+/// the parsing thread's stack (some 10 KB a level in a release build, 30 KB in a debug one),
+/// and the TOML parser lets a file nest some 120 groups (its limits on a header's dotted path
+/// and on inline nesting apply separately), so the depth is counted here, as groups are read,
+/// and a group past [`MAX_GROUP_DEPTH`] is refused before its steps are: checked after
+/// parsing, the nesting would already have overflowed the stack of the caller's thread.
+struct RawGroup(Vec<Spanned<RawStep>>);
+
+thread_local! {
+    /// Groups around the step being read on this thread (only while a scenario parses).
+    static GROUP_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// One level of [`GROUP_DEPTH`] while a group is read; dropping it, also on an error or an
+/// unwind, gives the level back.
+struct GroupLevel;
+
+impl GroupLevel {
+    fn enter() -> Result<GroupLevel, String> {
+        GROUP_DEPTH.with(|depth| {
+            if depth.get() >= MAX_GROUP_DEPTH {
+                return Err(format!("`steps` groups nest at most {MAX_GROUP_DEPTH} deep"));
+            }
+            depth.set(depth.get() + 1);
+            Ok(GroupLevel)
+        })
+    }
+}
+
+impl Drop for GroupLevel {
+    fn drop(&mut self) {
+        GROUP_DEPTH.with(|depth| depth.set(depth.get() - 1));
+    }
+}
+
+impl<'de> Deserialize<'de> for RawGroup {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let _level = GroupLevel::enter().map_err(serde::de::Error::custom)?;
+        Vec::deserialize(deserializer).map(RawGroup)
+    }
 }
 
 #[derive(Deserialize)]
@@ -214,8 +257,9 @@ impl Locator<'_> {
 
 /// Scenario threads: below the virtual clock's reserved thread ids (`clock::SIGNAL_THREAD_TID`).
 const MAX_THREADS: usize = 256;
-/// How deep `steps` groups nest. The TOML parser stops at some 40 levels of nested arrays and
-/// tables (each group is two); a documented limit below that gives a clear message.
+/// How deep `steps` groups nest, counted as the text is read ([`RawGroup`]). The TOML parser
+/// stops at 80 levels of inline arrays and tables (an inline group is two) and at 80 keys in a
+/// header's path, and either error names this limit too.
 pub(super) const MAX_GROUP_DEPTH: u32 = 32;
 const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
 const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
@@ -267,6 +311,15 @@ pub(super) fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> 
         return Err(too_big(file, text.len() as u64));
     }
     let at = Locator { text, file };
+    if let Some(offset) = super::nesting::too_deep(text, MAX_NESTING) {
+        return Err(at.error(
+            offset..offset,
+            format!(
+                "tables and arrays nest more than {MAX_NESTING} deep here (a `steps` group is \
+                 two: `steps` groups nest at most {MAX_GROUP_DEPTH} deep)"
+            ),
+        ));
+    }
     let raw: RawScenario = toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         let mut message = e.message().trim().to_owned();
@@ -322,7 +375,7 @@ fn lifecycle_steps(steps: &[Spanned<RawStep>], out: &mut Vec<(String, bool, Rang
                 out.push((stream.get_ref().clone(), false, stream.span()));
             }
         }
-        if let Some(inner) = &raw.steps {
+        if let Some(RawGroup(inner)) = &raw.steps {
             lifecycle_steps(inner, out);
         }
     }
@@ -969,7 +1022,7 @@ impl<'a> Validator<'a> {
                 None => {}
             }
         }
-        let steps = s.steps.take().unwrap_or_default();
+        let steps = s.steps.take().map(|group| group.0).unwrap_or_default();
         self.group_step(steps, s.repeat, s.annotate.take(), device, &err)
     }
 
@@ -1187,11 +1240,6 @@ impl<'a> Validator<'a> {
         }
         if steps.is_empty() {
             return Err(err("`steps` is empty".into()));
-        }
-        if self.sessions.borrow().group_depth >= MAX_GROUP_DEPTH {
-            return Err(err(format!(
-                "`steps` groups nest at most {MAX_GROUP_DEPTH} deep"
-            )));
         }
         self.sessions.borrow_mut().group_depth += 1;
         let before = self.flow.borrow().clone();
