@@ -173,7 +173,9 @@ mod tests {
     use super::*;
 
     fn levels(text: &str) -> u32 {
-        (0..200).find(|&limit| too_deep(text, limit).is_none()).unwrap()
+        (0..200)
+            .find(|&limit| too_deep(text, limit).is_none())
+            .unwrap()
     }
 
     #[test]
@@ -185,7 +187,10 @@ mod tests {
         assert_eq!(levels("x = [[1], { a = [2] }]\n"), 3);
         assert_eq!(levels("x = { a.b = [1], c = 2.5 }\n"), 3);
         // A group is two levels either way.
-        assert_eq!(levels("[[t]]\ns = [ { s = [ { s = [ {} ] } ] } ]\n"), 2 + 1 + 2 * 2 + 1);
+        assert_eq!(
+            levels("[[t]]\ns = [ { s = [ { s = [ {} ] } ] } ]\n"),
+            2 + 1 + 2 * 2 + 1
+        );
         assert_eq!(levels("[[t.s.s.s]]\nx = 1\n"), 8);
     }
 

@@ -80,8 +80,14 @@ struct RawStream {
 #[serde(deny_unknown_fields)]
 struct RawThread {
     name: Option<String>,
-    steps: Vec<Spanned<RawStep>>,
+    steps: Vec<StepAt>,
 }
+
+/// A step and where it is. Boxed: serde's and the TOML reader's generic frames hold a
+/// `Spanned<RawStep>` by value, some 1.5 KB, several times for every level of `steps` groups;
+/// boxed, the stack a 32-deep scenario needs to parse halves (about 750 KiB in a debug build,
+/// 250 KiB in a release one).
+type StepAt = Spanned<Box<RawStep>>;
 
 /// Declares [`RawStep`] with a hand-written `Deserialize` that reads each key in a function
 /// of its own. The derived one keeps every field's temporaries in one frame (some 36 KB in a
@@ -182,12 +188,12 @@ raw_step! {
 }
 
 /// A step's `steps = [...]`: a group. Each group holds the frames of the steps around it on
-/// the parsing thread's stack (some 10 KB a level in a release build, 30 KB in a debug one),
+/// the parsing thread's stack (some 8 KB a level in a release build, 16 KB in a debug one),
 /// and the TOML parser lets a file nest some 120 groups (its limits on a header's dotted path
 /// and on inline nesting apply separately), so the depth is counted here, as groups are read,
 /// and a group past [`MAX_GROUP_DEPTH`] is refused before its steps are: checked after
 /// parsing, the nesting would already have overflowed the stack of the caller's thread.
-struct RawGroup(Vec<Spanned<RawStep>>);
+struct RawGroup(Vec<StepAt>);
 
 thread_local! {
     /// Groups around the step being read on this thread (only while a scenario parses).
@@ -202,7 +208,9 @@ impl GroupLevel {
     fn enter() -> Result<GroupLevel, String> {
         GROUP_DEPTH.with(|depth| {
             if depth.get() >= MAX_GROUP_DEPTH {
-                return Err(format!("`steps` groups nest at most {MAX_GROUP_DEPTH} deep"));
+                return Err(format!(
+                    "`steps` groups nest at most {MAX_GROUP_DEPTH} deep"
+                ));
             }
             depth.set(depth.get() + 1);
             Ok(GroupLevel)
@@ -364,7 +372,7 @@ struct Flow {
 
 /// The `create_stream` steps (`true`) and `hipStreamDestroy` steps (`false`) in `steps`, in
 /// order, with the stream's name and the span of its name.
-fn lifecycle_steps(steps: &[Spanned<RawStep>], out: &mut Vec<(String, bool, Range<usize>)>) {
+fn lifecycle_steps(steps: &[StepAt], out: &mut Vec<(String, bool, Range<usize>)>) {
     for step in steps {
         let raw = step.get_ref();
         if let Some(name) = &raw.create_stream {
@@ -767,11 +775,7 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn steps(
-        &self,
-        raw: Vec<Spanned<RawStep>>,
-        device: &mut u32,
-    ) -> Result<Vec<Step>, ScenarioError> {
+    fn steps(&self, raw: Vec<StepAt>, device: &mut u32) -> Result<Vec<Step>, ScenarioError> {
         raw.into_iter().map(|s| self.step(s, device)).collect()
     }
 
@@ -916,7 +920,7 @@ impl<'a> Validator<'a> {
     }
 
     /// One step: exactly one action, with the modifiers that action takes.
-    fn step(&self, raw: Spanned<RawStep>, device: &mut u32) -> Result<Step, ScenarioError> {
+    fn step(&self, raw: StepAt, device: &mut u32) -> Result<Step, ScenarioError> {
         let span = raw.span();
         let mut s = raw.into_inner();
         self.check_shape(&s, &span)?;
@@ -1228,7 +1232,7 @@ impl<'a> Validator<'a> {
     /// `steps = [...]` with `repeat` and `annotate`.
     fn group_step(
         &self,
-        steps: Vec<Spanned<RawStep>>,
+        steps: Vec<StepAt>,
         repeat: Option<u32>,
         annotate: Option<String>,
         device: &mut u32,
