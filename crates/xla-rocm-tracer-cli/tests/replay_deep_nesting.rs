@@ -43,7 +43,11 @@ fn deeply_nested_groups_are_refused_naming_the_limit() {
             .unwrap();
         std::fs::remove_file(&path).ok();
         let stderr = String::from_utf8_lossy(&result.stderr);
-        assert_eq!(result.status.code(), Some(1), "{headers}+{inline}: {stderr}");
+        assert_eq!(
+            result.status.code(),
+            Some(1),
+            "{headers}+{inline}: {stderr}"
+        );
         assert!(
             stderr.contains(Path::new(&path).to_str().unwrap())
                 && stderr.contains("`steps` groups nest at most 32 deep"),
