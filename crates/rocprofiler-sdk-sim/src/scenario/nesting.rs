@@ -8,13 +8,9 @@
 //!
 //! Levels counted: two per segment of a `[table]` or `[[array]]` header (an array of tables
 //! is an array and a table), one per dot of a key (each dot opens a table), one per `[` and
-//! `{` of a value. A `steps` group is two levels whichever way it is written, so the limit
-//! is twice the group limit plus room for the deepest step's own tables and arrays.
-
-/// Levels of tables and arrays a scenario nests: 2 per `steps` group
-/// ([`super::parse::MAX_GROUP_DEPTH`]) and 16 for the thread, the step list and the deepest
-/// step's own values (`graph = [{ grid = [...] }]` is 3).
-pub(super) const MAX_NESTING: u32 = 2 * super::parse::MAX_GROUP_DEPTH + 16;
+//! `{` of a value. A `steps` group is two levels whichever way it is written (the limit,
+//! `parse::MAX_NESTING`, is twice the group limit plus room for the deepest step's own tables
+//! and arrays).
 
 /// Where the reader is in the text, for telling keys from values.
 #[derive(Clone, Copy, PartialEq, Eq)]

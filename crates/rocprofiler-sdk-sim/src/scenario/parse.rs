@@ -2,7 +2,6 @@
 //! resolves names and reports the line of the offending step or field.
 use super::error::ScenarioError;
 use super::model::*;
-use super::nesting::MAX_NESTING;
 use crate::driver::{CopyKind, HostMemory};
 use crate::machine::Machine;
 use serde::Deserialize;
@@ -269,6 +268,10 @@ const MAX_THREADS: usize = 256;
 /// stops at 80 levels of inline arrays and tables (an inline group is two) and at 80 keys in a
 /// header's path, and either error names this limit too.
 pub(super) const MAX_GROUP_DEPTH: u32 = 32;
+/// Levels of tables and arrays a scenario nests (`nesting`, read before the TOML parser): 2 per
+/// `steps` group and 16 for the thread, its step list and the deepest step's own values
+/// (`graph = [{ grid = [...] }]` is 3).
+const MAX_NESTING: u32 = 2 * MAX_GROUP_DEPTH + 16;
 const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
 const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
      sleep_us, bind, api, steps, enable, disable, set_enter, set_exit, create_stream, random, \
