@@ -121,3 +121,24 @@ fn pathological_bracket_nesting_is_refused() {
         assert_refused(headers, "nest at most");
     }
 }
+
+/// The count of groups being read is per thread and given back on an error: after refusals,
+/// the deepest accepted scenario still parses on the same thread.
+#[test]
+fn a_refusal_leaves_the_thread_able_to_parse_the_deepest_scenario() {
+    std::thread::Builder::new()
+        .stack_size(SMALL_STACK)
+        .spawn(|| {
+            for _ in 0..3 {
+                scenario::parse_str(&header_form(33), "deep.toml").unwrap_err();
+                let inline = format!("[[thread]]\nsteps = [ {} ]\n", inline_steps(35));
+                scenario::parse_str(&inline, "deep.toml").unwrap_err();
+            }
+            scenario::parse_str(&header_form(32), "ok.toml").unwrap();
+            let inline = format!("[[thread]]\nsteps = [ {} ]\n", inline_steps(32));
+            scenario::parse_str(&inline, "ok.toml").unwrap();
+        })
+        .unwrap()
+        .join()
+        .expect("parsing must not panic");
+}
