@@ -9,10 +9,11 @@
 //! ranges: an id up to the largest one an ended session requested belongs to an ended session,
 //! a larger one to the running session. The request side, on every application thread that
 //! launches work, writes the thread's own counters: a load and a store each, no locked
-//! instruction (a thread's first request registers them, once, under a lock). The buffer
-//! thread counts arrivals. So `disable()` knows how many records its session still waits for,
-//! and a
-//! record that lands after its session ended (kernel records are emplaced by the SDK's signal
+//! instruction (a thread's first request registers them, once, under a lock; its exit folds
+//! them into one total for exited threads, under the same lock, so reading the ledger costs
+//! the threads alive at once, not every thread ever seen). The buffer thread counts arrivals.
+//! So `disable()`, polling while it waits, knows how many records its session still waits for,
+//! and a record that lands after its session ended (kernel records are emplaced by the SDK's signal
 //! handler a lag after the GPU finished, even after a synchronize) is recognized as such
 //! instead of being counted against the next session.
 use std::cell::RefCell;
@@ -67,15 +68,74 @@ impl ThreadRequests {
     }
 }
 
+/// The counters of the threads that requested through one ledger: the live threads' in slots,
+/// what exited threads requested folded into totals. A slot is reused once its thread exits, so
+/// reading every counter costs the most threads alive at once, not every thread ever seen (a
+/// program that runs a short-lived thread per task would otherwise make every `disable()` poll
+/// longer and longer).
+#[derive(Default)]
+struct ThreadRegistry {
+    slots: Vec<Option<Arc<ThreadRequests>>>,
+    free: Vec<usize>,
+    /// Requests of the running (or last) session by threads that have exited.
+    exited_in_session: u64,
+    /// The largest correlation id any exited thread requested.
+    exited_max_id: u64,
+}
+
+impl ThreadRegistry {
+    /// Registers a thread's counters; returns its slot.
+    fn add(&mut self, requests: Arc<ThreadRequests>) -> usize {
+        match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot] = Some(requests);
+                slot
+            }
+            None => {
+                self.slots.push(Some(requests));
+                self.slots.len() - 1
+            }
+        }
+    }
+
+    /// The thread in `slot` exited: its counts join the exited threads' and its slot is free.
+    fn retire(&mut self, slot: usize) {
+        let Some(requests) = self.slots.get_mut(slot).and_then(Option::take) else {
+            return;
+        };
+        self.exited_in_session += requests.in_session();
+        self.exited_max_id = self
+            .exited_max_id
+            .max(requests.max_id.load(Ordering::Acquire));
+        self.free.push(slot);
+    }
+
+    fn live(&self) -> impl Iterator<Item = &ThreadRequests> {
+        self.slots.iter().flatten().map(|requests| &**requests)
+    }
+}
+
+/// A thread's counters for one ledger, and where that ledger keeps them.
+struct Registration {
+    ledger_id: u64,
+    requests: Arc<ThreadRequests>,
+    registry: Arc<Mutex<ThreadRegistry>>,
+    slot: usize,
+}
+
 /// This thread's counters, one per ledger it requested through.
-struct OwnedThreadRequests(RefCell<Vec<(u64, Arc<ThreadRequests>)>>);
+struct OwnedThreadRequests(RefCell<Vec<Registration>>);
 
 impl Drop for OwnedThreadRequests {
     fn drop(&mut self) {
+        // Requests made later in this thread's teardown count in the ledgers' stripes.
         thread_state::with(|thread| {
             thread.ledger.ledger_id.set(0);
             thread.ledger.requests.set(std::ptr::null());
         });
+        for registration in self.0.get_mut().drain(..) {
+            registration.registry.lock().retire(registration.slot);
+        }
     }
 }
 
@@ -94,8 +154,9 @@ pub(crate) struct SessionLedger {
     /// Correlation ids up to this one were requested by ended sessions. Constant while a
     /// session runs, so requests and records agree on where an id belongs.
     ended_max: AtomicU64,
-    /// Every thread's counters (a thread's are registered at its first request).
-    threads: Mutex<Vec<Arc<ThreadRequests>>>,
+    /// The threads' counters (a thread's are registered at its first request and folded
+    /// into a total when it exits).
+    threads: Arc<Mutex<ThreadRegistry>>,
     /// For requests made without the thread's counters (thread teardown, direct calls).
     stripes: [Stripe; STRIPES],
     /// Records of the running session that arrived.
@@ -108,7 +169,7 @@ impl Default for SessionLedger {
             id: NEXT_LEDGER_ID.fetch_add(1, Ordering::Relaxed),
             running: AtomicU64::new(0),
             ended_max: AtomicU64::new(0),
-            threads: Mutex::new(Vec::new()),
+            threads: Arc::default(),
             stripes: Default::default(),
             arrived: AtomicU64::new(0),
         }
@@ -122,10 +183,10 @@ impl SessionLedger {
             stripe.requested.store(0, Ordering::Relaxed);
         }
         let mut threads = self.threads.lock();
-        // Counters of exited threads hold nothing of the new session.
-        threads.retain(|requests| Arc::strong_count(requests) > 1);
+        // Exited threads hold nothing of the new session.
+        threads.exited_in_session = 0;
         // No session runs, so no thread counts a request until `running` is set below.
-        for requests in threads.iter() {
+        for requests in threads.live() {
             requests
                 .at_begin
                 .store(requests.requests.load(Ordering::Acquire), Ordering::Relaxed);
@@ -142,18 +203,18 @@ impl SessionLedger {
             return 0;
         }
         let missing = self.missing();
+        let threads = self.threads.lock();
         let max_id = self
             .stripes
             .iter()
             .map(|stripe| stripe.max_id.load(Ordering::Relaxed))
             .chain(
-                self.threads
-                    .lock()
-                    .iter()
+                threads
+                    .live()
                     .map(|requests| requests.max_id.load(Ordering::Acquire)),
             )
-            .max()
-            .unwrap_or(0);
+            .fold(threads.exited_max_id, u64::max);
+        drop(threads);
         self.ended_max.fetch_max(max_id, Ordering::AcqRel);
         missing
     }
@@ -195,12 +256,17 @@ impl SessionLedger {
             let Ok(mut owned) = owned.0.try_borrow_mut() else {
                 return false;
             };
-            let requests = match owned.iter().find(|(id, _)| *id == self.id) {
-                Some((_, requests)) => requests.clone(),
+            let requests = match owned.iter().find(|owned| owned.ledger_id == self.id) {
+                Some(registration) => registration.requests.clone(),
                 None => {
                     let requests = Arc::new(ThreadRequests::default());
-                    self.threads.lock().push(requests.clone());
-                    owned.push((self.id, requests.clone()));
+                    let slot = self.threads.lock().add(requests.clone());
+                    owned.push(Registration {
+                        ledger_id: self.id,
+                        requests: requests.clone(),
+                        registry: self.threads.clone(),
+                        slot,
+                    });
                     requests
                 }
             };
@@ -252,16 +318,14 @@ impl SessionLedger {
             .iter()
             .map(|stripe| stripe.requested.load(Ordering::Relaxed))
             .sum();
-        let per_thread: u64 = self
-            .threads
-            .lock()
-            .iter()
-            .map(|requests| requests.in_session())
-            .sum();
-        striped + per_thread
+        let threads = self.threads.lock();
+        let live: u64 = threads.live().map(ThreadRequests::in_session).sum();
+        striped + threads.exited_in_session + live
     }
 
-    /// Records the running session requested that have not arrived yet.
+    /// Records the running session requested that have not arrived yet. Polled by `disable()`
+    /// while it waits (each flush, every 50 µs to 10 ms) and by `records_in_flight()`: it
+    /// reads the stripes and the live threads' counters, not every thread ever seen.
     pub(crate) fn missing(&self) -> u64 {
         self.requested()
             .saturating_sub(self.arrived.load(Ordering::Relaxed))
@@ -355,5 +419,61 @@ mod tests {
         assert_eq!(ledger.missing(), 0);
         assert_eq!(ledger.on_record(19), Attribution::EndedSession);
         assert_eq!(ledger.end(), 0);
+    }
+
+    /// Many short-lived threads, a few alive at a time: what they requested counts after they
+    /// exit, until the next session begins; the largest id an exited thread requested still
+    /// ends its session's range; and the ledger keeps slots for the threads alive at once, not
+    /// for every thread it has seen.
+    #[test]
+    fn requests_of_exited_threads_count_until_the_next_session() {
+        const AT_ONCE: u64 = 8;
+        let ledger = Arc::new(SessionLedger::default());
+        ledger.begin();
+        let mut next_id = 100;
+        let mut requested = 0;
+        let mut arrived = 0;
+        for _ in 0..250 {
+            let threads: Vec<_> = (0..AT_ONCE)
+                .map(|t| {
+                    let ledger = ledger.clone();
+                    let first = next_id + 3 * t;
+                    std::thread::spawn(move || {
+                        for id in first..first + 3 {
+                            request_on_thread(&ledger, id);
+                        }
+                    })
+                })
+                .collect();
+            // `join` returns after the thread's thread-locals are destroyed.
+            for thread in threads {
+                thread.join().unwrap();
+            }
+            requested += 3 * AT_ONCE;
+            assert_eq!(ledger.on_record(next_id), Attribution::Current);
+            arrived += 1;
+            next_id += 3 * AT_ONCE;
+            assert_eq!(ledger.missing(), requested - arrived);
+            assert!(ledger.threads.lock().slots.len() <= AT_ONCE as usize);
+        }
+        // A thread that stays: its requests count beside the exited threads'.
+        request_on_thread(&ledger, next_id);
+        requested += 1;
+        assert_eq!(ledger.missing(), requested - arrived);
+        assert_eq!(ledger.end(), requested - arrived);
+        assert_eq!(ledger.missing(), requested - arrived, "the last session's");
+
+        ledger.begin();
+        assert_eq!(ledger.missing(), 0, "a new session starts from nothing");
+        assert!(!ledger.saw_device_work());
+        let other = ledger.clone();
+        std::thread::spawn(move || request_on_thread(&other, next_id + 1))
+            .join()
+            .unwrap();
+        assert_eq!(ledger.missing(), 1);
+        assert!(ledger.saw_device_work());
+        assert_eq!(ledger.end(), 1);
+        // Larger than any live thread's or stripe's id: known from the exited thread only.
+        assert_eq!(ledger.on_record(next_id + 1), Attribution::EndedSession);
     }
 }

@@ -7,6 +7,7 @@
 //! stream or kernel. [`replay`] runs it and ends with all device work completed and pushed.
 mod error;
 mod model;
+mod nesting;
 mod parse;
 mod random;
 mod replay;

@@ -5,7 +5,7 @@ use super::model::*;
 use crate::driver::{CopyKind, HostMemory};
 use crate::machine::Machine;
 use serde::Deserialize;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::Path;
@@ -79,8 +79,14 @@ struct RawStream {
 #[serde(deny_unknown_fields)]
 struct RawThread {
     name: Option<String>,
-    steps: Vec<Spanned<RawStep>>,
+    steps: Vec<StepAt>,
 }
+
+/// A step and where it is. Boxed: serde's and the TOML reader's generic frames hold a
+/// `Spanned<RawStep>` by value, some 1.5 KB, several times for every level of `steps` groups;
+/// boxed, the stack a 32-deep scenario needs to parse halves (about 750 KiB in a debug build,
+/// 250 KiB in a release one).
+type StepAt = Spanned<Box<RawStep>>;
 
 /// Declares [`RawStep`] with a hand-written `Deserialize` that reads each key in a function
 /// of its own. The derived one keeps every field's temporaries in one frame (some 36 KB in a
@@ -153,7 +159,7 @@ raw_step! {
     sleep_us: Option<u64>,
     bind: Option<Spanned<String>>,
     api: Option<Spanned<String>>,
-    steps: Option<Vec<Spanned<RawStep>>>,
+    steps: Option<RawGroup>,
     enable: Option<bool>,
     disable: Option<bool>,
     set_enter: Option<Spanned<String>>,
@@ -178,6 +184,50 @@ raw_step! {
     queue: Option<String>,
     annotate: Option<String>,
     repeat: Option<u32>,
+}
+
+/// A step's `steps = [...]`: a group. Each group holds the frames of the steps around it on
+/// the parsing thread's stack (some 8 KB a level in a release build, 16 KB in a debug one),
+/// and the TOML parser lets a file nest some 120 groups (its limits on a header's dotted path
+/// and on inline nesting apply separately), so the depth is counted here, as groups are read,
+/// and a group past [`MAX_GROUP_DEPTH`] is refused before its steps are: checked after
+/// parsing, the nesting would already have overflowed the stack of the caller's thread.
+struct RawGroup(Vec<StepAt>);
+
+thread_local! {
+    /// Groups around the step being read on this thread (only while a scenario parses).
+    static GROUP_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// One level of [`GROUP_DEPTH`] while a group is read; dropping it, also on an error or an
+/// unwind, gives the level back.
+struct GroupLevel;
+
+impl GroupLevel {
+    fn enter() -> Result<GroupLevel, String> {
+        GROUP_DEPTH.with(|depth| {
+            if depth.get() >= MAX_GROUP_DEPTH {
+                return Err(format!(
+                    "`steps` groups nest at most {MAX_GROUP_DEPTH} deep"
+                ));
+            }
+            depth.set(depth.get() + 1);
+            Ok(GroupLevel)
+        })
+    }
+}
+
+impl Drop for GroupLevel {
+    fn drop(&mut self) {
+        GROUP_DEPTH.with(|depth| depth.set(depth.get() - 1));
+    }
+}
+
+impl<'de> Deserialize<'de> for RawGroup {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let _level = GroupLevel::enter().map_err(serde::de::Error::custom)?;
+        Vec::deserialize(deserializer).map(RawGroup)
+    }
 }
 
 #[derive(Deserialize)]
@@ -214,9 +264,14 @@ impl Locator<'_> {
 
 /// Scenario threads: below the virtual clock's reserved thread ids (`clock::SIGNAL_THREAD_TID`).
 const MAX_THREADS: usize = 256;
-/// How deep `steps` groups nest. The TOML parser stops at some 40 levels of nested arrays and
-/// tables (each group is two); a documented limit below that gives a clear message.
+/// How deep `steps` groups nest, counted as the text is read ([`RawGroup`]). The TOML parser
+/// stops at 80 levels of inline arrays and tables (an inline group is two) and at 80 keys in a
+/// header's path, and either error names this limit too.
 pub(super) const MAX_GROUP_DEPTH: u32 = 32;
+/// Levels of tables and arrays a scenario nests (`nesting`, read before the TOML parser): 2 per
+/// `steps` group and 16 for the thread, its step list and the deepest step's own values
+/// (`graph = [{ grid = [...] }]` is 3).
+const MAX_NESTING: u32 = 2 * MAX_GROUP_DEPTH + 16;
 const RESERVED_STREAMS: [&str; 3] = ["null", "legacy", "per_thread"];
 const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
      sleep_us, bind, api, steps, enable, disable, set_enter, set_exit, create_stream, random, \
@@ -267,6 +322,15 @@ pub(super) fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> 
         return Err(too_big(file, text.len() as u64));
     }
     let at = Locator { text, file };
+    if let Some(offset) = super::nesting::too_deep(text, MAX_NESTING) {
+        return Err(at.error(
+            offset..offset,
+            format!(
+                "tables and arrays nest more than {MAX_NESTING} deep here (a `steps` group is \
+                 two: `steps` groups nest at most {MAX_GROUP_DEPTH} deep)"
+            ),
+        ));
+    }
     let raw: RawScenario = toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         let mut message = e.message().trim().to_owned();
@@ -311,7 +375,7 @@ struct Flow {
 
 /// The `create_stream` steps (`true`) and `hipStreamDestroy` steps (`false`) in `steps`, in
 /// order, with the stream's name and the span of its name.
-fn lifecycle_steps(steps: &[Spanned<RawStep>], out: &mut Vec<(String, bool, Range<usize>)>) {
+fn lifecycle_steps(steps: &[StepAt], out: &mut Vec<(String, bool, Range<usize>)>) {
     for step in steps {
         let raw = step.get_ref();
         if let Some(name) = &raw.create_stream {
@@ -322,7 +386,7 @@ fn lifecycle_steps(steps: &[Spanned<RawStep>], out: &mut Vec<(String, bool, Rang
                 out.push((stream.get_ref().clone(), false, stream.span()));
             }
         }
-        if let Some(inner) = &raw.steps {
+        if let Some(RawGroup(inner)) = &raw.steps {
             lifecycle_steps(inner, out);
         }
     }
@@ -714,11 +778,7 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn steps(
-        &self,
-        raw: Vec<Spanned<RawStep>>,
-        device: &mut u32,
-    ) -> Result<Vec<Step>, ScenarioError> {
+    fn steps(&self, raw: Vec<StepAt>, device: &mut u32) -> Result<Vec<Step>, ScenarioError> {
         raw.into_iter().map(|s| self.step(s, device)).collect()
     }
 
@@ -863,7 +923,7 @@ impl<'a> Validator<'a> {
     }
 
     /// One step: exactly one action, with the modifiers that action takes.
-    fn step(&self, raw: Spanned<RawStep>, device: &mut u32) -> Result<Step, ScenarioError> {
+    fn step(&self, raw: StepAt, device: &mut u32) -> Result<Step, ScenarioError> {
         let span = raw.span();
         let mut s = raw.into_inner();
         self.check_shape(&s, &span)?;
@@ -969,7 +1029,7 @@ impl<'a> Validator<'a> {
                 None => {}
             }
         }
-        let steps = s.steps.take().unwrap_or_default();
+        let steps = s.steps.take().map(|group| group.0).unwrap_or_default();
         self.group_step(steps, s.repeat, s.annotate.take(), device, &err)
     }
 
@@ -1175,7 +1235,7 @@ impl<'a> Validator<'a> {
     /// `steps = [...]` with `repeat` and `annotate`.
     fn group_step(
         &self,
-        steps: Vec<Spanned<RawStep>>,
+        steps: Vec<StepAt>,
         repeat: Option<u32>,
         annotate: Option<String>,
         device: &mut u32,
@@ -1187,11 +1247,6 @@ impl<'a> Validator<'a> {
         }
         if steps.is_empty() {
             return Err(err("`steps` is empty".into()));
-        }
-        if self.sessions.borrow().group_depth >= MAX_GROUP_DEPTH {
-            return Err(err(format!(
-                "`steps` groups nest at most {MAX_GROUP_DEPTH} deep"
-            )));
         }
         self.sessions.borrow_mut().group_depth += 1;
         let before = self.flow.borrow().clone();
