@@ -8,7 +8,8 @@
 //! non-empty".
 //!
 //! This runs around every HIP call of the profiled program: no locks, no allocation, no
-//! logging, one thread-local access per callback. The stack is a fixed array of `Cell`s in the
+//! logging, one thread-local access at SET ENTER and none at SET EXIT (the ENTER keeps where
+//! the stack is in the window's `user_data`, which the SDK hands back at EXIT). The stack is a fixed array of `Cell`s in the
 //! thread's [`ThreadState`](super::thread_state) (one thread-local without destructor), so
 //! reaching it can never fail or panic, even during thread teardown. Nesting deeper than [`MAX_DEPTH`] entries (the SDK
 //! never nests deeper than one) is counted, not stored: the deepest stored stream stays the
@@ -133,46 +134,101 @@ pub fn depth() -> usize {
 ///
 /// # Safety
 /// Called by the SDK with `record.payload` null or pointing to a
-/// `rocprofiler_callback_tracing_hip_stream_data_t` valid for the duration of the call.
+/// `rocprofiler_callback_tracing_hip_stream_data_t` valid for the duration of the call, and
+/// `user_data` null or the SDK's per-invocation storage, kept from ENTER to EXIT.
 #[doc(hidden)] // public for tests/hot_path_alloc.rs, which calls it as the SDK does
 pub unsafe extern "C" fn hip_stream_callback(
     record: sys::rocprofiler_callback_tracing_record_t,
-    _user_data: *mut sys::rocprofiler_user_data_t,
+    user_data: *mut sys::rocprofiler_user_data_t,
     _callback_data: *mut std::ffi::c_void,
 ) {
     // Panic-free: integer compares, a checked pointer read and the functions above.
     if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM {
         return;
     }
-    if record.operation == sys::ROCPROFILER_HIP_STREAM_CREATE
-        || record.operation == sys::ROCPROFILER_HIP_STREAM_DESTROY
-    {
-        // SAFETY: the caller's contract, as for SET below.
-        if let Some((stream_id, handle)) = unsafe { read_stream(record.payload) } {
-            // Queued without a lock (`stream_notes.rs`) on the creating thread; a panic must
-            // not reach the SDK.
-            let _ = std::panic::catch_unwind(|| {
-                if record.operation == sys::ROCPROFILER_HIP_STREAM_CREATE {
-                    super::stream_names::note_created(stream_id, handle);
-                } else {
-                    super::stream_names::note_destroyed(handle);
+    if record.operation != sys::ROCPROFILER_HIP_STREAM_SET {
+        // SAFETY: the caller's contract.
+        return unsafe { note_stream_lifetime(&record) };
+    }
+    // The thread's state first, the payload after: nothing read before the thread-local
+    // look-up has to be kept across it (fewer saved registers on every HIP call).
+    match record.phase {
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => {
+            thread_state::with(|thread| {
+                // SAFETY: the caller's contract.
+                unsafe { remember_stack(user_data, &thread.streams) };
+                // SAFETY: the caller's contract.
+                if let Some((stream_id, handle)) = unsafe { read_set(record.payload) } {
+                    set_enter(thread, stream_id, handle);
                 }
             });
         }
-        return;
-    }
-    if record.operation != sys::ROCPROFILER_HIP_STREAM_SET {
-        return;
-    }
-    match record.phase {
-        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => {
-            // SAFETY: the caller's contract.
-            if let Some((stream_id, handle)) = unsafe { read_set(record.payload) } {
-                thread_state::with(|thread| set_enter(thread, stream_id, handle));
-            }
-        }
-        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => pop(),
+        // SAFETY: the caller's contract.
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => match unsafe { remembered_stack(user_data) } {
+            Some(stack) => stack.pop(),
+            None => pop(),
+        },
         _ => {}
+    }
+}
+
+/// SET ENTER: keeps where the calling thread's stack is in the window's `user_data`, which
+/// the SDK preserves from ENTER to EXIT of one invocation, on one thread, for one context
+/// (docs/sdk-facts.md#callback-tracing): the EXIT pops it without a thread-local look-up.
+///
+/// # Safety
+/// `user_data` is null or the SDK's per-invocation storage of this SET window.
+#[inline]
+unsafe fn remember_stack(user_data: *mut sys::rocprofiler_user_data_t, stack: &ThreadStack) {
+    if !user_data.is_null() {
+        // SAFETY: non-null per-invocation storage, writable during the callback.
+        unsafe { (*user_data).ptr = stack as *const ThreadStack as *mut std::ffi::c_void };
+    }
+}
+
+/// SET EXIT: the stack its ENTER kept in `user_data`, if any (a window whose ENTER this
+/// context did not see starts with the SDK's zeroed `user_data`).
+///
+/// # Safety
+/// `user_data` is null or the SDK's per-invocation storage of this SET window, which only
+/// [`remember_stack`] writes: it then points at the calling thread's stack, which has no
+/// destructor and lives as long as the thread.
+#[inline]
+unsafe fn remembered_stack<'a>(
+    user_data: *mut sys::rocprofiler_user_data_t,
+) -> Option<&'a ThreadStack> {
+    if user_data.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract: null or what `remember_stack` wrote on this thread.
+    let stack = unsafe { (*user_data).ptr } as *const ThreadStack;
+    // SAFETY: as above.
+    unsafe { stack.as_ref() }
+}
+
+/// CREATE and DESTROY (any other operation but SET is ignored): noted for the lane labels.
+///
+/// # Safety
+/// As [`hip_stream_callback`]'s `record.payload`.
+#[cold]
+#[inline(never)]
+unsafe fn note_stream_lifetime(record: &sys::rocprofiler_callback_tracing_record_t) {
+    if record.operation != sys::ROCPROFILER_HIP_STREAM_CREATE
+        && record.operation != sys::ROCPROFILER_HIP_STREAM_DESTROY
+    {
+        return;
+    }
+    // SAFETY: the caller's contract, as for SET.
+    if let Some((stream_id, handle)) = unsafe { read_stream(record.payload) } {
+        // Queued without a lock (`stream_notes.rs`) on the creating thread; a panic must
+        // not reach the SDK.
+        let _ = std::panic::catch_unwind(|| {
+            if record.operation == sys::ROCPROFILER_HIP_STREAM_CREATE {
+                super::stream_names::note_created(stream_id, handle);
+            } else {
+                super::stream_names::note_destroyed(handle);
+            }
+        });
     }
 }
 
@@ -335,6 +391,63 @@ mod tests {
                 pop();
             }
             assert_eq!(top(), 0);
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// A SET window as the SDK delivers it: ENTER and EXIT with one `user_data`.
+    fn set_callback(
+        phase: sys::rocprofiler_callback_phase_t,
+        stream_id: u64,
+        user_data: *mut sys::rocprofiler_user_data_t,
+    ) {
+        // SAFETY: a plain C struct; all-zero is a valid value.
+        let mut payload: sys::rocprofiler_callback_tracing_hip_stream_data_t =
+            unsafe { std::mem::zeroed() };
+        payload.size = STREAM_VALUE_END;
+        payload.stream_id.handle = stream_id;
+        payload.stream_value.value = 0x7f00_0000_0000 + stream_id;
+        // SAFETY: as above.
+        let mut record: sys::rocprofiler_callback_tracing_record_t = unsafe { std::mem::zeroed() };
+        record.kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM;
+        record.operation = sys::ROCPROFILER_HIP_STREAM_SET;
+        record.phase = phase;
+        record.payload = std::ptr::addr_of_mut!(payload).cast();
+        // SAFETY: the payload and `user_data` are valid for the call, as the SDK's are.
+        unsafe { hip_stream_callback(record, user_data, std::ptr::null_mut()) };
+    }
+
+    #[test]
+    fn set_exit_pops_the_stack_its_enter_kept_in_user_data_or_else_the_threads() {
+        std::thread::spawn(|| {
+            let (enter, exit) = (
+                sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+            );
+            let mut outer = sys::rocprofiler_user_data_t { value: 0 };
+            let mut inner = sys::rocprofiler_user_data_t { value: 0 };
+            set_callback(enter, 3, &mut outer);
+            // SAFETY: a union of plain 8-byte values.
+            assert_ne!(unsafe { outer.value }, 0, "ENTER keeps where the stack is");
+            set_callback(enter, 5, &mut inner);
+            assert_eq!(top(), 5);
+            set_callback(exit, 5, &mut inner);
+            assert_eq!(top(), 3);
+            // An EXIT whose ENTER this context did not see (zeroed `user_data`), and one
+            // without `user_data`: the thread's own stack, through its thread-local.
+            let mut unseen = sys::rocprofiler_user_data_t { value: 0 };
+            set_callback(exit, 3, &mut unseen);
+            assert_eq!(top(), 0);
+            set_callback(enter, 7, std::ptr::null_mut());
+            assert_eq!(top(), 7);
+            set_callback(exit, 7, std::ptr::null_mut());
+            assert_eq!(top(), 0);
+            assert_eq!(current_thread_stats().unmatched_exits, 0);
+            // The outer window's EXIT finds nothing left to pop: counted, never below the base.
+            set_callback(exit, 3, &mut outer);
+            assert_eq!((top(), depth()), (0, 1));
+            assert_eq!(current_thread_stats().unmatched_exits, 1);
         })
         .join()
         .unwrap();
