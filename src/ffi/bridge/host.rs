@@ -251,3 +251,49 @@ impl log::Log for CppLogger {
 
     fn flush(&self) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocprofiler_sdk_sys as sys;
+
+    /// Without tsl (the weak C++ default of `xrt_bridge_record_annotation`, as in a program
+    /// without the shims) the C++ source still sends a call made inside a labelled ROCTx range
+    /// back to the Rust map with its label, and one outside any range records nothing.
+    #[test]
+    fn a_call_without_annotation_records_only_its_roctx_label() {
+        std::thread::spawn(|| {
+            let map = AnnotationMap::new(8);
+            let record = |correlation_id| {
+                thread_state::with(|thread| {
+                    CppAnnotationSource.record(correlation_id, &map, thread)
+                })
+                .unwrap()
+            };
+            record(1);
+            assert_eq!(map.look_up_call(1), Default::default());
+            // Another test may start a session meanwhile (a new generation hides the range):
+            // tried again until one attempt ran within one generation.
+            for correlation_id in 2..100 {
+                let generation = roctx::session_generation();
+                roctx::on_marker_call(
+                    sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
+                    Some("train_step".into()),
+                    1,
+                );
+                record(correlation_id);
+                roctx::on_marker_call(sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop, None, 1);
+                if roctx::session_generation() != generation {
+                    continue;
+                }
+                let call = map.look_up_call(correlation_id);
+                assert_eq!(call.roctx_label.as_deref(), Some("train_step"));
+                assert_eq!((call.annotation, call.scope_range_id), (None, 0));
+                return;
+            }
+            panic!("no attempt ran within one session generation");
+        })
+        .join()
+        .unwrap();
+    }
+}
