@@ -7,11 +7,23 @@
 #include "xla-rocm-tracer/cpp/bridge_callbacks.h"
 #include "xla-rocm-tracer/src/ffi/bridge.rs.h"
 
+// Without tsl every thread is outside any annotation; a ROCTx label is still recorded.
+extern "C" __attribute__((weak)) void xrt_bridge_record_annotation(
+    XrtSourceStackSlot*, uint64_t, uint64_t label_frame, const void* thread, const void* map,
+    uint64_t correlation_id) noexcept {
+  if (label_frame == 0) return;
+  const XrtAnnotationStack empty{};
+  xrt_bridge_record_annotation_stack(thread, map, correlation_id, &empty);
+}
+
+extern "C" __attribute__((weak)) XrtAnnotationStack xrt_bridge_read_annotation_stack(
+    XrtSourceStackSlot*, uint64_t) noexcept {
+  return XrtAnnotationStack{};
+}
+
 namespace xla {
 namespace profiler {
 namespace rust_bridge {
-
-__attribute__((weak)) AnnotationView read_annotation_stack() { return AnnotationView{}; }
 
 __attribute__((weak)) void record_hip_api_annotation(uint64_t) {}
 

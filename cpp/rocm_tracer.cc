@@ -311,18 +311,6 @@ void record_hip_api_annotation(uint64_t correlation_id) {
   });
 }
 
-AnnotationView read_annotation_stack() {
-  AnnotationView view{};
-  const std::string& text = tsl::profiler::AnnotationStack::Get();
-  if (text.empty()) return view;
-  view.text = reinterpret_cast<const uint8_t*>(text.data());
-  view.text_len = text.size();
-  const absl::Span<const int64_t> ids = tsl::profiler::AnnotationStack::GetScopeRangeIds();
-  view.scope_range_ids = ids.data();
-  view.num_scope_range_ids = ids.size();
-  return view;
-}
-
 void clear_hip_api_annotations() {
   RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
   if (tracer != nullptr) tracer->annotation_map()->Clear();
@@ -377,3 +365,78 @@ void log_from_rust(LogLevel level, rust::Str message) {
 }  // namespace rust_bridge
 }  // namespace profiler
 }  // namespace xla
+
+// tsl keeps a thread's annotation text in one thread-local object for the thread's life
+// (AnnotationStack::Get() returns a reference to it), so once found its address is kept in the
+// thread's slot and read without tsl's thread-local look-ups. tsl resets that object, in
+// Get(), Push or Pop, when its generation changed since the thread last touched it; a kept
+// address would miss a reset only if the generation changed while the thread left its stack
+// alone. XLA's GpuTracer enables tsl's stack before RocmTracer::Enable and disables it after
+// Disable, so the generation changes only between the tracer's sessions: the first call of a
+// session (a new `generation`), and every call while the stack is disabled, read it through
+// Get() again.
+namespace {
+
+// Out of line, like everything off the fast path below, so that the fast path sets up no frame.
+__attribute__((noinline)) const std::string* FindTslText(XrtSourceStackSlot* slot,
+                                                         uint64_t generation) noexcept {
+  const std::string* text = &tsl::profiler::AnnotationStack::Get();
+  slot->stack = text;
+  slot->generation = generation;
+  return text;
+}
+
+XrtAnnotationStack StackOf(const std::string& text) noexcept {
+  XrtAnnotationStack stack{};
+  if (text.empty()) return stack;
+  stack.text = reinterpret_cast<const uint8_t*>(text.data());
+  stack.text_len = text.size();
+  const absl::Span<const int64_t> ids = tsl::profiler::AnnotationStack::GetScopeRangeIds();
+  stack.scope_range_ids = ids.data();
+  stack.num_scope_range_ids = ids.size();
+  return stack;
+}
+
+__attribute__((noinline)) void RecordStack(const std::string* text, const void* thread,
+                                           const void* map, uint64_t correlation_id) noexcept {
+  const XrtAnnotationStack stack = StackOf(*text);
+  xrt_bridge_record_annotation_stack(thread, map, correlation_id, &stack);
+}
+
+inline void RecordIfAny(const std::string* text, uint64_t label_frame, const void* thread,
+                        const void* map, uint64_t correlation_id) noexcept {
+  if (text->empty() && label_frame == 0) return;
+  RecordStack(text, thread, map, correlation_id);
+}
+
+// The first call of a session on this thread, or any while tsl's stack is disabled.
+__attribute__((noinline)) void FindAndRecord(XrtSourceStackSlot* slot, uint64_t generation,
+                                             uint64_t label_frame, const void* thread,
+                                             const void* map, uint64_t correlation_id) noexcept {
+  RecordIfAny(FindTslText(slot, generation), label_frame, thread, map, correlation_id);
+}
+
+}  // namespace
+
+// Every path ends in a jump, so the common one (no annotation) sets up no frame.
+extern "C" void xrt_bridge_record_annotation(XrtSourceStackSlot* slot, uint64_t generation,
+                                             uint64_t label_frame, const void* thread,
+                                             const void* map, uint64_t correlation_id) noexcept {
+  const std::string* text = static_cast<const std::string*>(slot->stack);
+  if (__builtin_expect(text == nullptr || slot->generation != generation ||
+                           !tsl::profiler::AnnotationStack::IsEnabled(),
+                       0)) {
+    return FindAndRecord(slot, generation, label_frame, thread, map, correlation_id);
+  }
+  RecordIfAny(text, label_frame, thread, map, correlation_id);
+}
+
+extern "C" XrtAnnotationStack xrt_bridge_read_annotation_stack(XrtSourceStackSlot* slot,
+                                                               uint64_t generation) noexcept {
+  const std::string* text = static_cast<const std::string*>(slot->stack);
+  if (text == nullptr || slot->generation != generation ||
+      !tsl::profiler::AnnotationStack::IsEnabled()) {
+    text = FindTslText(slot, generation);
+  }
+  return StackOf(*text);
+}

@@ -13,7 +13,8 @@ use rocprofiler_sdk_sys as sys;
 use xla_rocm_tracer::testing::correlation::stream_external_correlation_callback;
 use xla_rocm_tracer::testing::stream_stack::{self, hip_stream_callback};
 use xla_rocm_tracer::tracer::annotation::{
-    pop_annotation, push_annotation, AnnotationMap, AnnotationSource, ThreadAnnotationStack,
+    pop_annotation, push_annotation, record_current_annotation, AnnotationMap,
+    ThreadAnnotationStack,
 };
 use xla_rocm_tracer::tracer::roctx;
 
@@ -192,7 +193,11 @@ fn annotated_hip_calls_make_no_heap_allocation_after_warm_up() {
         push_annotation("fusion.42#hlo_op=fusion.42,hlo_module=jit_step#");
         let annotated_call = |call: &mut HipCall| {
             // HIP API ENTER first, with the id the request will carry.
-            ThreadAnnotationStack.record(call.next_correlation_id.get(), &app_map);
+            record_current_annotation(
+                &ThreadAnnotationStack,
+                call.next_correlation_id.get(),
+                &app_map,
+            );
             call.launch(1)
         };
         for _ in 0..16 {
@@ -242,7 +247,11 @@ fn annotated_hip_calls_inside_a_roctx_range_make_no_heap_allocation_after_warm_u
             1,
         );
         let annotated_call = |call: &mut HipCall| {
-            ThreadAnnotationStack.record(call.next_correlation_id.get(), &app_map);
+            record_current_annotation(
+                &ThreadAnnotationStack,
+                call.next_correlation_id.get(),
+                &app_map,
+            );
             call.launch(1)
         };
         for _ in 0..16 {

@@ -249,15 +249,6 @@ mod ffi {
         event: FlatEvent,
     }
 
-    /// tsl's `AnnotationStack` of the calling thread, borrowed: valid until that thread
-    /// changes its annotation stack. `text` is null when there is no annotation.
-    struct AnnotationView {
-        text: *const u8,
-        text_len: usize,
-        scope_range_ids: *const i64,
-        num_scope_range_ids: usize,
-    }
-
     extern "Rust" {
         /// The Rust collector behind `CreateRocmCollector`'s collector (and behind a
         /// `RocmTraceCollectorImpl` that C++ code builds itself).
@@ -329,8 +320,6 @@ mod ffi {
     unsafe extern "C++" {
         include!("xla-rocm-tracer/cpp/bridge_callbacks.h");
 
-        /// tsl's `AnnotationStack` of the calling thread (HIP API ENTER, launching thread).
-        fn read_annotation_stack() -> AnnotationView;
         /// Records tsl's `AnnotationStack` of the calling thread under `correlation_id` into
         /// the C++ tracer's `annotation_map_` (sessions with a C++ collector).
         fn record_hip_api_annotation(correlation_id: u64);

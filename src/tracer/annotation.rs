@@ -644,22 +644,13 @@ pub trait AnnotationSource: Send + Sync {
     /// scope-range ids, outermost first.
     fn with_current(&self, f: &mut dyn FnMut(&str, &[i64]));
 
-    /// Records the calling thread's annotation under `correlation_id` (see
-    /// [`AnnotationSource::record_on_thread`]).
-    fn record(&self, correlation_id: u64, map: &AnnotationMap) {
-        if thread_state::with(|thread| self.record_on_thread(correlation_id, map, thread)).is_none()
-        {
-            self.with_current(&mut |annotation, scope_range_ids| {
-                map.add(correlation_id, annotation, scope_range_ids)
-            });
-        }
-    }
-
     /// Records the calling thread's annotation under `correlation_id`: by default into the
     /// tracer's `map`; a source with its own store (the C++ shim's, whose XLA callers read
-    /// `RocmTracer::annotation_map()`) overrides it. `thread` is the calling thread's tracer
-    /// state, which the HIP API callback already holds (one thread-local access per callback).
-    fn record_on_thread(&self, correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
+    /// `RocmTracer::annotation_map()`) overrides it. The one recording method: the HIP API
+    /// callback and [`record_current_annotation`] both call it. `thread` is the calling
+    /// thread's tracer state, which the HIP API callback already holds (one thread-local access
+    /// per callback).
+    fn record(&self, correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
         self.with_current(&mut |annotation, scope_range_ids| {
             map.add_on_thread(
                 thread,
@@ -673,6 +664,21 @@ pub trait AnnotationSource: Send + Sync {
     /// A session starts (the tracer decided it may): forget what the last one recorded.
     fn session_starts(&self, map: &AnnotationMap) {
         map.clear();
+    }
+}
+
+/// What the HIP API ENTER callback does with `source`, for a caller that does not hold the
+/// thread's tracer state: records the calling thread's annotation under `correlation_id`
+/// through [`AnnotationSource::record`].
+pub fn record_current_annotation(
+    source: &(impl AnnotationSource + ?Sized),
+    correlation_id: u64,
+    map: &AnnotationMap,
+) {
+    if thread_state::with(|thread| source.record(correlation_id, map, thread)).is_none() {
+        source.with_current(&mut |annotation, scope_range_ids| {
+            map.add(correlation_id, annotation, scope_range_ids)
+        });
     }
 }
 
@@ -737,6 +743,32 @@ impl AnnotationSource for ThreadAnnotationStack {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_overridden_record_is_what_every_caller_reaches() {
+        /// A source with its own store, as the C++ shim's is.
+        struct OwnStore(AtomicU64);
+        impl AnnotationSource for OwnStore {
+            fn with_current(&self, f: &mut dyn FnMut(&str, &[i64])) {
+                f("not for the tracer's map", &[1]);
+            }
+            fn record(&self, correlation_id: u64, _map: &AnnotationMap, _thread: &ThreadState) {
+                self.0.store(correlation_id, Ordering::Relaxed);
+            }
+        }
+        let source = OwnStore(AtomicU64::new(0));
+        let map = AnnotationMap::new(4);
+        record_current_annotation(&source, 42, &map);
+        assert_eq!(source.0.load(Ordering::Relaxed), 42);
+        // As the tracer holds it.
+        let boxed: Box<dyn AnnotationSource> = Box::new(source);
+        record_current_annotation(boxed.as_ref(), 43, &map);
+        assert!(map.look_up(42).is_none() && map.look_up(43).is_none());
+        assert!(
+            map.is_empty(),
+            "the override decides where the annotation goes"
+        );
+    }
 
     #[test]
     fn interns_looks_up_and_ignores_empty() {

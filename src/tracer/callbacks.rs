@@ -182,38 +182,46 @@ pub(super) unsafe extern "C" fn hip_api_callback(
     _user_data: *mut sys::rocprofiler_user_data_t,
     _callback_data: *mut c_void,
 ) {
-    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API {
-        return;
-    }
     // EXIT needs nothing: the call's requests came before its EXIT (`correlation::LastHipCall`).
-    if record.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
-        return;
+    // Kept apart from ENTER's work so that an EXIT returns without setting up a frame.
+    if record.kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
+        && record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER
+    {
+        hip_api_enter(
+            record.correlation_id.internal,
+            record.operation,
+            record.payload,
+        );
     }
-    let correlation_id = record.correlation_id.internal;
+}
+
+/// A HIP API ENTER on the calling thread: a copy call's arguments, the last call entered, the
+/// annotation. Takes the record's fields, not the record, so that the callback can hand over
+/// with a jump (`extern "C"`: it cannot unwind, so the callback needs no landing pad for it).
+#[inline(never)]
+extern "C" fn hip_api_enter(correlation_id: u64, operation: i32, payload: *mut c_void) {
+    if hip_api::is_copy_api(operation) {
+        note_copy_call(operation, payload, correlation_id);
+    }
     // One thread-local access for the last call entered and the annotation (`thread_state`).
     thread_state::with(|thread| {
         thread.hip_calls.enter(correlation_id);
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let tracer = instance();
-            tracer.annotation_source().record_on_thread(
-                correlation_id,
-                &tracer.annotations,
-                thread,
-            );
+            tracer
+                .annotation_source()
+                .record(correlation_id, &tracer.annotations, thread);
         }));
     });
-    if hip_api::is_copy_api(record.operation) {
-        note_copy_call(&record, correlation_id);
-    }
 }
 
 /// What a copy call asked for, at its HIP API ENTER.
 #[cold]
-fn note_copy_call(record: &sys::rocprofiler_callback_tracing_record_t, correlation_id: u64) {
+fn note_copy_call(operation: i32, payload: *mut c_void, correlation_id: u64) {
     let _ = catch_unwind(|| {
         // SAFETY: the SDK's HIP API payload, valid during this callback.
-        let args = unsafe { copy_calls::hip_api_args(record.payload as *const c_void) };
-        if let Some(call) = copy_calls::copy_call(record.operation, args.as_ref()) {
+        let args = unsafe { copy_calls::hip_api_args(payload as *const c_void) };
+        if let Some(call) = copy_calls::copy_call(operation, args.as_ref()) {
             instance().copy_calls.note(correlation_id, call);
         }
     });

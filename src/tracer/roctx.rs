@@ -44,8 +44,20 @@ struct Frame {
     generation: u64,
 }
 
+/// A thread's open ranges, innermost last.
+struct RangeStack(RefCell<Vec<Frame>>);
+
+impl Drop for RangeStack {
+    /// The thread is exiting: its ranges go, and so must their copy in the thread's state (which
+    /// has no destructor and outlives this), or a HIP call made later in the thread's teardown
+    /// would still see the last top as its innermost range.
+    fn drop(&mut self) {
+        mirror_top(&[]);
+    }
+}
+
 thread_local! {
-    static STACK: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+    static STACK: RangeStack = const { RangeStack(RefCell::new(Vec::new())) };
 }
 
 /// What the HIP path needs of the thread's innermost range (layout in `thread_state`, so that a
@@ -77,6 +89,12 @@ fn mirror_top(stack: &[Frame]) {
     });
 }
 
+/// The session generation: it changes when a session starts and when it ends.
+#[inline]
+pub(crate) fn session_generation() -> u64 {
+    GENERATION.load(Ordering::Acquire)
+}
+
 /// A session starts: ranges pushed before it label nothing in it.
 pub(crate) fn start_session() {
     GENERATION.fetch_add(1, Ordering::AcqRel);
@@ -98,7 +116,7 @@ pub fn current_label() -> Option<Arc<str>> {
 fn label_in(generation: u64) -> Option<Arc<str>> {
     STACK
         .try_with(|stack| {
-            let stack = stack.borrow();
+            let stack = stack.0.borrow();
             let top = stack.last()?;
             (top.generation == generation)
                 .then(|| top.label.clone())
@@ -113,7 +131,7 @@ fn label_in(generation: u64) -> Option<Arc<str>> {
 pub(crate) fn with_current_label<R>(mut f: impl FnMut(Option<(u64, &Arc<str>)>) -> R) -> R {
     let generation = GENERATION.load(Ordering::Acquire);
     let read = STACK.try_with(|stack| {
-        let stack = stack.try_borrow().ok();
+        let stack = stack.0.try_borrow().ok();
         let top = stack.as_ref().and_then(|stack| stack.last());
         f(top
             .filter(|top| top.generation == generation)
@@ -142,7 +160,7 @@ fn push(label: Option<Arc<str>>, now_ns: u64, generation: u64) {
         generation,
     };
     let _ = STACK.try_with(|stack| {
-        let mut stack = stack.borrow_mut();
+        let mut stack = stack.0.borrow_mut();
         stack.push(frame);
         mirror_top(&stack);
     });
@@ -153,7 +171,7 @@ fn push(label: Option<Arc<str>>, now_ns: u64, generation: u64) {
 fn pop(thread_id: u64, now_ns: u64, generation: u64) -> Option<RocmTracerEvent> {
     let frame = STACK
         .try_with(|stack| {
-            let mut stack = stack.borrow_mut();
+            let mut stack = stack.0.borrow_mut();
             let frame = stack.pop();
             mirror_top(&stack);
             frame
@@ -361,6 +379,56 @@ mod tests {
             push(Some(Arc::from("fresh")), 60, 5);
             assert_eq!(pop(1, 70, 5).unwrap().name.as_ref(), "fresh");
         });
+    }
+
+    #[test]
+    fn the_thread_states_copy_of_the_top_goes_with_the_stack_at_thread_exit() {
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc as SharedArc;
+
+        /// Dropped after the range stack (registered before it; a thread's destructors run in
+        /// reverse order): what a HIP call made then would see.
+        struct LateInTeardown {
+            seen_frame: SharedArc<AtomicU64>,
+            stack_was_gone: SharedArc<AtomicBool>,
+        }
+        impl Drop for LateInTeardown {
+            fn drop(&mut self) {
+                let frame = thread_state::with(|thread| thread.roctx.frame.get()).unwrap();
+                self.seen_frame.store(frame, Ordering::SeqCst);
+                self.stack_was_gone
+                    .store(STACK.try_with(|_| ()).is_err(), Ordering::SeqCst);
+            }
+        }
+        thread_local! {
+            static LATE: RefCell<Option<LateInTeardown>> = const { RefCell::new(None) };
+        }
+        let seen_frame = SharedArc::new(AtomicU64::new(u64::MAX));
+        let stack_was_gone = SharedArc::new(AtomicBool::new(false));
+        let (seen, gone) = (seen_frame.clone(), stack_was_gone.clone());
+        on_thread(move || {
+            LATE.with(|late| {
+                *late.borrow_mut() = Some(LateInTeardown {
+                    seen_frame: seen,
+                    stack_was_gone: gone,
+                })
+            });
+            // The range stays open when the thread exits.
+            push(Some(Arc::from("open at exit")), 10, 3);
+            assert_ne!(
+                thread_state::with(|thread| thread.roctx.frame.get()).unwrap(),
+                0
+            );
+        });
+        assert!(
+            stack_was_gone.load(Ordering::SeqCst),
+            "the range stack was torn down first"
+        );
+        assert_eq!(
+            seen_frame.load(Ordering::SeqCst),
+            0,
+            "no range is innermost once the stack is gone"
+        );
     }
 
     #[test]

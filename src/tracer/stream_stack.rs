@@ -8,7 +8,8 @@
 //! non-empty".
 //!
 //! This runs around every HIP call of the profiled program: no locks, no allocation, no
-//! logging, one thread-local access per callback. The stack is a fixed array of `Cell`s in the
+//! logging, one thread-local access at SET ENTER and none at SET EXIT (the ENTER keeps where
+//! the stack is in the window's `user_data`, which the SDK hands back at EXIT). The stack is a fixed array of `Cell`s in the
 //! thread's [`ThreadState`](super::thread_state) (one thread-local without destructor), so
 //! reaching it can never fail or panic, even during thread teardown. Nesting deeper than [`MAX_DEPTH`] entries (the SDK
 //! never nests deeper than one) is counted, not stored: the deepest stored stream stays the
@@ -74,8 +75,10 @@ impl ThreadStack {
         }
         self.depth.set(depth + 1);
         self.pushes.set(self.pushes.get() + 1);
-        // Counting the base entry.
-        self.max_depth.set(self.max_depth.get().max(depth + 2));
+        // Counting the base entry; written only when it grows (almost never).
+        if depth + 2 > self.max_depth.get() {
+            self.max_depth.set(depth + 2);
+        }
     }
 
     /// SET EXIT: drops the innermost stream, never the base null-stream entry.
@@ -133,53 +136,139 @@ pub fn depth() -> usize {
 ///
 /// # Safety
 /// Called by the SDK with `record.payload` null or pointing to a
-/// `rocprofiler_callback_tracing_hip_stream_data_t` valid for the duration of the call.
+/// `rocprofiler_callback_tracing_hip_stream_data_t` valid for the duration of the call, and
+/// `user_data` null or the SDK's per-invocation storage, kept from ENTER to EXIT.
 #[doc(hidden)] // public for tests/hot_path_alloc.rs, which calls it as the SDK does
 pub unsafe extern "C" fn hip_stream_callback(
     record: sys::rocprofiler_callback_tracing_record_t,
-    _user_data: *mut sys::rocprofiler_user_data_t,
+    user_data: *mut sys::rocprofiler_user_data_t,
     _callback_data: *mut std::ffi::c_void,
 ) {
     // Panic-free: integer compares, a checked pointer read and the functions above.
     if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM {
         return;
     }
-    if record.operation == sys::ROCPROFILER_HIP_STREAM_CREATE
-        || record.operation == sys::ROCPROFILER_HIP_STREAM_DESTROY
-    {
-        // SAFETY: the caller's contract, as for SET below.
-        if let Some((stream_id, handle)) = unsafe { read_stream(record.payload) } {
-            // Queued without a lock (`stream_notes.rs`) on the creating thread; a panic must
-            // not reach the SDK.
-            let _ = std::panic::catch_unwind(|| {
-                if record.operation == sys::ROCPROFILER_HIP_STREAM_CREATE {
-                    super::stream_names::note_created(stream_id, handle);
-                } else {
-                    super::stream_names::note_destroyed(handle);
-                }
-            });
-        }
-        return;
-    }
     if record.operation != sys::ROCPROFILER_HIP_STREAM_SET {
+        // SAFETY: the caller's contract.
+        return unsafe { note_stream_lifetime(record.operation, record.payload) };
+    }
+    // Each phase in a function of its own, reached by a jump: a SET EXIT sets up no frame for
+    // what a SET ENTER needs (`extern "C"`: they cannot unwind, so no landing pad here either).
+    match record.phase {
+        // SAFETY: the caller's contract.
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => unsafe { set_enter(record.payload, user_data) },
+        // SAFETY: the caller's contract.
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => unsafe { set_exit(user_data) },
+        _ => {}
+    }
+}
+
+/// SET ENTER on the calling thread.
+///
+/// # Safety
+/// As [`hip_stream_callback`]'s `record.payload` and `user_data`.
+#[inline(never)]
+unsafe extern "C" fn set_enter(
+    payload: *mut std::ffi::c_void,
+    user_data: *mut sys::rocprofiler_user_data_t,
+) {
+    thread_state::with(|thread| {
+        // SAFETY: the caller's contract.
+        unsafe { remember_stack(user_data, &thread.streams) };
+        // SAFETY: the caller's contract.
+        if let Some((stream_id, handle)) = unsafe { read_set(payload) } {
+            push_set(thread, stream_id, handle);
+        }
+    });
+}
+
+/// SET EXIT on the calling thread.
+///
+/// # Safety
+/// As [`hip_stream_callback`]'s `user_data`.
+#[inline(never)]
+unsafe extern "C" fn set_exit(user_data: *mut sys::rocprofiler_user_data_t) {
+    // SAFETY: the caller's contract.
+    match unsafe { remembered_stack(user_data) } {
+        Some(stack) => stack.pop(),
+        None => pop_without_user_data(),
+    }
+}
+
+/// A SET EXIT whose `user_data` does not say where the stack is.
+#[cold]
+#[inline(never)]
+fn pop_without_user_data() {
+    pop();
+}
+
+/// SET ENTER: keeps where the calling thread's stack is in the window's `user_data`, which
+/// the SDK preserves from ENTER to EXIT of one invocation, on one thread, for one context
+/// (docs/sdk-facts.md#callback-tracing): the EXIT pops it without a thread-local look-up.
+///
+/// # Safety
+/// `user_data` is null or the SDK's per-invocation storage of this SET window.
+#[inline]
+unsafe fn remember_stack(user_data: *mut sys::rocprofiler_user_data_t, stack: &ThreadStack) {
+    if !user_data.is_null() {
+        // SAFETY: non-null per-invocation storage, writable during the callback.
+        unsafe { (*user_data).ptr = stack as *const ThreadStack as *mut std::ffi::c_void };
+    }
+}
+
+/// SET EXIT: the stack its ENTER kept in `user_data`, if any (a window whose ENTER this
+/// context did not see starts with the SDK's zeroed `user_data`).
+///
+/// # Safety
+/// `user_data` is null or the SDK's per-invocation storage of this SET window, which only
+/// [`remember_stack`] writes: it then points at the calling thread's stack, which has no
+/// destructor and lives as long as the thread.
+#[inline]
+unsafe fn remembered_stack<'a>(
+    user_data: *mut sys::rocprofiler_user_data_t,
+) -> Option<&'a ThreadStack> {
+    if user_data.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract: null or what `remember_stack` wrote on this thread.
+    let stack = unsafe { (*user_data).ptr } as *const ThreadStack;
+    // SAFETY: as above.
+    unsafe { stack.as_ref() }
+}
+
+/// CREATE and DESTROY (any other operation but SET is ignored): noted for the lane labels.
+///
+/// # Safety
+/// `payload` as [`hip_stream_callback`]'s `record.payload`.
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn note_stream_lifetime(
+    operation: sys::rocprofiler_tracing_operation_t,
+    payload: *mut std::ffi::c_void,
+) {
+    if operation != sys::ROCPROFILER_HIP_STREAM_CREATE
+        && operation != sys::ROCPROFILER_HIP_STREAM_DESTROY
+    {
         return;
     }
-    match record.phase {
-        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => {
-            // SAFETY: the caller's contract.
-            if let Some((stream_id, handle)) = unsafe { read_set(record.payload) } {
-                thread_state::with(|thread| set_enter(thread, stream_id, handle));
+    // SAFETY: the caller's contract, as for SET.
+    if let Some((stream_id, handle)) = unsafe { read_stream(payload) } {
+        // Queued without a lock (`stream_notes.rs`) on the creating thread; a panic must
+        // not reach the SDK.
+        let _ = std::panic::catch_unwind(|| {
+            if operation == sys::ROCPROFILER_HIP_STREAM_CREATE {
+                super::stream_names::note_created(stream_id, handle);
+            } else {
+                super::stream_names::note_destroyed(handle);
             }
-        }
-        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => pop(),
-        _ => {}
+        });
     }
 }
 
 /// SET ENTER on this thread: pushes the stream and notes a reserved handle (`u64::MAX` when the
 /// payload was too short to carry it).
 #[inline]
-fn set_enter(thread: &ThreadState, stream_id: u64, handle: u64) {
+fn push_set(thread: &ThreadState, stream_id: u64, handle: u64) {
     thread.streams.push(stream_id);
     super::stream_names::note_set(thread, stream_id, handle);
 }
@@ -196,20 +285,39 @@ unsafe fn read_set(payload: *mut std::ffi::c_void) -> Option<(u64, u64)> {
         return None;
     }
     // SAFETY: non-null payload of this kind, valid during the call (the caller's contract).
-    // `size` is checked before `stream_id` is read so a truncated payload is never overread.
+    // `size` is checked before anything else is read so a truncated payload is never overread.
     let size = unsafe { std::ptr::addr_of!((*payload).size).read_unaligned() };
+    if size < STREAM_VALUE_END {
+        // SAFETY: as above.
+        return unsafe { read_short_set(payload, size) };
+    }
+    // SAFETY: as above; the payload covers both fields.
+    let (stream_id, value) = unsafe {
+        (
+            std::ptr::addr_of!((*payload).stream_id).read_unaligned(),
+            std::ptr::addr_of!((*payload).stream_value).read_unaligned(),
+        )
+    };
+    // SAFETY: every member of the address union is a plain 8-byte value.
+    Some((stream_id.handle, unsafe { value.value }))
+}
+
+/// [`read_set`] of a payload shorter than the current layout (an older SDK's).
+///
+/// # Safety
+/// `payload` is a non-null HIP stream payload of `size` bytes, valid during the call.
+#[cold]
+#[inline(never)]
+unsafe fn read_short_set(
+    payload: *const sys::rocprofiler_callback_tracing_hip_stream_data_t,
+    size: u64,
+) -> Option<(u64, u64)> {
     if size < STREAM_ID_END {
         return None;
     }
-    // SAFETY: as above; the payload covers `stream_id`.
+    // SAFETY: the caller's contract; the payload covers `stream_id`.
     let stream_id = unsafe { std::ptr::addr_of!((*payload).stream_id).read_unaligned() };
-    if size < STREAM_VALUE_END {
-        return Some((stream_id.handle, u64::MAX));
-    }
-    // SAFETY: as above; the payload covers `stream_value`.
-    let value = unsafe { std::ptr::addr_of!((*payload).stream_value).read_unaligned() };
-    // SAFETY: every member of the address union is a plain 8-byte value.
-    Some((stream_id.handle, unsafe { value.value }))
+    Some((stream_id.handle, u64::MAX))
 }
 
 /// Bytes a HIP stream payload must have for `stream_id` to be readable.
@@ -335,6 +443,86 @@ mod tests {
                 pop();
             }
             assert_eq!(top(), 0);
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// A SET window as the SDK delivers it: ENTER and EXIT with one `user_data`.
+    fn set_callback(
+        phase: sys::rocprofiler_callback_phase_t,
+        stream_id: u64,
+        user_data: *mut sys::rocprofiler_user_data_t,
+    ) {
+        set_callback_of_size(phase, stream_id, user_data, STREAM_VALUE_END);
+    }
+
+    fn set_callback_of_size(
+        phase: sys::rocprofiler_callback_phase_t,
+        stream_id: u64,
+        user_data: *mut sys::rocprofiler_user_data_t,
+        size: u64,
+    ) {
+        // SAFETY: a plain C struct; all-zero is a valid value.
+        let mut payload: sys::rocprofiler_callback_tracing_hip_stream_data_t =
+            unsafe { std::mem::zeroed() };
+        payload.size = size;
+        payload.stream_id.handle = stream_id;
+        payload.stream_value.value = 0x7f00_0000_0000 + stream_id;
+        // SAFETY: as above.
+        let mut record: sys::rocprofiler_callback_tracing_record_t = unsafe { std::mem::zeroed() };
+        record.kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM;
+        record.operation = sys::ROCPROFILER_HIP_STREAM_SET;
+        record.phase = phase;
+        record.payload = std::ptr::addr_of_mut!(payload).cast();
+        // SAFETY: the payload and `user_data` are valid for the call, as the SDK's are.
+        unsafe { hip_stream_callback(record, user_data, std::ptr::null_mut()) };
+    }
+
+    #[test]
+    fn set_exit_pops_the_stack_its_enter_kept_in_user_data_or_else_the_threads() {
+        std::thread::spawn(|| {
+            let (enter, exit) = (
+                sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+            );
+            let mut outer = sys::rocprofiler_user_data_t { value: 0 };
+            let mut inner = sys::rocprofiler_user_data_t { value: 0 };
+            set_callback(enter, 3, &mut outer);
+            // SAFETY: a union of plain 8-byte values.
+            assert_ne!(unsafe { outer.value }, 0, "ENTER keeps where the stack is");
+            set_callback(enter, 5, &mut inner);
+            assert_eq!(top(), 5);
+            set_callback(exit, 5, &mut inner);
+            assert_eq!(top(), 3);
+            // An EXIT whose ENTER this context did not see (zeroed `user_data`), and one
+            // without `user_data`: the thread's own stack, through its thread-local.
+            let mut unseen = sys::rocprofiler_user_data_t { value: 0 };
+            set_callback(exit, 3, &mut unseen);
+            assert_eq!(top(), 0);
+            set_callback(enter, 7, std::ptr::null_mut());
+            assert_eq!(top(), 7);
+            set_callback(exit, 7, std::ptr::null_mut());
+            assert_eq!(top(), 0);
+            assert_eq!(current_thread_stats().unmatched_exits, 0);
+            // The outer window's EXIT finds nothing left to pop: counted, never below the base.
+            set_callback(exit, 3, &mut outer);
+            assert_eq!((top(), depth()), (0, 1));
+            assert_eq!(current_thread_stats().unmatched_exits, 1);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_payload_too_short_for_the_handle_still_pushes_its_id_and_one_too_short_for_the_id_none() {
+        std::thread::spawn(|| {
+            let enter = sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
+            let mut user_data = sys::rocprofiler_user_data_t { value: 0 };
+            set_callback_of_size(enter, 9, &mut user_data, STREAM_ID_END);
+            assert_eq!((top(), depth()), (9, 2));
+            set_callback_of_size(enter, 11, &mut user_data, STREAM_ID_END - 1);
+            assert_eq!((top(), depth()), (9, 2), "nothing readable: no push");
         })
         .join()
         .unwrap();

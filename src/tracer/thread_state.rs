@@ -1,7 +1,7 @@
 //! Everything the SDK's callbacks keep per application thread, in one thread-local: the HIP
 //! stream stack, the last HIP API call entered, the reserved stream handles seen lately, the
-//! innermost ROCTx range, the annotation cache and where the thread counts its requests
-//! (docs/ARCHITECTURE.md, "The hot path").
+//! innermost ROCTx range, the annotation cache, where the annotation source found the thread's
+//! stack and where the thread counts its requests (docs/ARCHITECTURE.md, "The hot path").
 //!
 //! Each callback around a HIP call reaches its thread's state once. The state is made of
 //! `Cell`s of plain values with a constant initializer and no destructor, so reaching it is a
@@ -25,6 +25,7 @@ pub struct ThreadState {
     pub(crate) reserved_handles: SeenReservedHandles,
     pub(crate) roctx: InnermostRange,
     pub(crate) annotation: ThreadAnnotationCache,
+    pub(crate) source_stack: SourceStackSlot,
     pub(crate) ledger: ThreadLedger,
 }
 
@@ -109,6 +110,19 @@ pub(crate) struct ThreadAnnotationCache {
     pub(crate) open_last: Cell<u64>,
 }
 
+/// Where the annotation source found the calling thread's annotation stack, kept so that a
+/// HIP call reaches it without the source's own thread-local look-ups. Opaque to Rust: the C++
+/// source (`ffi/bridge/host.rs`) stores the address of tsl's per-thread annotation text, which
+/// tsl keeps at one place for the thread's life, and the session generation it was taken in
+/// (`roctx::session_generation`); a new session makes it read tsl's stack through tsl again.
+/// `#[repr(C)]`: the C++ side reads and writes it (`cpp/bridge_callbacks.h`,
+/// `XrtSourceStackSlot`).
+#[repr(C)]
+pub(crate) struct SourceStackSlot {
+    pub(crate) stack: Cell<*const std::ffi::c_void>,
+    pub(crate) generation: Cell<u64>,
+}
+
 /// One thread's requests through a session ledger, written by that thread alone (a load and a
 /// store each, no read-modify-write) and read by `disable()`. Rules in `session_ledger`.
 #[derive(Default)]
@@ -156,6 +170,10 @@ impl ThreadState {
             identity: Cell::new(StackIdentity::EMPTY),
             label_frame: Cell::new(0),
             open_last: Cell::new(0),
+        },
+        source_stack: SourceStackSlot {
+            stack: Cell::new(std::ptr::null()),
+            generation: Cell::new(0),
         },
         ledger: ThreadLedger {
             ledger_id: Cell::new(0),
