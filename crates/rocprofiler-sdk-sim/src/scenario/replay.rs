@@ -405,6 +405,20 @@ struct Local {
     /// Where each of its `random` steps' sequence has got to, by the step's address (steps
     /// stay in place for the whole replay).
     draws: HashMap<*const RandomSpec, RandomDraws>,
+    /// The annotation being built for a repeat (reused: no allocation per repeat).
+    annotation: String,
+}
+
+/// `name` with every `{i}` replaced by `i`, written into `out`.
+fn expand_annotation(name: &str, i: u32, out: &mut String) {
+    use std::fmt::Write;
+    out.clear();
+    for (index, piece) in name.split("{i}").enumerate() {
+        if index > 0 {
+            let _ = write!(out, "{i}");
+        }
+        out.push_str(piece);
+    }
 }
 
 const ANOTHER_CREATION_FAILED: &str = "another thread failed to create its stream";
@@ -772,7 +786,8 @@ fn run_step(
                     // Annotations take turns too: a tracer numbers them as they arrive.
                     if let Some(name) = annotate {
                         gate.before_step();
-                        hooks.push_annotation(&name.replace("{i}", &i.to_string()));
+                        expand_annotation(name, i, &mut local.annotation);
+                        hooks.push_annotation(&local.annotation);
                         gate.after_step(0);
                         out.annotations += 1;
                     }
@@ -796,4 +811,20 @@ fn name_stream(spec: &StreamSpec, stream: HipStream, context: &str) -> Result<()
         driver::roctx_name_hip_stream(stream, name).map_err(|e| sim(context, e))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand_annotation;
+
+    #[test]
+    fn annotations_expand_every_index_placeholder_in_place() {
+        let mut out = String::from("left over");
+        expand_annotation("step_{i}", 7, &mut out);
+        assert_eq!(out, "step_7");
+        expand_annotation("{i}/{i}-x{i", 12, &mut out);
+        assert_eq!(out, "12/12-x{i");
+        expand_annotation("plain", 3, &mut out);
+        assert_eq!(out, "plain");
+    }
 }
