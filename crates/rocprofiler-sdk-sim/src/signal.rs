@@ -24,6 +24,7 @@
 //! minimum lag, ahead of their own lag; every record still comes within
 //! `kernel_record_lag_us` of its kernel's end. Besides being what the runtime does, it spares
 //! a long replay one hand-off to this thread per kernel.
+//!
 //! Under the virtual clock the thread runs a job when virtual time passes its due time, and
 //! waits move virtual time forward instead of sleeping.
 use parking_lot::{Condvar, Mutex, MutexGuard};
