@@ -361,20 +361,21 @@ mod tests {
             );
             reported.push(drops.count(DropReason::SdkDropped));
             let arrived = sink.activities.load(Ordering::Relaxed);
-            let counted = arrived
-                + drops.count(DropReason::InFlightAtDisable)
-                + drops.count(DropReason::SdkDropped);
+            // The SDK's count does not say which records it dropped (HIP API records too): the
+            // tracer counts in flight only the missing kernels that count cannot explain. How
+            // many kernel records reach the page before Disable depends on when the signal
+            // thread pushes them, so the split is checked, not its numbers.
+            assert_eq!(
+                drops.count(DropReason::InFlightAtDisable),
+                (100 - arrived).saturating_sub(drops.count(DropReason::SdkDropped)),
+                "session {session}: {:?}",
+                drops.drops.lock()
+            );
             if session == 0 {
                 // The one page fills: the SDK drops (and counts) the rest of the session's
                 // records, kernels among them, which are also missing at disable.
                 assert!(now > 0, "the one-page buffer dropped records");
-                assert!(drops.count(DropReason::SdkDropped) < 100);
-                assert_eq!(counted, 100, "{:?}", drops.drops.lock());
-            } else {
-                // After a flush DISCARD writes into its unallocated half: the SDK loses
-                // records without counting them, and only the in-flight count tells.
-                assert_eq!(now, discarded_before);
-                assert_eq!(counted, 100, "{:?}", drops.drops.lock());
+                assert!(arrived < 100, "kernel records were dropped or in flight");
             }
             if session == 2 {
                 // This session had a callback, which carried the first session's total.

@@ -41,7 +41,7 @@ use crate::machine::{BufferSync, SelfDeadlock};
 use crate::user_ptr::UserPtr;
 use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 use rocprofiler_sdk_sys as sys;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
@@ -269,7 +269,7 @@ static BUFFERS: LazyLock<RwLock<Buffers>> = LazyLock::new(|| {
     RwLock::new(Buffers {
         offset: crate::handles::random_offset(),
         created: 0,
-        by_handle: HashMap::new(),
+        by_handle: HashMap::default(),
     })
 });
 

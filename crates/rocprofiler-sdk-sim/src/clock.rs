@@ -137,6 +137,12 @@ pub(crate) fn kernel_record_lag_ns() -> u64 {
     min + mix(machine().seed(), n) % (max - min + 1)
 }
 
+/// The smallest kernel completion lag in ns: how soon after a kernel's end the signal handler
+/// thread can see it at all (see `signal.rs`).
+pub(crate) fn kernel_record_min_lag_ns() -> u64 {
+    machine().kernel_record_lag_us[0] * 1_000
+}
+
 /// With the virtual clock, the `n`-th handle offset of the process drawn from the seed.
 pub(crate) fn seeded_offset() -> Option<u64> {
     is_virtual().then(|| {

@@ -9,7 +9,7 @@ use crate::registry::{self, Selector};
 use crate::SimError;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::ffi::{c_char, CString};
 use std::sync::LazyLock;
 

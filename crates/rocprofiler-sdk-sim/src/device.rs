@@ -3,7 +3,7 @@
 //! `start = max(submit + launch latency, queue or engine busy-until, stream's last end)` and
 //! `end = start + duration`.
 use parking_lot::Mutex;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::LazyLock;
 
 /// Time from writing a packet to the GPU starting it.

@@ -3,14 +3,14 @@
 use crate::registry::Target;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::LazyLock;
 
 /// Stacks by (context, thread id).
 type Stacks = HashMap<(u64, u64), Vec<u64>>;
 
-static STACKS: LazyLock<Mutex<Stacks>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+static STACKS: LazyLock<Mutex<Stacks>> = LazyLock::new(|| Mutex::new(HashMap::default()));
 
 /// The SDK's process-global default value (`get_default_data` in `external_correlation.cpp`):
 /// the top left by the last push or pop made on the default thread (the one that loaded the

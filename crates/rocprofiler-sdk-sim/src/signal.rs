@@ -12,12 +12,26 @@
 //!   which the SDK's `async_copy_handler` releases after emplacing the record.
 //!
 //! [`wait_all`] (used by `driver::wait_idle`, not a HIP call) waits for the second stage.
+//!
+//! One wake of the handler thread handles every completion it can see, not only the one that
+//! woke it: ROCR's `Runtime::AsyncEventsLoop` (ROCR-Runtime `src/core/runtime/runtime.cpp`)
+//! runs the handler of the signal `hsa_amd_signal_wait_any` returned and then "checks
+//! remaining signals before sleeping", running the handler of every other satisfied one. The
+//! kernel record lag models when the handler gets to a kernel's SDK signal: no earlier than
+//! the lag's minimum after the kernel ended (the signal's interrupt and the thread's wake-up),
+//! and at the latest at the kernel's own drawn lag. So a wake at time `t` (for a copy, or for a
+//! kernel whose lag is up) also pushes the records of the kernels that ended by `t` minus the
+//! minimum lag, ahead of their own lag; every record still comes within
+//! `kernel_record_lag_us` of its kernel's end. Besides being what the runtime does, it spares
+//! a long replay one hand-off to this thread per kernel.
+//!
 //! Under the virtual clock the thread runs a job when virtual time passes its due time, and
 //! waits move virtual time forward instead of sleeping.
 use parking_lot::{Condvar, Mutex, MutexGuard};
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::Cell;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{LazyLock, Once};
 use std::time::Duration;
@@ -36,7 +50,13 @@ enum Pending {
 
 #[derive(Default)]
 struct State {
+    /// (due time, sequence number) of every entry in `jobs`, earliest first. An entry whose
+    /// job already ran (handled early by a wake for another one) stays until it reaches the
+    /// top, where [`State::next_due`] discards it.
     heap: BinaryHeap<Reverse<(u64, u64)>>,
+    /// (time the handler can first see it, sequence number) of kernel record pushes that
+    /// wait for a lag: a wake of the handler thread at or after that time pushes them too.
+    visible: BinaryHeap<Reverse<(u64, u64)>>,
     jobs: HashMap<u64, Pending>,
     next_seq: u64,
     /// Work not finished on the device yet.
@@ -46,11 +66,38 @@ struct State {
     unpushed: u64,
     /// The signal thread is running a job it already took off the heap.
     running: bool,
+    /// The signal thread woke for a due record push and has not yet handled every other
+    /// completion it can see (`visible`); waiters for "everything due ran" wait for it too.
+    awake: bool,
 }
 
 impl State {
-    fn next_due(&self) -> Option<u64> {
-        self.heap.peek().map(|Reverse((due, _))| *due)
+    /// The earliest due time of an entry still to run.
+    fn next_due(&mut self) -> Option<u64> {
+        while let Some(&Reverse((due, seq))) = self.heap.peek() {
+            if self.jobs.contains_key(&seq) {
+                return Some(due);
+            }
+            self.heap.pop();
+        }
+        None
+    }
+
+    /// A record push still to run that the handler can see at `now`, earliest first.
+    fn next_visible(&mut self, now: u64) -> Option<u64> {
+        while let Some(&Reverse((visible, seq))) = self.visible.peek() {
+            if !self.jobs.contains_key(&seq) {
+                self.visible.pop();
+                continue;
+            }
+            return (visible <= now).then_some(seq);
+        }
+        None
+    }
+
+    /// Whether the signal thread has work at `now`: an entry due, or the rest of a wake.
+    fn busy_at(&mut self, now: u64) -> bool {
+        self.running || self.awake || self.next_due().is_some_and(|due| due <= now)
     }
 }
 
@@ -119,6 +166,11 @@ fn complete_after_lag(end_ns: u64, lag_ns: u64, device: u32, stream: (u32, u64),
         schedule(&mut state, end_ns, Pending::Finish { device, stream });
         let due = end_ns.saturating_add(lag_ns);
         schedule(&mut state, due, Pending::Push { job, finish: None });
+        let seq = state.next_seq - 1;
+        let visible = end_ns.saturating_add(crate::clock::kernel_record_min_lag_ns());
+        if visible < due {
+            state.visible.push(Reverse((visible, seq)));
+        }
     }
     // Under the virtual clock an entry due later waits for `run_due`, which wakes the thread
     // itself: waking it for every completion only to find nothing due was two context
@@ -139,15 +191,23 @@ fn finish(state: &mut State, device: u32, stream: (u32, u64)) {
     }
 }
 
-/// Runs the earliest entry; `state` is unlocked while a job runs.
-fn run_next(state: &mut MutexGuard<'_, State>) {
+/// Runs the earliest entry; `state` is unlocked while a job runs. Returns whether it was a
+/// record push (the handler thread is then awake).
+fn run_next(state: &mut MutexGuard<'_, State>) -> bool {
     let Some(Reverse((_, seq))) = state.heap.pop() else {
-        return;
+        return false;
     };
+    run_entry(state, seq)
+}
+
+/// Runs entry `seq` if it has not run yet; returns whether it was a record push.
+fn run_entry(state: &mut MutexGuard<'_, State>, seq: u64) -> bool {
+    let mut pushed = false;
     match state.jobs.remove(&seq) {
         None => {}
         Some(Pending::Finish { device, stream }) => finish(state, device, stream),
         Some(Pending::Push { job, finish: after }) => {
+            pushed = true;
             state.running = true;
             MutexGuard::unlocked(state, || {
                 let _ = catch_unwind(AssertUnwindSafe(job));
@@ -159,7 +219,24 @@ fn run_next(state: &mut MutexGuard<'_, State>) {
             state.unpushed = state.unpushed.saturating_sub(1);
         }
     }
-    SIGNAL.done.notify_all();
+    // Under the virtual clock the thread that moved time waits for the whole wake: the signal
+    // thread tells it once, when the wake ends (waking it after every push only for it to
+    // wait again was a context switch per record).
+    if !pushed || !crate::clock::is_virtual() {
+        SIGNAL.done.notify_all();
+    }
+    pushed
+}
+
+/// The rest of a wake of the handler thread at `now`: the record pushes it can see, in the
+/// order their kernels ended. Returns whether it ran one.
+fn run_visible(state: &mut MutexGuard<'_, State>, now: u64) -> bool {
+    let mut ran = false;
+    while let Some(seq) = state.next_visible(now) {
+        state.visible.pop();
+        ran |= run_entry(state, seq);
+    }
+    ran
 }
 
 fn spawn() {
@@ -171,6 +248,19 @@ fn spawn() {
             let mut state = SIGNAL.state.lock();
             loop {
                 let now = crate::clock::now_ns();
+                if state.next_due().is_some_and(|due| due <= now) {
+                    if run_next(&mut state) {
+                        state.awake = true;
+                    }
+                    continue;
+                }
+                if state.awake {
+                    // Every due entry ran: the other completions this wake can see.
+                    run_visible(&mut state, now);
+                    state.awake = false;
+                    SIGNAL.done.notify_all();
+                    continue;
+                }
                 match state.next_due() {
                     None => SIGNAL.work.wait(&mut state),
                     // Virtual time moves only when a driver thread advances it (and notifies).
@@ -182,7 +272,7 @@ fn spawn() {
                             .work
                             .wait_for(&mut state, Duration::from_nanos(due - now));
                     }
-                    Some(_) => run_next(&mut state),
+                    Some(_) => {}
                 }
             }
         });
@@ -202,8 +292,8 @@ pub(crate) fn run_due(now: u64) {
     let mut state = SIGNAL.state.lock();
     // A due "finished on the device" entry only moves counters: taken off here, it costs no
     // hand-off to the signal thread. Entries keep their order: only the earliest is taken,
-    // and only while no job runs.
-    while !state.running && state.next_due().is_some_and(|due| due <= now) {
+    // and only while the signal thread is idle.
+    while !state.running && !state.awake && state.next_due().is_some_and(|due| due <= now) {
         let Some(Reverse((_, seq))) = state.heap.peek().copied() else {
             break;
         };
@@ -212,12 +302,12 @@ pub(crate) fn run_due(now: u64) {
         }
         run_next(&mut state);
     }
-    if state.next_due().is_none_or(|due| due > now) && !state.running {
+    if !state.busy_at(now) {
         return;
     }
     SPAWN.call_once(spawn);
     SIGNAL.work.notify_one();
-    while state.running || state.next_due().is_some_and(|due| due <= now) {
+    while state.busy_at(now) {
         SIGNAL.done.wait(&mut state);
     }
 }
@@ -270,7 +360,7 @@ pub(crate) fn wait_stream(stream: (u32, u64)) {
 
 /// Waits until every unit of work begun anywhere finished and its records were pushed.
 pub(crate) fn wait_all() {
-    wait_until(|s| s.unpushed == 0 && !s.running);
+    wait_until(|s| s.unpushed == 0 && !s.running && !s.awake);
 }
 
 /// Moves virtual time forward to `t` (never back), then waits until every completion due by

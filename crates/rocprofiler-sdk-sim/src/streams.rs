@@ -16,8 +16,8 @@
 use crate::machine::StreamMap;
 use crate::SimError;
 use parking_lot::Mutex;
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 pub const NULL_STREAM: u64 = 0;
@@ -61,15 +61,15 @@ pub(crate) static SCENARIO_HINT: Mutex<Option<String>> = Mutex::new(None);
 
 static STREAMS: LazyLock<Mutex<Streams>> = LazyLock::new(|| {
     Mutex::new(Streams {
-        by_value: HashMap::new(),
+        by_value: HashMap::default(),
         next_id: 1,
         next_serial: 1,
         created: 0,
         free_values: Vec::new(),
-        implicit_queues: HashMap::new(),
-        default_queues: HashMap::new(),
+        implicit_queues: HashMap::default(),
+        default_queues: HashMap::default(),
         // The HIP table registration adds the null stream first: id 0.
-        sdk_map: HashMap::from([(NULL_STREAM, 0)]),
+        sdk_map: HashMap::from_iter([(NULL_STREAM, 0)]),
         sdk_offset: 0,
     })
 });

@@ -97,6 +97,60 @@ fn kernel_records_arrive_after_synchronize_and_copies_before() {
     assert!(copy_record.start_timestamp >= kernel.end_timestamp);
 }
 
+/// One wake of the signal handler thread handles every completion it can see (ROCR's
+/// `AsyncEventsLoop` checks the remaining signals before sleeping): a copy's completion also
+/// pushes the record of a kernel that ended at least the lag's minimum earlier, long before
+/// that kernel's own lag is up, but not that of a kernel that ended just before.
+#[test]
+fn a_wake_of_the_signal_thread_pushes_every_kernel_record_it_can_see() {
+    if !child::in_child(
+        "a_wake_of_the_signal_thread_pushes_every_kernel_record_it_can_see",
+        &[(
+            "ROCSIM_MACHINE",
+            "clock = \"virtual\", seed = 3, kernel_record_lag_us = [10, 100000]",
+        )],
+    ) {
+        return;
+    }
+    setup();
+    let [early, copied, late] = [(); 3].map(|_| driver::stream_create().unwrap());
+    let early_corr = driver::launch_kernel(
+        early,
+        &driver::KernelLaunch {
+            duration_ns: 1_000,
+            ..kernel("_Z5earlyv")
+        },
+    )
+    .unwrap();
+    let copy = sim_test_kit::copy(CopyKind::DeviceToHost, 1 << 20, 50_000);
+    let copy_corr = driver::memcpy_async(copied, &copy).unwrap();
+    // Ends a few microseconds before the copy: not yet visible to the handler.
+    let late_corr = driver::launch_kernel(
+        late,
+        &driver::KernelLaunch {
+            duration_ns: 45_000,
+            ..kernel("_Z4latev")
+        },
+    )
+    .unwrap();
+    driver::stream_synchronize(copied).unwrap();
+    assert!(
+        completed(copy_corr),
+        "the copy completes before the synchronize"
+    );
+    assert!(
+        completed(early_corr),
+        "the copy's wake also handles the kernel that ended 50 us earlier"
+    );
+    assert!(
+        !completed(late_corr),
+        "a kernel that ended less than the minimum lag before the wake waits for a later one"
+    );
+    drain();
+    assert!(completed(late_corr));
+    assert!(completed(early_corr));
+}
+
 #[test]
 fn a_zero_lag_pushes_kernel_records_before_synchronize_returns() {
     if !child::in_child(

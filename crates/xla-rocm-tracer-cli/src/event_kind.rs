@@ -5,7 +5,7 @@
 //! On AMD GPUs a memset runs as a fill kernel (ROCclr's `__amd_rocclr_fill*`), recorded as a
 //! kernel dispatch: a kernel whose correlation id is a `hipMemset*` call's, or a ROCclr fill
 //! kernel, is counted as the memset it is.
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use xla_rocm_tracer::event::EventType;
 use xla_rocm_tracer::export::plane_names::{
@@ -14,14 +14,7 @@ use xla_rocm_tracer::export::plane_names::{
 };
 use xla_rocm_tracer::export::{XEvent, XPlane, XSpace};
 
-use crate::xspace_view::{event_name, stat_name, stat_text};
-
-fn has_stat(plane: &XPlane, event: &XEvent, name: &str) -> bool {
-    event
-        .stats
-        .iter()
-        .any(|stat| stat_name(plane, stat) == name)
-}
+use crate::xspace_view::{event_name, stat_text};
 
 fn direction_from_name(name: &str) -> Option<EventType> {
     let upper = name.to_ascii_uppercase();
@@ -82,48 +75,131 @@ pub fn memset_calls(space: &XSpace) -> HashSet<u64> {
     calls
 }
 
-fn is_memset_kernel(plane: &XPlane, event: &XEvent, memset_calls: &HashSet<u64>) -> bool {
-    if event_name(plane, event).starts_with(FILL_KERNEL_PREFIX) {
-        return true;
-    }
-    // Reading the id costs more than the rest of the kind: skipped when no call could match.
-    !memset_calls.is_empty()
-        && stat_text(plane, event, "correlation_id")
-            .and_then(|text| text.parse::<u64>().ok())
-            .is_some_and(|id| memset_calls.contains(&id))
+/// What an event's name says, the same for every event of one metadata id.
+#[derive(Clone, Copy)]
+struct NameHints {
+    /// The name mentions "memcpy" (any case).
+    memcpy: bool,
+    /// The name starts with "memset" (any case).
+    memset: bool,
+    direction: Option<EventType>,
+    fill_kernel: bool,
 }
 
-/// `None`: none of the types a trace's names and stats reveal (shown as "Other").
-/// `memset_calls`: [`memset_calls`] of the event's space.
-pub fn infer_kind(
-    plane: &XPlane,
-    event: &XEvent,
-    memset_calls: &HashSet<u64>,
-) -> Option<EventType> {
-    let name = event_name(plane, event);
-    let lower = name.to_ascii_lowercase();
-    let kind = if let Some(details) = stat_text(plane, event, MEMCPY_DETAILS_STAT) {
-        direction_from_name(name)
-            .or_else(|| direction_from_details(&details))
-            .unwrap_or(EventType::MemcpyOther)
-    } else if lower.contains("memcpy") {
-        direction_from_name(name).unwrap_or(EventType::MemcpyOther)
-    } else if has_stat(plane, event, MEMSET_DETAILS_STAT) || lower.starts_with("memset") {
-        EventType::Memset
-    } else if has_stat(plane, event, MEMALLOC_DETAILS_STAT) {
-        EventType::MemoryAlloc
-    } else if has_stat(plane, event, MEMFREE_DETAILS_STAT) {
-        EventType::MemoryFree
-    } else if has_stat(plane, event, KERNEL_DETAILS_STAT) {
-        if is_memset_kernel(plane, event, memset_calls) {
-            EventType::Memset
-        } else {
-            EventType::Kernel
+impl NameHints {
+    fn of(name: &str) -> NameHints {
+        let lower = name.to_ascii_lowercase();
+        NameHints {
+            memcpy: lower.contains("memcpy"),
+            memset: lower.starts_with("memset"),
+            direction: direction_from_name(name),
+            fill_kernel: name.starts_with(FILL_KERNEL_PREFIX),
         }
-    } else {
-        return None;
-    };
-    Some(kind)
+    }
+}
+
+/// The stats [`PlaneKinds::kind`] looks for, as bits of a mask.
+#[derive(Clone, Copy)]
+enum DetailsStat {
+    Memcpy = 1,
+    Memset = 2,
+    Memalloc = 4,
+    Memfree = 8,
+    Kernel = 16,
+}
+
+/// Infers the kinds of one plane's events. A plane's events share few names and stat
+/// names: both are looked up once per metadata id, not once per event (a long replay's
+/// summary did that a million times).
+pub struct PlaneKinds<'a> {
+    plane: &'a XPlane,
+    memset_calls: &'a HashSet<u64>,
+    /// Stat metadata ids of the stats looked for (a handful: scanned, not hashed).
+    stats: Vec<(i64, DetailsStat)>,
+    names: BTreeMap<i64, NameHints>,
+}
+
+impl<'a> PlaneKinds<'a> {
+    /// `memset_calls`: [`memset_calls`] of the plane's space.
+    pub fn new(plane: &'a XPlane, memset_calls: &'a HashSet<u64>) -> PlaneKinds<'a> {
+        let stats = plane
+            .stat_metadata
+            .iter()
+            .filter_map(|(id, metadata)| {
+                let kind = match metadata.name.as_str() {
+                    MEMCPY_DETAILS_STAT => DetailsStat::Memcpy,
+                    MEMSET_DETAILS_STAT => DetailsStat::Memset,
+                    MEMALLOC_DETAILS_STAT => DetailsStat::Memalloc,
+                    MEMFREE_DETAILS_STAT => DetailsStat::Memfree,
+                    KERNEL_DETAILS_STAT => DetailsStat::Kernel,
+                    _ => return None,
+                };
+                Some((*id, kind))
+            })
+            .collect();
+        PlaneKinds {
+            plane,
+            memset_calls,
+            stats,
+            names: BTreeMap::new(),
+        }
+    }
+
+    /// The [`DetailsStat`]s the event has, as a mask.
+    fn present(&self, event: &XEvent) -> u8 {
+        let mut mask = 0;
+        for stat in &event.stats {
+            if let Some((_, kind)) = self.stats.iter().find(|(id, _)| *id == stat.metadata_id) {
+                mask |= *kind as u8;
+            }
+        }
+        mask
+    }
+
+    /// `None`: none of the types a trace's names and stats reveal (shown as "Other").
+    pub fn kind(&mut self, event: &XEvent) -> Option<EventType> {
+        let plane = self.plane;
+        let name = *self
+            .names
+            .entry(event.metadata_id)
+            .or_insert_with(|| NameHints::of(event_name(plane, event)));
+        let present = self.present(event);
+        let has = |stat: DetailsStat| present & stat as u8 != 0;
+        let kind = if has(DetailsStat::Memcpy) {
+            name.direction
+                .or_else(|| {
+                    stat_text(plane, event, MEMCPY_DETAILS_STAT)
+                        .and_then(|details| direction_from_details(&details))
+                })
+                .unwrap_or(EventType::MemcpyOther)
+        } else if name.memcpy {
+            name.direction.unwrap_or(EventType::MemcpyOther)
+        } else if has(DetailsStat::Memset) || name.memset {
+            EventType::Memset
+        } else if has(DetailsStat::Memalloc) {
+            EventType::MemoryAlloc
+        } else if has(DetailsStat::Memfree) {
+            EventType::MemoryFree
+        } else if has(DetailsStat::Kernel) {
+            if name.fill_kernel || self.is_memset_call(event) {
+                EventType::Memset
+            } else {
+                EventType::Kernel
+            }
+        } else {
+            return None;
+        };
+        Some(kind)
+    }
+
+    /// A kernel whose correlation id is a `hipMemset*` call's.
+    fn is_memset_call(&self, event: &XEvent) -> bool {
+        // Reading the id costs more than the rest of the kind: skipped when no call could match.
+        !self.memset_calls.is_empty()
+            && stat_text(self.plane, event, "correlation_id")
+                .and_then(|text| text.parse::<u64>().ok())
+                .is_some_and(|id| self.memset_calls.contains(&id))
+    }
 }
 
 /// Bytes of a copy from `memcpy_details` (`size:<n>`).

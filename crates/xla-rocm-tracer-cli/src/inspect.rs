@@ -7,7 +7,7 @@ use xla_rocm_tracer::event::EventType;
 use xla_rocm_tracer::export::plane_names::{GPU_PLANE_PREFIX, SCOPE_RANGE_TREE_PLANE_NAME};
 use xla_rocm_tracer::export::{XPlane, XSpace};
 
-use crate::event_kind::{infer_kind, memcpy_bytes, memset_calls};
+use crate::event_kind::{memcpy_bytes, memset_calls, PlaneKinds};
 use crate::xspace_view::{event_span_ps, line_name};
 
 pub struct LaneSummary {
@@ -48,6 +48,7 @@ pub fn summarize_plane(plane: &XPlane, memsets: &HashSet<u64>) -> PlaneSummary {
         memcpy_bytes: BTreeMap::new(),
         span_ps: None,
     };
+    let mut kinds = PlaneKinds::new(plane, memsets);
     for line in &plane.lines {
         let mut lane = LaneSummary {
             name: line_name(line).to_owned(),
@@ -61,7 +62,7 @@ pub fn summarize_plane(plane: &XPlane, memsets: &HashSet<u64>) -> PlaneSummary {
             if !is_device {
                 continue;
             }
-            let Some(kind) = infer_kind(plane, event, memsets) else {
+            let Some(kind) = kinds.kind(event) else {
                 lane.others += 1;
                 continue;
             };

@@ -568,14 +568,17 @@ fn disable_in_flight_without_the_wait_reports_the_kernels_in_flight() {
         )]
     );
     // The five late records land during the second session: never in its trace, never among
-    // its drops (the second session's own three kernels are in flight at its Disable too).
+    // its drops. Of the second session's own three kernels, two are in flight at its Disable:
+    // the signal thread's wake for a late record, more than the minimum lag after the first
+    // of the three ended, also handled that one's completion, as one wake of the runtime's
+    // signal handler handles every completion it can see (the simulator's signal.rs).
     assert!(!event_names(&spaces[1], "/device:GPU:0")
         .iter()
         .any(|name| name == "loop_add_fusion"));
     assert_eq!(
         spaces[1].warnings,
         [format!(
-            "Dropped 3 events: {IN_FLIGHT} (their records had not arrived)"
+            "Dropped 2 events: {IN_FLIGHT} (their records had not arrived)"
         )]
     );
 }

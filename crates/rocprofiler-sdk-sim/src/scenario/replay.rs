@@ -15,7 +15,8 @@ use super::random::RandomDraws;
 use crate::driver::{self, Copy, CopyCall, CopyKind, HipStream, KernelId, KernelLaunch};
 use crate::SimError;
 use parking_lot::{Condvar, Mutex};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::sync::Barrier;
 
 /// Where a tracer's annotation source plugs in. Called on the thread issuing the steps.
@@ -84,7 +85,8 @@ impl ReplaySummary {
 }
 
 struct World {
-    kernels: HashMap<(String, u32), KernelId>,
+    /// Device -> kernel alias -> id (looked up by `&str`, without a key to build per launch).
+    kernels: HashMap<u32, HashMap<String, KernelId>>,
     /// name -> (hipStream_t, device) of the streams that exist now (`create_stream` and
     /// `hipStreamDestroy` steps change it while threads run).
     streams: Mutex<HashMap<String, (HipStream, u32)>>,
@@ -218,11 +220,11 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
     }
     let mut summary = ReplaySummary::default();
     let mut world = World {
-        kernels: HashMap::new(),
-        streams: Mutex::new(HashMap::new()),
-        queues: HashMap::new(),
-        stream_queues: HashMap::new(),
-        stream_roctx_names: HashMap::new(),
+        kernels: HashMap::default(),
+        streams: Mutex::new(HashMap::default()),
+        queues: HashMap::default(),
+        stream_queues: HashMap::default(),
+        stream_roctx_names: HashMap::default(),
         created_by_threads: Mutex::new(Vec::new()),
     };
     for co in &scenario.code_objects {
@@ -230,7 +232,11 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
         let (_, ids) = driver::load_code_object(co.device, &symbols)
             .map_err(|e| sim("loading a code object", e))?;
         for ((alias, _), id) in co.kernels.iter().zip(ids) {
-            world.kernels.insert((alias.clone(), co.device), id);
+            world
+                .kernels
+                .entry(co.device)
+                .or_default()
+                .insert(alias.clone(), id);
         }
     }
     let restore = driver::current_device();
@@ -374,7 +380,7 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
 
 fn launch_of(world: &World, node: &GraphNode, device: u32) -> KernelLaunch {
     KernelLaunch {
-        kernel: world.kernels[&(node.kernel.clone(), device)],
+        kernel: world.kernels[&device][node.kernel.as_str()],
         grid: node.grid,
         block: node.block,
         private_segment_size: node.private_segment_size,
@@ -399,6 +405,20 @@ struct Local {
     /// Where each of its `random` steps' sequence has got to, by the step's address (steps
     /// stay in place for the whole replay).
     draws: HashMap<*const RandomSpec, RandomDraws>,
+    /// The annotation being built for a repeat (reused: no allocation per repeat).
+    annotation: String,
+}
+
+/// `name` with every `{i}` replaced by `i`, written into `out`.
+fn expand_annotation(name: &str, i: u32, out: &mut String) {
+    use std::fmt::Write;
+    out.clear();
+    for (index, piece) in name.split("{i}").enumerate() {
+        if index > 0 {
+            let _ = write!(out, "{i}");
+        }
+        out.push_str(piece);
+    }
 }
 
 const ANOTHER_CREATION_FAILED: &str = "another thread failed to create its stream";
@@ -766,7 +786,8 @@ fn run_step(
                     // Annotations take turns too: a tracer numbers them as they arrive.
                     if let Some(name) = annotate {
                         gate.before_step();
-                        hooks.push_annotation(&name.replace("{i}", &i.to_string()));
+                        expand_annotation(name, i, &mut local.annotation);
+                        hooks.push_annotation(&local.annotation);
                         gate.after_step(0);
                         out.annotations += 1;
                     }
@@ -790,4 +811,20 @@ fn name_stream(spec: &StreamSpec, stream: HipStream, context: &str) -> Result<()
         driver::roctx_name_hip_stream(stream, name).map_err(|e| sim(context, e))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand_annotation;
+
+    #[test]
+    fn annotations_expand_every_index_placeholder_in_place() {
+        let mut out = String::from("left over");
+        expand_annotation("step_{i}", 7, &mut out);
+        assert_eq!(out, "step_7");
+        expand_annotation("{i}/{i}-x{i", 12, &mut out);
+        assert_eq!(out, "12/12-x{i");
+        expand_annotation("plain", 3, &mut out);
+        assert_eq!(out, "plain");
+    }
 }
