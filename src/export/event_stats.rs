@@ -122,7 +122,7 @@ fn memset_details(event: &RocmTracerEvent) -> MemsetDetails {
     }
 }
 
-/// The stats in XLA's order. `device_ordinal` is the `device_id` value of API events: XLA
+/// Appends the stats of `event` to `stats`, in XLA's order. `device_ordinal` is the `device_id` value of API events: XLA
 /// writes the raw agent handle there (docs/xla-interface.md#xla-edge-19); this writes the plane ordinal, as
 /// the CUPTI collector writes the CUDA ordinal, so host events point at their device plane.
 pub(crate) fn event_stats(
@@ -130,8 +130,8 @@ pub(crate) fn event_stats(
     event: &RocmTracerEvent,
     device_ordinal: u32,
     device: Option<KernelDevice>,
-) -> Vec<XStat> {
-    let mut stats = Vec::new();
+    stats: &mut Vec<XStat>,
+) {
     // A copy the CPU did has no device to point at.
     if event.source == EventSource::ApiCallback
         && event.device_id != RocmTracerEvent::INVALID_DEVICE_ID
@@ -163,7 +163,7 @@ pub(crate) fn event_stats(
                     destination: copy.destination,
                     is_async: copy.is_async,
                 };
-                memoized_details(plane, input, &mut stats, |plane, stats| {
+                memoized_details(plane, input, stats, |plane, stats| {
                     let details = blit_copy_details_string(copy);
                     stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
                 });
@@ -175,7 +175,7 @@ pub(crate) fn event_stats(
                     gfx_target_version: device.gfx_target_version,
                     cu_count: device.cu_count,
                 };
-                memoized_details(plane, input, &mut stats, |plane, stats| {
+                memoized_details(plane, input, stats, |plane, stats| {
                     kernel_stats(plane, &kernel, device, stats)
                 });
             }
@@ -191,7 +191,7 @@ pub(crate) fn event_stats(
                 destination: copy.destination,
                 is_async: copy.is_async,
             };
-            memoized_details(plane, input, &mut stats, |plane, stats| {
+            memoized_details(plane, input, stats, |plane, stats| {
                 let details = memcpy_details_string(&copy);
                 stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
             });
@@ -225,7 +225,6 @@ pub(crate) fn event_stats(
             }
         }
     }
-    stats
 }
 
 /// Appends the details stats of `input` to `stats`: made by `make` the first time the plane
@@ -295,7 +294,8 @@ mod tests {
     /// The stats each event gets from a fresh plane: what the memo must reproduce.
     fn fresh_stats(event: &RocmTracerEvent, device: KernelDevice) -> Vec<(String, String)> {
         let mut plane = PlaneBuilder::new(1, "fresh");
-        let stats = event_stats(&mut plane, event, 0, Some(device));
+        let mut stats = Vec::new();
+        event_stats(&mut plane, event, 0, Some(device), &mut stats);
         named(&plane.finish(), &stats)
     }
 
@@ -330,7 +330,11 @@ mod tests {
         let mut plane = PlaneBuilder::new(1, "shared");
         let stats: Vec<Vec<XStat>> = events
             .iter()
-            .map(|(event, device)| event_stats(&mut plane, event, 0, Some(*device)))
+            .map(|(event, device)| {
+                let mut stats = Vec::new();
+                event_stats(&mut plane, event, 0, Some(*device), &mut stats);
+                stats
+            })
             .collect();
         let plane = plane.finish();
         for ((event, device), stats) in events.iter().zip(&stats) {

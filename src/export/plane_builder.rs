@@ -115,10 +115,7 @@ impl PlaneBuilder {
         self.plane.stats.push(stat);
     }
 
-    pub(crate) fn plane_mut(&mut self) -> &mut XPlane {
-        &mut self.plane
-    }
-
+    /// The plane without lines (they went to a sink): id, name, metadata and stats.
     pub(crate) fn finish(self) -> XPlane {
         self.plane
     }
