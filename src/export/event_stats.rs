@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use super::annotation::parse_annotation_stack;
 use super::details_input::DetailsInput;
 use super::occupancy::{format_like_strcat, occupancy, registers_per_work_item};
-use super::plane_builder::PlaneBuilder;
+use super::plane_builder::{PerEventStat, PlaneBuilder};
 use super::plane_names::{
     KERNEL_DETAILS_STAT, MEMALLOC_DETAILS_STAT, MEMCPY_DETAILS_STAT, MEMFREE_DETAILS_STAT,
     MEMSET_DETAILS_STAT,
@@ -136,13 +136,22 @@ pub(crate) fn event_stats(
     if event.source == EventSource::ApiCallback
         && event.device_id != RocmTracerEvent::INVALID_DEVICE_ID
     {
-        stats.push(plane.uint64_stat("device_id", u64::from(device_ordinal)));
+        stats.push(XStat {
+            metadata_id: plane.per_event_stat_id(PerEventStat::Device),
+            value: Some(x_stat::Value::Uint64Value(u64::from(device_ordinal))),
+        });
     }
     if event.correlation_id != RocmTracerEvent::INVALID_CORRELATION_ID {
-        stats.push(plane.uint64_stat("correlation_id", event.correlation_id));
+        stats.push(XStat {
+            metadata_id: plane.per_event_stat_id(PerEventStat::Correlation),
+            value: Some(x_stat::Value::Uint64Value(event.correlation_id)),
+        });
     }
     if event.scope_range_id != 0 {
-        stats.push(plane.int64_stat("scope_range_id", event.scope_range_id));
+        stats.push(XStat {
+            metadata_id: plane.per_event_stat_id(PerEventStat::ScopeRange),
+            value: Some(x_stat::Value::Int64Value(event.scope_range_id)),
+        });
     }
     // A ROCTx range or mark is named by its label; other events carry the innermost label
     // active at their HIP call.

@@ -549,6 +549,10 @@ impl<S: XSpaceSink> LineBuilder<'_, S> {
             duration_ps: 0,
         });
         let stats = &mut self.stats;
+        // The last event name and its metadata id: a line's events mostly share names, and
+        // the names live in the trace for the whole call, so an equal address and length is
+        // an equal name.
+        let mut last_name: Option<(*const u8, usize, i64)> = None;
         for placed in events {
             let placement = placed.placement;
             let metadata_name = if placed.event.name.is_empty() {
@@ -556,7 +560,18 @@ impl<S: XSpaceSink> LineBuilder<'_, S> {
             } else {
                 &placed.event.name
             };
-            let metadata_id = plane.event_metadata_id(metadata_name);
+            let metadata_id = match last_name {
+                Some((address, len, id))
+                    if address == metadata_name.as_ptr() && len == metadata_name.len() =>
+                {
+                    id
+                }
+                _ => {
+                    let id = plane.event_metadata_id(metadata_name);
+                    last_name = Some((metadata_name.as_ptr(), metadata_name.len(), id));
+                    id
+                }
+            };
             stats.clear();
             event_stats(
                 plane,
