@@ -12,6 +12,7 @@ mod timeline;
 mod trace_file;
 pub mod xplane_proto;
 mod xspace_builder;
+mod xspace_encoder;
 mod xspace_sink;
 
 pub use annotation::{parse_annotation, parse_annotation_stack, Annotation};
@@ -29,6 +30,7 @@ pub use xplane_proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XSt
 pub use xspace_builder::{
     build_xspace, build_xspace_with_lanes, export_into, ExportOptions, GroupBy, Lane,
 };
+pub use xspace_encoder::XSpaceEncoder;
 pub use xspace_sink::{
     replay_planes, replay_xspace, EventView, LineHeader, XSpaceAssembler, XSpaceSink,
 };

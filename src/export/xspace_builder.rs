@@ -17,6 +17,7 @@ use super::stream_lanes::{
 };
 use super::timeline::{Placement, Timeline};
 use super::xplane_proto::{x_event, x_stat, XSpace, XStat};
+use super::xspace_encoder::XSpaceEncoder;
 use super::xspace_sink::{EventView, LineHeader, XSpaceAssembler, XSpaceSink};
 use crate::collector::{recorded_direction, CollectedTrace, Collector, DropCounters, DropReason};
 use crate::event::{EventSource, EventType, RocmTracerEvent, StreamKind, StreamLabel};
@@ -80,6 +81,21 @@ impl Collector {
     /// The device lanes [`Collector::export`] with the same arguments writes.
     pub fn lanes(&self, end_gputime_ns: u64, options: &ExportOptions) -> Vec<Lane> {
         self.export_with_lanes(end_gputime_ns, options).1
+    }
+
+    /// Writes the encoding of [`Collector::export`]'s XSpace to `out` as it is built, without
+    /// building the XSpace (xspace_encoder.rs); returns how many bytes were written.
+    pub fn write_xspace_to(
+        &self,
+        end_gputime_ns: u64,
+        options: &ExportOptions,
+        out: impl std::io::Write,
+    ) -> std::io::Result<u64> {
+        self.with_collected(|trace| {
+            let mut encoder = XSpaceEncoder::new(out);
+            export_into(trace, end_gputime_ns, options, &mut encoder);
+            encoder.finish()
+        })
     }
 
     /// [`Collector::export`] and [`Collector::lanes`] from one build of the XSpace.
