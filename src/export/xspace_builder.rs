@@ -18,7 +18,7 @@ use super::stream_lanes::{
 use super::timeline::{Placement, Timeline};
 use super::xplane_proto::{x_event, x_stat, XSpace, XStat};
 use super::xspace_encoder::XSpaceEncoder;
-use super::xspace_sink::{EventView, LineHeader, XSpaceAssembler, XSpaceSink};
+use super::xspace_sink::{EventView, LineHeader, PlaneByPlane, XSpaceAssembler, XSpaceSink};
 use crate::collector::{recorded_direction, CollectedTrace, Collector, DropCounters, DropReason};
 use crate::event::{EventSource, EventType, RocmTracerEvent, StreamKind, StreamLabel};
 
@@ -95,6 +95,21 @@ impl Collector {
             let mut encoder = XSpaceEncoder::new(out);
             export_into(trace, end_gputime_ns, options, &mut encoder);
             encoder.finish()
+        })
+    }
+
+    /// [`Collector::export`]'s planes handed to `each_plane` one at a time, in order, as each
+    /// is complete (only one is held); returns the lanes and the space's texts (no planes).
+    pub fn export_plane_by_plane(
+        &self,
+        end_gputime_ns: u64,
+        options: &ExportOptions,
+        each_plane: impl FnMut(super::xplane_proto::XPlane),
+    ) -> (Vec<Lane>, XSpace) {
+        self.with_collected(|trace| {
+            let mut planes = PlaneByPlane::new(each_plane);
+            let lanes = export_into(trace, end_gputime_ns, options, &mut planes);
+            (lanes, planes.rest)
         })
     }
 

@@ -152,3 +152,51 @@ impl XSpaceSink for XSpaceAssembler {
         self.space.hostnames = hostnames.to_vec();
     }
 }
+
+/// The sink that builds one prost plane at a time and hands it, complete, to `each_plane`:
+/// a caller that looks at the planes in turn (a file writer that also summarizes them) holds
+/// one plane, never the whole XSpace. The space's texts are kept in [`PlaneByPlane::rest`].
+pub struct PlaneByPlane<F: FnMut(XPlane)> {
+    lines: Vec<XLine>,
+    each_plane: F,
+    /// The space's errors, warnings and host names (no planes), once finished.
+    pub rest: XSpace,
+}
+
+impl<F: FnMut(XPlane)> PlaneByPlane<F> {
+    pub fn new(each_plane: F) -> PlaneByPlane<F> {
+        PlaneByPlane {
+            lines: Vec::new(),
+            each_plane,
+            rest: XSpace::default(),
+        }
+    }
+}
+
+impl<F: FnMut(XPlane)> XSpaceSink for PlaneByPlane<F> {
+    fn start_line(&mut self, line: LineHeader<'_>) {
+        self.lines.push(line.to_line());
+    }
+
+    fn add_event(&mut self, event: EventView<'_>) {
+        if let Some(line) = self.lines.last_mut() {
+            line.events.push(XEvent {
+                metadata_id: event.metadata_id,
+                duration_ps: event.duration_ps,
+                stats: event.stats.to_vec(),
+                data: event.data,
+            });
+        }
+    }
+
+    fn finish_plane(&mut self, mut plane: XPlane) {
+        plane.lines = std::mem::take(&mut self.lines);
+        (self.each_plane)(plane);
+    }
+
+    fn finish_space(&mut self, errors: &[String], warnings: &[String], hostnames: &[String]) {
+        self.rest.errors = errors.to_vec();
+        self.rest.warnings = warnings.to_vec();
+        self.rest.hostnames = hostnames.to_vec();
+    }
+}
