@@ -6,7 +6,7 @@ use std::sync::Arc;
 use collector_support::*;
 use proptest::prelude::*;
 use xla_rocm_tracer::event::{EventType, RocmTracerEvent};
-use xla_rocm_tracer::export::encode_xspace;
+use xla_rocm_tracer::export::{encode_xspace, ExportOptions};
 use xla_rocm_tracer::sink::EventSink;
 
 fn workload() -> Vec<RocmTracerEvent> {
@@ -55,6 +55,19 @@ fn exporting_twice_gives_the_same_bytes() {
     let second = encode_xspace(&export(&collector));
     assert_eq!(first, second);
     assert_eq!(first, encode(workload(), 7));
+}
+
+#[test]
+fn the_streamed_file_is_one_encoding_of_the_whole_xspace() {
+    let collector = collector(2);
+    collector.add_events(&mut workload());
+    let mut streamed = Vec::new();
+    let written = collector
+        .write_xspace_to(GPU_END, &ExportOptions::default(), &mut streamed)
+        .unwrap();
+    let whole = encode_xspace(&export(&collector));
+    assert_eq!(streamed, whole);
+    assert_eq!(written, whole.len() as u64);
 }
 
 proptest! {

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use super::annotation::parse_annotation_stack;
 use super::details_input::DetailsInput;
 use super::occupancy::{format_like_strcat, occupancy, registers_per_work_item};
-use super::plane_builder::PlaneBuilder;
+use super::plane_builder::{PerEventStat, PlaneBuilder};
 use super::plane_names::{
     KERNEL_DETAILS_STAT, MEMALLOC_DETAILS_STAT, MEMCPY_DETAILS_STAT, MEMFREE_DETAILS_STAT,
     MEMSET_DETAILS_STAT,
@@ -122,7 +122,7 @@ fn memset_details(event: &RocmTracerEvent) -> MemsetDetails {
     }
 }
 
-/// The stats in XLA's order. `device_ordinal` is the `device_id` value of API events: XLA
+/// Appends the stats of `event` to `stats`, in XLA's order. `device_ordinal` is the `device_id` value of API events: XLA
 /// writes the raw agent handle there (docs/xla-interface.md#xla-edge-19); this writes the plane ordinal, as
 /// the CUPTI collector writes the CUDA ordinal, so host events point at their device plane.
 pub(crate) fn event_stats(
@@ -130,19 +130,28 @@ pub(crate) fn event_stats(
     event: &RocmTracerEvent,
     device_ordinal: u32,
     device: Option<KernelDevice>,
-) -> Vec<XStat> {
-    let mut stats = Vec::new();
+    stats: &mut Vec<XStat>,
+) {
     // A copy the CPU did has no device to point at.
     if event.source == EventSource::ApiCallback
         && event.device_id != RocmTracerEvent::INVALID_DEVICE_ID
     {
-        stats.push(plane.uint64_stat("device_id", u64::from(device_ordinal)));
+        stats.push(XStat {
+            metadata_id: plane.per_event_stat_id(PerEventStat::Device),
+            value: Some(x_stat::Value::Uint64Value(u64::from(device_ordinal))),
+        });
     }
     if event.correlation_id != RocmTracerEvent::INVALID_CORRELATION_ID {
-        stats.push(plane.uint64_stat("correlation_id", event.correlation_id));
+        stats.push(XStat {
+            metadata_id: plane.per_event_stat_id(PerEventStat::Correlation),
+            value: Some(x_stat::Value::Uint64Value(event.correlation_id)),
+        });
     }
     if event.scope_range_id != 0 {
-        stats.push(plane.int64_stat("scope_range_id", event.scope_range_id));
+        stats.push(XStat {
+            metadata_id: plane.per_event_stat_id(PerEventStat::ScopeRange),
+            value: Some(x_stat::Value::Int64Value(event.scope_range_id)),
+        });
     }
     // A ROCTx range or mark is named by its label; other events carry the innermost label
     // active at their HIP call.
@@ -163,7 +172,7 @@ pub(crate) fn event_stats(
                     destination: copy.destination,
                     is_async: copy.is_async,
                 };
-                memoized_details(plane, input, &mut stats, |plane, stats| {
+                memoized_details(plane, input, stats, |plane, stats| {
                     let details = blit_copy_details_string(copy);
                     stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
                 });
@@ -175,7 +184,7 @@ pub(crate) fn event_stats(
                     gfx_target_version: device.gfx_target_version,
                     cu_count: device.cu_count,
                 };
-                memoized_details(plane, input, &mut stats, |plane, stats| {
+                memoized_details(plane, input, stats, |plane, stats| {
                     kernel_stats(plane, &kernel, device, stats)
                 });
             }
@@ -191,7 +200,7 @@ pub(crate) fn event_stats(
                 destination: copy.destination,
                 is_async: copy.is_async,
             };
-            memoized_details(plane, input, &mut stats, |plane, stats| {
+            memoized_details(plane, input, stats, |plane, stats| {
                 let details = memcpy_details_string(&copy);
                 stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
             });
@@ -225,7 +234,6 @@ pub(crate) fn event_stats(
             }
         }
     }
-    stats
 }
 
 /// Appends the details stats of `input` to `stats`: made by `make` the first time the plane
@@ -295,7 +303,8 @@ mod tests {
     /// The stats each event gets from a fresh plane: what the memo must reproduce.
     fn fresh_stats(event: &RocmTracerEvent, device: KernelDevice) -> Vec<(String, String)> {
         let mut plane = PlaneBuilder::new(1, "fresh");
-        let stats = event_stats(&mut plane, event, 0, Some(device));
+        let mut stats = Vec::new();
+        event_stats(&mut plane, event, 0, Some(device), &mut stats);
         named(&plane.finish(), &stats)
     }
 
@@ -330,7 +339,11 @@ mod tests {
         let mut plane = PlaneBuilder::new(1, "shared");
         let stats: Vec<Vec<XStat>> = events
             .iter()
-            .map(|(event, device)| event_stats(&mut plane, event, 0, Some(*device)))
+            .map(|(event, device)| {
+                let mut stats = Vec::new();
+                event_stats(&mut plane, event, 0, Some(*device), &mut stats);
+                stats
+            })
             .collect();
         let plane = plane.finish();
         for ((event, device), stats) in events.iter().zip(&stats) {

@@ -12,6 +12,8 @@ mod timeline;
 mod trace_file;
 pub mod xplane_proto;
 mod xspace_builder;
+mod xspace_encoder;
+mod xspace_sink;
 
 pub use annotation::{parse_annotation, parse_annotation_stack, Annotation};
 pub use device_capabilities::device_capabilities_plane;
@@ -25,4 +27,10 @@ pub use trace_file::{
     encode_xspace, encode_xspace_to, read_xspace, read_xspace_file, write_xspace, TraceError,
 };
 pub use xplane_proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata};
-pub use xspace_builder::{build_xspace, build_xspace_with_lanes, ExportOptions, GroupBy, Lane};
+pub use xspace_builder::{
+    build_xspace, build_xspace_with_lanes, export_into, ExportOptions, GroupBy, Lane,
+};
+pub use xspace_encoder::XSpaceEncoder;
+pub use xspace_sink::{
+    replay_planes, replay_xspace, EventView, LineHeader, PlaneByPlane, XSpaceAssembler, XSpaceSink,
+};

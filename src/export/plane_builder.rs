@@ -13,6 +13,32 @@ pub(crate) struct PlaneBuilder {
     stat_metadata_ids: FxHashMap<String, i64>,
     /// The details stats already made on this plane, by what they were made from.
     details_stats: FxHashMap<DetailsInput, Vec<XStat>>,
+    /// The last details looked up: consecutive events of a line mostly share their inputs,
+    /// and comparing an input is cheaper than hashing it.
+    last_details: Option<(DetailsInput, Vec<XStat>)>,
+    /// The metadata ids of the stats most events carry, once handed out (0: not yet), so
+    /// that their names are not hashed per event.
+    per_event_stat_ids: [i64; PerEventStat::COUNT],
+}
+
+/// The stats most events carry: `device_id`, `correlation_id`, `scope_range_id`.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum PerEventStat {
+    Device,
+    Correlation,
+    ScopeRange,
+}
+
+impl PerEventStat {
+    const COUNT: usize = 3;
+
+    fn name(self) -> &'static str {
+        match self {
+            PerEventStat::Device => "device_id",
+            PerEventStat::Correlation => "correlation_id",
+            PerEventStat::ScopeRange => "scope_range_id",
+        }
+    }
 }
 
 impl PlaneBuilder {
@@ -26,6 +52,8 @@ impl PlaneBuilder {
             event_metadata_ids: FxHashMap::default(),
             stat_metadata_ids: FxHashMap::default(),
             details_stats: FxHashMap::default(),
+            last_details: None,
+            per_event_stat_ids: [0; PerEventStat::COUNT],
         }
     }
 
@@ -60,6 +88,17 @@ impl PlaneBuilder {
             },
         );
         self.stat_metadata_ids.insert(name.to_owned(), id);
+        id
+    }
+
+    /// [`PlaneBuilder::stat_metadata_id`] of `stat`'s name (the same id, in the same order).
+    pub(crate) fn per_event_stat_id(&mut self, stat: PerEventStat) -> i64 {
+        let known = self.per_event_stat_ids[stat as usize];
+        if known != 0 {
+            return known;
+        }
+        let id = self.stat_metadata_id(stat.name());
+        self.per_event_stat_ids[stat as usize] = id;
         id
     }
 
@@ -103,8 +142,19 @@ impl PlaneBuilder {
         }
     }
 
-    pub(crate) fn details_stats(&self, input: &DetailsInput) -> Option<&[XStat]> {
-        self.details_stats.get(input).map(Vec::as_slice)
+    pub(crate) fn details_stats(&mut self, input: &DetailsInput) -> Option<&[XStat]> {
+        let is_last = matches!(&self.last_details, Some((last, _)) if last == input);
+        if !is_last {
+            let known = self.details_stats.get(input)?;
+            let (last_input, last_stats) = self
+                .last_details
+                .get_or_insert_with(|| (*input, Vec::new()));
+            *last_input = *input;
+            last_stats.clone_from(known);
+        }
+        self.last_details
+            .as_ref()
+            .map(|(_, stats)| stats.as_slice())
     }
 
     pub(crate) fn remember_details_stats(&mut self, input: DetailsInput, stats: Vec<XStat>) {
@@ -115,10 +165,7 @@ impl PlaneBuilder {
         self.plane.stats.push(stat);
     }
 
-    pub(crate) fn plane_mut(&mut self) -> &mut XPlane {
-        &mut self.plane
-    }
-
+    /// The plane without lines (they went to a sink): id, name, metadata and stats.
     pub(crate) fn finish(self) -> XPlane {
         self.plane
     }

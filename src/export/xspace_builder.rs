@@ -1,6 +1,7 @@
-//! The one export model: a collected trace becomes a prost `XSpace` (docs/xla-interface.md#export,
-//! docs/xla-interface.md#planes-and-lines). The Rust writer encodes it; the C++ shim builds its
-//! planes from its columns (src/ffi/flat_xspace.rs).
+//! The one export model: a collected trace becomes an `XSpace` (docs/xla-interface.md#export,
+//! docs/xla-interface.md#planes-and-lines), built line by line into a sink (xspace_sink.rs): a
+//! prost `XSpace`, the bridge's columns for the C++ shim (src/ffi/flat_xspace.rs), or a file's
+//! bytes (trace_file.rs).
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::device_capabilities::add_device_capabilities;
@@ -15,7 +16,9 @@ use super::stream_lanes::{
     queue_line_name_for_copies, stream_label_suffix, stream_line_name, unattributed_line_name,
 };
 use super::timeline::{Placement, Timeline};
-use super::xplane_proto::{x_event, x_stat, XEvent, XLine, XSpace, XStat};
+use super::xplane_proto::{x_event, x_stat, XSpace, XStat};
+use super::xspace_encoder::XSpaceEncoder;
+use super::xspace_sink::{EventView, LineHeader, PlaneByPlane, XSpaceAssembler, XSpaceSink};
 use crate::collector::{recorded_direction, CollectedTrace, Collector, DropCounters, DropReason};
 use crate::event::{EventSource, EventType, RocmTracerEvent, StreamKind, StreamLabel};
 
@@ -78,6 +81,36 @@ impl Collector {
     /// The device lanes [`Collector::export`] with the same arguments writes.
     pub fn lanes(&self, end_gputime_ns: u64, options: &ExportOptions) -> Vec<Lane> {
         self.export_with_lanes(end_gputime_ns, options).1
+    }
+
+    /// Writes the encoding of [`Collector::export`]'s XSpace to `out` as it is built, without
+    /// building the XSpace (xspace_encoder.rs); returns how many bytes were written.
+    pub fn write_xspace_to(
+        &self,
+        end_gputime_ns: u64,
+        options: &ExportOptions,
+        out: impl std::io::Write,
+    ) -> std::io::Result<u64> {
+        self.with_collected(|trace| {
+            let mut encoder = XSpaceEncoder::new(out);
+            export_into(trace, end_gputime_ns, options, &mut encoder);
+            encoder.finish()
+        })
+    }
+
+    /// [`Collector::export`]'s planes handed to `each_plane` one at a time, in order, as each
+    /// is complete (only one is held); returns the lanes and the space's texts (no planes).
+    pub fn export_plane_by_plane(
+        &self,
+        end_gputime_ns: u64,
+        options: &ExportOptions,
+        each_plane: impl FnMut(super::xplane_proto::XPlane),
+    ) -> (Vec<Lane>, XSpace) {
+        self.with_collected(|trace| {
+            let mut planes = PlaneByPlane::new(each_plane);
+            let lanes = export_into(trace, end_gputime_ns, options, &mut planes);
+            (lanes, planes.rest)
+        })
     }
 
     /// [`Collector::export`] and [`Collector::lanes`] from one build of the XSpace.
@@ -147,6 +180,19 @@ pub fn build_xspace_with_lanes(
     end_gputime_ns: u64,
     options: &ExportOptions,
 ) -> (XSpace, Vec<Lane>) {
+    let mut assembler = XSpaceAssembler::default();
+    let lanes = export_into(trace, end_gputime_ns, options, &mut assembler);
+    (assembler.finish(), lanes)
+}
+
+/// The export of `trace` into `sink` (planes in order: host, devices, scope-range tree; then
+/// the warnings). Returns which stream or queue each device line shows.
+pub fn export_into<S: XSpaceSink>(
+    trace: &CollectedTrace,
+    end_gputime_ns: u64,
+    options: &ExportOptions,
+    sink: &mut S,
+) -> Vec<Lane> {
     let timeline = Timeline {
         start_gputime_ns: trace.start.gputime_ns,
         // XLA's GetTimestamp() returns 0 when the SDK clock fails; taken as the end, it would
@@ -160,7 +206,7 @@ pub fn build_xspace_with_lanes(
     };
     let mut export_drops = DropCounters::default();
     let mut host_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
-    let mut device_planes = Vec::new();
+    let mut events_of_device = Vec::new();
     let mut unattributed = 0u64;
     let mut all_lanes = Vec::new();
     let recorded_as = |event: &RocmTracerEvent| {
@@ -208,22 +254,7 @@ pub fn build_xspace_with_lanes(
                 device_events.push(placed);
             }
         }
-        let mut plane = PlaneBuilder::new(i64::from(ordinal), gpu_plane_name(ordinal));
-        if let Some(agent) = trace.gpu_agents.get(ordinal as usize) {
-            add_device_capabilities(&mut plane, agent);
-        }
-        let context = LaneContext {
-            device_ordinal: ordinal,
-            timeline: &timeline,
-            options,
-            labels: &trace.stream_labels,
-        };
-        let lanes = match options.group_by {
-            GroupBy::Stream => add_stream_lines(&mut plane, device_events, &context),
-            GroupBy::Queue => add_queue_lines(&mut plane, device_events, &context),
-        };
-        all_lanes.extend(lanes);
-        device_planes.push(plane.finish());
+        events_of_device.push(device_events);
     }
 
     // Copies the CPU did: their HIP calls, on their threads, with no device. Under indirect
@@ -286,24 +317,36 @@ pub fn build_xspace_with_lanes(
                 device: None,
             });
     }
+    let events: usize = host_events
+        .values()
+        .chain(marker_events.values())
+        .chain(&events_of_device)
+        .map(Vec::len)
+        .sum();
+    sink.expect_events(events);
+
+    // The planes in XSpace order: host, devices, scope-range tree.
     let threads: BTreeSet<u64> = host_events
         .keys()
         .chain(marker_events.keys())
         .copied()
         .collect();
     let mut host_plane = PlaneBuilder::new(0, HOST_PLANE_NAME);
+    let mut line_builder = LineBuilder {
+        sink,
+        timeline: &timeline,
+        stats: Vec::new(),
+    };
     for thread_id in threads {
         if let Some(mut events) = host_events.remove(&thread_id) {
             sort_by_time(&mut events);
-            let line = build_line(
+            line_builder.build_line(
                 &mut host_plane,
                 thread_id as i64,
-                host_line_name(thread_id),
+                &host_line_name(thread_id),
                 &events,
-                &timeline,
                 &[],
             );
-            host_plane.plane_mut().lines.push(line);
         }
         if let Some(mut events) = marker_events.remove(&thread_id) {
             // Enclosing ranges first: ranges pushed at one instant nest outermost first.
@@ -311,23 +354,41 @@ pub fn build_xspace_with_lanes(
                 let event = placed.event;
                 (event.start_time_ns, std::cmp::Reverse(event.end_time_ns))
             });
-            let line = build_line(
+            line_builder.build_line(
                 &mut host_plane,
                 ROCTX_LINE_ID_BASE.saturating_add(thread_id as i64),
-                roctx_line_name(thread_id),
+                &roctx_line_name(thread_id),
                 &events,
-                &timeline,
                 &[],
             );
-            host_plane.plane_mut().lines.push(line);
         }
     }
+    line_builder.sink.finish_plane(host_plane.finish());
 
-    let mut planes = vec![host_plane.finish()];
-    planes.extend(device_planes);
+    for (ordinal, device_events) in (0..trace.options.num_gpus).zip(events_of_device) {
+        let mut plane = PlaneBuilder::new(i64::from(ordinal), gpu_plane_name(ordinal));
+        if let Some(agent) = trace.gpu_agents.get(ordinal as usize) {
+            add_device_capabilities(&mut plane, agent);
+        }
+        let context = LaneContext {
+            device_ordinal: ordinal,
+            options,
+            labels: &trace.stream_labels,
+        };
+        let lanes = match options.group_by {
+            GroupBy::Stream => {
+                add_stream_lines(&mut plane, &mut line_builder, device_events, &context)
+            }
+            GroupBy::Queue => {
+                add_queue_lines(&mut plane, &mut line_builder, device_events, &context)
+            }
+        };
+        all_lanes.extend(lanes);
+        line_builder.sink.finish_plane(plane.finish());
+    }
     // Id 0 like XLA's: it adds the plane by name and never sets an id
     // (docs/xla-interface.md#scope-range-tree).
-    planes.push(scope_range_tree_plane(0, &trace.scope_range_tree));
+    sink.finish_plane(scope_range_tree_plane(0, &trace.scope_range_tree));
 
     let mut drops = trace.drops.clone();
     drops.merge(&export_drops);
@@ -340,19 +401,13 @@ pub fn build_xspace_with_lanes(
         warnings.push(unattributed_warning(unattributed));
     }
     warnings.extend(trace.warnings.iter().cloned());
-    let space = XSpace {
-        planes,
-        errors: Vec::new(),
-        warnings,
-        hostnames: Vec::new(),
-    };
-    (space, all_lanes)
+    sink.finish_space(&[], &warnings, &[]);
+    all_lanes
 }
 
 /// What the line builders of one device plane share.
 struct LaneContext<'a> {
     device_ordinal: u32,
-    timeline: &'a Timeline,
     options: &'a ExportOptions,
     labels: &'a BTreeMap<u64, StreamLabel>,
 }
@@ -362,12 +417,12 @@ const STREAM_KIND_STAT: &str = "stream_kind";
 /// The stat a stream lane's events carry for its ROCTx name.
 const STREAM_NAME_STAT: &str = "stream_name";
 
-fn add_stream_lines(
+fn add_stream_lines<S: XSpaceSink>(
     plane: &mut PlaneBuilder,
+    lines: &mut LineBuilder<'_, S>,
     events: Vec<Placed<'_>>,
     context: &LaneContext<'_>,
 ) -> Vec<Lane> {
-    let timeline = context.timeline;
     let is_unattributed =
         |placed: &Placed<'_>| placed.event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID;
     let (unattributed, events): (Vec<Placed<'_>>, Vec<Placed<'_>>) =
@@ -404,8 +459,7 @@ fn add_stream_lines(
             stats.push((STREAM_NAME_STAT, stream_name.to_owned()));
         }
         let id = lane_line_id(lane);
-        let line = build_line(plane, id, name.clone(), &events, timeline, &stats);
-        plane.plane_mut().lines.push(line);
+        lines.build_line(plane, id, &name, &events, &stats);
         out.push(Lane {
             device_ordinal: context.device_ordinal,
             lane,
@@ -435,8 +489,7 @@ fn add_stream_lines(
         sort_by_time(&mut events);
         let name = unattributed_line_name(queue);
         let id = lane_line_id(stream_lanes + index as u32);
-        let line = build_line(plane, id, name, &events, timeline, &[]);
-        plane.plane_mut().lines.push(line);
+        lines.build_line(plane, id, &name, &events, &[]);
     }
     out
 }
@@ -456,8 +509,9 @@ fn stream_label(labels: &BTreeMap<u64, StreamLabel>, stream: u64) -> Option<Stre
 
 /// `--group-by queue`: one lane per HSA queue of the device, `Queue #n` in order of first
 /// work, whatever stream submitted it; copies, which run on no queue, on `Queue (copies)`.
-fn add_queue_lines(
+fn add_queue_lines<S: XSpaceSink>(
     plane: &mut PlaneBuilder,
+    lines: &mut LineBuilder<'_, S>,
     events: Vec<Placed<'_>>,
     context: &LaneContext<'_>,
 ) -> Vec<Lane> {
@@ -487,8 +541,7 @@ fn add_queue_lines(
             None => (queue_line_name_for_copies(), None),
         };
         let id = lane_line_id(lane);
-        let line = build_line(plane, id, name.clone(), &events, context.timeline, &[]);
-        plane.plane_mut().lines.push(line);
+        lines.build_line(plane, id, &name, &events, &[]);
         out.push(Lane {
             device_ordinal: context.device_ordinal,
             lane,
@@ -502,47 +555,79 @@ fn add_queue_lines(
     out
 }
 
-fn build_line(
-    plane: &mut PlaneBuilder,
-    id: i64,
-    name: String,
-    events: &[Placed<'_>],
-    timeline: &Timeline,
-    line_stats: &[(&str, String)],
-) -> XLine {
-    let mut line = XLine {
-        id,
-        display_id: id,
-        name,
-        timestamp_ns: timeline.line_timestamp_ns,
-        ..XLine::default()
-    };
-    for placed in events {
-        let placement = placed.placement;
-        let metadata_name = if placed.event.name.is_empty() {
-            placed.event.event_type.name()
-        } else {
-            &placed.event.name
-        };
-        let metadata_id = plane.event_metadata_id(metadata_name);
-        let mut stats = event_stats(plane, placed.event, placed.device_ordinal, placed.device);
-        if let Some(recorded_as) = placed.recorded_as {
-            stats.push(plane.ref_stat(RECORDED_DIRECTION_STAT, recorded_as.name()));
-        }
-        if let Some(copy_done_by) = placed.copy_done_by {
-            stats.push(plane.ref_stat(COPY_DONE_BY_STAT, copy_done_by));
-        }
-        for (stat, value) in line_stats {
-            stats.push(plane.ref_stat(stat, value));
-        }
-        line.events.push(XEvent {
-            metadata_id,
-            duration_ps: placement.duration_ps,
-            stats,
-            data: Some(x_event::Data::OffsetPs(placement.offset_ps)),
+/// Builds lines into a sink, with one stats buffer for all of their events.
+struct LineBuilder<'a, S> {
+    sink: &'a mut S,
+    timeline: &'a Timeline,
+    stats: Vec<XStat>,
+}
+
+impl<S: XSpaceSink> LineBuilder<'_, S> {
+    fn build_line(
+        &mut self,
+        plane: &mut PlaneBuilder,
+        id: i64,
+        name: &str,
+        events: &[Placed<'_>],
+        line_stats: &[(&str, String)],
+    ) {
+        self.sink.start_line(LineHeader {
+            id,
+            display_id: id,
+            name,
+            display_name: "",
+            timestamp_ns: self.timeline.line_timestamp_ns,
+            duration_ps: 0,
         });
+        let stats = &mut self.stats;
+        // The last event name and its metadata id: a line's events mostly share names, and
+        // the names live in the trace for the whole call, so an equal address and length is
+        // an equal name.
+        let mut last_name: Option<(*const u8, usize, i64)> = None;
+        for placed in events {
+            let placement = placed.placement;
+            let metadata_name = if placed.event.name.is_empty() {
+                placed.event.event_type.name()
+            } else {
+                &placed.event.name
+            };
+            let metadata_id = match last_name {
+                Some((address, len, id))
+                    if address == metadata_name.as_ptr() && len == metadata_name.len() =>
+                {
+                    id
+                }
+                _ => {
+                    let id = plane.event_metadata_id(metadata_name);
+                    last_name = Some((metadata_name.as_ptr(), metadata_name.len(), id));
+                    id
+                }
+            };
+            stats.clear();
+            event_stats(
+                plane,
+                placed.event,
+                placed.device_ordinal,
+                placed.device,
+                stats,
+            );
+            if let Some(recorded_as) = placed.recorded_as {
+                stats.push(plane.ref_stat(RECORDED_DIRECTION_STAT, recorded_as.name()));
+            }
+            if let Some(copy_done_by) = placed.copy_done_by {
+                stats.push(plane.ref_stat(COPY_DONE_BY_STAT, copy_done_by));
+            }
+            for (stat, value) in line_stats {
+                stats.push(plane.ref_stat(stat, value));
+            }
+            self.sink.add_event(EventView {
+                metadata_id,
+                data: Some(x_event::Data::OffsetPs(placement.offset_ps)),
+                duration_ps: placement.duration_ps,
+                stats,
+            });
+        }
     }
-    line
 }
 
 /// `ExportScopeRangeIdTree` (docs/xla-interface.md#scope-range-tree): one plane stat per edge, metadata id = child, value = parent.

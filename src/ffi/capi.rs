@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 
 use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
 use crate::event::RocmTracerEvent;
-use crate::export::{encode_xspace, write_xspace};
+use crate::export::encode_xspace;
 use crate::ffi::bridge::{DetailKind, FlatEvent};
 use crate::tracer::sdk;
 use crate::tracer::stream_stack;
@@ -284,9 +284,13 @@ pub unsafe extern "C" fn xrt_write_xspace(path: *const c_char) -> XrtStatus {
         let Some(collector) = CAPTURE.lock().as_ref().map(|c| c.collector.clone()) else {
             return XrtStatus::NoCapture;
         };
-        let space = collector.export(Tracer::timestamp(), &super::export_options());
-        match write_xspace(path, &space) {
-            Ok(()) => XrtStatus::Ok,
+        // Encoded as it is built: the file path never holds the whole XSpace.
+        let Ok(file) = std::fs::File::create(path) else {
+            return XrtStatus::IoError;
+        };
+        let out = std::io::BufWriter::new(file);
+        match collector.write_xspace_to(Tracer::timestamp(), &super::export_options(), out) {
+            Ok(_) => XrtStatus::Ok,
             Err(_) => XrtStatus::IoError,
         }
     })

@@ -1,46 +1,33 @@
 //! The exported XSpace as the bridge's columns ([`FlatXSpace`]): what `Export` hands to C++,
 //! which builds the caller's XSpace from it (cpp/flat_xspace.h). Encoding the XSpace in Rust
 //! and parsing it again in C++ cost about half of the XLA path's export
-//! (benches/run.sh, `xla_export_instructions`); the columns are copied from the XSpace the
-//! export built into a few flat vectors (no allocation per event; the XSpace and its columns
-//! are both alive until the hand-over, a peak the old encoded bytes did not have). Every field of the schema is carried, so the
-//! C++ XSpace is the one the Rust export built.
+//! (benches/run.sh, `xla_export_instructions`). The export writes the columns directly as it
+//! builds each line ([`FlatXSpaceSink`], an export sink): no prost XSpace is built on the way,
+//! the event column is reserved to the exact count, and no allocation is made per event.
+//! Every field of the schema is carried, so the C++ XSpace is the one the Rust export built.
 use super::bridge::{
     FlatXEvent, FlatXEventMetadata, FlatXLine, FlatXPlane, FlatXSpace, FlatXStat,
     FlatXStatMetadata, Span, XStatValueKind,
 };
 use crate::export::xplane_proto::{x_event, x_stat, XEventMetadata, XStat};
-use crate::export::{XLine, XPlane, XSpace};
+use crate::export::{replay_planes, EventView, LineHeader, XPlane, XSpaceSink};
 
 impl FlatXSpace {
-    /// `space` as columns.
-    pub(crate) fn of(space: &XSpace) -> FlatXSpace {
-        FlatXSpace::of_planes(&space.planes, space)
+    /// `space` as columns (the export writes them directly; tests compare).
+    #[cfg(test)]
+    pub(crate) fn of(space: &crate::export::XSpace) -> FlatXSpace {
+        let mut sink = FlatXSpaceSink::default();
+        crate::export::replay_xspace(space, &mut sink);
+        sink.finish()
     }
 
-    /// `planes`, with the errors, warnings and host names of `space`, as columns.
+    /// `planes` as columns (no errors, warnings or host names).
     pub(crate) fn of_planes<'a>(
         planes: impl IntoIterator<Item = &'a XPlane> + Clone,
-        space: &XSpace,
     ) -> FlatXSpace {
-        let mut flat = FlatXSpace::default();
-        let events: usize = planes
-            .clone()
-            .into_iter()
-            .flat_map(|plane| &plane.lines)
-            .map(|line| line.events.len())
-            .sum();
-        flat.events.reserve(events);
-        // Most events carry a few stats.
-        flat.stats.reserve(events * 4);
-        for plane in planes {
-            let plane = flat.add_plane(plane);
-            flat.planes.push(plane);
-        }
-        flat.errors = space.errors.iter().map(|e| flat.add_text(e)).collect();
-        flat.warnings = space.warnings.iter().map(|w| flat.add_text(w)).collect();
-        flat.hostnames = space.hostnames.iter().map(|h| flat.add_text(h)).collect();
-        flat
+        let mut sink = FlatXSpaceSink::default();
+        replay_planes(planes, &mut sink);
+        sink.finish()
     }
 
     fn add_text(&mut self, text: impl AsRef<[u8]>) -> Span {
@@ -51,6 +38,10 @@ impl FlatXSpace {
             start,
             len: text.len(),
         }
+    }
+
+    fn add_texts(&mut self, texts: &[String]) -> Vec<Span> {
+        texts.iter().map(|text| self.add_text(text)).collect()
     }
 
     fn add_stats(&mut self, stats: &[XStat]) -> Span {
@@ -84,37 +75,6 @@ impl FlatXSpace {
         }
     }
 
-    fn add_line(&mut self, line: &XLine) -> FlatXLine {
-        let start = self.events.len();
-        for event in &line.events {
-            let (data, data_value) = match event.data {
-                None => (0, 0),
-                Some(x_event::Data::OffsetPs(offset)) => (1, offset),
-                Some(x_event::Data::NumOccurrences(count)) => (2, count),
-            };
-            let stats = self.add_stats(&event.stats);
-            self.events.push(FlatXEvent {
-                metadata_id: event.metadata_id,
-                data,
-                data_value,
-                duration_ps: event.duration_ps,
-                stats,
-            });
-        }
-        FlatXLine {
-            id: line.id,
-            display_id: line.display_id,
-            name: self.add_text(&line.name),
-            display_name: self.add_text(&line.display_name),
-            timestamp_ns: line.timestamp_ns,
-            duration_ps: line.duration_ps,
-            events: Span {
-                start,
-                len: line.events.len(),
-            },
-        }
-    }
-
     fn add_event_metadata(&mut self, metadata: &XEventMetadata) -> FlatXEventMetadata {
         let child_start = self.child_ids.len();
         self.child_ids.extend_from_slice(&metadata.child_id);
@@ -130,33 +90,97 @@ impl FlatXSpace {
             },
         }
     }
+}
 
-    fn add_plane(&mut self, plane: &XPlane) -> FlatXPlane {
-        // Lines go in after the plane's events, so each column's spans are contiguous.
-        let lines: Vec<FlatXLine> = plane.lines.iter().map(|l| self.add_line(l)).collect();
-        let line_start = self.lines.len();
-        self.lines.extend(lines);
-        let event_metadata_start = self.event_metadata.len();
-        for metadata in plane.event_metadata.values() {
-            let flat = self.add_event_metadata(metadata);
-            self.event_metadata.push(flat);
-        }
-        let stat_metadata_start = self.stat_metadata.len();
-        for metadata in plane.stat_metadata.values() {
-            let flat = FlatXStatMetadata {
-                id: metadata.id,
-                name: self.add_text(&metadata.name),
-                description: self.add_text(&metadata.description),
-            };
-            self.stat_metadata.push(flat);
-        }
-        FlatXPlane {
-            id: plane.id,
-            name: self.add_text(&plane.name),
-            lines: Span {
-                start: line_start,
-                len: plane.lines.len(),
+/// The export sink that writes [`FlatXSpace`]'s columns. A plane's lines are contiguous in
+/// `lines` (they arrive before the plane), each line's events in `events`, each event's
+/// stats in `stats`.
+#[derive(Default)]
+pub(crate) struct FlatXSpaceSink {
+    flat: FlatXSpace,
+    /// Where the lines of the plane being built start.
+    plane_lines_start: usize,
+}
+
+impl FlatXSpaceSink {
+    pub(crate) fn finish(self) -> FlatXSpace {
+        self.flat
+    }
+}
+
+impl XSpaceSink for FlatXSpaceSink {
+    fn expect_events(&mut self, events: usize) {
+        self.flat.events.reserve_exact(events);
+        // Nearly every event carries a correlation id; the rest grows as needed.
+        self.flat.stats.reserve(events);
+    }
+
+    fn start_line(&mut self, line: LineHeader<'_>) {
+        let flat = &mut self.flat;
+        let line = FlatXLine {
+            id: line.id,
+            display_id: line.display_id,
+            name: flat.add_text(line.name),
+            display_name: flat.add_text(line.display_name),
+            timestamp_ns: line.timestamp_ns,
+            duration_ps: line.duration_ps,
+            events: Span {
+                start: flat.events.len(),
+                len: 0,
             },
+        };
+        flat.lines.push(line);
+    }
+
+    fn add_event(&mut self, event: EventView<'_>) {
+        let flat = &mut self.flat;
+        // A sink is fed a line before its events; an event without one has nowhere to go.
+        if flat.lines.len() <= self.plane_lines_start {
+            return;
+        }
+        let (data, data_value) = match event.data {
+            None => (0, 0),
+            Some(x_event::Data::OffsetPs(offset)) => (1, offset),
+            Some(x_event::Data::NumOccurrences(count)) => (2, count),
+        };
+        let stats = flat.add_stats(event.stats);
+        flat.events.push(FlatXEvent {
+            metadata_id: event.metadata_id,
+            data,
+            data_value,
+            duration_ps: event.duration_ps,
+            stats,
+        });
+        if let Some(line) = flat.lines.last_mut() {
+            line.events.len += 1;
+        }
+    }
+
+    fn finish_plane(&mut self, plane: XPlane) {
+        let flat = &mut self.flat;
+        let lines = Span {
+            start: self.plane_lines_start,
+            len: flat.lines.len() - self.plane_lines_start,
+        };
+        self.plane_lines_start = flat.lines.len();
+        let event_metadata_start = flat.event_metadata.len();
+        for metadata in plane.event_metadata.values() {
+            let metadata = flat.add_event_metadata(metadata);
+            flat.event_metadata.push(metadata);
+        }
+        let stat_metadata_start = flat.stat_metadata.len();
+        for metadata in plane.stat_metadata.values() {
+            let metadata = FlatXStatMetadata {
+                id: metadata.id,
+                name: flat.add_text(&metadata.name),
+                description: flat.add_text(&metadata.description),
+            };
+            flat.stat_metadata.push(metadata);
+        }
+        let plane = FlatXPlane {
+            id: plane.id,
+            name: flat.add_text(&plane.name),
+            lines,
             event_metadata: Span {
                 start: event_metadata_start,
                 len: plane.event_metadata.len(),
@@ -165,8 +189,16 @@ impl FlatXSpace {
                 start: stat_metadata_start,
                 len: plane.stat_metadata.len(),
             },
-            stats: self.add_stats(&plane.stats),
-        }
+            stats: flat.add_stats(&plane.stats),
+        };
+        flat.planes.push(plane);
+    }
+
+    fn finish_space(&mut self, errors: &[String], warnings: &[String], hostnames: &[String]) {
+        let flat = &mut self.flat;
+        flat.errors = flat.add_texts(errors);
+        flat.warnings = flat.add_texts(warnings);
+        flat.hostnames = flat.add_texts(hostnames);
     }
 }
 
@@ -176,6 +208,7 @@ mod tests {
     //! they were made from.
     use super::*;
     use crate::export::xplane_proto::{XEvent, XStatMetadata};
+    use crate::export::{XLine, XPlane, XSpace};
 
     fn text(flat: &FlatXSpace, span: Span) -> Vec<u8> {
         flat.text[span.start..span.start + span.len].to_vec()

@@ -61,18 +61,24 @@ const FILL_KERNEL_PREFIX: &str = "__amd_rocclr_fill";
 pub fn memset_calls(space: &XSpace) -> HashSet<u64> {
     let mut calls = HashSet::new();
     for plane in &space.planes {
-        for event in plane.lines.iter().flat_map(|line| &line.events) {
-            if !event_name(plane, event).starts_with("hipMemset") {
-                continue;
-            }
-            if let Some(id) =
-                stat_text(plane, event, "correlation_id").and_then(|text| text.parse::<u64>().ok())
-            {
-                calls.insert(id);
-            }
-        }
+        add_memset_calls(plane, &mut calls);
     }
     calls
+}
+
+/// Adds the correlation ids of `plane`'s `hipMemset*` calls to `calls` ([`memset_calls`] of
+/// a space is the union over its planes).
+pub fn add_memset_calls(plane: &XPlane, calls: &mut HashSet<u64>) {
+    for event in plane.lines.iter().flat_map(|line| &line.events) {
+        if !event_name(plane, event).starts_with("hipMemset") {
+            continue;
+        }
+        if let Some(id) =
+            stat_text(plane, event, "correlation_id").and_then(|text| text.parse::<u64>().ok())
+        {
+            calls.insert(id);
+        }
+    }
 }
 
 /// What an event's name says, the same for every event of one metadata id.

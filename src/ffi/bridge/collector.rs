@@ -9,9 +9,8 @@ use rocprofiler_sdk_sys as sys;
 use super::{guarded, ok, status, Bytes, CollectorConfig, DevicePlanes, DropCount, ExportResult};
 use super::{FlatEvent, FlatXSpace, ScopeRangeEdge, StatusCode};
 use crate::collector::{CaptureStart, Collector, CollectorOptions};
-use crate::export::{
-    build_xspace, device_capabilities_plane, merge_plane, plane_names, XPlane, XSpace,
-};
+use crate::export::{device_capabilities_plane, export_into, merge_plane, plane_names, XPlane};
+use crate::ffi::flat_xspace::FlatXSpaceSink;
 use crate::gpu_agent::GpuAgentInfo;
 
 /// The Rust collector of one C++ collector object. Export forgets what was exported (XLA's
@@ -86,14 +85,15 @@ impl SessionCollector {
             },
             || {
                 let collector = self.take();
-                let (space, drops) = collector.with_collected(|trace| {
-                    let space = build_xspace(trace, end_gputime_ns, &crate::ffi::export_options());
-                    let drops = drop_counts(&trace.drops);
-                    (space, drops)
+                let (xspace, drops) = collector.with_collected(|trace| {
+                    let mut columns = FlatXSpaceSink::default();
+                    let options = crate::ffi::export_options();
+                    export_into(trace, end_gputime_ns, &options, &mut columns);
+                    (columns.finish(), drop_counts(&trace.drops))
                 });
                 ExportResult {
                     status: ok(),
-                    xspace: FlatXSpace::of(&space),
+                    xspace,
                     drops,
                 }
             },
@@ -113,7 +113,7 @@ impl SessionCollector {
                 let space = collector.export(end_gputime_ns, &crate::ffi::export_options());
                 let only = |name: &str| {
                     let planes = space.planes.iter().filter(|plane| plane.name == name);
-                    FlatXSpace::of_planes(planes, &XSpace::default())
+                    FlatXSpace::of_planes(planes)
                 };
                 DevicePlanes {
                     status: ok(),
