@@ -428,6 +428,38 @@ mod tests {
         assert_eq!(ledger.end(), 0);
     }
 
+    /// The thread's noted session key stands for one ledger's counters and one session: a
+    /// thread requesting through two ledgers in turn, across sessions, counts each request in
+    /// the ledger it was made through.
+    #[test]
+    fn a_thread_alternating_between_ledgers_counts_in_each() {
+        std::thread::spawn(|| {
+            let first = SessionLedger::default();
+            let second = SessionLedger::default();
+            first.begin();
+            second.begin();
+            for id in [10, 11, 12] {
+                request_on_thread(&first, id);
+                request_on_thread(&second, id);
+                request_on_thread(&second, id);
+            }
+            assert_eq!(first.missing(), 3);
+            assert_eq!(second.missing(), 6);
+            assert_eq!(first.end(), 3);
+            request_on_thread(&first, 13); // no session runs in `first`
+            request_on_thread(&second, 13);
+            assert_eq!(second.missing(), 7);
+            first.begin();
+            request_on_thread(&first, 14);
+            request_on_thread(&first, 12); // an ended session's call
+            request_on_thread(&second, 14);
+            assert_eq!(first.missing(), 1, "a new session starts from nothing");
+            assert_eq!(second.missing(), 8);
+        })
+        .join()
+        .unwrap();
+    }
+
     #[test]
     fn a_request_of_an_ended_session_made_late_counts_for_no_session() {
         let ledger = SessionLedger::default();
