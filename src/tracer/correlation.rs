@@ -6,11 +6,12 @@
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
 //! where `record_decoder.rs` reads it back as `stream_id`.
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
 
 use crate::event::RocmTracerEvent;
+use crate::tracer::session_ledger::SessionLedger;
 use crate::tracer::stream_stack;
 use crate::tracer::thread_state::{self, LastHipCall, ThreadState};
 
@@ -83,32 +84,58 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     _data: *mut c_void,
 ) -> c_int {
     // Panic-free: a thread-local read, a checked pointer write and the thread's request
-    // counter (plain stores; a thread's first request registers it under the ledger's lock,
-    // a push that cannot panic short of allocation failure).
+    // counter (plain stores; a thread's first request of a session goes out of line, and its
+    // first request ever registers it under the ledger's lock, a push that cannot panic short
+    // of allocation failure).
     if external_corr_id_value.is_null() {
         // Non-zero: the SDK falls back to the pushed external id (docs/sdk-facts.md#request-return-contract); nothing else is safe.
         return 1;
     }
-    let ledger = crate::tracer::instance().ledger();
-    let stamped = thread_state::with(|thread| {
+    // The SDK's thread id is not needed on this path: the ledger counts per thread state, and
+    // its shared stripes (for a thread whose counters are gone) are picked by that state's
+    // address, so only the id and the output pointer stay live across the thread-local look-up.
+    let counted = thread_state::with(|thread| {
         let stream_id = stream_of_request(thread, internal_corr_id_value);
         // SAFETY: non-null and writable per the SDK contract.
         unsafe {
             (*external_corr_id_value).value = stream_id;
         }
         // One record to come for the running session (`disable()` waits for it).
-        ledger.on_request_on_thread(thread, thread_id, internal_corr_id_value);
+        ledger().on_request_on_thread(thread, internal_corr_id_value);
     });
-    if stamped.is_none() {
-        // The thread's state never fails to be reached (`thread_state`); were it gone, the
-        // null stream is what XLA would write.
+    if counted.is_none() {
+        // The thread's state never fails to be reached (`thread_state`, so this is compiled
+        // out); were it gone, the null stream is what XLA would write.
         // SAFETY: as above.
         unsafe {
             (*external_corr_id_value).value = stream_stack::NULL_STREAM_ID;
         }
-        ledger.on_request(thread_id, internal_corr_id_value);
+        ledger().on_request(thread_id, internal_corr_id_value);
     }
     0
+}
+
+/// The tracer's session ledger, remembered at the first request: reaching it through the
+/// tracer's lazy initialization on every request would put that initialization's call, and the
+/// registers and stack it needs, on the hot path.
+static LEDGER: AtomicPtr<SessionLedger> = AtomicPtr::new(std::ptr::null_mut());
+
+#[inline]
+fn ledger() -> &'static SessionLedger {
+    let ledger = LEDGER.load(Ordering::Relaxed);
+    if ledger.is_null() {
+        return first_ledger();
+    }
+    // SAFETY: only ever set to the `'static` tracer's ledger.
+    unsafe { &*ledger }
+}
+
+#[cold]
+#[inline(never)]
+fn first_ledger() -> &'static SessionLedger {
+    let ledger = crate::tracer::instance().ledger();
+    LEDGER.store(std::ptr::from_ref(ledger).cast_mut(), Ordering::Relaxed);
+    ledger
 }
 
 #[cfg(test)]

@@ -130,7 +130,7 @@ impl Drop for OwnedThreadRequests {
     fn drop(&mut self) {
         // Requests made later in this thread's teardown count in the ledgers' stripes.
         thread_state::with(|thread| {
-            thread.ledger.ledger_id.set(0);
+            thread.ledger.session_key.set(0);
             thread.ledger.requests.set(std::ptr::null());
         });
         for registration in self.0.get_mut().drain(..) {
@@ -146,11 +146,22 @@ thread_local! {
 
 static NEXT_LEDGER_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Keys of running sessions, unique over every ledger, so that one compare tells a thread both
+/// that a session runs and that its counters are this ledger's and noted for this session.
+/// 0 is no thread's key yet (`ThreadLedger::session_key`).
+static NEXT_SESSION_KEY: AtomicU64 = AtomicU64::new(1);
+
+/// `SessionLedger::session_key` while no session runs: no thread's key.
+const NO_SESSION: u64 = u64::MAX;
+
 /// Thread-safe. `begin` and `end` are serialized by the tracer's control lock.
 pub(crate) struct SessionLedger {
     id: u64,
     /// Whether a session runs (requests count only then).
     running: AtomicU64,
+    /// The running session's key, [`NO_SESSION`] when none runs. Set after `running` at
+    /// `begin` and cleared before it at `end`.
+    session_key: AtomicU64,
     /// Correlation ids up to this one were requested by ended sessions. Constant while a
     /// session runs, so requests and records agree on where an id belongs.
     ended_max: AtomicU64,
@@ -168,6 +179,7 @@ impl Default for SessionLedger {
         SessionLedger {
             id: NEXT_LEDGER_ID.fetch_add(1, Ordering::Relaxed),
             running: AtomicU64::new(0),
+            session_key: AtomicU64::new(NO_SESSION),
             ended_max: AtomicU64::new(0),
             threads: Arc::default(),
             stripes: Default::default(),
@@ -194,11 +206,16 @@ impl SessionLedger {
         drop(threads);
         self.arrived.store(0, Ordering::Relaxed);
         self.running.store(1, Ordering::Release);
+        self.session_key.store(
+            NEXT_SESSION_KEY.fetch_add(1, Ordering::Relaxed),
+            Ordering::Release,
+        );
     }
 
     /// The session ends; returns how many of its records are still missing. Its ids become
     /// "ended" for the records that arrive later.
     pub(crate) fn end(&self) -> u64 {
+        self.session_key.store(NO_SESSION, Ordering::Release);
         if self.running.swap(0, Ordering::AcqRel) == 0 {
             return 0;
         }
@@ -220,38 +237,37 @@ impl SessionLedger {
     }
 
     /// One kernel dispatch or copy requested on the calling thread, whose state the caller
-    /// holds, by SDK thread `thread_id` under `correlation_id`.
+    /// holds, under `correlation_id`. The fast path, a thread's every request but its first of
+    /// a session: one compare of the running session's key with the thread's, the ended-ids
+    /// check, and the thread's own counters (plain loads and stores).
     #[inline]
-    pub(crate) fn on_request_on_thread(
-        &self,
-        thread: &ThreadState,
-        thread_id: u64,
-        correlation_id: u64,
-    ) {
-        if self.running.load(Ordering::Acquire) == 0
+    pub(crate) fn on_request_on_thread(&self, thread: &ThreadState, correlation_id: u64) {
+        let key = self.session_key.load(Ordering::Acquire);
+        if key != thread.ledger.session_key.get()
             || correlation_id <= self.ended_max.load(Ordering::Relaxed)
         {
-            return;
+            return self.on_request_on_thread_slow(thread, key, correlation_id);
         }
-        if thread.ledger.ledger_id.get() != self.id {
-            return self.on_first_request_on_thread(thread, thread_id, correlation_id);
-        }
-        // SAFETY: a matching `ledger_id` means `requests` points into an `Arc` this thread's
+        // SAFETY: a key of a running session (never 0) matches only after
+        // `on_request_on_thread_slow` pointed `requests` into an `Arc` this thread's
         // `OwnedThreadRequests` holds (see `ThreadLedger::requests`).
         let requests = unsafe { &*thread.ledger.requests.get() };
         requests.add(correlation_id);
     }
 
-    /// The thread's first request through this ledger: registers its counters (one lock and
-    /// one allocation per thread), or counts in the shared stripes if it cannot.
+    /// A request the fast path does not count: none runs, an ended session's id, or the
+    /// thread's first request of session `key` (it notes the key, and at its first request
+    /// through this ledger registers its counters: one lock and one allocation per thread; it
+    /// counts in the shared stripes if it cannot).
     #[cold]
     #[inline(never)]
-    fn on_first_request_on_thread(
-        &self,
-        thread: &ThreadState,
-        thread_id: u64,
-        correlation_id: u64,
-    ) {
+    fn on_request_on_thread_slow(&self, thread: &ThreadState, key: u64, correlation_id: u64) {
+        if key == NO_SESSION
+            || self.running.load(Ordering::Acquire) == 0
+            || correlation_id <= self.ended_max.load(Ordering::Relaxed)
+        {
+            return;
+        }
         let counted = OWNED_THREAD_REQUESTS.try_with(|owned| {
             let Ok(mut owned) = owned.0.try_borrow_mut() else {
                 return false;
@@ -270,13 +286,15 @@ impl SessionLedger {
                     requests
                 }
             };
-            thread.ledger.ledger_id.set(self.id);
             thread.ledger.requests.set(Arc::as_ptr(&requests));
+            thread.ledger.session_key.set(key);
             requests.add(correlation_id);
             true
         });
         if counted != Ok(true) {
-            self.on_request(thread_id, correlation_id);
+            // Any value unique to the thread spreads threads over the stripes.
+            let thread_key = thread as *const ThreadState as u64 >> 6;
+            self.count_in_stripes(thread_key, correlation_id);
         }
     }
 
@@ -288,7 +306,11 @@ impl SessionLedger {
         {
             return;
         }
-        let stripe = &self.stripes[thread_id as usize % STRIPES];
+        self.count_in_stripes(thread_id, correlation_id);
+    }
+
+    fn count_in_stripes(&self, thread_key: u64, correlation_id: u64) {
+        let stripe = &self.stripes[thread_key as usize % STRIPES];
         stripe.requested.fetch_add(1, Ordering::Relaxed);
         stripe.max_id.fetch_max(correlation_id, Ordering::Relaxed);
     }
@@ -369,7 +391,7 @@ mod tests {
     }
 
     fn request_on_thread(ledger: &SessionLedger, correlation_id: u64) {
-        thread_state::with(|thread| ledger.on_request_on_thread(thread, 1, correlation_id));
+        thread_state::with(|thread| ledger.on_request_on_thread(thread, correlation_id));
     }
 
     #[test]
@@ -404,6 +426,38 @@ mod tests {
         assert!(ledger.saw_device_work());
         assert_eq!(ledger.on_record(14), Attribution::Current);
         assert_eq!(ledger.end(), 0);
+    }
+
+    /// The thread's noted session key stands for one ledger's counters and one session: a
+    /// thread requesting through two ledgers in turn, across sessions, counts each request in
+    /// the ledger it was made through.
+    #[test]
+    fn a_thread_alternating_between_ledgers_counts_in_each() {
+        std::thread::spawn(|| {
+            let first = SessionLedger::default();
+            let second = SessionLedger::default();
+            first.begin();
+            second.begin();
+            for id in [10, 11, 12] {
+                request_on_thread(&first, id);
+                request_on_thread(&second, id);
+                request_on_thread(&second, id);
+            }
+            assert_eq!(first.missing(), 3);
+            assert_eq!(second.missing(), 6);
+            assert_eq!(first.end(), 3);
+            request_on_thread(&first, 13); // no session runs in `first`
+            request_on_thread(&second, 13);
+            assert_eq!(second.missing(), 7);
+            first.begin();
+            request_on_thread(&first, 14);
+            request_on_thread(&first, 12); // an ended session's call
+            request_on_thread(&second, 14);
+            assert_eq!(first.missing(), 1, "a new session starts from nothing");
+            assert_eq!(second.missing(), 8);
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

@@ -139,8 +139,9 @@ pub(crate) struct ThreadRequests {
 
 /// Where the calling thread's [`ThreadRequests`] for one ledger are. Rules in `session_ledger`.
 pub(crate) struct ThreadLedger {
-    /// The ledger whose counters `requests` are (0: none; ledgers' ids start at 1).
-    pub(crate) ledger_id: Cell<u64>,
+    /// The key of the running session these counters were last noted for (0: none; keys start
+    /// at 1). Equal to a ledger's running session's key only when `requests` are that ledger's.
+    pub(crate) session_key: Cell<u64>,
     /// Set only from an `Arc` the thread's own list of counters holds, which keeps it alive;
     /// forgotten before that list goes.
     pub(crate) requests: Cell<*const ThreadRequests>,
@@ -176,7 +177,7 @@ impl ThreadState {
             generation: Cell::new(0),
         },
         ledger: ThreadLedger {
-            ledger_id: Cell::new(0),
+            session_key: Cell::new(0),
             requests: Cell::new(std::ptr::null()),
         },
     };
