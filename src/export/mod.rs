@@ -24,7 +24,8 @@ pub use event_stats::{
 pub use host_plane_merge::{merge_host_api_plane, merge_plane, merge_xspace};
 pub use stream_lanes::LANE_LINE_ID_BASE;
 pub use trace_file::{
-    encode_xspace, encode_xspace_to, read_xspace, read_xspace_file, write_xspace, TraceError,
+    encode_xspace, encode_xspace_to, read_xspace, read_xspace_file, replace_file_with,
+    write_xspace, TraceError,
 };
 pub use xplane_proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata};
 pub use xspace_builder::{

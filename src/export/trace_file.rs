@@ -127,11 +127,69 @@ pub fn read_xspace_file(path: impl AsRef<Path>) -> Result<XSpace, TraceError> {
     })
 }
 
+/// Writes a file through `write` so that `path` only ever holds a complete file: the bytes go
+/// to a new temporary file beside it, which replaces `path` once `write` succeeded and the
+/// data is on disk; on any error (or a panic in `write`) the temporary file is removed and
+/// whatever was at `path` is left as it was.
+pub fn replace_file_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let (temporary, file) = create_temporary_beside(path)?;
+    // Removes the temporary file unless it was renamed: an error or an unwinding panic.
+    struct RemoveUnlessKept<'a>(&'a Path, bool);
+    impl Drop for RemoveUnlessKept<'_> {
+        fn drop(&mut self) {
+            if !self.1 {
+                let _ = std::fs::remove_file(self.0);
+            }
+        }
+    }
+    let mut guard = RemoveUnlessKept(&temporary, false);
+    let mut out = std::io::BufWriter::new(&file);
+    write(&mut out)?;
+    std::io::Write::flush(&mut out)?;
+    drop(out);
+    file.sync_all()?;
+    std::fs::rename(&temporary, path)?;
+    guard.1 = true;
+    Ok(())
+}
+
+/// A new file named after `path` in its directory (`.<name>.<pid>.<n>.tmp`), created with
+/// create-new so that no existing file is ever opened for writing.
+fn create_temporary_beside(path: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file")
+    })?;
+    let directory = path.parent().unwrap_or_else(|| Path::new(""));
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let mut temporary_name = std::ffi::OsString::from(".");
+        temporary_name.push(name);
+        temporary_name.push(format!(".{}.{n}.tmp", std::process::id()));
+        let temporary = directory.join(temporary_name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)
+        {
+            Ok(file) => return Ok((temporary, file)),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(error) => return Err(error),
+        }
+    }
+}
+
 pub fn write_xspace(path: impl AsRef<Path>, space: &XSpace) -> Result<(), TraceError> {
     let path = path.as_ref();
-    std::fs::write(path, encode_xspace(space)).map_err(|source| TraceError::Io {
-        path: path.to_owned(),
-        source,
+    replace_file_with(path, |out| encode_xspace_to(space, out).map(drop)).map_err(|source| {
+        TraceError::Io {
+            path: path.to_owned(),
+            source,
+        }
     })
 }
 
@@ -139,6 +197,60 @@ pub fn write_xspace(path: impl AsRef<Path>, space: &XSpace) -> Result<(), TraceE
 mod tests {
     use super::*;
     use crate::export::xplane_proto::{XEvent, XLine, XPlane};
+
+    /// The names in `directory`, sorted.
+    fn names_in(directory: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(directory)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_replaced_file_is_whole_and_a_failed_or_panicking_write_leaves_the_old_one() {
+        let directory = std::env::temp_dir().join(format!("xrt-replace-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&directory);
+        std::fs::create_dir(&directory).unwrap();
+        let path = directory.join("trace.xplane.pb");
+        std::fs::write(&path, b"earlier trace").unwrap();
+
+        let failed = replace_file_with(&path, |out| {
+            out.write_all(b"half a tra")?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert_eq!(failed.unwrap_err().to_string(), "disk full");
+        assert_eq!(std::fs::read(&path).unwrap(), b"earlier trace");
+        assert_eq!(
+            names_in(&directory),
+            ["trace.xplane.pb"],
+            "no temporary file left"
+        );
+
+        let panicked = std::panic::catch_unwind(|| {
+            let _ = replace_file_with(&path, |out| {
+                out.write_all(b"half a tra").unwrap();
+                panic!("export failed");
+            });
+        });
+        assert!(panicked.is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"earlier trace");
+        assert_eq!(
+            names_in(&directory),
+            ["trace.xplane.pb"],
+            "no temporary file left"
+        );
+
+        replace_file_with(&path, |out| out.write_all(b"new trace")).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new trace");
+        assert_eq!(names_in(&directory), ["trace.xplane.pb"]);
+
+        let missing_directory = directory.join("missing").join("x.pb");
+        assert!(replace_file_with(&missing_directory, |out| out.write_all(b"x")).is_err());
+        assert!(replace_file_with(Path::new("/"), |out| out.write_all(b"x")).is_err());
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
 
     #[test]
     fn writing_field_by_field_gives_the_bytes_of_one_encoding() {

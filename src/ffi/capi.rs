@@ -284,13 +284,15 @@ pub unsafe extern "C" fn xrt_write_xspace(path: *const c_char) -> XrtStatus {
         let Some(collector) = CAPTURE.lock().as_ref().map(|c| c.collector.clone()) else {
             return XrtStatus::NoCapture;
         };
-        // Encoded as it is built: the file path never holds the whole XSpace.
-        let Ok(file) = std::fs::File::create(path) else {
-            return XrtStatus::IoError;
-        };
-        let out = std::io::BufWriter::new(file);
-        match collector.write_xspace_to(Tracer::timestamp(), &super::export_options(), out) {
-            Ok(_) => XrtStatus::Ok,
+        // Encoded as it is built (the whole XSpace is never held), into a temporary file that
+        // replaces `path` only when complete: a failed write leaves `path` as it was.
+        let written = crate::export::replace_file_with(std::path::Path::new(path), |out| {
+            collector
+                .write_xspace_to(Tracer::timestamp(), &super::export_options(), out)
+                .map(drop)
+        });
+        match written {
+            Ok(()) => XrtStatus::Ok,
             Err(_) => XrtStatus::IoError,
         }
     })
