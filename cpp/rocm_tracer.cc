@@ -368,13 +368,11 @@ void log_from_rust(LogLevel level, rust::Str message) {
 
 // tsl keeps a thread's annotation text in one thread-local object for the thread's life
 // (AnnotationStack::Get() returns a reference to it), so once found its address is kept in the
-// thread's slot and read without tsl's thread-local look-ups. tsl resets that object, in
-// Get(), Push or Pop, when its generation changed since the thread last touched it; a kept
-// address would miss a reset only if the generation changed while the thread left its stack
-// alone. XLA's GpuTracer enables tsl's stack before RocmTracer::Enable and disables it after
-// Disable, so the generation changes only between the tracer's sessions: the first call of a
-// session (a new `generation`), and every call while the stack is disabled, read it through
-// Get() again.
+// thread's slot, which answers the common question (is there an annotation?) without tsl's
+// thread-local look-ups. tsl resets that object, in Get(), Push or Pop, when its generation
+// changed since the thread last touched it, so a non-empty text is always read through tsl
+// (StackOf). The first call of a session (a new `generation`), and every call while the stack
+// is disabled, find the object through Get() again.
 namespace {
 
 // Out of line, like everything off the fast path below, so that the fast path sets up no frame.
@@ -386,12 +384,19 @@ __attribute__((noinline)) const std::string* FindTslText(XrtSourceStackSlot* slo
   return text;
 }
 
-XrtAnnotationStack StackOf(const std::string& text) noexcept {
+// The kept address only answers "is the text empty?", which stays true across a reset (a
+// reset only empties the text). A non-empty text is read through tsl, scope-range ids first:
+// either read lets tsl apply a pending reset before the text's bytes and length are taken, so
+// a generation change during the session (anything else toggling tsl's stack) can never hand
+// over bytes that tsl has since cleared or freed.
+XrtAnnotationStack StackOf(const std::string& kept) noexcept {
   XrtAnnotationStack stack{};
+  if (kept.empty()) return stack;
+  const absl::Span<const int64_t> ids = tsl::profiler::AnnotationStack::GetScopeRangeIds();
+  const std::string& text = tsl::profiler::AnnotationStack::Get();
   if (text.empty()) return stack;
   stack.text = reinterpret_cast<const uint8_t*>(text.data());
   stack.text_len = text.size();
-  const absl::Span<const int64_t> ids = tsl::profiler::AnnotationStack::GetScopeRangeIds();
   stack.scope_range_ids = ids.data();
   stack.num_scope_range_ids = ids.size();
   return stack;

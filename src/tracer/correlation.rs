@@ -122,7 +122,8 @@ static LEDGER: AtomicPtr<SessionLedger> = AtomicPtr::new(std::ptr::null_mut());
 
 #[inline]
 fn ledger() -> &'static SessionLedger {
-    let ledger = LEDGER.load(Ordering::Relaxed);
+    // Acquire, paired with the Release below: the ledger's fields are seen as initialized.
+    let ledger = LEDGER.load(Ordering::Acquire);
     if ledger.is_null() {
         return first_ledger();
     }
@@ -134,7 +135,7 @@ fn ledger() -> &'static SessionLedger {
 #[inline(never)]
 fn first_ledger() -> &'static SessionLedger {
     let ledger = crate::tracer::instance().ledger();
-    LEDGER.store(std::ptr::from_ref(ledger).cast_mut(), Ordering::Relaxed);
+    LEDGER.store(std::ptr::from_ref(ledger).cast_mut(), Ordering::Release);
     ledger
 }
 

@@ -159,7 +159,7 @@ pub(crate) struct SessionLedger {
     id: u64,
     /// Whether a session runs (requests count only then).
     running: AtomicU64,
-    /// The running session's key, [`NO_SESSION`] when none runs. Set after `running` at
+    /// The running session's key, [`NO_SESSION`] when none runs. Set before `running` at
     /// `begin` and cleared before it at `end`.
     session_key: AtomicU64,
     /// Correlation ids up to this one were requested by ended sessions. Constant while a
@@ -205,11 +205,14 @@ impl SessionLedger {
         }
         drop(threads);
         self.arrived.store(0, Ordering::Relaxed);
-        self.running.store(1, Ordering::Release);
+        // The key before `running`: a request that sees the new key but not yet `running`
+        // is one made before the session began (not counted, as before `begin`), never one
+        // of a running session that finds no key (uncounted, though its record would count).
         self.session_key.store(
             NEXT_SESSION_KEY.fetch_add(1, Ordering::Relaxed),
             Ordering::Release,
         );
+        self.running.store(1, Ordering::Release);
     }
 
     /// The session ends; returns how many of its records are still missing. Its ids become

@@ -112,9 +112,11 @@ pub(crate) struct ThreadAnnotationCache {
 
 /// Where the annotation source found the calling thread's annotation stack, kept so that a
 /// HIP call reaches it without the source's own thread-local look-ups. Opaque to Rust: the C++
-/// source (`ffi/bridge/host.rs`) stores the address of tsl's per-thread annotation text, which
-/// tsl keeps at one place for the thread's life, and the session generation it was taken in
-/// (`roctx::session_generation`); a new session makes it read tsl's stack through tsl again.
+/// side (`cpp/rocm_tracer.cc`, `FindTslText`; `ffi/bridge/host.rs` passes the slot through)
+/// stores the address of tsl's per-thread annotation text, which tsl keeps at one place for the
+/// thread's life, and the session generation it was taken in (`roctx::session_generation`); a
+/// new session makes it find tsl's text through tsl again. The address only tells whether the
+/// text is empty: a non-empty text is read through tsl (see `StackOf` there).
 /// `#[repr(C)]`: the C++ side reads and writes it (`cpp/bridge_callbacks.h`,
 /// `XrtSourceStackSlot`).
 #[repr(C)]
