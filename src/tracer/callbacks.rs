@@ -9,7 +9,9 @@ use rocprofiler_sdk_sys as sys;
 
 use super::record_decoder::DropCounts;
 use super::session_ledger::Attribution;
-use super::{copy_calls, hip_api, instance, thread_state, SdkSetup, Tracer, IN_BUFFER_CALLBACK};
+use super::{
+    copy_calls, enter_target, hip_api, instance, thread_state, SdkSetup, Tracer, IN_BUFFER_CALLBACK,
+};
 use crate::drop_reason::DropReason;
 use crate::event::EventSource;
 
@@ -206,13 +208,22 @@ extern "C" fn hip_api_enter(correlation_id: u64, operation: i32, payload: *mut c
     // One thread-local access for the last call entered and the annotation (`thread_state`).
     thread_state::with(|thread| {
         thread.hip_calls.enter(correlation_id);
-        let _ = catch_unwind(AssertUnwindSafe(|| {
-            let tracer = instance();
-            tracer
-                .annotation_source()
-                .record(correlation_id, &tracer.annotations, thread);
+        let _ = catch_unwind(AssertUnwindSafe(|| match enter_target() {
+            Some(target) => target
+                .source
+                .record(correlation_id, target.annotations, thread),
+            None => record_through_tracer(correlation_id, thread),
         }));
     });
+}
+
+/// [`hip_api_enter`]'s recording while no annotation source was set: the default source.
+#[inline(never)]
+fn record_through_tracer(correlation_id: u64, thread: &thread_state::ThreadState) {
+    let tracer = instance();
+    tracer
+        .annotation_source()
+        .record(correlation_id, &tracer.annotations, thread);
 }
 
 /// What a copy call asked for, at its HIP API ENTER.

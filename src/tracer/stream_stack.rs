@@ -60,6 +60,17 @@ impl ThreadStack {
     #[inline]
     pub(crate) fn top(&self) -> Option<u64> {
         let depth = self.depth.get() as usize;
+        match self.entries.get(depth.wrapping_sub(1)) {
+            Some(entry) => Some(entry.get()),
+            // At the base (`depth - 1` wraps) or nested beyond the stored entries.
+            None => self.top_beyond_stored(depth),
+        }
+    }
+
+    /// [`Self::top`] at the base or deeper than [`MAX_DEPTH`]: the deepest stored entry.
+    #[cold]
+    #[inline(never)]
+    fn top_beyond_stored(&self, depth: usize) -> Option<u64> {
         if depth == 0 {
             return None;
         }
@@ -145,12 +156,14 @@ pub unsafe extern "C" fn hip_stream_callback(
     _callback_data: *mut std::ffi::c_void,
 ) {
     // Panic-free: integer compares, a checked pointer read and the functions above.
-    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM {
+    // The kind and the operation, adjacent in the record, compared at once: a HIP_STREAM SET
+    // costs one compare before its phase (the SDK calls this around every HIP call).
+    if kind_and_operation(&record) != STREAM_SET {
+        if record.kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM {
+            // SAFETY: the caller's contract.
+            unsafe { note_stream_lifetime(record.operation, record.payload) };
+        }
         return;
-    }
-    if record.operation != sys::ROCPROFILER_HIP_STREAM_SET {
-        // SAFETY: the caller's contract.
-        return unsafe { note_stream_lifetime(record.operation, record.payload) };
     }
     // Each phase in a function of its own, reached by a jump: a SET EXIT sets up no frame for
     // what a SET ENTER needs (`extern "C"`: they cannot unwind, so no landing pad here either).
@@ -162,6 +175,44 @@ pub unsafe extern "C" fn hip_stream_callback(
         _ => {}
     }
 }
+
+/// A record's `kind` and `operation` as one value: the 8 bytes from `kind`, in native order
+/// (the two 4-byte fields lie next to each other in the record, checked below).
+#[inline]
+fn kind_and_operation(record: &sys::rocprofiler_callback_tracing_record_t) -> u64 {
+    // SAFETY: `operation` follows `kind` directly (the assertion below), so the 8 bytes from
+    // `kind` are both fields of this record; read unaligned, so no alignment is assumed.
+    unsafe {
+        std::ptr::addr_of!(record.kind)
+            .cast::<u64>()
+            .read_unaligned()
+    }
+}
+
+/// [`kind_and_operation`] of a HIP_STREAM SET record.
+const STREAM_SET: u64 = {
+    let kind = (sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM as u32).to_ne_bytes();
+    let operation = (sys::ROCPROFILER_HIP_STREAM_SET as u32).to_ne_bytes();
+    u64::from_ne_bytes([
+        kind[0],
+        kind[1],
+        kind[2],
+        kind[3],
+        operation[0],
+        operation[1],
+        operation[2],
+        operation[3],
+    ])
+};
+
+const _: () = {
+    type Record = sys::rocprofiler_callback_tracing_record_t;
+    assert!(
+        std::mem::offset_of!(Record, operation) == std::mem::offset_of!(Record, kind) + 4
+            && std::mem::size_of::<sys::rocprofiler_callback_tracing_kind_t>() == 4
+            && std::mem::size_of::<sys::rocprofiler_tracing_operation_t>() == 4
+    );
+};
 
 /// SET ENTER on the calling thread.
 ///
