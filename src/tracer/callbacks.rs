@@ -185,9 +185,10 @@ pub(super) unsafe extern "C" fn hip_api_callback(
     _callback_data: *mut c_void,
 ) {
     // EXIT needs nothing: the call's requests came before its EXIT (`correlation::LastHipCall`).
-    // Kept apart from ENTER's work so that an EXIT returns without setting up a frame.
-    if record.kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
-        && record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER
+    // Kept apart from ENTER's work so that an EXIT returns without setting up a frame; the
+    // phase is checked first, so an EXIT returns after one compare.
+    if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER
+        && record.kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
     {
         hip_api_enter(
             record.correlation_id.internal,

@@ -81,6 +81,21 @@ impl ThreadStack {
     #[inline]
     pub(crate) fn push(&self, stream_id: u64) {
         let depth = self.depth.get();
+        if depth != 0 {
+            return self.push_nested(depth, stream_id);
+        }
+        // The common case (the SDK nests at most one SET window): the first stored entry, and
+        // a logical depth of 2, which `max_depth` need not record (`current_thread_stats`
+        // derives it from `pushes`).
+        self.entries[0].set(stream_id);
+        self.depth.set(1);
+        self.pushes.set(self.pushes.get() + 1);
+    }
+
+    /// [`Self::push`] onto a stack that already holds an entry above the base.
+    #[cold]
+    #[inline(never)]
+    fn push_nested(&self, depth: u64, stream_id: u64) {
         if let Some(entry) = self.entries.get(depth as usize) {
             entry.set(stream_id);
         }
@@ -191,8 +206,8 @@ fn kind_and_operation(record: &sys::rocprofiler_callback_tracing_record_t) -> u6
 
 /// [`kind_and_operation`] of a HIP_STREAM SET record.
 const STREAM_SET: u64 = {
-    let kind = (sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM as u32).to_ne_bytes();
-    let operation = (sys::ROCPROFILER_HIP_STREAM_SET as u32).to_ne_bytes();
+    let kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM.to_ne_bytes();
+    let operation = sys::ROCPROFILER_HIP_STREAM_SET.to_ne_bytes();
     u64::from_ne_bytes([
         kind[0],
         kind[1],
@@ -415,7 +430,8 @@ pub fn current_thread_stats() -> ThreadStreamStats {
             // Every push is popped once its SET EXIT comes; what is still open is not.
             pops: pushes - stack.depth.get(),
             unmatched_exits: stack.unmatched_exits.get(),
-            max_depth: stack.max_depth.get(),
+            // A push onto the base reaches depth 2 without writing `max_depth` (`push`).
+            max_depth: stack.max_depth.get().max(if pushes > 0 { 2 } else { 1 }),
         }
     })
     .unwrap_or(ThreadStreamStats::ZERO)
