@@ -596,6 +596,42 @@ mod tests {
     }
 
     #[test]
+    fn a_set_onto_the_base_reports_depth_two_and_a_record_of_another_kind_is_no_set() {
+        std::thread::spawn(|| {
+            let (enter, exit) = (
+                sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+            );
+            assert_eq!(current_thread_stats().max_depth, 1);
+            let mut user_data = sys::rocprofiler_user_data_t { value: 0 };
+            set_callback(enter, 4, &mut user_data);
+            assert_eq!((top(), current_thread_stats().max_depth), (4, 2));
+            set_callback(exit, 4, &mut user_data);
+            let stats = current_thread_stats();
+            assert_eq!((stats.pushes, stats.pops, stats.max_depth), (1, 1, 2));
+            // Another kind whose operation has SET's value: not a SET, nothing pushed.
+            // SAFETY: a plain C struct; all-zero is a valid value.
+            let mut payload: sys::rocprofiler_callback_tracing_hip_stream_data_t =
+                unsafe { std::mem::zeroed() };
+            payload.size = STREAM_VALUE_END;
+            payload.stream_id.handle = 9;
+            // SAFETY: as above.
+            let mut record: sys::rocprofiler_callback_tracing_record_t =
+                unsafe { std::mem::zeroed() };
+            record.kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+            record.operation = sys::ROCPROFILER_HIP_STREAM_SET;
+            record.phase = enter;
+            record.payload = std::ptr::addr_of_mut!(payload).cast();
+            // SAFETY: the payload and `user_data` are valid for the call, as the SDK's are.
+            unsafe { hip_stream_callback(record, &mut user_data, std::ptr::null_mut()) };
+            assert_eq!((top(), depth()), (0, 1));
+            assert_eq!(current_thread_stats().pushes, 1);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
     fn stacks_are_per_thread() {
         push(7);
         let other = std::thread::spawn(top).join().unwrap();
