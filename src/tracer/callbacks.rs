@@ -9,7 +9,9 @@ use rocprofiler_sdk_sys as sys;
 
 use super::record_decoder::DropCounts;
 use super::session_ledger::Attribution;
-use super::{copy_calls, hip_api, instance, thread_state, SdkSetup, Tracer, IN_BUFFER_CALLBACK};
+use super::{
+    copy_calls, enter_target, hip_api, instance, thread_state, SdkSetup, Tracer, IN_BUFFER_CALLBACK,
+};
 use crate::drop_reason::DropReason;
 use crate::event::EventSource;
 
@@ -183,9 +185,10 @@ pub(super) unsafe extern "C" fn hip_api_callback(
     _callback_data: *mut c_void,
 ) {
     // EXIT needs nothing: the call's requests came before its EXIT (`correlation::LastHipCall`).
-    // Kept apart from ENTER's work so that an EXIT returns without setting up a frame.
-    if record.kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
-        && record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER
+    // Kept apart from ENTER's work so that an EXIT returns without setting up a frame; the
+    // phase is checked first, so an EXIT returns after one compare.
+    if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER
+        && record.kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
     {
         hip_api_enter(
             record.correlation_id.internal,
@@ -206,13 +209,22 @@ extern "C" fn hip_api_enter(correlation_id: u64, operation: i32, payload: *mut c
     // One thread-local access for the last call entered and the annotation (`thread_state`).
     thread_state::with(|thread| {
         thread.hip_calls.enter(correlation_id);
-        let _ = catch_unwind(AssertUnwindSafe(|| {
-            let tracer = instance();
-            tracer
-                .annotation_source()
-                .record(correlation_id, &tracer.annotations, thread);
+        let _ = catch_unwind(AssertUnwindSafe(|| match enter_target() {
+            Some(target) => target
+                .source
+                .record(correlation_id, target.annotations, thread),
+            None => record_through_tracer(correlation_id, thread),
         }));
     });
+}
+
+/// [`hip_api_enter`]'s recording while no annotation source was set: the default source.
+#[inline(never)]
+fn record_through_tracer(correlation_id: u64, thread: &thread_state::ThreadState) {
+    let tracer = instance();
+    tracer
+        .annotation_source()
+        .record(correlation_id, &tracer.annotations, thread);
 }
 
 /// What a copy call asked for, at its HIP API ENTER.

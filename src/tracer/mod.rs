@@ -43,7 +43,7 @@ pub(crate) mod version;
 
 use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{LazyLock, OnceLock};
 
 use parking_lot::Mutex;
@@ -162,6 +162,25 @@ thread_local! {
     static IN_BUFFER_CALLBACK: Cell<bool> = const { Cell::new(false) };
 }
 
+/// What the HIP API ENTER records through once an annotation source is set: the source and the
+/// tracer's map, reached with one load instead of the tracer's lazy initialization and the
+/// source's `OnceLock` (every HIP call makes that ENTER; a source, once set, stays the
+/// tracer's for the life of the process).
+pub(super) struct EnterTarget {
+    pub(super) source: &'static dyn AnnotationSource,
+    pub(super) annotations: &'static AnnotationMap,
+}
+
+/// Null until [`Tracer::set_annotation_source`] sets the singleton's source.
+static ENTER_TARGET: AtomicPtr<EnterTarget> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The singleton's annotation source and map, if a source was set.
+#[inline]
+pub(super) fn enter_target() -> Option<&'static EnterTarget> {
+    // SAFETY: null or a leaked `EnterTarget`, published with Release, never freed.
+    unsafe { ENTER_TARGET.load(Ordering::Acquire).as_ref() }
+}
+
 /// The singleton without the registration check: for the SDK's callbacks, which only run
 /// once the tool is registered.
 pub(crate) fn instance() -> &'static Tracer {
@@ -240,7 +259,19 @@ impl Tracer {
         &self,
         source: Box<dyn AnnotationSource>,
     ) -> Result<(), Box<dyn AnnotationSource>> {
-        self.annotation_source.set(source)
+        self.annotation_source.set(source)?;
+        let tracer = instance();
+        if std::ptr::eq(self, tracer) {
+            if let Some(source) = tracer.annotation_source.get() {
+                let target = Box::new(EnterTarget {
+                    source: source.as_ref(),
+                    annotations: &tracer.annotations,
+                });
+                // Set once (the source is set once), so this one allocation is never freed.
+                ENTER_TARGET.store(Box::into_raw(target), Ordering::Release);
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn annotation_source(&self) -> &dyn AnnotationSource {

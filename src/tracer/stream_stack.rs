@@ -60,6 +60,17 @@ impl ThreadStack {
     #[inline]
     pub(crate) fn top(&self) -> Option<u64> {
         let depth = self.depth.get() as usize;
+        match self.entries.get(depth.wrapping_sub(1)) {
+            Some(entry) => Some(entry.get()),
+            // At the base (`depth - 1` wraps) or nested beyond the stored entries.
+            None => self.top_beyond_stored(depth),
+        }
+    }
+
+    /// [`Self::top`] at the base or deeper than [`MAX_DEPTH`]: the deepest stored entry.
+    #[cold]
+    #[inline(never)]
+    fn top_beyond_stored(&self, depth: usize) -> Option<u64> {
         if depth == 0 {
             return None;
         }
@@ -70,6 +81,21 @@ impl ThreadStack {
     #[inline]
     pub(crate) fn push(&self, stream_id: u64) {
         let depth = self.depth.get();
+        if depth != 0 {
+            return self.push_nested(depth, stream_id);
+        }
+        // The common case (the SDK nests at most one SET window): the first stored entry, and
+        // a logical depth of 2, which `max_depth` need not record (`current_thread_stats`
+        // derives it from `pushes`).
+        self.entries[0].set(stream_id);
+        self.depth.set(1);
+        self.pushes.set(self.pushes.get() + 1);
+    }
+
+    /// [`Self::push`] onto a stack that already holds an entry above the base.
+    #[cold]
+    #[inline(never)]
+    fn push_nested(&self, depth: u64, stream_id: u64) {
         if let Some(entry) = self.entries.get(depth as usize) {
             entry.set(stream_id);
         }
@@ -145,12 +171,14 @@ pub unsafe extern "C" fn hip_stream_callback(
     _callback_data: *mut std::ffi::c_void,
 ) {
     // Panic-free: integer compares, a checked pointer read and the functions above.
-    if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM {
+    // The kind and the operation, adjacent in the record, compared at once: a HIP_STREAM SET
+    // costs one compare before its phase (the SDK calls this around every HIP call).
+    if kind_and_operation(&record) != STREAM_SET {
+        if record.kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM {
+            // SAFETY: the caller's contract.
+            unsafe { note_stream_lifetime(record.operation, record.payload) };
+        }
         return;
-    }
-    if record.operation != sys::ROCPROFILER_HIP_STREAM_SET {
-        // SAFETY: the caller's contract.
-        return unsafe { note_stream_lifetime(record.operation, record.payload) };
     }
     // Each phase in a function of its own, reached by a jump: a SET EXIT sets up no frame for
     // what a SET ENTER needs (`extern "C"`: they cannot unwind, so no landing pad here either).
@@ -162,6 +190,44 @@ pub unsafe extern "C" fn hip_stream_callback(
         _ => {}
     }
 }
+
+/// A record's `kind` and `operation` as one value: the 8 bytes from `kind`, in native order
+/// (the two 4-byte fields lie next to each other in the record, checked below).
+#[inline]
+fn kind_and_operation(record: &sys::rocprofiler_callback_tracing_record_t) -> u64 {
+    // SAFETY: `operation` follows `kind` directly (the assertion below), so the 8 bytes from
+    // `kind` are both fields of this record; read unaligned, so no alignment is assumed.
+    unsafe {
+        std::ptr::addr_of!(record.kind)
+            .cast::<u64>()
+            .read_unaligned()
+    }
+}
+
+/// [`kind_and_operation`] of a HIP_STREAM SET record.
+const STREAM_SET: u64 = {
+    let kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM.to_ne_bytes();
+    let operation = sys::ROCPROFILER_HIP_STREAM_SET.to_ne_bytes();
+    u64::from_ne_bytes([
+        kind[0],
+        kind[1],
+        kind[2],
+        kind[3],
+        operation[0],
+        operation[1],
+        operation[2],
+        operation[3],
+    ])
+};
+
+const _: () = {
+    type Record = sys::rocprofiler_callback_tracing_record_t;
+    assert!(
+        std::mem::offset_of!(Record, operation) == std::mem::offset_of!(Record, kind) + 4
+            && std::mem::size_of::<sys::rocprofiler_callback_tracing_kind_t>() == 4
+            && std::mem::size_of::<sys::rocprofiler_tracing_operation_t>() == 4
+    );
+};
 
 /// SET ENTER on the calling thread.
 ///
@@ -364,7 +430,8 @@ pub fn current_thread_stats() -> ThreadStreamStats {
             // Every push is popped once its SET EXIT comes; what is still open is not.
             pops: pushes - stack.depth.get(),
             unmatched_exits: stack.unmatched_exits.get(),
-            max_depth: stack.max_depth.get(),
+            // A push onto the base reaches depth 2 without writing `max_depth` (`push`).
+            max_depth: stack.max_depth.get().max(if pushes > 0 { 2 } else { 1 }),
         }
     })
     .unwrap_or(ThreadStreamStats::ZERO)
@@ -523,6 +590,42 @@ mod tests {
             assert_eq!((top(), depth()), (9, 2));
             set_callback_of_size(enter, 11, &mut user_data, STREAM_ID_END - 1);
             assert_eq!((top(), depth()), (9, 2), "nothing readable: no push");
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_set_onto_the_base_reports_depth_two_and_a_record_of_another_kind_is_no_set() {
+        std::thread::spawn(|| {
+            let (enter, exit) = (
+                sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+            );
+            assert_eq!(current_thread_stats().max_depth, 1);
+            let mut user_data = sys::rocprofiler_user_data_t { value: 0 };
+            set_callback(enter, 4, &mut user_data);
+            assert_eq!((top(), current_thread_stats().max_depth), (4, 2));
+            set_callback(exit, 4, &mut user_data);
+            let stats = current_thread_stats();
+            assert_eq!((stats.pushes, stats.pops, stats.max_depth), (1, 1, 2));
+            // Another kind whose operation has SET's value: not a SET, nothing pushed.
+            // SAFETY: a plain C struct; all-zero is a valid value.
+            let mut payload: sys::rocprofiler_callback_tracing_hip_stream_data_t =
+                unsafe { std::mem::zeroed() };
+            payload.size = STREAM_VALUE_END;
+            payload.stream_id.handle = 9;
+            // SAFETY: as above.
+            let mut record: sys::rocprofiler_callback_tracing_record_t =
+                unsafe { std::mem::zeroed() };
+            record.kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+            record.operation = sys::ROCPROFILER_HIP_STREAM_SET;
+            record.phase = enter;
+            record.payload = std::ptr::addr_of_mut!(payload).cast();
+            // SAFETY: the payload and `user_data` are valid for the call, as the SDK's are.
+            unsafe { hip_stream_callback(record, &mut user_data, std::ptr::null_mut()) };
+            assert_eq!((top(), depth()), (0, 1));
+            assert_eq!(current_thread_stats().pushes, 1);
         })
         .join()
         .unwrap();

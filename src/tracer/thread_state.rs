@@ -50,7 +50,8 @@ pub(crate) struct ThreadStack {
     pub(crate) entries: [Cell<u64>; STREAM_STACK_DEPTH],
     pub(crate) pushes: Cell<u64>,
     pub(crate) unmatched_exits: Cell<u64>,
-    /// Deepest logical depth seen, counting the base entry.
+    /// Deepest logical depth a nested push reached, counting the base entry (a push onto the
+    /// base, depth 2, leaves it alone: `stream_stack::current_thread_stats` derives that one).
     pub(crate) max_depth: Cell<u64>,
 }
 
