@@ -384,14 +384,13 @@ __attribute__((noinline)) const std::string* FindTslText(XrtSourceStackSlot* slo
   return text;
 }
 
-// The kept address only answers "is the text empty?", which stays true across a reset (a
-// reset only empties the text). A non-empty text is read through tsl, scope-range ids first:
-// either read lets tsl apply a pending reset before the text's bytes and length are taken, so
-// a generation change during the session (anything else toggling tsl's stack) can never hand
+// The stack as tsl has it now, scope-range ids first: either read lets tsl apply a pending
+// reset before the text's bytes and length are taken. The kept address only ever answers "is
+// the text empty?", which a reset cannot make wrong (a reset only empties the text), so a
+// generation change during the session (anything else toggling tsl's stack) can never hand
 // over bytes that tsl has since cleared or freed.
-XrtAnnotationStack StackOf(const std::string& kept) noexcept {
+XrtAnnotationStack CurrentStack() noexcept {
   XrtAnnotationStack stack{};
-  if (kept.empty()) return stack;
   const absl::Span<const int64_t> ids = tsl::profiler::AnnotationStack::GetScopeRangeIds();
   const std::string& text = tsl::profiler::AnnotationStack::Get();
   if (text.empty()) return stack;
@@ -402,23 +401,28 @@ XrtAnnotationStack StackOf(const std::string& kept) noexcept {
   return stack;
 }
 
-__attribute__((noinline)) void RecordStack(const std::string* text, const void* thread,
-                                           const void* map, uint64_t correlation_id) noexcept {
-  const XrtAnnotationStack stack = StackOf(*text);
+// The parameters of xrt_bridge_record_annotation, in its order, so that the jump here moves
+// no argument.
+__attribute__((noinline)) void RecordStack(XrtSourceStackSlot*, uint64_t, uint64_t,
+                                           const void* thread, const void* map,
+                                           uint64_t correlation_id) noexcept {
+  const XrtAnnotationStack stack = CurrentStack();
   xrt_bridge_record_annotation_stack(thread, map, correlation_id, &stack);
 }
 
-inline void RecordIfAny(const std::string* text, uint64_t label_frame, const void* thread,
-                        const void* map, uint64_t correlation_id) noexcept {
-  if (text->empty() && label_frame == 0) return;
-  RecordStack(text, thread, map, correlation_id);
+inline void RecordIfAny(const std::string* kept, XrtSourceStackSlot* slot, uint64_t generation,
+                        uint64_t label_frame, const void* thread, const void* map,
+                        uint64_t correlation_id) noexcept {
+  if (kept->empty() && label_frame == 0) return;
+  RecordStack(slot, generation, label_frame, thread, map, correlation_id);
 }
 
 // The first call of a session on this thread, or any while tsl's stack is disabled.
 __attribute__((noinline)) void FindAndRecord(XrtSourceStackSlot* slot, uint64_t generation,
                                              uint64_t label_frame, const void* thread,
                                              const void* map, uint64_t correlation_id) noexcept {
-  RecordIfAny(FindTslText(slot, generation), label_frame, thread, map, correlation_id);
+  RecordIfAny(FindTslText(slot, generation), slot, generation, label_frame, thread, map,
+              correlation_id);
 }
 
 }  // namespace
@@ -433,7 +437,7 @@ extern "C" void xrt_bridge_record_annotation(XrtSourceStackSlot* slot, uint64_t 
                        0)) {
     return FindAndRecord(slot, generation, label_frame, thread, map, correlation_id);
   }
-  RecordIfAny(text, label_frame, thread, map, correlation_id);
+  RecordIfAny(text, slot, generation, label_frame, thread, map, correlation_id);
 }
 
 extern "C" XrtAnnotationStack xrt_bridge_read_annotation_stack(XrtSourceStackSlot* slot,
@@ -443,5 +447,6 @@ extern "C" XrtAnnotationStack xrt_bridge_read_annotation_stack(XrtSourceStackSlo
       !tsl::profiler::AnnotationStack::IsEnabled()) {
     text = FindTslText(slot, generation);
   }
-  return StackOf(*text);
+  if (text->empty()) return XrtAnnotationStack{};
+  return CurrentStack();
 }
