@@ -151,7 +151,7 @@ impl Bell {
                 while self.rings.load(Ordering::Acquire) == seen {
                     std::hint::spin_loop();
                     spins += 1;
-                    if spins % 64 == 0 && start.elapsed() >= SPIN {
+                    if spins.is_multiple_of(64) && start.elapsed() >= SPIN {
                         break;
                     }
                 }
