@@ -190,21 +190,28 @@ pub(super) unsafe extern "C" fn hip_api_callback(
     if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER
         && record.kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
     {
-        hip_api_enter(
-            record.correlation_id.internal,
-            record.operation,
-            record.payload,
-        );
+        // SAFETY: the SDK's HIP API payload, valid during this callback.
+        unsafe {
+            hip_api_enter(
+                record.correlation_id.internal,
+                record.operation,
+                record.payload,
+            )
+        };
     }
 }
 
 /// A HIP API ENTER on the calling thread: a copy call's arguments, the last call entered, the
 /// annotation. Takes the record's fields, not the record, so that the callback can hand over
 /// with a jump (`extern "C"`: it cannot unwind, so the callback needs no landing pad for it).
+///
+/// # Safety
+/// `payload` is the SDK's HIP API payload of the call `operation`, valid during this call.
 #[inline(never)]
-extern "C" fn hip_api_enter(correlation_id: u64, operation: i32, payload: *mut c_void) {
+unsafe extern "C" fn hip_api_enter(correlation_id: u64, operation: i32, payload: *mut c_void) {
     if hip_api::is_copy_api(operation) {
-        note_copy_call(operation, payload, correlation_id);
+        // SAFETY: passed on from this function's own contract.
+        unsafe { note_copy_call(operation, payload, correlation_id) };
     }
     // One thread-local access for the last call entered and the annotation (`thread_state`).
     thread_state::with(|thread| {
@@ -228,10 +235,13 @@ fn record_through_tracer(correlation_id: u64, thread: &thread_state::ThreadState
 }
 
 /// What a copy call asked for, at its HIP API ENTER.
+///
+/// # Safety
+/// `payload` is the SDK's HIP API payload of the call `operation`, valid during this call.
 #[cold]
-fn note_copy_call(operation: i32, payload: *mut c_void, correlation_id: u64) {
+unsafe fn note_copy_call(operation: i32, payload: *mut c_void, correlation_id: u64) {
     let _ = catch_unwind(|| {
-        // SAFETY: the SDK's HIP API payload, valid during this callback.
+        // SAFETY: this function's contract.
         let args = unsafe { copy_calls::hip_api_args(payload as *const c_void) };
         if let Some(call) = copy_calls::copy_call(operation, args.as_ref()) {
             instance().copy_calls.note(correlation_id, call);

@@ -282,6 +282,62 @@ TEST_F(GpuActivityTest, TslAnnotationsReachEventsStatsAndTheScopeTree) {
   EXPECT_EQ(tree->stats(0).metadata_id(), kernels[0].scope_range_id);
 }
 
+// Something else toggles tsl's annotation stack during the session (another profiler session
+// ending and a new one starting): tsl empties each thread's stack at its next touch. Until
+// then the thread's text still holds the old annotation, which must not reach an event. On
+// XLA's path (a collector from CreateRocmCollector) the tracer keeps the address of that text
+// to answer "is there an annotation?" and must read a non-empty one through tsl, which applies
+// the reset first; with a C++ collector the tracer reads tsl directly. Both are checked.
+TEST_F(GpuActivityTest, AnAnnotationStackResetByTslMidSessionLeavesNoStaleAnnotation) {
+  using tsl::profiler::AnnotationStack;
+  for (const bool created : {true, false}) {
+    SCOPED_TRACE(created ? "CreateRocmCollector" : "a C++ collector");
+    AnnotationStack::Enable(true);
+    const RocmTraceCollectorOptions options = Options(tracer_.NumGpus(), 1 << 20);
+    const uint64_t start_walltime_ns = 1'000'000'000, start_gputime_ns = RocmTracer::GetTimestamp();
+    std::unique_ptr<RocmTraceCollector> collector;
+    if (created) {
+      collector = CreateRocmCollector(options, start_walltime_ns, start_gputime_ns);
+    } else {
+      collector =
+          std::make_unique<RecordingCollector>(options, start_walltime_ns, start_gputime_ns);
+    }
+    collector->SetGpuAgents(tracer_.GpuAgents());
+    ASSERT_TRUE(tracer_.Enable(RocmTracerOptions{1 << 20}, collector.get()).ok());
+    AnnotationStack::PushAnnotation("before#hlo_op=a#");
+    LaunchFill(device_, 1.0f, nullptr);
+    // No HIP call between the two: the thread's text still holds the stale annotation.
+    AnnotationStack::Enable(false);
+    AnnotationStack::Enable(true);
+    LaunchFill(device_, 2.0f, nullptr);
+    AnnotationStack::PushAnnotation("after#hlo_op=b#");
+    LaunchFill(device_, 3.0f, nullptr);
+    AnnotationStack::PopAnnotation();
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+    tracer_.Disable();
+    AnnotationStack::Enable(false);
+    XSpace space;
+    collector->Export(&space);
+
+    // The kernels in launch order, by the hlo_op their annotation gave them ("" for none).
+    const XPlane* gpu = FindPlane(space, "/device:GPU:0");
+    ASSERT_NE(gpu, nullptr);
+    std::vector<std::pair<int64_t, std::string>> kernels;
+    for (const XLine& line : gpu->lines()) {
+      for (const XEvent& event : line.events()) {
+        auto stats = EventStats(*gpu, event);
+        kernels.emplace_back(line.timestamp_ns() * 1000 + event.offset_ps(), stats["hlo_op"]);
+      }
+    }
+    std::sort(kernels.begin(), kernels.end());
+    ASSERT_EQ(kernels.size(), 3u);
+    EXPECT_EQ(kernels[0].second, "a");
+    EXPECT_EQ(kernels[1].second, "") << "the stale annotation reached an event";
+    // Not a nesting under "before": the reset emptied the stack before the push.
+    EXPECT_EQ(kernels[2].second, "b");
+  }
+}
+
 // Disable right after hipDeviceSynchronize: the kernel records the SDK pushes after the
 // synchronize returned still reach this session (the tracer waits for them).
 TEST_F(GpuActivityTest, GraphLaunchDispatchesShareOneCorrelationIdAndAllAreExported) {
