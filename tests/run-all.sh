@@ -45,6 +45,10 @@ echo "== Rust: cargo test --workspace"
 cargo build --workspace --all-targets --locked
 cargo test --workspace --locked
 
+echo "== fuzz targets compile (fuzz/, outside the workspace; they run under cargo-fuzz)"
+# Checked, not run: without this they went stale unseen when the decoder's fields changed.
+cargo check --locked --manifest-path fuzz/Cargo.toml --bins
+
 echo "== every simulated ROCm release: tracer and collector suites, every scenario replay"
 tests/releases/run.sh
 

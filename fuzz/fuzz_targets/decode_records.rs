@@ -66,6 +66,7 @@ fuzz_target!(|data: &[u8]| {
         hip_names: &names,
         kernel_names: &kernels,
         annotations: &annotations,
+        copy_calls: None,
         session_start_ns: 1_000,
     };
     let mut events = Vec::new();
