@@ -1,8 +1,10 @@
 // rocm_tracer_utils.cc: enum names and XLA's AnnotationMap semantics (docs/xla-interface.md#utilities-header).
 #include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -23,6 +25,15 @@ TEST(RocmTracerUtilsTest, EveryEnumeratorHasItsSpelling) {
   EXPECT_STREQ(GetRocmTracerEventSourceName(RocmTracerEventSource::Invalid), "Invalid");
   EXPECT_STREQ(GetRocmTracerEventDomainName(RocmTracerEventDomain::HIP_API), "HIP_API");
   EXPECT_STREQ(GetRocmTracerEventDomainName(RocmTracerEventDomain::HIP_OPS), "HIP_OPS");
+}
+
+// Newer XLA's device_tracer_rocm.cc clamps its int64 flag with std::min(flag, kMaxRocmTraceEvents),
+// which compiles only if the constant is an int64_t too.
+TEST(RocmTracerUtilsTest, TheEventCapLimitIsAnInt64AsNewerXlaReadsIt) {
+  static_assert(std::is_same_v<decltype(kMaxRocmTraceEvents), const int64_t>);
+  const int64_t flag = 5'000'000'000;
+  EXPECT_EQ(std::min(flag, kMaxRocmTraceEvents), 1'000'000'000);
+  EXPECT_EQ(static_cast<uint64_t>(std::min(int64_t{4 << 20}, kMaxRocmTraceEvents)), 4u << 20);
 }
 
 TEST(RocmTracerUtilsTest, EventDefaultsAreXlasInvalidValues) {

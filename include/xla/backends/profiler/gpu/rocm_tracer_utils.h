@@ -154,6 +154,12 @@ struct RocmTracerOptions {
   uint64_t max_annotation_strings;
 };
 
+// The largest event cap the GPU tracer accepts (XLA's ProfileOptions gpu_max_* keys and
+// --xla_gpu_rocm_max_trace_events are clamped to it). Newer XLA reads it from this header as
+// an int64_t (std::min with the int64 flag): openxla/xla#48501-#48503, whose earlier revision
+// clamped to this value inline (docs/xla-interface-next.md#event-caps-from-profile-options).
+inline constexpr int64_t kMaxRocmTraceEvents = 1'000'000'000;
+
 struct RocmTraceCollectorOptions {
   uint64_t max_callback_api_events;
   uint64_t max_activity_api_events;
