@@ -63,7 +63,7 @@ use crate::tracer::sdk::SdkError;
 use crate::tracer::session_ledger::SessionLedger;
 use crate::tracer::version::SdkVersion;
 pub use registration::{register_as_tool_library, ToolLibraryHooks, SDK_HELD_ELSEWHERE};
-use session::Session;
+use session::SessionSlot;
 pub use session::{
     disable_wait_from_env, set_wait_sleeper, TracerOptions, DEFAULT_DISABLE_WAIT, DISABLE_WAIT_ENV,
 };
@@ -125,7 +125,7 @@ pub struct Tracer {
     /// True while a session runs; read without the lock so that a sink may ask.
     running: AtomicBool,
     /// The sink lock: held for a whole buffer callback, and by `disable()` around `flush()`.
-    session: Mutex<Option<Session>>,
+    session: SessionSlot,
     finalized: AtomicBool,
     records_without_session: AtomicU64,
     /// Kernel and copy records that arrived after the session that requested them ended.
@@ -147,7 +147,7 @@ static TRACER: LazyLock<Tracer> = LazyLock::new(|| Tracer {
     annotation_source: OnceLock::new(),
     control: Mutex::new(()),
     running: AtomicBool::new(false),
-    session: Mutex::new(None),
+    session: SessionSlot::new(),
     finalized: AtomicBool::new(false),
     records_without_session: AtomicU64::new(0),
     late_records_of_ended_sessions: AtomicU64::new(0),

@@ -83,6 +83,29 @@ pub(super) struct Session {
     pub sdk_dropped: u64,
 }
 
+/// The running session, if any, under the lock every buffer callback holds from its first
+/// record to its last (and `disable()` around the final flush).
+///
+/// A futex mutex (std's), not parking_lot's: a waiter here waits out a whole callback, tens of
+/// microseconds. parking_lot's waiter yields its CPU up to seven times before it sleeps, and
+/// with more buffer threads than CPUs those yields hand the CPU from waiter to waiter instead
+/// of to the holder (eight threads on two CPUs: 30-60 ns more CPU per record). std's waiter
+/// spins briefly and sleeps until the holder wakes it (docs/ARCHITECTURE.md#the-buffer-callbacks-lock).
+pub(super) struct SessionSlot(std::sync::Mutex<Option<Session>>);
+
+impl SessionSlot {
+    pub(super) const fn new() -> SessionSlot {
+        SessionSlot(std::sync::Mutex::new(None))
+    }
+
+    /// A panic while the lock was held left the slot as it was: it is used as is.
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Option<Session>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 impl Tracer {
     /// Starts a session delivering to `sink`.
     pub fn enable(
