@@ -190,7 +190,8 @@ pub(super) unsafe extern "C" fn hip_api_callback(
     if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER
         && record.kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
     {
-        // SAFETY: the SDK's HIP API payload, valid during this callback.
+        // SAFETY: the kind checked above makes `payload` the SDK's HIP API payload of
+        // `operation`, valid during this callback.
         unsafe {
             hip_api_enter(
                 record.correlation_id.internal,

@@ -89,7 +89,8 @@ pub(super) struct Session {
 /// A futex mutex (std's), not parking_lot's: a waiter here waits out a whole callback, tens of
 /// microseconds. parking_lot's waiter yields its CPU up to seven times before it sleeps, and
 /// with more buffer threads than CPUs those yields hand the CPU from waiter to waiter instead
-/// of to the holder (eight threads on two CPUs: 30-60 ns more CPU per record). std's waiter
+/// of to the holder (eight threads on two CPUs: 155-192 ns of CPU per record with parking_lot,
+/// 125-142 with std; one thread: about 125 either way). std's waiter
 /// spins briefly and sleeps until the holder wakes it (docs/ARCHITECTURE.md#the-buffer-callbacks-lock).
 pub(super) struct SessionSlot(std::sync::Mutex<Option<Session>>);
 

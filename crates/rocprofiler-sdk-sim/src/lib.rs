@@ -13,6 +13,7 @@
 //! No sim lock is held while a tool callback runs (docs/simulator-fidelity.md#threading).
 
 mod agents;
+mod bell;
 mod buffer;
 mod callback_thread;
 mod clock;

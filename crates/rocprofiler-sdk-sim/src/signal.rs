@@ -27,15 +27,16 @@
 //!
 //! Under the virtual clock the thread runs a job when virtual time passes its due time, and
 //! waits move virtual time forward instead of sleeping.
-use parking_lot::{Condvar, Mutex, MutexGuard};
+use parking_lot::{Mutex, MutexGuard};
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{LazyLock, Once};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::bell::Bell;
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -115,65 +116,6 @@ static SIGNAL: LazyLock<Signal> = LazyLock::new(|| Signal {
 });
 static SPAWN: Once = Once::new();
 
-/// A condition variable whose waiter spins a little before it sleeps. A HIP thread and the
-/// handler thread hand work to each other once per copy: with each side asleep in a futex,
-/// a hand-off cost two wake-ups of an idle CPU, tens of microseconds in a virtual machine and
-/// most of a long replay's wall time. Spinning changes no order: whoever rings holds the lock
-/// the waiter waits with, and every waiter re-checks its condition
-/// (docs/simulator-fidelity.md#threading).
-#[derive(Default)]
-struct Bell {
-    condvar: Condvar,
-    rings: AtomicU64,
-}
-
-/// How long a waiter spins before it sleeps; only with more than one CPU to spin on.
-const SPIN: Duration = Duration::from_micros(50);
-
-impl Bell {
-    fn ring_one(&self) {
-        self.rings.fetch_add(1, Ordering::Release);
-        self.condvar.notify_one();
-    }
-
-    fn ring_all(&self) {
-        self.rings.fetch_add(1, Ordering::Release);
-        self.condvar.notify_all();
-    }
-
-    /// Returns after a ring (or spuriously, as a condition variable may): callers re-check.
-    fn wait<T>(&self, state: &mut MutexGuard<'_, T>) {
-        let seen = self.rings.load(Ordering::Acquire);
-        if can_spin() {
-            MutexGuard::unlocked(state, || {
-                let start = Instant::now();
-                let mut spins = 0u32;
-                while self.rings.load(Ordering::Acquire) == seen {
-                    std::hint::spin_loop();
-                    spins += 1;
-                    if spins.is_multiple_of(64) && start.elapsed() >= SPIN {
-                        break;
-                    }
-                }
-            });
-            if self.rings.load(Ordering::Acquire) != seen {
-                return;
-            }
-        }
-        self.condvar.wait(state);
-    }
-
-    fn wait_for<T>(&self, state: &mut MutexGuard<'_, T>, timeout: Duration) {
-        self.condvar.wait_for(state, timeout);
-    }
-}
-
-fn can_spin() -> bool {
-    static MANY_CPUS: LazyLock<bool> =
-        LazyLock::new(|| std::thread::available_parallelism().is_ok_and(|cpus| cpus.get() > 1));
-    *MANY_CPUS
-}
-
 thread_local! {
     static ON_SIGNAL_THREAD: Cell<bool> = const { Cell::new(false) };
 }
@@ -236,10 +178,10 @@ fn complete_after_lag(end_ns: u64, lag_ns: u64, device: u32, stream: (u32, u64),
     // itself: waking it for every completion only to find nothing due was two context
     // switches per kernel (most of a long replay's time).
     if !crate::clock::is_virtual() || end_ns <= crate::clock::now_ns() {
-        SIGNAL.work.ring_one();
+        SIGNAL.work.ring_one(&state);
     }
     // A waiter under the virtual clock may be waiting for work the HIP worker registers.
-    SIGNAL.done.ring_all();
+    SIGNAL.done.ring_all(&state);
 }
 
 fn finish(state: &mut State, device: u32, stream: (u32, u64)) {
@@ -283,7 +225,7 @@ fn run_entry(state: &mut MutexGuard<'_, State>, seq: u64) -> bool {
     // thread tells it once, when the wake ends (waking it after every push only for it to
     // wait again was a context switch per record).
     if !pushed || !crate::clock::is_virtual() {
-        SIGNAL.done.ring_all();
+        SIGNAL.done.ring_all(state);
     }
     pushed
 }
@@ -318,7 +260,7 @@ fn spawn() {
                     // Every due entry ran: the other completions this wake can see.
                     run_visible(&mut state, now);
                     state.awake = false;
-                    SIGNAL.done.ring_all();
+                    SIGNAL.done.ring_all(&state);
                     continue;
                 }
                 match state.next_due() {
@@ -366,7 +308,7 @@ pub(crate) fn run_due(now: u64) {
         return;
     }
     SPAWN.call_once(spawn);
-    SIGNAL.work.ring_one();
+    SIGNAL.work.ring_one(&state);
     while state.busy_at(now) {
         SIGNAL.done.wait(&mut state);
     }
@@ -452,60 +394,5 @@ pub(crate) fn sleep_ns(ns: u64) {
         advance_by(ns);
     } else {
         std::thread::sleep(std::time::Duration::from_nanos(ns));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::{mpsc, Arc};
-
-    /// (round the waiter waits for, last round rung).
-    type Rounds = (Mutex<(u64, u64)>, Bell);
-
-    /// A ring is never lost, whether it comes while the waiter spins, about when its spin
-    /// ends, or while it sleeps: the waiter sees every round (a lost ring would leave it
-    /// asleep, and the test fails after its timeout instead of hanging).
-    #[test]
-    fn a_bell_wakes_its_waiter_however_late_it_rings() {
-        const ROUNDS: u64 = 300;
-        let shared: Arc<Rounds> = Arc::new((Mutex::new((0, 0)), Bell::default()));
-        let (finished, done) = mpsc::channel();
-        let waiter = {
-            let shared = shared.clone();
-            std::thread::spawn(move || {
-                let (rounds, bell) = &*shared;
-                for round in 1..=ROUNDS {
-                    let mut rounds = rounds.lock();
-                    rounds.0 = round;
-                    while rounds.1 < round {
-                        bell.wait(&mut rounds);
-                    }
-                }
-                let _ = finished.send(());
-            })
-        };
-        // The ringer runs apart too: if the waiter stops, it waits for an announcement that
-        // never comes, and the test fails at its timeout.
-        std::thread::spawn(move || {
-            let (rounds, bell) = &*shared;
-            for round in 1..=ROUNDS {
-                while rounds.lock().0 != round {
-                    std::thread::yield_now();
-                }
-                // Inside the spin, about its end, and well after it.
-                let delay = [0, 10, 45, 55, 300][(round % 5) as usize];
-                std::thread::sleep(Duration::from_micros(delay));
-                // Rung with the lock held, as the simulator rings.
-                let mut rounds = rounds.lock();
-                rounds.1 = round;
-                bell.ring_all();
-            }
-        });
-        assert!(
-            done.recv_timeout(Duration::from_secs(20)).is_ok(),
-            "the waiter missed a ring"
-        );
-        waiter.join().unwrap();
     }
 }

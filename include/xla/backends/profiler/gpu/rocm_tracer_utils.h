@@ -154,10 +154,11 @@ struct RocmTracerOptions {
   uint64_t max_annotation_strings;
 };
 
-// The largest event cap the GPU tracer accepts (XLA's ProfileOptions gpu_max_* keys and
-// --xla_gpu_rocm_max_trace_events are clamped to it). Newer XLA reads it from this header as
-// an int64_t (std::min with the int64 flag): openxla/xla#48501-#48503, whose earlier revision
-// clamped to this value inline (docs/xla-interface-next.md#event-caps-from-profile-options).
+// The largest value XLA's GPU tracer accepts for an event cap: newer XLA's device_tracer_rocm.cc
+// and rocm_tracer_options_utils.cc clamp the gpu_max_* keys and --xla_gpu_rocm_max_trace_events
+// to it (this library does not read it). They read it from this header as an int64_t (std::min
+// with the int64 flag): openxla/xla#48501-#48503, whose earlier revision clamped to this value
+// inline (docs/xla-interface-next.md#event-caps-from-profile-options).
 inline constexpr int64_t kMaxRocmTraceEvents = 1'000'000'000;
 
 struct RocmTraceCollectorOptions {
