@@ -61,8 +61,10 @@ pub struct StreamingSummary {
     /// Correlation ids of the `hipMemset*` calls of the planes finished so far.
     memset_calls: HashSet<u64>,
     // The plane being streamed.
-    event_names_memset_call: HashSet<i64>,
-    stat_names: HashMap<i64, String>,
+    memset_call_metadata: HashSet<i64>,
+    /// Stat metadata names that read as a correlation id, for a ref-valued correlation id
+    /// (only these: a plane has a name per distinct annotation, a long replay a million).
+    numeric_stat_names: HashMap<i64, u64>,
     details_stats: DetailsStats,
     correlation_stats: HashSet<i64>,
     copy_details_stats: HashSet<i64>,
@@ -124,8 +126,7 @@ impl StreamingSummary {
             Some(Value::StrValue(text)) => parse_correlation_id(text),
             Some(Value::RefValue(id)) => i64::try_from(*id)
                 .ok()
-                .and_then(|id| self.stat_names.get(&id))
-                .and_then(|name| parse_correlation_id(name)),
+                .and_then(|id| self.numeric_stat_names.get(&id).copied()),
             // A double's text has a point or an exponent, bytes show as `<n bytes>`.
             _ => None,
         }
@@ -148,8 +149,8 @@ impl StreamingSummary {
     }
 
     fn reset_plane(&mut self) {
-        self.event_names_memset_call.clear();
-        self.stat_names.clear();
+        self.memset_call_metadata.clear();
+        self.numeric_stat_names.clear();
         self.details_stats = DetailsStats::default();
         self.correlation_stats.clear();
         self.copy_details_stats.clear();
@@ -164,9 +165,9 @@ impl StreamingSummary {
 impl XSpaceSink for StreamingSummary {
     fn name_event_metadata(&mut self, metadata_id: i64, name: &str) {
         if is_memset_call_name(name) {
-            self.event_names_memset_call.insert(metadata_id);
+            self.memset_call_metadata.insert(metadata_id);
         } else {
-            self.event_names_memset_call.remove(&metadata_id);
+            self.memset_call_metadata.remove(&metadata_id);
         }
     }
 
@@ -178,7 +179,10 @@ impl XSpaceSink for StreamingSummary {
         if name == MEMCPY_DETAILS_STAT {
             self.copy_details_stats.insert(metadata_id);
         }
-        self.stat_names.insert(metadata_id, name.to_owned());
+        match parse_correlation_id(name) {
+            Some(id) => self.numeric_stat_names.insert(metadata_id, id),
+            None => self.numeric_stat_names.remove(&metadata_id),
+        };
     }
 
     fn start_line(&mut self, line: LineHeader<'_>) {
@@ -205,7 +209,7 @@ impl XSpaceSink for StreamingSummary {
             Some((low, high)) => (low.min(start), high.max(end)),
             None => (start, end),
         });
-        if self.event_names_memset_call.contains(&event.metadata_id) {
+        if self.memset_call_metadata.contains(&event.metadata_id) {
             self.memset_call_events
                 .push((event.metadata_id, event.stats.to_vec()));
         }
