@@ -20,7 +20,7 @@ pub(crate) struct PlaneBuilder {
     /// The metadata ids of the stats most events carry, once handed out (0: not yet), so
     /// that their names are not hashed per event.
     per_event_stat_ids: [i64; PerEventStat::COUNT],
-    /// How many event and stat metadata names a sink has been told ([`PlaneBuilder::tell_names`]).
+    /// How many event and stat metadata names a sink was told ([`PlaneBuilder::tell_names`]).
     told: (usize, usize),
 }
 

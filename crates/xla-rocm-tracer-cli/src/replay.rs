@@ -519,8 +519,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         group_by,
     };
     // One session at a time: its collector's events are dropped once its trace is written and
-    // summarized, so a long replay never holds two copies of a trace. The traces are written before anything is printed: a reader that stops early
-    // (`| head`) must not cost the trace.
+    // summarized, so a long replay never holds two copies of a trace. The traces are written
+    // before anything is printed: a reader that stops early (`| head`) must not cost the trace.
     let collectors = std::mem::take(&mut sessions.state().ended);
     let count = collectors.len();
     let mut totals = inspect::DeviceTotals::default();
@@ -528,6 +528,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     for (index, (collector, output)) in collectors.into_iter().zip(&outputs).enumerate() {
         // The session's export streams into the file and the summary at once: no plane is
         // built as a message. What is kept for the report is each plane without its lines.
+        // Kernels, copies and memsets are counted as the trace shows them (device planes of
+        // every session), so that the summary and the trace agree.
         let mut kept = None;
         output.write(|out| {
             let mut export = ReplayExport::new(out);
