@@ -48,6 +48,10 @@ struct EventClass {
     memset_call: bool,
 }
 
+/// Up to this many classes on a plane are found by scanning them (a plane has a few: its
+/// event names, by the details stats they carry), more by hashing.
+const SCANNED_CLASSES: usize = 32;
+
 /// One line's events, counted by class (indexes into [`StreamingSummary::classes`]).
 struct LaneCounts {
     name: String,
@@ -61,15 +65,21 @@ pub struct StreamingSummary {
     /// Correlation ids of the `hipMemset*` calls of the planes finished so far.
     memset_calls: HashSet<u64>,
     // The plane being streamed.
-    memset_call_metadata: HashSet<i64>,
+    /// Event metadata ids named as `hipMemset*` calls (a few; scanned per event).
+    memset_call_metadata: Vec<i64>,
     /// Stat metadata names that read as a correlation id, for a ref-valued correlation id
     /// (only these: a plane has a name per distinct annotation, a long replay a million).
     numeric_stat_names: HashMap<i64, u64>,
     details_stats: DetailsStats,
-    correlation_stats: HashSet<i64>,
-    copy_details_stats: HashSet<i64>,
+    /// Ids of the `correlation_id` and `memcpy_details` stat metadata (one each, in practice:
+    /// scanned, not hashed, as every stat of every event is looked up).
+    correlation_stats: Vec<i64>,
+    copy_details_stats: Vec<i64>,
     classes: Vec<EventClass>,
+    /// Where each class is in `classes`, once there are too many to scan.
     class_index: HashMap<EventClass, usize>,
+    /// The class of the last event: consecutive events mostly share one.
+    last_class: Option<usize>,
     lanes: Vec<LaneCounts>,
     line_timestamp_ns: i64,
     span_ps: Option<(i128, i128)>,
@@ -118,6 +128,36 @@ impl StreamingSummary {
         }
     }
 
+    /// Where `class` is in `classes` (added if new).
+    fn index_of(&mut self, class: EventClass) -> usize {
+        if let Some(last) = self.last_class {
+            if self.classes[last] == class {
+                return last;
+            }
+        }
+        let found = if self.classes.len() <= SCANNED_CLASSES {
+            self.classes.iter().position(|known| *known == class)
+        } else {
+            self.class_index.get(&class).copied()
+        };
+        let index = found.unwrap_or_else(|| {
+            let index = self.classes.len();
+            self.classes.push(class.clone());
+            if self.classes.len() > SCANNED_CLASSES {
+                if self.class_index.is_empty() {
+                    for (index, class) in self.classes.iter().enumerate() {
+                        self.class_index.insert(class.clone(), index);
+                    }
+                } else {
+                    self.class_index.insert(class, index);
+                }
+            }
+            index
+        });
+        self.last_class = Some(index);
+        index
+    }
+
     /// A correlation id stat's value read as `xspace_view::stat_text` reads it.
     fn correlation_id(&self, stat: &XStat) -> Option<u64> {
         match &stat.value {
@@ -156,6 +196,7 @@ impl StreamingSummary {
         self.copy_details_stats.clear();
         self.classes.clear();
         self.class_index.clear();
+        self.last_class = None;
         self.lanes.clear();
         self.span_ps = None;
         self.memset_call_events.clear();
@@ -164,20 +205,19 @@ impl StreamingSummary {
 
 impl XSpaceSink for StreamingSummary {
     fn name_event_metadata(&mut self, metadata_id: i64, name: &str) {
+        self.memset_call_metadata.retain(|id| *id != metadata_id);
         if is_memset_call_name(name) {
-            self.memset_call_metadata.insert(metadata_id);
-        } else {
-            self.memset_call_metadata.remove(&metadata_id);
+            self.memset_call_metadata.push(metadata_id);
         }
     }
 
     fn name_stat_metadata(&mut self, metadata_id: i64, name: &str) {
         self.details_stats.add(metadata_id, name);
         if name == CORRELATION_ID_STAT {
-            self.correlation_stats.insert(metadata_id);
+            self.correlation_stats.push(metadata_id);
         }
         if name == MEMCPY_DETAILS_STAT {
-            self.copy_details_stats.insert(metadata_id);
+            self.copy_details_stats.push(metadata_id);
         }
         match parse_correlation_id(name) {
             Some(id) => self.numeric_stat_names.insert(metadata_id, id),
@@ -214,15 +254,7 @@ impl XSpaceSink for StreamingSummary {
                 .push((event.metadata_id, event.stats.to_vec()));
         }
         let class = self.class_of(&event);
-        let index = match self.class_index.get(&class) {
-            Some(index) => *index,
-            None => {
-                let index = self.classes.len();
-                self.classes.push(class.clone());
-                self.class_index.insert(class, index);
-                index
-            }
-        };
+        let index = self.index_of(class);
         if let Some(lane) = self.lanes.last_mut() {
             lane.events += 1;
             *lane.by_class.entry(index).or_insert(0) += 1;
@@ -496,6 +528,41 @@ mod tests {
         assert_eq!(device.lanes[0].name, "Stream #1 (compute)");
         assert_eq!(device.memcpy_bytes.values().sum::<u64>(), 3 * 4096 + 12);
         assert_eq!(device.lanes[2].events, 0);
+    }
+
+    #[test]
+    fn many_classes_on_a_plane_are_counted_as_few() {
+        // Copies of 100 sizes, most twice and apart: past the classes that are scanned, the
+        // classes are hashed, and the copies of one size still count as one class.
+        let mut device = plane(
+            1,
+            "/device:GPU:1",
+            &["MemcpyD2H", "kernel"],
+            &[MEMCPY_DETAILS_STAT, KERNEL_DETAILS_STAT],
+        );
+        let events = (0..200)
+            .map(|n| {
+                let details = format!("size:{} kind_src:device kind_dst:pinned", n % 100);
+                if n % 3 == 0 {
+                    event(2, n, vec![stat(2, Value::StrValue(details))])
+                } else {
+                    event(1, n, vec![stat(1, Value::StrValue(details))])
+                }
+            })
+            .collect();
+        device.lines.push(XLine {
+            id: 1,
+            name: "Stream #1".to_owned(),
+            events,
+            ..XLine::default()
+        });
+        let space = XSpace {
+            planes: vec![device],
+            ..XSpace::default()
+        };
+        assert_same_summaries(&space);
+        let (_, summaries) = streamed(&space);
+        assert!(summaries[0].memcpy_bytes.values().sum::<u64>() > 0);
     }
 
     #[test]
