@@ -6,6 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::details_input::DetailsInput;
 use super::xplane_proto::{x_stat, XEventMetadata, XPlane, XStat, XStatMetadata};
+use super::xspace_sink::XSpaceSink;
 
 pub(crate) struct PlaneBuilder {
     plane: XPlane,
@@ -19,6 +20,8 @@ pub(crate) struct PlaneBuilder {
     /// The metadata ids of the stats most events carry, once handed out (0: not yet), so
     /// that their names are not hashed per event.
     per_event_stat_ids: [i64; PerEventStat::COUNT],
+    /// How many event and stat metadata names a sink was told ([`PlaneBuilder::tell_names`]).
+    told: (usize, usize),
 }
 
 /// The stats most events carry: `device_id`, `correlation_id`, `scope_range_id`.
@@ -54,6 +57,7 @@ impl PlaneBuilder {
             details_stats: FxHashMap::default(),
             last_details: None,
             per_event_stat_ids: [0; PerEventStat::COUNT],
+            told: (0, 0),
         }
     }
 
@@ -159,6 +163,29 @@ impl PlaneBuilder {
 
     pub(crate) fn remember_details_stats(&mut self, input: DetailsInput, stats: Vec<XStat>) {
         self.details_stats.insert(input, stats);
+    }
+
+    /// Tells `sink` the names of the metadata handed out since the last call (ids are handed
+    /// out in order from 1), so that it knows them before the events that use them.
+    pub(crate) fn tell_names(&mut self, sink: &mut impl XSpaceSink) {
+        let (events, stats) = self.told;
+        if events == self.plane.event_metadata.len() && stats == self.plane.stat_metadata.len() {
+            return;
+        }
+        for id in events + 1..=self.plane.event_metadata.len() {
+            if let Some(metadata) = self.plane.event_metadata.get(&(id as i64)) {
+                sink.name_event_metadata(metadata.id, &metadata.name);
+            }
+        }
+        for id in stats + 1..=self.plane.stat_metadata.len() {
+            if let Some(metadata) = self.plane.stat_metadata.get(&(id as i64)) {
+                sink.name_stat_metadata(metadata.id, &metadata.name);
+            }
+        }
+        self.told = (
+            self.plane.event_metadata.len(),
+            self.plane.stat_metadata.len(),
+        );
     }
 
     pub(crate) fn add_plane_stat(&mut self, stat: XStat) {

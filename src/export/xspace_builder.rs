@@ -18,7 +18,7 @@ use super::stream_lanes::{
 use super::timeline::{Placement, Timeline};
 use super::xplane_proto::{x_event, x_stat, XSpace, XStat};
 use super::xspace_encoder::XSpaceEncoder;
-use super::xspace_sink::{EventView, LineHeader, PlaneByPlane, XSpaceAssembler, XSpaceSink};
+use super::xspace_sink::{EventView, LineHeader, XSpaceAssembler, XSpaceSink};
 use crate::collector::{recorded_direction, CollectedTrace, Collector, DropCounters, DropReason};
 use crate::event::{EventSource, EventType, RocmTracerEvent, StreamKind, StreamLabel};
 
@@ -98,19 +98,15 @@ impl Collector {
         })
     }
 
-    /// [`Collector::export`]'s planes handed to `each_plane` one at a time, in order, as each
-    /// is complete (only one is held); returns the lanes and the space's texts (no planes).
-    pub fn export_plane_by_plane(
+    /// [`Collector::export`]'s XSpace handed to `sink` as it is built (xspace_sink.rs);
+    /// returns which stream or queue each device line shows.
+    pub fn export_into_sink(
         &self,
         end_gputime_ns: u64,
         options: &ExportOptions,
-        each_plane: impl FnMut(super::xplane_proto::XPlane),
-    ) -> (Vec<Lane>, XSpace) {
-        self.with_collected(|trace| {
-            let mut planes = PlaneByPlane::new(each_plane);
-            let lanes = export_into(trace, end_gputime_ns, options, &mut planes);
-            (lanes, planes.rest)
-        })
+        sink: &mut impl XSpaceSink,
+    ) -> Vec<Lane> {
+        self.with_collected(|trace| export_into(trace, end_gputime_ns, options, sink))
     }
 
     /// [`Collector::export`] and [`Collector::lanes`] from one build of the XSpace.
@@ -620,6 +616,7 @@ impl<S: XSpaceSink> LineBuilder<'_, S> {
             for (stat, value) in line_stats {
                 stats.push(plane.ref_stat(stat, value));
             }
+            plane.tell_names(self.sink);
             self.sink.add_event(EventView {
                 metadata_id,
                 data: Some(x_event::Data::OffsetPs(placement.offset_ps)),

@@ -14,6 +14,10 @@ use prost::Message;
 use super::xplane_proto::{XEvent, XLine, XPlane};
 use super::xspace_sink::{EventView, LineHeader, XSpaceSink};
 
+/// A line whose events' encoding is at least this long is kept as it is, not copied into the
+/// plane's buffer.
+const MOVED_LINE_BYTES: usize = 64 << 10;
+
 /// `XSpace.planes`, `XPlane.lines` and `XLine.events`.
 const SPACE_PLANES_TAG: u32 = 1;
 const PLANE_LINES_TAG: u32 = 3;
@@ -24,7 +28,10 @@ pub struct XSpaceEncoder<W: Write> {
     /// The current line's fields before and after its events, and its events encoded.
     line: Option<(XLine, XLine)>,
     line_events: Vec<u8>,
-    /// The current plane's lines, encoded.
+    /// The current plane's lines, encoded: pieces written in order, then `plane_lines`. A
+    /// long line's events are moved in as a piece, not copied: a million-event line would
+    /// otherwise be held twice while it is copied.
+    plane_pieces: Vec<Vec<u8>>,
     plane_lines: Vec<u8>,
     /// One event, reused: its stats vector keeps its capacity.
     event: XEvent,
@@ -41,6 +48,7 @@ impl<W: Write> XSpaceEncoder<W> {
             out,
             line: None,
             line_events: Vec::new(),
+            plane_pieces: Vec::new(),
             plane_lines: Vec::new(),
             event: XEvent::default(),
             buffer: Vec::new(),
@@ -94,8 +102,15 @@ impl<W: Write> XSpaceEncoder<W> {
         );
         encode_varint(len as u64, &mut self.plane_lines);
         self.encode_fields(&head, |encoder| &mut encoder.plane_lines);
-        self.plane_lines.extend_from_slice(&self.line_events);
-        self.line_events.clear();
+        if self.line_events.len() < MOVED_LINE_BYTES {
+            self.plane_lines.extend_from_slice(&self.line_events);
+            self.line_events.clear();
+        } else {
+            let before = std::mem::take(&mut self.plane_lines);
+            self.plane_pieces.push(before);
+            let events = std::mem::take(&mut self.line_events);
+            self.plane_pieces.push(events);
+        }
         self.encode_fields(&tail, |encoder| &mut encoder.plane_lines);
     }
 }
@@ -144,7 +159,9 @@ impl<W: Write> XSpaceSink for XSpaceEncoder<W> {
             stats: plane.stats,
             ..XPlane::default()
         };
-        let len = head.encoded_len() + self.plane_lines.len() + tail.encoded_len();
+        let lines_len =
+            self.plane_pieces.iter().map(Vec::len).sum::<usize>() + self.plane_lines.len();
+        let len = head.encoded_len() + lines_len + tail.encoded_len();
         let mut buffer = std::mem::take(&mut self.buffer);
         buffer.clear();
         encode_key(SPACE_PLANES_TAG, WireType::LengthDelimited, &mut buffer);
@@ -153,6 +170,9 @@ impl<W: Write> XSpaceSink for XSpaceEncoder<W> {
         self.encode_fields(&head, |encoder| &mut encoder.buffer);
         let buffer = std::mem::take(&mut self.buffer);
         self.write(&buffer);
+        for piece in std::mem::take(&mut self.plane_pieces) {
+            self.write(&piece);
+        }
         let lines = std::mem::take(&mut self.plane_lines);
         self.write(&lines);
         self.plane_lines = lines;
@@ -219,7 +239,9 @@ mod tests {
                 description: "why".to_owned(),
             },
         );
-        for (id, events) in [(1, 3), (2, 0), (3, 300)] {
+        // Line 4's events are over `MOVED_LINE_BYTES` (kept as a piece of their own), with
+        // short lines before and after it.
+        for (id, events) in [(1, 3), (2, 0), (3, 300), (4, 4000), (5, 2)] {
             plane.lines.push(XLine {
                 id,
                 display_id: id + 100,
@@ -264,6 +286,8 @@ mod tests {
             warnings: vec!["a warning".to_owned(), String::new()],
             hostnames: vec!["host".to_owned()],
         };
+        let line_4 = space.planes[1].lines[3].encoded_len();
+        assert!(line_4 > MOVED_LINE_BYTES, "{line_4}");
         let mut bytes = Vec::new();
         let mut encoder = XSpaceEncoder::new(&mut bytes);
         replay_xspace(&space, &mut encoder);

@@ -69,6 +69,13 @@ impl EventView<'_> {
 pub trait XSpaceSink {
     /// How many events the whole space will have, before its first line (a sink may reserve).
     fn expect_events(&mut self, _events: usize) {}
+    /// The name of event metadata `metadata_id` of the plane being built (its display name
+    /// when it has one), told before the first event that uses it: a sink that looks at
+    /// events by name need not wait for [`XSpaceSink::finish_plane`]'s metadata.
+    fn name_event_metadata(&mut self, _metadata_id: i64, _name: &str) {}
+    /// The name of stat metadata `metadata_id` of the plane being built, told before the first
+    /// event whose stats use it (as a stat or as a ref value's string).
+    fn name_stat_metadata(&mut self, _metadata_id: i64, _name: &str) {}
     fn start_line(&mut self, line: LineHeader<'_>);
     fn add_event(&mut self, event: EventView<'_>);
     fn finish_plane(&mut self, plane: XPlane);
@@ -94,6 +101,17 @@ pub fn replay_planes<'a>(
         .sum();
     sink.expect_events(events);
     for plane in planes {
+        for (id, metadata) in &plane.event_metadata {
+            let name = if metadata.display_name.is_empty() {
+                &metadata.name
+            } else {
+                &metadata.display_name
+            };
+            sink.name_event_metadata(*id, name);
+        }
+        for (id, metadata) in &plane.stat_metadata {
+            sink.name_stat_metadata(*id, &metadata.name);
+        }
         for line in &plane.lines {
             sink.start_line(LineHeader::of(line));
             for event in &line.events {
@@ -150,53 +168,5 @@ impl XSpaceSink for XSpaceAssembler {
         self.space.errors = errors.to_vec();
         self.space.warnings = warnings.to_vec();
         self.space.hostnames = hostnames.to_vec();
-    }
-}
-
-/// The sink that builds one prost plane at a time and hands it, complete, to `each_plane`:
-/// a caller that looks at the planes in turn (a file writer that also summarizes them) holds
-/// one plane, never the whole XSpace. The space's texts are kept in [`PlaneByPlane::rest`].
-pub struct PlaneByPlane<F: FnMut(XPlane)> {
-    lines: Vec<XLine>,
-    each_plane: F,
-    /// The space's errors, warnings and host names (no planes), once finished.
-    pub rest: XSpace,
-}
-
-impl<F: FnMut(XPlane)> PlaneByPlane<F> {
-    pub fn new(each_plane: F) -> PlaneByPlane<F> {
-        PlaneByPlane {
-            lines: Vec::new(),
-            each_plane,
-            rest: XSpace::default(),
-        }
-    }
-}
-
-impl<F: FnMut(XPlane)> XSpaceSink for PlaneByPlane<F> {
-    fn start_line(&mut self, line: LineHeader<'_>) {
-        self.lines.push(line.to_line());
-    }
-
-    fn add_event(&mut self, event: EventView<'_>) {
-        if let Some(line) = self.lines.last_mut() {
-            line.events.push(XEvent {
-                metadata_id: event.metadata_id,
-                duration_ps: event.duration_ps,
-                stats: event.stats.to_vec(),
-                data: event.data,
-            });
-        }
-    }
-
-    fn finish_plane(&mut self, mut plane: XPlane) {
-        plane.lines = std::mem::take(&mut self.lines);
-        (self.each_plane)(plane);
-    }
-
-    fn finish_space(&mut self, errors: &[String], warnings: &[String], hostnames: &[String]) {
-        self.rest.errors = errors.to_vec();
-        self.rest.warnings = warnings.to_vec();
-        self.rest.hostnames = hostnames.to_vec();
     }
 }

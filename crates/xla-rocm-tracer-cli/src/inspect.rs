@@ -10,6 +10,7 @@ use xla_rocm_tracer::export::{XPlane, XSpace};
 use crate::event_kind::{memcpy_bytes, memset_calls, PlaneKinds};
 use crate::xspace_view::{event_span_ps, line_name};
 
+#[derive(Debug, PartialEq)]
 pub struct LaneSummary {
     pub name: String,
     pub events: u64,
@@ -18,6 +19,7 @@ pub struct LaneSummary {
     pub others: u64,
 }
 
+#[derive(Debug, PartialEq)]
 pub struct PlaneSummary {
     pub name: String,
     pub id: i64,

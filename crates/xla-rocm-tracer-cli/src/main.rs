@@ -9,6 +9,8 @@ mod probe;
 mod progress;
 mod record;
 mod replay;
+mod replay_export;
+mod streaming_summary;
 mod xspace_view;
 
 use std::io::IsTerminal;

@@ -20,7 +20,6 @@
 //! By default the replay runs on the simulator's virtual clock (machine key `clock`): time,
 //! thread ids, handles and the capture's wall time follow from the scenario and the seed,
 //! so replaying a scenario twice writes the same bytes. `--real-clock` keeps the host clock.
-use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,13 +30,12 @@ use anyhow::{bail, Context, Result};
 use rocprofiler_sdk_sim::machine::{machine, Machine};
 use rocprofiler_sdk_sim::scenario::{self, ReplayHooks};
 use xla_rocm_tracer::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
-use xla_rocm_tracer::export::plane_names::{HOST_CPU_PLANE_NAME, HOST_PLANE_NAME};
-use xla_rocm_tracer::export::{encode_xspace_to, ExportOptions, GroupBy, Lane, XSpace};
+use xla_rocm_tracer::export::{ExportOptions, GroupBy, Lane};
 use xla_rocm_tracer::tracer::annotation::{pop_annotation, push_annotation};
 use xla_rocm_tracer::tracer::{Tracer, TracerOptions};
 
-use crate::event_kind::add_memset_calls;
 use crate::inspect::{self, plural};
+use crate::replay_export::ReplayExport;
 use crate::{interrupts, output};
 
 /// Set in the re-executed child, so that a mismatch there is an error instead of a loop.
@@ -520,68 +518,29 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         cuda_style_line_names: args.cuda_style_lanes,
         group_by,
     };
-    // One session at a time: its collector's events are dropped once its XSpace is built, and
-    // the XSpace once written and summarized, so a long replay never holds two copies of a
-    // trace. The traces are written before anything is printed: a reader that stops early
-    // (`| head`) must not cost the trace.
+    // One session at a time: its collector's events are dropped once its trace is written and
+    // summarized, so a long replay never holds two copies of a trace. The traces are written
+    // before anything is printed: a reader that stops early (`| head`) must not cost the trace.
     let collectors = std::mem::take(&mut sessions.state().ended);
     let count = collectors.len();
     let mut totals = inspect::DeviceTotals::default();
     let mut sections = Vec::with_capacity(count);
     for (index, (collector, output)) in collectors.into_iter().zip(&outputs).enumerate() {
-        // Each plane is built, written, summarized and dropped before the next (the host
-        // plane, where the memset calls are, first): the whole XSpace is never held. What
-        // is kept for the report is each plane without its lines.
-        let mut space = XSpace::default();
-        let mut summaries = Vec::new();
-        let mut lanes = Vec::new();
-        let mut size = 0;
+        // The session's export streams into the file and the summary at once: no plane is
+        // built as a message. What is kept for the report is each plane without its lines.
+        // Kernels, copies and memsets are counted as the trace shows them (device planes of
+        // every session), so that the summary and the trace agree.
+        let mut kept = None;
         output.write(|out| {
-            let mut memsets = HashSet::new();
-            let mut failed = None;
-            let (session_lanes, rest) =
-                collector.export_plane_by_plane(Tracer::timestamp(), &options, |mut plane| {
-                    // As `merge_host_api_plane` does for a space without a `/host:CPU`.
-                    if plane.name == HOST_PLANE_NAME {
-                        plane.name = HOST_CPU_PLANE_NAME.to_owned();
-                    }
-                    // A space of this one plane encodes as the plane's field of the whole.
-                    let mut one = XSpace {
-                        planes: vec![plane],
-                        ..XSpace::default()
-                    };
-                    if failed.is_none() {
-                        match encode_xspace_to(&one, out) {
-                            Ok(written) => size += written,
-                            Err(error) => failed = Some(error),
-                        }
-                    }
-                    let Some(mut plane) = one.planes.pop() else {
-                        return;
-                    };
-                    // Kernels, copies and memsets are counted as the trace shows them (device
-                    // planes of every session), so that the summary and the trace agree.
-                    add_memset_calls(&plane, &mut memsets);
-                    summaries.push(inspect::summarize_plane(&plane, &memsets));
-                    plane.lines = Vec::new();
-                    space.planes.push(plane);
-                });
-            if let Some(error) = failed {
-                return Err(error);
-            }
-            space.errors = rest.errors;
-            space.warnings = rest.warnings;
-            space.hostnames = rest.hostnames;
-            let texts = XSpace {
-                planes: Vec::new(),
-                errors: space.errors.clone(),
-                warnings: space.warnings.clone(),
-                hostnames: space.hostnames.clone(),
-            };
-            size += encode_xspace_to(&texts, out)?;
-            lanes = session_lanes;
+            let mut export = ReplayExport::new(out);
+            let lanes = collector.export_into_sink(Tracer::timestamp(), &options, &mut export);
+            let size = export.file.finish()?;
+            kept = Some((export.summary.finish(), lanes, size));
             Ok(())
         })?;
+        let Some(((space, summaries), lanes, size)) = kept else {
+            bail!("the export of {} wrote nothing", output.shown().display());
+        };
         drop(collector);
         totals.add_summaries(&summaries);
         let number = index + 1;

@@ -1209,3 +1209,67 @@ fn roctx_ranges_are_host_bands_and_label_the_work_launched_inside_them() {
         ]
     );
 }
+
+/// What a report says of one trace, without its title line: planes, lanes, kinds, bytes, span
+/// and drops.
+fn report_body(section: &str) -> &str {
+    let body = section.split_once('\n').map_or("", |(_, body)| body);
+    let end = ["\nscenario streams:", "\nwrote "]
+        .iter()
+        .filter_map(|marker| body.find(marker))
+        .min()
+        .unwrap_or(body.len());
+    body[..end].trim_end()
+}
+
+#[test]
+fn replays_streamed_summary_is_inspects_summary_of_the_file_it_wrote() {
+    // Memsets (by call and by fill kernel), copies of each direction, several lanes, threads,
+    // GPUs and sessions: replay counts them as the export streams by, inspect from the planes
+    // read back; their reports agree line for line.
+    let dir = std::env::temp_dir().join(format!("replay-vs-inspect-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cli = |args: &[&str]| {
+        let result = Command::new(env!("CARGO_BIN_EXE_xla-rocm-tracer"))
+            .current_dir(repo())
+            .args(args)
+            .env_remove("ROCSIM_MACHINE")
+            .env_remove("XLA_ROCM_TRACER_DISABLE_WAIT_MS")
+            .output()
+            .unwrap();
+        assert!(
+            result.status.success(),
+            "{}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        String::from_utf8(result.stdout).unwrap()
+    };
+    for (scenario, sessions) in [
+        ("multi_thread", 1),
+        ("random_workload", 1),
+        ("copy_paths", 1),
+        ("two_gpu", 1),
+        ("disable_in_flight", 2),
+    ] {
+        let output = dir.join(format!("{scenario}.xplane.pb"));
+        let report = cli(&[
+            "replay",
+            &format!("scenarios/{scenario}.toml"),
+            "-o",
+            output.to_str().unwrap(),
+        ]);
+        let sections: Vec<&str> = report.split("\ntrace: replay of ").skip(1).collect();
+        assert_eq!(sections.len(), sessions, "{report}");
+        for (k, section) in sections.iter().enumerate() {
+            let file = if sessions == 1 {
+                output.clone()
+            } else {
+                session_file(&output, k + 1)
+            };
+            let inspected = cli(&["inspect", file.to_str().unwrap()]);
+            assert_eq!(report_body(section), report_body(&inspected), "{scenario}");
+            assert!(report_body(section).contains("device:GPU:0"), "{section}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

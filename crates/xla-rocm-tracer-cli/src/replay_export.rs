@@ -1,0 +1,65 @@
+//! The sink a replay session is exported into: the trace file's bytes and the report's
+//! summary at once, as the export runs, so that no plane is ever built as a prost message
+//! (at a million steps that plane was the largest thing the process held).
+use std::io::Write;
+
+use xla_rocm_tracer::export::plane_names::{HOST_CPU_PLANE_NAME, HOST_PLANE_NAME};
+use xla_rocm_tracer::export::{EventView, LineHeader, XPlane, XSpaceEncoder, XSpaceSink};
+
+use crate::streaming_summary::StreamingSummary;
+
+pub struct ReplayExport<W: Write> {
+    pub file: XSpaceEncoder<W>,
+    pub summary: StreamingSummary,
+}
+
+impl<W: Write> ReplayExport<W> {
+    pub fn new(out: W) -> ReplayExport<W> {
+        ReplayExport {
+            file: XSpaceEncoder::new(out),
+            summary: StreamingSummary::default(),
+        }
+    }
+}
+
+impl<W: Write> XSpaceSink for ReplayExport<W> {
+    fn expect_events(&mut self, events: usize) {
+        self.file.expect_events(events);
+        self.summary.expect_events(events);
+    }
+
+    fn name_event_metadata(&mut self, metadata_id: i64, name: &str) {
+        self.file.name_event_metadata(metadata_id, name);
+        self.summary.name_event_metadata(metadata_id, name);
+    }
+
+    fn name_stat_metadata(&mut self, metadata_id: i64, name: &str) {
+        self.file.name_stat_metadata(metadata_id, name);
+        self.summary.name_stat_metadata(metadata_id, name);
+    }
+
+    fn start_line(&mut self, line: LineHeader<'_>) {
+        self.file.start_line(line);
+        self.summary.start_line(line);
+    }
+
+    fn add_event(&mut self, event: EventView<'_>) {
+        self.file.add_event(event);
+        self.summary.add_event(event);
+    }
+
+    fn finish_plane(&mut self, mut plane: XPlane) {
+        // As `merge_host_api_plane` does for a space without a `/host:CPU`.
+        if plane.name == HOST_PLANE_NAME {
+            plane.name = HOST_CPU_PLANE_NAME.to_owned();
+        }
+        // Without lines: its metadata and stats only.
+        self.file.finish_plane(plane.clone());
+        self.summary.finish_plane(plane);
+    }
+
+    fn finish_space(&mut self, errors: &[String], warnings: &[String], hostnames: &[String]) {
+        self.file.finish_space(errors, warnings, hostnames);
+        self.summary.finish_space(errors, warnings, hostnames);
+    }
+}
