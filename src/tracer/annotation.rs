@@ -8,7 +8,7 @@
 //! standalone it is [`ThreadAnnotationStack`], driven by [`push_annotation`] / [`pop_annotation`].
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{fence, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -284,6 +284,11 @@ pub struct AnnotationMap {
     cache_epoch: AtomicU64,
     max_strings: AtomicU64,
     dropped: AtomicU64,
+    /// False until a thread first records an annotation here: until then a record's look-up
+    /// answers "none" without the lock (a program that never annotates, traced through the
+    /// tool library, pays no lock per record). Set under the lock before the run or log it
+    /// announces; the call's records are delivered after its ENTER, so the buffer thread sees it.
+    annotated: AtomicBool,
     inner: Mutex<AnnotationMapInner>,
 }
 
@@ -294,6 +299,7 @@ impl AnnotationMap {
             cache_epoch: AtomicU64::new(0),
             max_strings: AtomicU64::new(max_strings),
             dropped: AtomicU64::new(0),
+            annotated: AtomicBool::new(false),
             inner: Mutex::new(AnnotationMapInner::default()),
         }
     }
@@ -454,12 +460,16 @@ impl AnnotationMap {
             scope_range_id,
             label,
         };
+        self.annotated.store(true, Ordering::Release);
         inner.runs.insert(correlation_id, run);
     }
 
     fn new_thread_entry(&self) -> ThreadEntry {
         let log = Arc::new(ThreadAnnotationLog::new());
-        self.inner.lock().logs.push(log.clone());
+        let mut inner = self.inner.lock();
+        self.annotated.store(true, Ordering::Release);
+        inner.logs.push(log.clone());
+        drop(inner);
         ThreadEntry {
             map_id: self.id,
             log,
@@ -597,6 +607,9 @@ impl AnnotationMap {
     /// The annotation, scope-range id and ROCTx label of a call, under one lock: the buffer
     /// thread decodes every record with it while app threads add.
     pub fn look_up_call(&self, correlation_id: u64) -> CallAnnotation {
+        if !self.annotated.load(Ordering::Acquire) {
+            return CallAnnotation::default();
+        }
         self.inner.lock().look_up_call(correlation_id)
     }
 
