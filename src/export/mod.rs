@@ -33,5 +33,6 @@ pub use xspace_builder::{
 };
 pub use xspace_encoder::XSpaceEncoder;
 pub use xspace_sink::{
-    replay_planes, replay_xspace, EventView, LineHeader, XSpaceAssembler, XSpaceSink,
+    replay_planes, replay_xspace, shown_event_name, EventView, LineHeader, XSpaceAssembler,
+    XSpaceSink,
 };

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::details_input::DetailsInput;
 use super::xplane_proto::{x_stat, XEventMetadata, XPlane, XStat, XStatMetadata};
-use super::xspace_sink::XSpaceSink;
+use super::xspace_sink::{shown_event_name, XSpaceSink};
 
 pub(crate) struct PlaneBuilder {
     plane: XPlane,
@@ -174,7 +174,7 @@ impl PlaneBuilder {
         }
         for id in events + 1..=self.plane.event_metadata.len() {
             if let Some(metadata) = self.plane.event_metadata.get(&(id as i64)) {
-                sink.name_event_metadata(metadata.id, &metadata.name);
+                sink.name_event_metadata(metadata.id, shown_event_name(metadata));
             }
         }
         for id in stats + 1..=self.plane.stat_metadata.len() {

@@ -3,7 +3,7 @@
 //! ABI, the CLI), the bridge's columns (the XLA path, src/ffi/flat_xspace.rs) or a file's
 //! bytes (trace_file.rs). One builder, so every form holds the same XSpace; no form needs
 //! another as a step (a prost XSpace costs about 480 bytes and five allocations per event).
-use super::xplane_proto::{x_event, XEvent, XLine, XPlane, XSpace, XStat};
+use super::xplane_proto::{x_event, XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat};
 
 /// An `XLine` without its events.
 #[derive(Copy, Clone, Debug)]
@@ -39,6 +39,26 @@ impl LineHeader<'_> {
             duration_ps: self.duration_ps,
             events: Vec::new(),
         }
+    }
+}
+
+impl<'a> LineHeader<'a> {
+    /// The name the line shows: its display name when it has one.
+    pub fn shown_name(&self) -> &'a str {
+        if self.display_name.is_empty() {
+            self.name
+        } else {
+            self.display_name
+        }
+    }
+}
+
+/// The name events of `metadata` show: its display name when it has one.
+pub fn shown_event_name(metadata: &XEventMetadata) -> &str {
+    if metadata.display_name.is_empty() {
+        &metadata.name
+    } else {
+        &metadata.display_name
     }
 }
 
@@ -102,12 +122,7 @@ pub fn replay_planes<'a>(
     sink.expect_events(events);
     for plane in planes {
         for (id, metadata) in &plane.event_metadata {
-            let name = if metadata.display_name.is_empty() {
-                &metadata.name
-            } else {
-                &metadata.display_name
-            };
-            sink.name_event_metadata(*id, name);
+            sink.name_event_metadata(*id, shown_event_name(metadata));
         }
         for (id, metadata) in &plane.stat_metadata {
             sink.name_stat_metadata(*id, &metadata.name);

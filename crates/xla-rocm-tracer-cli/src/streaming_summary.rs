@@ -226,13 +226,8 @@ impl XSpaceSink for StreamingSummary {
     }
 
     fn start_line(&mut self, line: LineHeader<'_>) {
-        let name = if line.display_name.is_empty() {
-            line.name
-        } else {
-            line.display_name
-        };
         self.lanes.push(LaneCounts {
-            name: name.to_owned(),
+            name: line.shown_name().to_owned(),
             events: 0,
             by_class: BTreeMap::new(),
         });

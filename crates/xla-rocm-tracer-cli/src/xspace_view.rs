@@ -1,14 +1,10 @@
 //! Read-only helpers over any XSpace, ours or XLA's: names, times and stat values.
 use xla_rocm_tracer::export::xplane_proto::x_event::Data;
 use xla_rocm_tracer::export::xplane_proto::x_stat::Value;
-use xla_rocm_tracer::export::{XEvent, XLine, XPlane, XStat};
+use xla_rocm_tracer::export::{shown_event_name, LineHeader, XEvent, XLine, XPlane, XStat};
 
 pub fn line_name(line: &XLine) -> &str {
-    if line.display_name.is_empty() {
-        &line.name
-    } else {
-        &line.display_name
-    }
+    LineHeader::of(line).shown_name()
 }
 
 pub fn event_name<'a>(plane: &'a XPlane, event: &XEvent) -> &'a str {
@@ -17,11 +13,10 @@ pub fn event_name<'a>(plane: &'a XPlane, event: &XEvent) -> &'a str {
 
 /// The name events of metadata `metadata_id` show (its display name when it has one).
 pub fn metadata_name(plane: &XPlane, metadata_id: i64) -> &str {
-    match plane.event_metadata.get(&metadata_id) {
-        Some(metadata) if !metadata.display_name.is_empty() => &metadata.display_name,
-        Some(metadata) => &metadata.name,
-        None => "",
-    }
+    plane
+        .event_metadata
+        .get(&metadata_id)
+        .map_or("", shown_event_name)
 }
 
 pub fn stat_name<'a>(plane: &'a XPlane, stat: &XStat) -> &'a str {
