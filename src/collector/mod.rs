@@ -6,12 +6,14 @@ mod copies;
 mod device_numbering;
 mod drops;
 mod id_set;
+mod interner;
 mod join;
 mod options;
 mod stored_event;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap;
 
 use parking_lot::Mutex;
 
@@ -61,7 +63,10 @@ struct CollectorState {
     num_callback_events: u64,
     num_auxiliary_events: u64,
     num_activity_events: u64,
-    annotations: HashSet<Arc<str>>,
+    /// By annotation id (`pending.strings.annotations`): whether the annotation limit let the
+    /// annotation in; ids past the end are not decided yet.
+    admitted_annotations: Vec<bool>,
+    num_admitted_annotations: u64,
     trace: CollectedTrace,
     caps_warned: BTreeSet<DropReason>,
     /// Without GPU agents: the smallest device id of every flush so far, so that a handle's
@@ -168,10 +173,11 @@ impl CollectorState {
                 }
                 *count += 1;
                 // A duplicate correlation id is found and counted by the join.
+                let pending = &mut self.pending;
                 if is_auxiliary {
-                    self.pending.auxiliary_api.push(event);
+                    pending.auxiliary_api.push(event, &mut pending.strings);
                 } else {
-                    self.pending.api.push(event);
+                    pending.api.push(event, &mut pending.strings);
                 }
             }
             EventSource::Activity => {
@@ -182,7 +188,8 @@ impl CollectorState {
                     return;
                 }
                 self.num_activity_events += 1;
-                self.pending.activities.push(event);
+                let pending = &mut self.pending;
+                pending.activities.push(event, &mut pending.strings);
             }
             EventSource::Invalid => self.trace.drops.add(DropReason::InvalidSource, 1),
         }
@@ -193,56 +200,61 @@ impl CollectorState {
     /// batches reached the collector; later new ones are removed from their events, which stay.
     fn limit_annotations(&mut self) {
         let max_annotation_strings = self.trace.options.max_annotation_strings;
+        let interned = self.pending.strings.annotations.len();
+        if interned as u64 <= max_annotation_strings {
+            // Every annotation the session has seen fits: nothing to order or remove.
+            self.admitted_annotations.resize(interned, true);
+            self.admitted_annotations.fill(true);
+            self.num_admitted_annotations = interned as u64;
+            return;
+        }
+        let admitted = &mut self.admitted_annotations;
+        admitted.resize(interned, false);
         let logs = [
             &self.pending.api,
             &self.pending.auxiliary_api,
             &self.pending.activities,
         ];
-        let mut first_id: HashMap<Arc<str>, u64> = HashMap::new();
+        let mut first_id: FxHashMap<u32, u64> = FxHashMap::default();
         for log in logs {
-            for index in 0..log.len() {
-                let event = log.get(index);
-                if let Some(annotation) = &event.annotation {
-                    if !self.annotations.contains(annotation) {
-                        let id = first_id.entry(annotation.clone()).or_insert(u64::MAX);
-                        *id = (*id).min(event.correlation_id);
-                    }
+            for (correlation_id, annotation) in log.annotations() {
+                if !admitted[annotation as usize] {
+                    let id = first_id.entry(annotation).or_insert(u64::MAX);
+                    *id = (*id).min(correlation_id);
                 }
             }
         }
         if first_id.is_empty() {
             return;
         }
-        let mut new: Vec<(u64, Arc<str>)> = first_id.into_iter().map(|(a, id)| (id, a)).collect();
-        new.sort();
-        let mut rejected = HashSet::new();
-        for (_, annotation) in new {
-            if (self.annotations.len() as u64) < max_annotation_strings {
-                self.annotations.insert(annotation);
+        // Ties between first ids are broken by the text, as the order must not depend on ids
+        // given in arrival order.
+        let strings = &self.pending.strings.annotations;
+        let mut new: Vec<(u64, &str, u32)> = first_id
+            .into_iter()
+            .map(|(annotation, id)| (id, &**strings.get(annotation), annotation))
+            .collect();
+        new.sort_unstable();
+        let mut any_rejected = false;
+        for (_, _, annotation) in new {
+            if self.num_admitted_annotations < max_annotation_strings {
+                admitted[annotation as usize] = true;
+                self.num_admitted_annotations += 1;
             } else {
-                rejected.insert(annotation);
+                any_rejected = true;
             }
         }
-        if rejected.is_empty() {
+        if !any_rejected {
             return;
         }
         let mut removed = 0;
+        let admitted = &self.admitted_annotations;
         for log in [
             &mut self.pending.api,
             &mut self.pending.auxiliary_api,
             &mut self.pending.activities,
         ] {
-            for index in 0..log.len() {
-                let event = log.get_mut(index);
-                if event
-                    .annotation
-                    .as_ref()
-                    .is_some_and(|annotation| rejected.contains(annotation))
-                {
-                    event.annotation = None;
-                    removed += 1;
-                }
-            }
+            removed += log.remove_annotations(|annotation| !admitted[annotation as usize]);
         }
         for _ in 0..removed {
             self.drop_at_cap(DropReason::AnnotationCapReached, max_annotation_strings);
