@@ -22,7 +22,7 @@ pub(super) struct ArrivalLog {
 }
 
 impl ArrivalLog {
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, event: RocmTracerEvent, strings: &mut SessionStrings) {
         if self
             .chunks
@@ -54,12 +54,6 @@ impl ArrivalLog {
     #[inline]
     fn stored(&self, index: usize) -> &StoredEvent {
         &self.chunks[index / CHUNK_LEN][index % CHUNK_LEN]
-    }
-
-    /// The correlation id of the event that arrived `index`-th; `index < len()`.
-    #[inline]
-    pub(crate) fn correlation_id(&self, index: usize) -> u64 {
-        self.stored(index).correlation_id()
     }
 
     /// The event that arrived `index`-th, readable with the session's `strings`; `index < len()`.
@@ -98,9 +92,10 @@ impl ArrivalLog {
         self.roctx_ranges.get(&index).cloned()
     }
 
-    /// Arrival indices ordered by correlation id, ties in arrival order: the order the join
-    /// walks, the same on every run. Ids usually arrive ascending, then no sort is needed.
-    pub(crate) fn order_by_correlation_id(&self) -> Vec<usize> {
+    /// `(correlation id, arrival index)` of every event, ordered by id, ties in arrival
+    /// order: the order the join walks, the same on every run. Ids usually arrive ascending,
+    /// then no sort is needed.
+    pub(crate) fn order_by_correlation_id(&self) -> Vec<(u64, usize)> {
         let mut keyed: Vec<(u64, usize)> = Vec::with_capacity(self.len);
         for (chunk_index, chunk) in self.chunks.iter().enumerate() {
             let first = chunk_index * CHUNK_LEN;
@@ -115,7 +110,7 @@ impl ArrivalLog {
             // Keys are unique (the index breaks ties), so an unstable sort is deterministic.
             keyed.sort_unstable();
         }
-        keyed.into_iter().map(|(_, index)| index).collect()
+        keyed
     }
 
     pub(crate) fn clear(&mut self) {
@@ -147,13 +142,14 @@ mod tests {
         }
         assert_eq!(log.len(), ids.len());
         let order = log.order_by_correlation_id();
-        let sorted: Vec<u64> = order.iter().map(|&i| log.correlation_id(i)).collect();
+        let sorted: Vec<u64> = order.iter().map(|&(id, _)| id).collect();
         let mut expected = ids.clone();
         expected.sort();
         assert_eq!(sorted, expected);
         for pair in order.windows(2) {
-            if log.correlation_id(pair[0]) == log.correlation_id(pair[1]) {
-                assert!(pair[0] < pair[1], "ties must keep arrival order");
+            assert_eq!(log.get(pair[0].1, &strings).correlation_id(), pair[0].0);
+            if pair[0].0 == pair[1].0 {
+                assert!(pair[0].1 < pair[1].1, "ties must keep arrival order");
             }
         }
     }

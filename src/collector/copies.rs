@@ -115,6 +115,7 @@ impl CopyPieces {
     }
 
     /// Hands `activity` on to `emit`, named by its call, or keeps it as a piece.
+    #[inline]
     pub(crate) fn pass(
         &mut self,
         mut activity: RocmTracerEvent,

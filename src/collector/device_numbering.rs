@@ -53,14 +53,24 @@ pub(super) struct DevicePlacement<'a> {
     per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
     host_only: &'a mut Vec<RocmTracerEvent>,
     invalid_device: u64,
+    /// This flush's events by ordinal, in placing order, moved to `per_device` by
+    /// [`DevicePlacement::finish`]. A capture has a few devices and consecutive events mostly
+    /// share one, so placing an event is a comparison and a push, not a tree search.
+    lists: Vec<(u32, Vec<RocmTracerEvent>)>,
+    /// The device id of the event placed last and the index of its list in `lists`.
+    last: Option<(u32, usize)>,
+    /// At most how many events this flush places.
+    most_events: usize,
 }
 
 impl<'a> DevicePlacement<'a> {
+    /// `most_events`: at most how many events will be placed (the pending events joined).
     pub(crate) fn new(
         numbering: &'a DeviceNumbering,
         num_gpus: u32,
         per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
         host_only: &'a mut Vec<RocmTracerEvent>,
+        most_events: usize,
     ) -> DevicePlacement<'a> {
         DevicePlacement {
             numbering,
@@ -68,9 +78,13 @@ impl<'a> DevicePlacement<'a> {
             per_device,
             host_only,
             invalid_device: 0,
+            lists: Vec::new(),
+            last: None,
+            most_events,
         }
     }
 
+    #[inline]
     pub(crate) fn place(&mut self, event: RocmTracerEvent) {
         if event.source == EventSource::ApiCallback
             && event.device_id == RocmTracerEvent::INVALID_DEVICE_ID
@@ -79,14 +93,49 @@ impl<'a> DevicePlacement<'a> {
             self.host_only.push(event);
             return;
         }
-        match self.numbering.ordinal(event.device_id, self.num_gpus) {
-            Some(ordinal) => self.per_device.entry(ordinal).or_default().push(event),
-            None => self.invalid_device += 1,
+        if let Some((device_id, index)) = self.last {
+            if device_id == event.device_id {
+                self.lists[index].1.push(event);
+                return;
+            }
         }
+        self.place_on_another_device(event);
     }
 
-    /// Counts the events that had no valid device as drops.
+    fn place_on_another_device(&mut self, event: RocmTracerEvent) {
+        let Some(ordinal) = self.numbering.ordinal(event.device_id, self.num_gpus) else {
+            self.invalid_device += 1;
+            return;
+        };
+        let index = match self.lists.iter().position(|&(known, _)| known == ordinal) {
+            Some(index) => index,
+            None => {
+                // Room for every event of the flush, so that the list is never copied to grow
+                // (a copy that would hold the old and the new list at once, at the peak of the
+                // join). Only the pages written become resident, and `finish` gives the rest
+                // back; if the room cannot be had, the list grows as usual.
+                let mut list = Vec::new();
+                let _ = list.try_reserve_exact(self.most_events);
+                self.lists.push((ordinal, list));
+                self.lists.len() - 1
+            }
+        };
+        self.last = Some((event.device_id, index));
+        self.lists[index].1.push(event);
+    }
+
+    /// Adds this flush's events after those of earlier flushes, and counts the events that had
+    /// no valid device as drops.
     pub(crate) fn finish(self, drops: &mut DropCounters) {
         drops.add(DropReason::InvalidDevice, self.invalid_device);
+        for (ordinal, mut events) in self.lists {
+            events.shrink_to_fit();
+            let list = self.per_device.entry(ordinal).or_default();
+            if list.is_empty() {
+                *list = events;
+            } else {
+                list.append(&mut events);
+            }
+        }
     }
 }

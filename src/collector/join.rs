@@ -46,16 +46,13 @@ fn is_kept_api_type(event_type: EventType) -> bool {
         )
 }
 
-/// `log`'s indices by correlation id, keeping only the first arrival of each id; the others
-/// are counted as duplicates.
-fn first_of_each_id(log: &ArrivalLog, drops: &mut DropCounters) -> Vec<usize> {
+/// `log`'s `(correlation id, arrival index)` pairs by id, keeping only the first arrival of
+/// each id; the others are counted as duplicates.
+fn first_of_each_id(log: &ArrivalLog, drops: &mut DropCounters) -> Vec<(u64, usize)> {
     let mut order = log.order_by_correlation_id();
     let before = order.len();
     let mut previous = None;
-    order.retain(|&index| {
-        let id = log.correlation_id(index);
-        previous.replace(id) != Some(id)
-    });
+    order.retain(|&(id, _)| previous.replace(id) != Some(id));
     drops.add(
         DropReason::DuplicateCorrelationId,
         (before - order.len()) as u64,
@@ -65,14 +62,8 @@ fn first_of_each_id(log: &ArrivalLog, drops: &mut DropCounters) -> Vec<usize> {
 
 /// Walks `order` (ascending correlation ids) forward from `*cursor` to `correlation_id`;
 /// callers ask for ascending ids, so each walk over one list is linear in total.
-fn seek(
-    log: &ArrivalLog,
-    order: &[usize],
-    cursor: &mut usize,
-    correlation_id: u64,
-) -> Option<usize> {
-    while let Some(&index) = order.get(*cursor) {
-        let id = log.correlation_id(index);
+fn seek(order: &[(u64, usize)], cursor: &mut usize, correlation_id: u64) -> Option<usize> {
+    while let Some(&(id, index)) = order.get(*cursor) {
         if id >= correlation_id {
             return (id == correlation_id).then_some(index);
         }
@@ -96,18 +87,12 @@ pub(super) fn join_api_and_activities(
     // API events take device, stream and details from the first activity of their id.
     let mut first_activities = Vec::with_capacity(api_order.len());
     let mut cursor = 0;
-    for &api_index in &api_order {
-        let correlation_id = pending.api.correlation_id(api_index);
-        first_activities.push(seek(
-            &pending.activities,
-            &activity_order,
-            &mut cursor,
-            correlation_id,
-        ));
+    for &(correlation_id, _) in &api_order {
+        first_activities.push(seek(&activity_order, &mut cursor, correlation_id));
     }
 
     let strings = &pending.strings;
-    for (&first, &api_index) in first_activities.iter().zip(&api_order) {
+    for (&first, &(_, api_index)) in first_activities.iter().zip(&api_order) {
         let api_event = pending.api.get(api_index, strings);
         let roctx_range = || pending.api.roctx_range(api_index);
         if let Some(first) = first.filter(|_| is_kept_api_type(api_event.event_type())) {
@@ -134,24 +119,17 @@ pub(super) fn join_api_and_activities(
     }
 
     let (mut api_cursor, mut auxiliary_cursor) = (0, 0);
-    for group in activity_order.chunk_by(|&a, &b| {
-        pending.activities.correlation_id(a) == pending.activities.correlation_id(b)
-    }) {
-        let correlation_id = pending.activities.correlation_id(group[0]);
+    for group in activity_order.chunk_by(|a, b| a.0 == b.0) {
+        let (correlation_id, first_index) = group[0];
         let api = &pending.api;
         let auxiliary = &pending.auxiliary_api;
-        let first = pending.activities.get(group[0], strings);
+        let first = pending.activities.get(first_index, strings);
         // A (non-auxiliary) API event has taken its first activity's device and details.
-        let api_event = seek(api, &api_order, &mut api_cursor, correlation_id)
+        let api_event = seek(&api_order, &mut api_cursor, correlation_id)
             .map(|index| (api.get(index, strings), Some(first)))
             .or_else(|| {
-                seek(
-                    auxiliary,
-                    &auxiliary_order,
-                    &mut auxiliary_cursor,
-                    correlation_id,
-                )
-                .map(|index| (auxiliary.get(index, strings), None))
+                seek(&auxiliary_order, &mut auxiliary_cursor, correlation_id)
+                    .map(|index| (auxiliary.get(index, strings), None))
             });
         let mut copy_pieces =
             CopyPieces::of_call(api_event.map(|(api_event, _)| api_event).as_ref());
@@ -165,7 +143,7 @@ pub(super) fn join_api_and_activities(
             } else {
                 DropReason::NoApiCounterpart
             };
-            for &index in group {
+            for &(_, index) in group {
                 let activity = pending.activities.get(index, strings);
                 if activity.stream_id() == RocmTracerEvent::UNATTRIBUTED_STREAM_ID {
                     emit(
@@ -178,7 +156,7 @@ pub(super) fn join_api_and_activities(
             }
             continue;
         };
-        for &index in group {
+        for &(_, index) in group {
             let activity = pending
                 .activities
                 .get(index, strings)
@@ -196,6 +174,7 @@ pub(super) fn join_api_and_activities(
 /// What an activity takes from the HIP API event of its correlation id.
 /// `api_event` comes with the first activity of its id if it took that activity's device and
 /// details (it is not auxiliary).
+#[inline]
 fn take_from_api_event(
     mut activity: RocmTracerEvent,
     (api_event, first): (PendingEvent<'_>, Option<PendingEvent<'_>>),

@@ -155,7 +155,8 @@ impl CollectorState {
             self.trace.markers.push(event);
             return;
         }
-        match event.source {
+        let pending = &mut self.pending;
+        let log = match event.source {
             EventSource::ApiCallback => {
                 // Auxiliary events do not count against XLA's cap; a cap of their own keeps
                 // their memory bounded too.
@@ -173,11 +174,10 @@ impl CollectorState {
                 }
                 *count += 1;
                 // A duplicate correlation id is found and counted by the join.
-                let pending = &mut self.pending;
                 if is_auxiliary {
-                    pending.auxiliary_api.push(event, &mut pending.strings);
+                    &mut pending.auxiliary_api
                 } else {
-                    pending.api.push(event, &mut pending.strings);
+                    &mut pending.api
                 }
             }
             EventSource::Activity => {
@@ -188,11 +188,15 @@ impl CollectorState {
                     return;
                 }
                 self.num_activity_events += 1;
-                let pending = &mut self.pending;
-                pending.activities.push(event, &mut pending.strings);
+                &mut pending.activities
             }
-            EventSource::Invalid => self.trace.drops.add(DropReason::InvalidSource, 1),
-        }
+            EventSource::Invalid => {
+                self.trace.drops.add(DropReason::InvalidSource, 1);
+                return;
+            }
+        };
+        // One call site, so that storing inlines here and the event is not copied on the way.
+        log.push(event, &mut pending.strings);
     }
 
     /// Keeps at most `max_annotation_strings` distinct annotations, admitting new ones in
@@ -322,6 +326,7 @@ impl CollectorState {
                 trace.options.num_gpus,
                 &mut trace.devices,
                 &mut trace.host_only,
+                joined.len(),
             );
             for event in joined {
                 placement.place(event);
@@ -331,11 +336,13 @@ impl CollectorState {
             // Known agents number devices without looking at events: place each joined event
             // as it comes, so the joined events are never held twice.
             let numbering = DeviceNumbering::by_agents(&trace.gpu_agents);
+            let most_events = self.pending.api.len() + self.pending.activities.len();
             let mut placement = DevicePlacement::new(
                 &numbering,
                 trace.options.num_gpus,
                 &mut trace.devices,
                 &mut trace.host_only,
+                most_events,
             );
             join_api_and_activities(&mut self.pending, &mut trace.drops, capped, |event| {
                 placement.place(event)

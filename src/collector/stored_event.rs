@@ -132,7 +132,7 @@ pub(super) struct StoredEvent {
 impl StoredEvent {
     /// Takes `event` apart into what the log keeps; it will be the log's `index`-th event. Its
     /// `roctx_range` is returned for the caller to keep aside.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn store(
         event: RocmTracerEvent,
         index: usize,
@@ -242,6 +242,7 @@ impl PendingEvent<'_> {
         self.event.start_time_ns + u64::from(self.event.duration_ns)
     }
 
+    #[inline]
     pub(crate) fn details(&self) -> EventDetails {
         let (tables, id) = (self.tables, self.event.details);
         match self.event.details_kind {
@@ -266,6 +267,7 @@ impl PendingEvent<'_> {
     }
 
     /// The event as the tracer sent it, from `source`, with the `roctx_range` kept aside.
+    #[inline]
     pub(crate) fn to_event(
         self,
         source: EventSource,
