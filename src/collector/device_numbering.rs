@@ -59,8 +59,9 @@ pub(super) struct DevicePlacement<'a> {
     lists: Vec<(u32, Vec<RocmTracerEvent>)>,
     /// The device id of the event placed last and the index of its list in `lists`.
     last: Option<(u32, usize)>,
-    /// At most how many events this flush places.
-    most_events: usize,
+    /// Room to reserve for the next new list: at most how many events this flush places,
+    /// for the first list only.
+    unreserved: usize,
 }
 
 impl<'a> DevicePlacement<'a> {
@@ -80,7 +81,7 @@ impl<'a> DevicePlacement<'a> {
             invalid_device: 0,
             lists: Vec::new(),
             last: None,
-            most_events,
+            unreserved: most_events,
         }
     }
 
@@ -110,12 +111,14 @@ impl<'a> DevicePlacement<'a> {
         let index = match self.lists.iter().position(|&(known, _)| known == ordinal) {
             Some(index) => index,
             None => {
-                // Room for every event of the flush, so that the list is never copied to grow
-                // (a copy that would hold the old and the new list at once, at the peak of the
-                // join). Only the pages written become resident, and `finish` gives the rest
-                // back; if the room cannot be had, the list grows as usual.
+                // The first list gets room for every event of the flush, so that on a
+                // one-GPU capture it is never copied to grow (a copy that would hold the old
+                // and the new list at once, at the peak of the join). Only the pages written
+                // become resident, and `finish` gives the rest back. Later lists grow as
+                // usual: reserving the whole flush for each GPU would ask the system for
+                // several times the trace. If the room cannot be had, the list grows too.
                 let mut list = Vec::new();
-                let _ = list.try_reserve_exact(self.most_events);
+                let _ = list.try_reserve_exact(std::mem::take(&mut self.unreserved));
                 self.lists.push((ordinal, list));
                 self.lists.len() - 1
             }
@@ -137,5 +140,45 @@ impl<'a> DevicePlacement<'a> {
                 list.append(&mut events);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn activity(device_id: u32, correlation_id: u64) -> RocmTracerEvent {
+        RocmTracerEvent {
+            source: EventSource::Activity,
+            device_id,
+            correlation_id,
+            ..RocmTracerEvent::default()
+        }
+    }
+
+    #[test]
+    fn interleaved_devices_keep_their_order_after_earlier_flushes() {
+        let numbering = DeviceNumbering::ByAgentHandle(vec![10, 20]);
+        let mut per_device = BTreeMap::new();
+        let mut host_only = Vec::new();
+        let mut drops = DropCounters::default();
+        for flush in 0..2u64 {
+            let mut placement =
+                DevicePlacement::new(&numbering, 2, &mut per_device, &mut host_only, 6);
+            for (i, device) in [20, 10, 10, 20, 99, 20].into_iter().enumerate() {
+                placement.place(activity(device, flush * 10 + i as u64));
+            }
+            placement.finish(&mut drops);
+        }
+        let ids = |ordinal: u32| -> Vec<u64> {
+            per_device[&ordinal]
+                .iter()
+                .map(|event| event.correlation_id)
+                .collect()
+        };
+        assert_eq!(ids(0), [1, 2, 11, 12]);
+        assert_eq!(ids(1), [0, 3, 5, 10, 13, 15]);
+        assert_eq!(drops.count(DropReason::InvalidDevice), 2);
+        assert!(host_only.is_empty());
     }
 }
