@@ -172,6 +172,7 @@ impl KernelDetails {
     /// The fields in the order of the C ABI's `XrtEvent::kernel` array: private and group
     /// segment sizes, workgroup x/y/z, grid x/y/z, arch and accumulation VGPRs, SGPRs, static
     /// LDS. The one place that order is written.
+    #[inline]
     pub fn to_array(self) -> [u32; 12] {
         [
             self.private_segment_size,
@@ -189,6 +190,7 @@ impl KernelDetails {
         ]
     }
 
+    #[inline]
     pub fn from_array(fields: [u32; 12]) -> KernelDetails {
         let [private_segment_size, group_segment_size, workgroup_x, workgroup_y, workgroup_z, grid_x, grid_y, grid_z, arch_vgpr_count, accum_vgpr_count, sgpr_count, static_group_segment_size] =
             fields;

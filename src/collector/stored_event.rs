@@ -43,13 +43,20 @@ impl CacheSlot for Place {
     }
 }
 
-impl CacheSlot for KernelDetails {
+/// A kernel's dispatch facts as the words [`KernelDetails::to_array`] gives: compared as one
+/// block of memory, not field by field (this compare runs for every stored kernel event).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct KernelWords([u32; 12]);
+
+impl CacheSlot for KernelWords {
     #[inline]
     fn cache_slot(&self) -> u64 {
+        // Grid and block sizes and register counts tell a workload's kernels apart.
+        let [_, group_segment, block_x, _, _, grid_x, grid_y, grid_z, vgprs, _, sgprs, _] = self.0;
         spread(
-            u64::from(self.grid_x ^ self.grid_y.rotate_left(8) ^ self.grid_z.rotate_left(16))
-                ^ (u64::from(self.workgroup_x ^ self.group_segment_size.rotate_left(8)) << 32)
-                ^ (u64::from(self.arch_vgpr_count ^ self.sgpr_count.rotate_left(8)) << 16),
+            u64::from(grid_x ^ grid_y.rotate_left(8) ^ grid_z.rotate_left(16))
+                ^ (u64::from(block_x ^ group_segment.rotate_left(8)) << 32)
+                ^ (u64::from(vgprs ^ sgprs.rotate_left(8)) << 16),
         )
     }
 }
@@ -86,7 +93,7 @@ impl CacheSlot for MemAllocDetails {
 #[derive(Default)]
 pub(super) struct LogTables {
     places: Interner<Place>,
-    kernels: Interner<KernelDetails>,
+    kernels: Interner<KernelWords>,
     copies: Interner<MemcpyDetails>,
     memsets: Interner<MemsetDetails>,
     allocs: Interner<MemAllocDetails>,
@@ -154,7 +161,10 @@ impl StoredEvent {
         });
         let (details_kind, details) = match event.details {
             EventDetails::None => (DetailsKind::None, 0),
-            EventDetails::Kernel(kernel) => (DetailsKind::Kernel, tables.kernels.intern(kernel)),
+            EventDetails::Kernel(kernel) => (
+                DetailsKind::Kernel,
+                tables.kernels.intern(KernelWords(kernel.to_array())),
+            ),
             EventDetails::Memcpy(copy) => (DetailsKind::Memcpy, tables.copies.intern(copy)),
             EventDetails::Memset(set) => (DetailsKind::Memset, tables.memsets.intern(set)),
             EventDetails::MemAlloc(alloc) => (DetailsKind::MemAlloc, tables.allocs.intern(alloc)),
@@ -247,7 +257,9 @@ impl PendingEvent<'_> {
         let (tables, id) = (self.tables, self.event.details);
         match self.event.details_kind {
             DetailsKind::None => EventDetails::None,
-            DetailsKind::Kernel => EventDetails::Kernel(*tables.kernels.get(id)),
+            DetailsKind::Kernel => {
+                EventDetails::Kernel(KernelDetails::from_array(tables.kernels.get(id).0))
+            }
             DetailsKind::Memcpy => EventDetails::Memcpy(*tables.copies.get(id)),
             DetailsKind::Memset => EventDetails::Memset(*tables.memsets.get(id)),
             DetailsKind::MemAlloc => EventDetails::MemAlloc(*tables.allocs.get(id)),
