@@ -23,7 +23,7 @@ pub(super) struct ArrivalLog {
 
 impl ArrivalLog {
     #[inline(always)]
-    pub(crate) fn push(&mut self, event: RocmTracerEvent, strings: &mut SessionStrings) {
+    pub(crate) fn push(&mut self, event: &RocmTracerEvent, strings: &mut SessionStrings) {
         if self
             .chunks
             .last()
@@ -34,11 +34,15 @@ impl ArrivalLog {
         let Some(chunk) = self.chunks.last_mut() else {
             return;
         };
-        let (stored, roctx_range) = StoredEvent::store(event, self.len, &mut self.tables, strings);
         // The chunk has room, so the push cannot grow it.
-        chunk.push(stored);
-        if let Some(range) = roctx_range {
-            self.roctx_ranges.insert(self.len, range);
+        chunk.push(StoredEvent::store(
+            event,
+            self.len,
+            &mut self.tables,
+            strings,
+        ));
+        if let Some(range) = &event.roctx_range {
+            self.roctx_ranges.insert(self.len, range.clone());
         }
         self.len += 1;
     }
@@ -138,7 +142,7 @@ mod tests {
             .collect();
         let mut strings = SessionStrings::default();
         for &id in &ids {
-            log.push(event(id), &mut strings);
+            log.push(&event(id), &mut strings);
         }
         assert_eq!(log.len(), ids.len());
         let order = log.order_by_correlation_id();
@@ -158,9 +162,9 @@ mod tests {
     fn keeps_a_roctx_range_with_its_event() {
         let mut log = ArrivalLog::default();
         let mut strings = SessionStrings::default();
-        log.push(event(1), &mut strings);
+        log.push(&event(1), &mut strings);
         log.push(
-            RocmTracerEvent {
+            &RocmTracerEvent {
                 roctx_range: Some(Arc::from("range")),
                 ..event(2)
             },

@@ -225,7 +225,7 @@ mod tests {
             strings: SessionStrings::default(),
         };
         call.log.push(
-            RocmTracerEvent {
+            &RocmTracerEvent {
                 event_type: EventType::MemcpyOther,
                 source: EventSource::ApiCallback,
                 correlation_id: 2,

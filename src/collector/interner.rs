@@ -44,18 +44,18 @@ impl<K> Default for Interner<K> {
 }
 
 impl<K: Hash + Eq + Clone + CacheSlot> Interner<K> {
-    /// `key`'s id, given it one if it is new. Ids are dense, in first-seen order. A session
+    /// `key`'s id, given it one (and a clone of `key`) if it is new. Ids are dense, in first-seen order. A session
     /// holds fewer than 2^32 distinct values: each needs a stored event, and the collector's
     /// caps bound those far lower (the ids would wrap, not panic, past that).
     #[inline]
-    pub(crate) fn intern(&mut self, key: K) -> u32 {
+    pub(crate) fn intern(&mut self, key: &K) -> u32 {
         let slot = (key.cache_slot() >> (64 - CACHE_BITS)) as usize;
         let cached = self.cache[slot];
         // For `Arc<str>`, `==` compares the pointers first.
         if self
             .values
             .get(cached as usize)
-            .is_some_and(|value| *value == key)
+            .is_some_and(|value| value == key)
         {
             return cached;
         }
@@ -65,13 +65,13 @@ impl<K: Hash + Eq + Clone + CacheSlot> Interner<K> {
     }
 
     #[cold]
-    fn intern_uncached(&mut self, key: K) -> u32 {
-        if let Some(&id) = self.ids.get(&key) {
+    fn intern_uncached(&mut self, key: &K) -> u32 {
+        if let Some(&id) = self.ids.get(key) {
             return id;
         }
         let id = self.values.len() as u32;
         self.values.push(key.clone());
-        self.ids.insert(key, id);
+        self.ids.insert(key.clone(), id);
         id
     }
 
@@ -105,12 +105,12 @@ mod tests {
     #[test]
     fn equal_values_share_an_id_and_ids_return_their_values() {
         let mut names: Interner<Arc<str>> = Interner::default();
-        let a = names.intern(Arc::from("gemm"));
-        let b = names.intern(Arc::from("copy"));
+        let a = names.intern(&Arc::from("gemm"));
+        let b = names.intern(&Arc::from("copy"));
         // An equal string from another allocation, after another value and right after itself.
-        assert_eq!(names.intern(Arc::from("gemm")), a);
-        assert_eq!(names.intern(Arc::from("gemm")), a);
-        assert_eq!(names.intern(Arc::from("copy")), b);
+        assert_eq!(names.intern(&Arc::from("gemm")), a);
+        assert_eq!(names.intern(&Arc::from("gemm")), a);
+        assert_eq!(names.intern(&Arc::from("copy")), b);
         assert_ne!(a, b);
         assert_eq!(&**names.get(a), "gemm");
         assert_eq!(&**names.get(b), "copy");
@@ -130,7 +130,7 @@ mod tests {
     #[test]
     fn values_that_share_a_cache_slot_keep_their_ids() {
         let mut values = Interner::default();
-        let ids: Vec<u32> = (0..40).map(|v| values.intern(Colliding(v % 20))).collect();
+        let ids: Vec<u32> = (0..40).map(|v| values.intern(&Colliding(v % 20))).collect();
         for (v, id) in ids.iter().enumerate() {
             assert_eq!(*id, (v % 20) as u32);
             assert_eq!(values.get(*id), &Colliding((v % 20) as u32));

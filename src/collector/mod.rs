@@ -109,7 +109,7 @@ impl Collector {
     /// activities and are never exported themselves.
     pub fn add_event(&self, event: RocmTracerEvent, is_auxiliary: bool) {
         let mut state = self.state.lock();
-        state.add(event, is_auxiliary);
+        state.add(&event, is_auxiliary);
     }
 
     /// Adds `child -> parent` edges of the scope-range-id tree (`SetScopeRangeIdTree`).
@@ -142,7 +142,7 @@ impl Collector {
 
 impl CollectorState {
     #[inline]
-    fn add(&mut self, event: RocmTracerEvent, is_auxiliary: bool) {
+    fn add(&mut self, event: &RocmTracerEvent, is_auxiliary: bool) {
         let max_callback_api_events = self.trace.options.max_callback_api_events;
         let max_activity_api_events = self.trace.options.max_activity_api_events;
         if event.event_type == EventType::Generic {
@@ -152,7 +152,7 @@ impl CollectorState {
                 return;
             }
             self.num_callback_events += 1;
-            self.trace.markers.push(event);
+            self.trace.markers.push(event.clone());
             return;
         }
         let pending = &mut self.pending;
@@ -372,9 +372,12 @@ fn renumber_devices(trace: &mut CollectedTrace, shift: u32) {
 impl EventSink for Collector {
     fn add_events(&self, batch: &mut Vec<RocmTracerEvent>) {
         let mut state = self.state.lock();
-        for event in batch.drain(..) {
+        // Events are read in place and dropped together after (their strings are shared).
+        for event in batch.iter() {
             state.add(event, false);
         }
+        drop(state);
+        batch.clear();
     }
 
     fn on_events_dropped(&self, reason: DropReason, count: u64) {
