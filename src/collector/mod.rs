@@ -141,7 +141,8 @@ impl Collector {
 }
 
 impl CollectorState {
-    #[inline]
+    /// Inlined into the batch loop: a call per event costs its register saves and restores.
+    #[inline(always)]
     fn add(&mut self, event: &RocmTracerEvent, is_auxiliary: bool) {
         let max_callback_api_events = self.trace.options.max_callback_api_events;
         let max_activity_api_events = self.trace.options.max_activity_api_events;
