@@ -145,7 +145,7 @@ impl EventDomain {
 /// A kernel dispatch's facts: the dispatch's own (segment sizes, geometry) and its kernel
 /// symbol's resources (registers, static LDS), as the newer XLA's `KernelDetails` has them
 /// (docs/xla-interface.md#kernel-resources-and-occupancy).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct KernelDetails {
     /// Scratch bytes per work-item, at dispatch.
     pub private_segment_size: u32,
@@ -172,6 +172,7 @@ impl KernelDetails {
     /// The fields in the order of the C ABI's `XrtEvent::kernel` array: private and group
     /// segment sizes, workgroup x/y/z, grid x/y/z, arch and accumulation VGPRs, SGPRs, static
     /// LDS. The one place that order is written.
+    #[inline]
     pub fn to_array(self) -> [u32; 12] {
         [
             self.private_segment_size,
@@ -189,6 +190,7 @@ impl KernelDetails {
         ]
     }
 
+    #[inline]
     pub fn from_array(fields: [u32; 12]) -> KernelDetails {
         let [private_segment_size, group_segment_size, workgroup_x, workgroup_y, workgroup_z, grid_x, grid_y, grid_z, arch_vgpr_count, accum_vgpr_count, sgpr_count, static_group_segment_size] =
             fields;
@@ -218,7 +220,7 @@ impl KernelDetails {
 
 /// A copy's facts, like CUPTI's `MemcpyDetails` carrying its copy kinds: what the HIP call
 /// asked for and what the SDK recorded travel with the event (docs/ARCHITECTURE.md#a-copy).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct MemcpyDetails {
     /// The record's bytes on an activity; the call's `sizeBytes` on a HIP API event (0 when
     /// its arguments were not available).
@@ -234,13 +236,13 @@ pub struct MemcpyDetails {
     pub recorded_direction: Option<EventType>,
 }
 
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct MemsetDetails {
     pub num_bytes: u64,
     pub is_async: bool,
 }
 
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct MemAllocDetails {
     pub num_bytes: u64,
 }

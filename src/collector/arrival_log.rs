@@ -4,16 +4,17 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::stored_event::StoredEvent;
+use super::stored_event::{LogTables, PendingEvent, SessionStrings, StoredEvent};
 use crate::event::RocmTracerEvent;
 
-/// 4096 events of 128 bytes: 512 KiB per allocation.
+/// 4096 events of 48 bytes: 192 KiB per allocation.
 const CHUNK_LEN: usize = 4096;
 
 #[derive(Default)]
 pub(super) struct ArrivalLog {
     chunks: Vec<Vec<StoredEvent>>,
     len: usize,
+    tables: LogTables,
     /// `roctx_range`s by arrival index. Only work issued inside a ROCTx range has one, so
     /// this is kept aside rather than costing 16 bytes in every event (a program that wraps
     /// every call in a range pays a map entry per event instead).
@@ -21,8 +22,8 @@ pub(super) struct ArrivalLog {
 }
 
 impl ArrivalLog {
-    #[inline]
-    pub(crate) fn push(&mut self, event: RocmTracerEvent) {
+    #[inline(always)]
+    pub(crate) fn push(&mut self, event: &RocmTracerEvent, strings: &mut SessionStrings) {
         if self
             .chunks
             .last()
@@ -33,11 +34,15 @@ impl ArrivalLog {
         let Some(chunk) = self.chunks.last_mut() else {
             return;
         };
-        let (stored, roctx_range) = StoredEvent::from_event(event);
         // The chunk has room, so the push cannot grow it.
-        chunk.push(stored);
-        if let Some(range) = roctx_range {
-            self.roctx_ranges.insert(self.len, range);
+        chunk.push(StoredEvent::store(
+            event,
+            self.len,
+            &mut self.tables,
+            strings,
+        ));
+        if let Some(range) = &event.roctx_range {
+            self.roctx_ranges.insert(self.len, range.clone());
         }
         self.len += 1;
     }
@@ -50,22 +55,51 @@ impl ArrivalLog {
         self.len() == 0
     }
 
-    /// The event that arrived `index`-th; `index < len()`.
-    pub(crate) fn get(&self, index: usize) -> &StoredEvent {
+    #[inline]
+    fn stored(&self, index: usize) -> &StoredEvent {
         &self.chunks[index / CHUNK_LEN][index % CHUNK_LEN]
     }
 
-    pub(crate) fn get_mut(&mut self, index: usize) -> &mut StoredEvent {
-        &mut self.chunks[index / CHUNK_LEN][index % CHUNK_LEN]
+    /// The event that arrived `index`-th, readable with the session's `strings`; `index < len()`.
+    #[inline]
+    pub(crate) fn get<'a>(&'a self, index: usize, strings: &'a SessionStrings) -> PendingEvent<'a> {
+        PendingEvent {
+            event: self.stored(index),
+            index,
+            tables: &self.tables,
+            strings,
+        }
+    }
+
+    /// `(correlation id, annotation id)` of every event with an annotation.
+    pub(crate) fn annotations(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        self.chunks.iter().flatten().filter_map(|event| {
+            event
+                .annotation()
+                .map(|annotation| (event.correlation_id(), annotation))
+        })
+    }
+
+    /// Removes the annotations `remove` says to; returns how many events lost theirs.
+    pub(crate) fn remove_annotations(&mut self, remove: impl Fn(u32) -> bool) -> u64 {
+        let mut removed = 0;
+        for event in self.chunks.iter_mut().flatten() {
+            if event.annotation().is_some_and(&remove) {
+                event.remove_annotation();
+                removed += 1;
+            }
+        }
+        removed
     }
 
     pub(crate) fn roctx_range(&self, index: usize) -> Option<Arc<str>> {
         self.roctx_ranges.get(&index).cloned()
     }
 
-    /// Arrival indices ordered by correlation id, ties in arrival order: the order the join
-    /// walks, the same on every run. Ids usually arrive ascending, then no sort is needed.
-    pub(crate) fn order_by_correlation_id(&self) -> Vec<usize> {
+    /// `(correlation id, arrival index)` of every event, ordered by id, ties in arrival
+    /// order: the order the join walks, the same on every run. Ids usually arrive ascending,
+    /// then no sort is needed.
+    pub(crate) fn order_by_correlation_id(&self) -> Vec<(u64, usize)> {
         let mut keyed: Vec<(u64, usize)> = Vec::with_capacity(self.len);
         for (chunk_index, chunk) in self.chunks.iter().enumerate() {
             let first = chunk_index * CHUNK_LEN;
@@ -73,14 +107,14 @@ impl ArrivalLog {
                 chunk
                     .iter()
                     .enumerate()
-                    .map(|(offset, event)| (event.correlation_id, first + offset)),
+                    .map(|(offset, event)| (event.correlation_id(), first + offset)),
             );
         }
         if !keyed.is_sorted() {
             // Keys are unique (the index breaks ties), so an unstable sort is deterministic.
             keyed.sort_unstable();
         }
-        keyed.into_iter().map(|(_, index)| index).collect()
+        keyed
     }
 
     pub(crate) fn clear(&mut self) {
@@ -106,18 +140,20 @@ mod tests {
             .rev()
             .map(|i| i / 2)
             .collect();
+        let mut strings = SessionStrings::default();
         for &id in &ids {
-            log.push(event(id));
+            log.push(&event(id), &mut strings);
         }
         assert_eq!(log.len(), ids.len());
         let order = log.order_by_correlation_id();
-        let sorted: Vec<u64> = order.iter().map(|&i| log.get(i).correlation_id).collect();
+        let sorted: Vec<u64> = order.iter().map(|&(id, _)| id).collect();
         let mut expected = ids.clone();
         expected.sort();
         assert_eq!(sorted, expected);
         for pair in order.windows(2) {
-            if log.get(pair[0]).correlation_id == log.get(pair[1]).correlation_id {
-                assert!(pair[0] < pair[1], "ties must keep arrival order");
+            assert_eq!(log.get(pair[0].1, &strings).correlation_id(), pair[0].0);
+            if pair[0].0 == pair[1].0 {
+                assert!(pair[0].1 < pair[1].1, "ties must keep arrival order");
             }
         }
     }
@@ -125,11 +161,15 @@ mod tests {
     #[test]
     fn keeps_a_roctx_range_with_its_event() {
         let mut log = ArrivalLog::default();
-        log.push(event(1));
-        log.push(RocmTracerEvent {
-            roctx_range: Some(Arc::from("range")),
-            ..event(2)
-        });
+        let mut strings = SessionStrings::default();
+        log.push(&event(1), &mut strings);
+        log.push(
+            &RocmTracerEvent {
+                roctx_range: Some(Arc::from("range")),
+                ..event(2)
+            },
+            &mut strings,
+        );
         assert_eq!(log.roctx_range(0), None);
         assert_eq!(log.roctx_range(1).as_deref(), Some("range"));
         log.clear();

@@ -16,15 +16,15 @@
 //!   record it as a copy; docs/simulator-fidelity.md#releases);
 //! - leaves a copy call without a record on its host thread (the CPU copied; see
 //!   [`is_done_by_cpu`]).
-use super::stored_event::StoredEvent;
+use super::stored_event::PendingEvent;
 use crate::event::{EventDetails, EventType, MemcpyDetails, RocmTracerEvent};
 
 /// The call facts of a HIP API copy event, if it is one.
-fn call_of(api_event: &StoredEvent) -> Option<MemcpyDetails> {
+fn call_of(api_event: &PendingEvent<'_>) -> Option<MemcpyDetails> {
     if !api_event.event_type().is_memcpy() {
         return None;
     }
-    match api_event.details.unpack() {
+    match api_event.details() {
         EventDetails::Memcpy(call) => Some(call),
         _ => None,
     }
@@ -40,17 +40,19 @@ fn copy_bytes(event: &RocmTracerEvent) -> u64 {
 /// A HIP copy call with no device record: the CPU copied (host-to-host, small pageable copies
 /// on a large-BAR GPU). Its API event keeps the call's size and stays on its host thread, with
 /// no device; export counts it (`DropReason::CopyDoneByCpu`).
-pub(super) fn is_done_by_cpu(api_event: &StoredEvent) -> bool {
+pub(super) fn is_done_by_cpu(api_event: &PendingEvent<'_>) -> bool {
     api_event.event_type().is_memcpy()
 }
 
 /// The details a HIP API copy event takes from the first activity of its call: the activity's
 /// (device side) facts, with the call's own direction and, when the activity is one piece of
 /// a larger call, the call's size.
-pub(super) fn api_copy_details(api_event: &StoredEvent, first: &StoredEvent) -> EventDetails {
-    let (Some(call), EventDetails::Memcpy(record)) = (call_of(api_event), first.details.unpack())
-    else {
-        return first.details.unpack();
+pub(super) fn api_copy_details(
+    api_event: &PendingEvent<'_>,
+    first: &PendingEvent<'_>,
+) -> EventDetails {
+    let (Some(call), EventDetails::Memcpy(record)) = (call_of(api_event), first.details()) else {
+        return first.details();
     };
     let recorded = first.event_type();
     let renamed = call.call_direction.is_some_and(|asked| asked != recorded);
@@ -65,8 +67,8 @@ pub(super) fn api_copy_details(api_event: &StoredEvent, first: &StoredEvent) -> 
 /// A blit kernel (a copy HIP ran as a kernel) takes its copy call's size instead of the
 /// blit's launch geometry, which no reader needs (docs/xla-interface.md#copy-apis). Nothing
 /// changes if `api_event` is not a copy. See [`name_blit_kernel_by_call`].
-pub(super) fn name_blit_kernel(kernel: &mut RocmTracerEvent, api_event: &StoredEvent) {
-    if let Some(call) = call_of(api_event) {
+pub(super) fn name_blit_kernel(kernel: &mut RocmTracerEvent, api_event: PendingEvent<'_>) {
+    if let Some(call) = call_of(&api_event) {
         name_blit_kernel_by_call(kernel, call);
     }
 }
@@ -105,7 +107,7 @@ pub(super) struct CopyPieces {
 
 impl CopyPieces {
     /// For the activities of `api_event`'s correlation id (`None`: no API event).
-    pub(crate) fn of_call(api_event: Option<&StoredEvent>) -> CopyPieces {
+    pub(crate) fn of_call(api_event: Option<&PendingEvent<'_>>) -> CopyPieces {
         CopyPieces {
             call: api_event.and_then(call_of),
             partial: None,
@@ -113,6 +115,7 @@ impl CopyPieces {
     }
 
     /// Hands `activity` on to `emit`, named by its call, or keeps it as a piece.
+    #[inline]
     pub(crate) fn pass(
         &mut self,
         mut activity: RocmTracerEvent,
@@ -183,6 +186,8 @@ pub fn recorded_direction(event: &RocmTracerEvent) -> Option<EventType> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collector::arrival_log::ArrivalLog;
+    use crate::collector::stored_event::SessionStrings;
     use crate::event::EventSource;
 
     fn piece(event_type: EventType, bytes: u64, start: u64) -> RocmTracerEvent {
@@ -202,24 +207,43 @@ mod tests {
         }
     }
 
-    fn call(direction: EventType, bytes: u64) -> StoredEvent {
-        StoredEvent::from_event(RocmTracerEvent {
-            event_type: EventType::MemcpyOther,
-            source: EventSource::ApiCallback,
-            correlation_id: 2,
-            details: EventDetails::Memcpy(MemcpyDetails {
-                num_bytes: bytes,
-                call_direction: Some(direction),
-                ..MemcpyDetails::default()
-            }),
-            ..RocmTracerEvent::default()
-        })
-        .0
+    /// A HIP API copy call, stored as the collector keeps it.
+    struct Call {
+        log: ArrivalLog,
+        strings: SessionStrings,
     }
 
-    fn run(api: &StoredEvent, activities: Vec<RocmTracerEvent>) -> Vec<RocmTracerEvent> {
+    impl Call {
+        fn event(&self) -> PendingEvent<'_> {
+            self.log.get(0, &self.strings)
+        }
+    }
+
+    fn call(direction: EventType, bytes: u64) -> Call {
+        let mut call = Call {
+            log: ArrivalLog::default(),
+            strings: SessionStrings::default(),
+        };
+        call.log.push(
+            &RocmTracerEvent {
+                event_type: EventType::MemcpyOther,
+                source: EventSource::ApiCallback,
+                correlation_id: 2,
+                details: EventDetails::Memcpy(MemcpyDetails {
+                    num_bytes: bytes,
+                    call_direction: Some(direction),
+                    ..MemcpyDetails::default()
+                }),
+                ..RocmTracerEvent::default()
+            },
+            &mut call.strings,
+        );
+        call
+    }
+
+    fn run(api: &Call, activities: Vec<RocmTracerEvent>) -> Vec<RocmTracerEvent> {
         let mut out = Vec::new();
-        let mut pieces = CopyPieces::of_call(Some(api));
+        let mut pieces = CopyPieces::of_call(Some(&api.event()));
         for activity in activities {
             pieces.pass(activity, &mut |event| out.push(event));
         }
@@ -283,7 +307,7 @@ mod tests {
     #[test]
     fn a_same_gpu_blit_kernel_takes_the_copy_call_size_and_stays_a_kernel() {
         let mut kernel = blit(7);
-        name_blit_kernel(&mut kernel, &call(EventType::MemcpyD2D, 5 << 20));
+        name_blit_kernel(&mut kernel, call(EventType::MemcpyD2D, 5 << 20).event());
         let EventDetails::Memcpy(details) = kernel.details else {
             panic!("memcpy details expected");
         };
@@ -291,14 +315,14 @@ mod tests {
         assert_eq!(kernel.event_type, EventType::Kernel);
         assert_eq!(&*kernel.name, "__amd_rocclr_copyBuffer");
         let mut no_size = blit(7);
-        name_blit_kernel(&mut no_size, &call(EventType::MemcpyD2D, 0));
+        name_blit_kernel(&mut no_size, call(EventType::MemcpyD2D, 0).event());
         assert_eq!(no_size, blit(7));
     }
 
     #[test]
     fn a_blit_kernel_of_a_host_to_device_call_is_named_by_the_call() {
         let mut kernel = blit(3);
-        name_blit_kernel(&mut kernel, &call(EventType::MemcpyH2D, 4096));
+        name_blit_kernel(&mut kernel, call(EventType::MemcpyH2D, 4096).event());
         assert_eq!(kernel.event_type, EventType::MemcpyH2D);
         assert_eq!(&*kernel.name, "MemcpyH2D");
         assert_eq!(copy_bytes(&kernel), 4096);

@@ -53,14 +53,25 @@ pub(super) struct DevicePlacement<'a> {
     per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
     host_only: &'a mut Vec<RocmTracerEvent>,
     invalid_device: u64,
+    /// This flush's events by ordinal, in placing order, moved to `per_device` by
+    /// [`DevicePlacement::finish`]. A capture has a few devices and consecutive events mostly
+    /// share one, so placing an event is a comparison and a push, not a tree search.
+    lists: Vec<(u32, Vec<RocmTracerEvent>)>,
+    /// The device id of the event placed last and the index of its list in `lists`.
+    last: Option<(u32, usize)>,
+    /// Room to reserve for the next new list: at most how many events this flush places,
+    /// for the first list only.
+    unreserved: usize,
 }
 
 impl<'a> DevicePlacement<'a> {
+    /// `most_events`: at most how many events will be placed (the pending events joined).
     pub(crate) fn new(
         numbering: &'a DeviceNumbering,
         num_gpus: u32,
         per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
         host_only: &'a mut Vec<RocmTracerEvent>,
+        most_events: usize,
     ) -> DevicePlacement<'a> {
         DevicePlacement {
             numbering,
@@ -68,9 +79,13 @@ impl<'a> DevicePlacement<'a> {
             per_device,
             host_only,
             invalid_device: 0,
+            lists: Vec::new(),
+            last: None,
+            unreserved: most_events,
         }
     }
 
+    #[inline]
     pub(crate) fn place(&mut self, event: RocmTracerEvent) {
         if event.source == EventSource::ApiCallback
             && event.device_id == RocmTracerEvent::INVALID_DEVICE_ID
@@ -79,14 +94,91 @@ impl<'a> DevicePlacement<'a> {
             self.host_only.push(event);
             return;
         }
-        match self.numbering.ordinal(event.device_id, self.num_gpus) {
-            Some(ordinal) => self.per_device.entry(ordinal).or_default().push(event),
-            None => self.invalid_device += 1,
+        if let Some((device_id, index)) = self.last {
+            if device_id == event.device_id {
+                self.lists[index].1.push(event);
+                return;
+            }
+        }
+        self.place_on_another_device(event);
+    }
+
+    fn place_on_another_device(&mut self, event: RocmTracerEvent) {
+        let Some(ordinal) = self.numbering.ordinal(event.device_id, self.num_gpus) else {
+            self.invalid_device += 1;
+            return;
+        };
+        let index = match self.lists.iter().position(|&(known, _)| known == ordinal) {
+            Some(index) => index,
+            None => {
+                // The first list gets room for every event of the flush, so that on a
+                // one-GPU capture it is never copied to grow (a copy that would hold the old
+                // and the new list at once, at the peak of the join). Only the pages written
+                // become resident, and `finish` gives the rest back. Later lists grow as
+                // usual: reserving the whole flush for each GPU would ask the system for
+                // several times the trace. If the room cannot be had, the list grows too.
+                let mut list = Vec::new();
+                let _ = list.try_reserve_exact(std::mem::take(&mut self.unreserved));
+                self.lists.push((ordinal, list));
+                self.lists.len() - 1
+            }
+        };
+        self.last = Some((event.device_id, index));
+        self.lists[index].1.push(event);
+    }
+
+    /// Adds this flush's events after those of earlier flushes, and counts the events that had
+    /// no valid device as drops.
+    pub(crate) fn finish(self, drops: &mut DropCounters) {
+        drops.add(DropReason::InvalidDevice, self.invalid_device);
+        for (ordinal, mut events) in self.lists {
+            events.shrink_to_fit();
+            let list = self.per_device.entry(ordinal).or_default();
+            if list.is_empty() {
+                *list = events;
+            } else {
+                list.append(&mut events);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn activity(device_id: u32, correlation_id: u64) -> RocmTracerEvent {
+        RocmTracerEvent {
+            source: EventSource::Activity,
+            device_id,
+            correlation_id,
+            ..RocmTracerEvent::default()
         }
     }
 
-    /// Counts the events that had no valid device as drops.
-    pub(crate) fn finish(self, drops: &mut DropCounters) {
-        drops.add(DropReason::InvalidDevice, self.invalid_device);
+    #[test]
+    fn interleaved_devices_keep_their_order_after_earlier_flushes() {
+        let numbering = DeviceNumbering::ByAgentHandle(vec![10, 20]);
+        let mut per_device = BTreeMap::new();
+        let mut host_only = Vec::new();
+        let mut drops = DropCounters::default();
+        for flush in 0..2u64 {
+            let mut placement =
+                DevicePlacement::new(&numbering, 2, &mut per_device, &mut host_only, 6);
+            for (i, device) in [20, 10, 10, 20, 99, 20].into_iter().enumerate() {
+                placement.place(activity(device, flush * 10 + i as u64));
+            }
+            placement.finish(&mut drops);
+        }
+        let ids = |ordinal: u32| -> Vec<u64> {
+            per_device[&ordinal]
+                .iter()
+                .map(|event| event.correlation_id)
+                .collect()
+        };
+        assert_eq!(ids(0), [1, 2, 11, 12]);
+        assert_eq!(ids(1), [0, 3, 5, 10, 13, 15]);
+        assert_eq!(drops.count(DropReason::InvalidDevice), 2);
+        assert!(host_only.is_empty());
     }
 }

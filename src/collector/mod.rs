@@ -6,12 +6,14 @@ mod copies;
 mod device_numbering;
 mod drops;
 mod id_set;
+mod interner;
 mod join;
 mod options;
 mod stored_event;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap;
 
 use parking_lot::Mutex;
 
@@ -61,7 +63,10 @@ struct CollectorState {
     num_callback_events: u64,
     num_auxiliary_events: u64,
     num_activity_events: u64,
-    annotations: HashSet<Arc<str>>,
+    /// By annotation id (`pending.strings.annotations`): whether the annotation limit let the
+    /// annotation in; ids past the end are not decided yet.
+    admitted_annotations: Vec<bool>,
+    num_admitted_annotations: u64,
     trace: CollectedTrace,
     caps_warned: BTreeSet<DropReason>,
     /// Without GPU agents: the smallest device id of every flush so far, so that a handle's
@@ -104,7 +109,7 @@ impl Collector {
     /// activities and are never exported themselves.
     pub fn add_event(&self, event: RocmTracerEvent, is_auxiliary: bool) {
         let mut state = self.state.lock();
-        state.add(event, is_auxiliary);
+        state.add(&event, is_auxiliary);
     }
 
     /// Adds `child -> parent` edges of the scope-range-id tree (`SetScopeRangeIdTree`).
@@ -136,8 +141,9 @@ impl Collector {
 }
 
 impl CollectorState {
-    #[inline]
-    fn add(&mut self, event: RocmTracerEvent, is_auxiliary: bool) {
+    /// Inlined into the batch loop: a call per event costs its register saves and restores.
+    #[inline(always)]
+    fn add(&mut self, event: &RocmTracerEvent, is_auxiliary: bool) {
         let max_callback_api_events = self.trace.options.max_callback_api_events;
         let max_activity_api_events = self.trace.options.max_activity_api_events;
         if event.event_type == EventType::Generic {
@@ -147,10 +153,11 @@ impl CollectorState {
                 return;
             }
             self.num_callback_events += 1;
-            self.trace.markers.push(event);
+            self.trace.markers.push(event.clone());
             return;
         }
-        match event.source {
+        let pending = &mut self.pending;
+        let log = match event.source {
             EventSource::ApiCallback => {
                 // Auxiliary events do not count against XLA's cap; a cap of their own keeps
                 // their memory bounded too.
@@ -169,9 +176,9 @@ impl CollectorState {
                 *count += 1;
                 // A duplicate correlation id is found and counted by the join.
                 if is_auxiliary {
-                    self.pending.auxiliary_api.push(event);
+                    &mut pending.auxiliary_api
                 } else {
-                    self.pending.api.push(event);
+                    &mut pending.api
                 }
             }
             EventSource::Activity => {
@@ -182,10 +189,15 @@ impl CollectorState {
                     return;
                 }
                 self.num_activity_events += 1;
-                self.pending.activities.push(event);
+                &mut pending.activities
             }
-            EventSource::Invalid => self.trace.drops.add(DropReason::InvalidSource, 1),
-        }
+            EventSource::Invalid => {
+                self.trace.drops.add(DropReason::InvalidSource, 1);
+                return;
+            }
+        };
+        // One call site, so that storing inlines here and the event is not copied on the way.
+        log.push(event, &mut pending.strings);
     }
 
     /// Keeps at most `max_annotation_strings` distinct annotations, admitting new ones in
@@ -193,56 +205,61 @@ impl CollectorState {
     /// batches reached the collector; later new ones are removed from their events, which stay.
     fn limit_annotations(&mut self) {
         let max_annotation_strings = self.trace.options.max_annotation_strings;
+        let interned = self.pending.strings.annotations.len();
+        if interned as u64 <= max_annotation_strings {
+            // Every annotation the session has seen fits: nothing to order or remove.
+            self.admitted_annotations.resize(interned, true);
+            self.admitted_annotations.fill(true);
+            self.num_admitted_annotations = interned as u64;
+            return;
+        }
+        let admitted = &mut self.admitted_annotations;
+        admitted.resize(interned, false);
         let logs = [
             &self.pending.api,
             &self.pending.auxiliary_api,
             &self.pending.activities,
         ];
-        let mut first_id: HashMap<Arc<str>, u64> = HashMap::new();
+        let mut first_id: FxHashMap<u32, u64> = FxHashMap::default();
         for log in logs {
-            for index in 0..log.len() {
-                let event = log.get(index);
-                if let Some(annotation) = &event.annotation {
-                    if !self.annotations.contains(annotation) {
-                        let id = first_id.entry(annotation.clone()).or_insert(u64::MAX);
-                        *id = (*id).min(event.correlation_id);
-                    }
+            for (correlation_id, annotation) in log.annotations() {
+                if !admitted[annotation as usize] {
+                    let id = first_id.entry(annotation).or_insert(u64::MAX);
+                    *id = (*id).min(correlation_id);
                 }
             }
         }
         if first_id.is_empty() {
             return;
         }
-        let mut new: Vec<(u64, Arc<str>)> = first_id.into_iter().map(|(a, id)| (id, a)).collect();
-        new.sort();
-        let mut rejected = HashSet::new();
-        for (_, annotation) in new {
-            if (self.annotations.len() as u64) < max_annotation_strings {
-                self.annotations.insert(annotation);
+        // Ties between first ids are broken by the text, as the order must not depend on ids
+        // given in arrival order.
+        let strings = &self.pending.strings.annotations;
+        let mut new: Vec<(u64, &str, u32)> = first_id
+            .into_iter()
+            .map(|(annotation, id)| (id, &**strings.get(annotation), annotation))
+            .collect();
+        new.sort_unstable();
+        let mut any_rejected = false;
+        for (_, _, annotation) in new {
+            if self.num_admitted_annotations < max_annotation_strings {
+                admitted[annotation as usize] = true;
+                self.num_admitted_annotations += 1;
             } else {
-                rejected.insert(annotation);
+                any_rejected = true;
             }
         }
-        if rejected.is_empty() {
+        if !any_rejected {
             return;
         }
         let mut removed = 0;
+        let admitted = &self.admitted_annotations;
         for log in [
             &mut self.pending.api,
             &mut self.pending.auxiliary_api,
             &mut self.pending.activities,
         ] {
-            for index in 0..log.len() {
-                let event = log.get_mut(index);
-                if event
-                    .annotation
-                    .as_ref()
-                    .is_some_and(|annotation| rejected.contains(annotation))
-                {
-                    event.annotation = None;
-                    removed += 1;
-                }
-            }
+            removed += log.remove_annotations(|annotation| !admitted[annotation as usize]);
         }
         for _ in 0..removed {
             self.drop_at_cap(DropReason::AnnotationCapReached, max_annotation_strings);
@@ -310,6 +327,7 @@ impl CollectorState {
                 trace.options.num_gpus,
                 &mut trace.devices,
                 &mut trace.host_only,
+                joined.len(),
             );
             for event in joined {
                 placement.place(event);
@@ -319,11 +337,13 @@ impl CollectorState {
             // Known agents number devices without looking at events: place each joined event
             // as it comes, so the joined events are never held twice.
             let numbering = DeviceNumbering::by_agents(&trace.gpu_agents);
+            let most_events = self.pending.api.len() + self.pending.activities.len();
             let mut placement = DevicePlacement::new(
                 &numbering,
                 trace.options.num_gpus,
                 &mut trace.devices,
                 &mut trace.host_only,
+                most_events,
             );
             join_api_and_activities(&mut self.pending, &mut trace.drops, capped, |event| {
                 placement.place(event)
@@ -353,9 +373,12 @@ fn renumber_devices(trace: &mut CollectedTrace, shift: u32) {
 impl EventSink for Collector {
     fn add_events(&self, batch: &mut Vec<RocmTracerEvent>) {
         let mut state = self.state.lock();
-        for event in batch.drain(..) {
+        // Events are read in place and dropped together after (their strings are shared).
+        for event in batch.iter() {
             state.add(event, false);
         }
+        drop(state);
+        batch.clear();
     }
 
     fn on_events_dropped(&self, reason: DropReason, count: u64) {

@@ -1,23 +1,105 @@
-//! The collector's own form of a pending event: 144 bytes instead of the 192 of a
-//! `RocmTracerEvent`, with no field that is almost always empty. Names and annotations stay
-//! `Arc<str>`s moved out of the tracer's event, so storing one costs no hashing and no
-//! reference-count traffic.
+//! The collector's own form of a pending event: 48 bytes instead of the 192 of a
+//! `RocmTracerEvent`. What events of a workload repeat is interned: names and annotations per
+//! session ([`SessionStrings`]), where an event ran (thread, stream, queue, device) and its
+//! details per log ([`LogTables`]); the duration fits 32 bits unless the event ran over four
+//! seconds (then its end is kept aside). Nothing is lost: [`PendingEvent::to_event`] gives back
+//! the event as the tracer sent it.
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
+use super::interner::{spread, CacheSlot, Interner};
 use crate::event::{
     EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemAllocDetails,
     MemcpyDetails, MemsetDetails, RocmTracerEvent,
 };
 
-/// `EventDetails` packed into twelve `u32`s (a kernel's dispatch facts and its symbol's
-/// resources) plus a one-byte kind (the enum takes 56 bytes: its `u64` fields align the whole
-/// union to 8). Packed, so the kind byte shares the event's tail with its type and domain
-/// instead of rounding the event up to 152 bytes; fields are only ever read by copy.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[repr(C, packed)]
-pub(super) struct PackedDetails {
-    kind: DetailsKind,
-    words: [u32; 12],
+/// Names and annotations of one session's events, each string once. Annotation ids are what
+/// the annotation limit counts (one per distinct string).
+#[derive(Default)]
+pub(super) struct SessionStrings {
+    pub names: Interner<Arc<str>>,
+    pub annotations: Interner<Arc<str>>,
+}
+
+/// Where an event ran: four fields that take one of a few combinations in a capture.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Place {
+    pub thread_id: u64,
+    pub stream_id: u64,
+    pub queue_id: u64,
+    pub device_id: u32,
+}
+
+impl CacheSlot for Place {
+    #[inline]
+    fn cache_slot(&self) -> u64 {
+        spread(
+            self.stream_id
+                .wrapping_add(self.thread_id.rotate_left(16))
+                .wrapping_add(self.queue_id.rotate_left(32))
+                .wrapping_add(u64::from(self.device_id).rotate_left(48)),
+        )
+    }
+}
+
+/// A kernel's dispatch facts as the words [`KernelDetails::to_array`] gives: compared as one
+/// block of memory, not field by field (this compare runs for every stored kernel event).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct KernelWords([u32; 12]);
+
+impl CacheSlot for KernelWords {
+    #[inline]
+    fn cache_slot(&self) -> u64 {
+        // Grid and block sizes and register counts tell a workload's kernels apart.
+        let [_, group_segment, block_x, _, _, grid_x, grid_y, grid_z, vgprs, _, sgprs, _] = self.0;
+        spread(
+            u64::from(grid_x ^ grid_y.rotate_left(8) ^ grid_z.rotate_left(16))
+                ^ (u64::from(block_x ^ group_segment.rotate_left(8)) << 32)
+                ^ (u64::from(vgprs ^ sgprs.rotate_left(8)) << 16),
+        )
+    }
+}
+
+impl CacheSlot for MemcpyDetails {
+    #[inline]
+    fn cache_slot(&self) -> u64 {
+        spread(
+            self.num_bytes
+                ^ u64::from(self.destination).rotate_left(32)
+                ^ self
+                    .call_direction
+                    .map_or(0, |t| t as u64 + 1)
+                    .rotate_left(24),
+        )
+    }
+}
+
+impl CacheSlot for MemsetDetails {
+    #[inline]
+    fn cache_slot(&self) -> u64 {
+        spread(self.num_bytes)
+    }
+}
+
+impl CacheSlot for MemAllocDetails {
+    #[inline]
+    fn cache_slot(&self) -> u64 {
+        spread(self.num_bytes)
+    }
+}
+
+/// The values one log's events refer to by id, dropped with the log at the join.
+#[derive(Default)]
+pub(super) struct LogTables {
+    places: Interner<Place>,
+    kernels: Interner<KernelWords>,
+    copies: Interner<MemcpyDetails>,
+    memsets: Interner<MemsetDetails>,
+    allocs: Interner<MemAllocDetails>,
+    /// End times of events whose duration does not fit [`StoredEvent::duration_ns`] (over
+    /// four seconds, or ending before they start), by arrival index.
+    long_ends: FxHashMap<usize, u64>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -30,195 +112,253 @@ enum DetailsKind {
     MemAlloc,
 }
 
-fn split(value: u64) -> [u32; 2] {
-    [value as u32, (value >> 32) as u32]
-}
-
-fn join(low: u32, high: u32) -> u64 {
-    u64::from(low) | (u64::from(high) << 32)
-}
-
-/// 0 for none, else the type's value plus one.
-fn pack_direction(direction: Option<EventType>) -> u32 {
-    direction.map_or(0, |t| t as u32 + 1)
-}
-
-fn unpack_direction(word: u32) -> Option<EventType> {
-    word.checked_sub(1).and_then(EventType::from_u32)
-}
-
-impl PackedDetails {
-    #[inline]
-    pub(crate) fn pack(details: EventDetails) -> PackedDetails {
-        let mut words = [0u32; 12];
-        let kind = match details {
-            EventDetails::None => DetailsKind::None,
-            EventDetails::Kernel(kernel) => {
-                words = kernel.to_array();
-                DetailsKind::Kernel
-            }
-            EventDetails::Memcpy(copy) => {
-                let [low, high] = split(copy.num_bytes);
-                words[..6].copy_from_slice(&[
-                    low,
-                    high,
-                    copy.destination,
-                    copy.is_async.into(),
-                    pack_direction(copy.call_direction),
-                    pack_direction(copy.recorded_direction),
-                ]);
-                DetailsKind::Memcpy
-            }
-            EventDetails::Memset(set) => {
-                let [low, high] = split(set.num_bytes);
-                words[..3].copy_from_slice(&[low, high, set.is_async.into()]);
-                DetailsKind::Memset
-            }
-            EventDetails::MemAlloc(alloc) => {
-                words[..2].copy_from_slice(&split(alloc.num_bytes));
-                DetailsKind::MemAlloc
-            }
-        };
-        PackedDetails { kind, words }
-    }
-
-    pub(crate) fn unpack(&self) -> EventDetails {
-        let w = self.words;
-        match self.kind {
-            DetailsKind::None => EventDetails::None,
-            DetailsKind::Kernel => EventDetails::Kernel(KernelDetails::from_array(w)),
-            DetailsKind::Memcpy => EventDetails::Memcpy(MemcpyDetails {
-                num_bytes: join(w[0], w[1]),
-                destination: w[2],
-                is_async: w[3] != 0,
-                call_direction: unpack_direction(w[4]),
-                recorded_direction: unpack_direction(w[5]),
-            }),
-            DetailsKind::Memset => EventDetails::Memset(MemsetDetails {
-                num_bytes: join(w[0], w[1]),
-                is_async: w[2] != 0,
-            }),
-            DetailsKind::MemAlloc => EventDetails::MemAlloc(MemAllocDetails {
-                num_bytes: join(w[0], w[1]),
-            }),
-        }
-    }
-
-    pub(crate) fn is_kernel(&self) -> bool {
-        self.kind == DetailsKind::Kernel
-    }
-
-    pub(crate) fn is_memcpy(&self) -> bool {
-        self.kind == DetailsKind::Memcpy
-    }
-
-    pub(crate) fn is_memset(&self) -> bool {
-        self.kind == DetailsKind::Memset
-    }
-}
+/// `duration_ns` of an event whose end is kept in [`LogTables::long_ends`].
+const LONG_DURATION: u32 = u32::MAX;
+/// `annotation` of an event without one.
+const NO_ANNOTATION: u32 = u32::MAX;
 
 /// One pending event. Its source is the list it is kept in; a `roctx_range` (set only on work
 /// issued inside a ROCTx range) is kept aside by the list, see [`super::arrival_log`].
 #[derive(Clone, Debug)]
 pub(super) struct StoredEvent {
-    pub start_time_ns: u64,
-    pub end_time_ns: u64,
-    pub correlation_id: u64,
-    pub thread_id: u64,
-    pub stream_id: u64,
-    pub queue_id: u64,
-    pub scope_range_id: i64,
-    pub name: Arc<str>,
-    pub annotation: Option<Arc<str>>,
-    pub device_id: u32,
-    pub details: PackedDetails,
+    start_time_ns: u64,
+    correlation_id: u64,
+    scope_range_id: i64,
+    duration_ns: u32,
+    place: u32,
+    name: u32,
+    annotation: u32,
+    /// Index into the table of `details_kind` (0 for `None`).
+    details: u32,
+    details_kind: DetailsKind,
     /// `EventType` and `EventDomain` are `repr(u32)`; a byte each holds them.
     event_type: u8,
     domain: u8,
 }
 
 impl StoredEvent {
-    /// Takes `event` apart; its `roctx_range` is returned for the caller to keep aside.
-    #[inline]
-    pub(crate) fn from_event(event: RocmTracerEvent) -> (StoredEvent, Option<Arc<str>>) {
-        let stored = StoredEvent {
-            start_time_ns: event.start_time_ns,
-            end_time_ns: event.end_time_ns,
-            correlation_id: event.correlation_id,
+    /// What the log keeps of `event`, its `index`-th event; the caller keeps the event's
+    /// `roctx_range` aside. Read in place: the caller's event is not moved (192 bytes) and
+    /// only a value new to a table is cloned.
+    #[inline(always)]
+    pub(crate) fn store(
+        event: &RocmTracerEvent,
+        index: usize,
+        tables: &mut LogTables,
+        strings: &mut SessionStrings,
+    ) -> StoredEvent {
+        let duration_ns = match event.end_time_ns.checked_sub(event.start_time_ns) {
+            Some(duration) if duration < u64::from(LONG_DURATION) => duration as u32,
+            _ => {
+                tables.long_ends.insert(index, event.end_time_ns);
+                LONG_DURATION
+            }
+        };
+        let place = tables.places.intern(&Place {
             thread_id: event.thread_id,
             stream_id: event.stream_id,
             queue_id: event.queue_id,
-            scope_range_id: event.scope_range_id,
-            name: event.name,
-            annotation: event.annotation,
             device_id: event.device_id,
-            details: PackedDetails::pack(event.details),
+        });
+        let (details_kind, details) = match event.details {
+            EventDetails::None => (DetailsKind::None, 0),
+            EventDetails::Kernel(kernel) => (
+                DetailsKind::Kernel,
+                tables.kernels.intern(&KernelWords(kernel.to_array())),
+            ),
+            EventDetails::Memcpy(ref copy) => (DetailsKind::Memcpy, tables.copies.intern(copy)),
+            EventDetails::Memset(ref set) => (DetailsKind::Memset, tables.memsets.intern(set)),
+            EventDetails::MemAlloc(ref alloc) => {
+                (DetailsKind::MemAlloc, tables.allocs.intern(alloc))
+            }
+        };
+        StoredEvent {
+            start_time_ns: event.start_time_ns,
+            correlation_id: event.correlation_id,
+            scope_range_id: event.scope_range_id,
+            duration_ns,
+            place,
+            name: strings.names.intern(&event.name),
+            annotation: event
+                .annotation
+                .as_ref()
+                .map_or(NO_ANNOTATION, |annotation| {
+                    strings.annotations.intern(annotation)
+                }),
+            details,
+            details_kind,
             event_type: event.event_type as u8,
             domain: event.domain as u8,
-        };
-        (stored, event.roctx_range)
+        }
     }
 
+    #[inline]
+    pub(crate) fn correlation_id(&self) -> u64 {
+        self.correlation_id
+    }
+
+    /// The id of the event's annotation in [`SessionStrings::annotations`], if it has one.
+    pub(crate) fn annotation(&self) -> Option<u32> {
+        (self.annotation != NO_ANNOTATION).then_some(self.annotation)
+    }
+
+    pub(crate) fn remove_annotation(&mut self) {
+        self.annotation = NO_ANNOTATION;
+    }
+}
+
+/// A pending event with the tables it refers to: what the join reads.
+#[derive(Copy, Clone)]
+pub(super) struct PendingEvent<'a> {
+    pub(super) event: &'a StoredEvent,
+    pub(super) index: usize,
+    pub(super) tables: &'a LogTables,
+    pub(super) strings: &'a SessionStrings,
+}
+
+impl PendingEvent<'_> {
+    #[inline]
+    pub(crate) fn correlation_id(&self) -> u64 {
+        self.event.correlation_id
+    }
+
+    #[inline]
     pub(crate) fn event_type(&self) -> EventType {
-        EventType::from_u32(self.event_type.into()).unwrap_or(EventType::Unsupported)
+        EventType::from_u32(self.event.event_type.into()).unwrap_or(EventType::Unsupported)
     }
 
     fn domain(&self) -> EventDomain {
-        EventDomain::from_u32(self.domain.into()).unwrap_or(EventDomain::InvalidDomain)
+        EventDomain::from_u32(self.event.domain.into()).unwrap_or(EventDomain::InvalidDomain)
     }
 
+    #[inline]
+    fn place(&self) -> &Place {
+        self.tables.places.get(self.event.place)
+    }
+
+    pub(crate) fn device_id(&self) -> u32 {
+        self.place().device_id
+    }
+
+    pub(crate) fn stream_id(&self) -> u64 {
+        self.place().stream_id
+    }
+
+    fn end_time_ns(&self) -> u64 {
+        if self.event.duration_ns == LONG_DURATION {
+            // Every long event has its end kept under its index.
+            return self
+                .tables
+                .long_ends
+                .get(&self.index)
+                .copied()
+                .unwrap_or(self.event.start_time_ns);
+        }
+        self.event.start_time_ns + u64::from(self.event.duration_ns)
+    }
+
+    #[inline]
+    pub(crate) fn details(&self) -> EventDetails {
+        let (tables, id) = (self.tables, self.event.details);
+        match self.event.details_kind {
+            DetailsKind::None => EventDetails::None,
+            DetailsKind::Kernel => {
+                EventDetails::Kernel(KernelDetails::from_array(tables.kernels.get(id).0))
+            }
+            DetailsKind::Memcpy => EventDetails::Memcpy(*tables.copies.get(id)),
+            DetailsKind::Memset => EventDetails::Memset(*tables.memsets.get(id)),
+            DetailsKind::MemAlloc => EventDetails::MemAlloc(*tables.allocs.get(id)),
+        }
+    }
+
+    pub(crate) fn has_kernel_details(&self) -> bool {
+        self.event.details_kind == DetailsKind::Kernel
+    }
+
+    pub(crate) fn has_memcpy_details(&self) -> bool {
+        self.event.details_kind == DetailsKind::Memcpy
+    }
+
+    pub(crate) fn has_memset_details(&self) -> bool {
+        self.event.details_kind == DetailsKind::Memset
+    }
+
+    /// The event as the tracer sent it, from `source`, with the `roctx_range` kept aside.
+    #[inline]
     pub(crate) fn to_event(
-        &self,
+        self,
         source: EventSource,
         roctx_range: Option<Arc<str>>,
     ) -> RocmTracerEvent {
+        let place = self.place();
+        let event = self.event;
         RocmTracerEvent {
             event_type: self.event_type(),
             source,
             domain: self.domain(),
-            name: self.name.clone(),
-            annotation: self.annotation.clone(),
+            name: self.strings.names.get(event.name).clone(),
+            annotation: (event.annotation != NO_ANNOTATION)
+                .then(|| self.strings.annotations.get(event.annotation).clone()),
             roctx_range,
-            start_time_ns: self.start_time_ns,
-            end_time_ns: self.end_time_ns,
-            device_id: self.device_id,
-            correlation_id: self.correlation_id,
-            thread_id: self.thread_id,
-            stream_id: self.stream_id,
-            queue_id: self.queue_id,
-            scope_range_id: self.scope_range_id,
-            details: self.details.unpack(),
+            start_time_ns: event.start_time_ns,
+            end_time_ns: self.end_time_ns(),
+            device_id: place.device_id,
+            correlation_id: event.correlation_id,
+            thread_id: place.thread_id,
+            stream_id: place.stream_id,
+            queue_id: place.queue_id,
+            scope_range_id: event.scope_range_id,
+            details: self.details(),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
-    fn a_stored_event_is_at_most_144_bytes() {
-        assert!(std::mem::size_of::<StoredEvent>() <= 144);
+    fn a_stored_event_is_at_most_48_bytes() {
+        assert!(std::mem::size_of::<StoredEvent>() <= 48);
+    }
+
+    fn round_trip(events: &[RocmTracerEvent]) -> Vec<RocmTracerEvent> {
+        let mut tables = LogTables::default();
+        let mut strings = SessionStrings::default();
+        let stored: Vec<(StoredEvent, Option<Arc<str>>)> = events
+            .iter()
+            .enumerate()
+            .map(|(index, event)| {
+                let stored = StoredEvent::store(event, index, &mut tables, &mut strings);
+                (stored, event.roctx_range.clone())
+            })
+            .collect();
+        stored
+            .iter()
+            .enumerate()
+            .map(|(index, (event, range))| {
+                PendingEvent {
+                    event,
+                    index,
+                    tables: &tables,
+                    strings: &strings,
+                }
+                .to_event(events[index].source, range.clone())
+            })
+            .collect()
+    }
+
+    fn kernel(seed: u32) -> KernelDetails {
+        KernelDetails::from_array(std::array::from_fn(|i| seed.wrapping_mul(i as u32 + 1)))
     }
 
     #[test]
-    fn every_detail_kind_survives_packing() {
+    fn every_detail_kind_survives_storing() {
         let all = [
             EventDetails::None,
-            EventDetails::Kernel(KernelDetails {
-                private_segment_size: 1,
-                group_segment_size: 2,
-                workgroup_x: 3,
-                workgroup_y: 4,
-                workgroup_z: 5,
-                grid_x: 6,
-                grid_y: 7,
-                grid_z: u32::MAX,
-                arch_vgpr_count: 9,
-                accum_vgpr_count: 10,
-                sgpr_count: 11,
-                static_group_segment_size: u32::MAX - 1,
-            }),
+            EventDetails::Kernel(kernel(u32::MAX)),
             EventDetails::Memcpy(MemcpyDetails {
                 num_bytes: u64::MAX - 5,
                 destination: 0xdead_beef,
@@ -234,57 +374,104 @@ mod tests {
                 num_bytes: (1 << 33) + 7,
             }),
         ];
-        for details in all {
-            assert_eq!(PackedDetails::pack(details).unpack(), details);
-        }
+        let events: Vec<RocmTracerEvent> = all
+            .iter()
+            .map(|&details| RocmTracerEvent {
+                details,
+                ..RocmTracerEvent::default()
+            })
+            .collect();
+        assert_eq!(round_trip(&events), events);
     }
 
     #[test]
-    fn an_event_survives_the_round_trip() {
-        for domain in [
-            EventDomain::InvalidDomain,
-            EventDomain::HipApi,
-            EventDomain::HipOps,
-        ] {
-            let event = RocmTracerEvent {
-                domain,
+    fn long_and_backwards_durations_survive_storing() {
+        let events: Vec<RocmTracerEvent> = [(0, u64::MAX), (10, 5), (7, 7 + u64::from(u32::MAX))]
+            .iter()
+            .map(|&(start_time_ns, end_time_ns)| RocmTracerEvent {
+                start_time_ns,
+                end_time_ns,
                 ..RocmTracerEvent::default()
-            };
-            let (stored, _) = StoredEvent::from_event(event.clone());
-            assert_eq!(stored.to_event(EventSource::Invalid, None), event);
-        }
-        for value in 0..12 {
-            let event_type = EventType::from_u32(value).unwrap();
-            let (stored, _) = StoredEvent::from_event(RocmTracerEvent {
+            })
+            .collect();
+        assert_eq!(round_trip(&events), events);
+    }
+
+    fn event_type() -> impl Strategy<Value = EventType> {
+        (0..=EventType::Generic as u32).prop_map(|value| EventType::from_u32(value).unwrap())
+    }
+
+    fn details() -> impl Strategy<Value = EventDetails> {
+        // Few distinct values, as in a workload, so that interning is exercised.
+        prop_oneof![
+            Just(EventDetails::None),
+            (0u32..3).prop_map(|seed| EventDetails::Kernel(kernel(seed))),
+            (0u64..3, any::<bool>(), proptest::option::of(event_type())).prop_map(
+                |(num_bytes, is_async, call_direction)| EventDetails::Memcpy(MemcpyDetails {
+                    num_bytes,
+                    destination: 1,
+                    is_async,
+                    call_direction,
+                    recorded_direction: None,
+                })
+            ),
+            (any::<u64>(), any::<bool>()).prop_map(|(num_bytes, is_async)| EventDetails::Memset(
+                MemsetDetails {
+                    num_bytes,
+                    is_async
+                }
+            )),
+            any::<u64>()
+                .prop_map(|num_bytes| EventDetails::MemAlloc(MemAllocDetails { num_bytes })),
+        ]
+    }
+
+    fn string() -> impl Strategy<Value = Arc<str>> {
+        prop_oneof![Just("gemm"), Just("copy"), Just(""), Just("op#hlo_op=x#")].prop_map(Arc::from)
+    }
+
+    prop_compose! {
+        fn event()(
+            event_type in event_type(),
+            source in 0u32..3,
+            domain in 0u32..3,
+            name in string(),
+            annotation in proptest::option::of(string()),
+            roctx_range in proptest::option::of(string()),
+            start_time_ns in any::<u64>(),
+            duration in prop_oneof![0u64..1000, any::<u64>()],
+            device_id in prop_oneof![0u32..2, Just(u32::MAX)],
+            correlation_id in any::<u64>(),
+            thread_id in 0u64..3,
+            stream_id in prop_oneof![0u64..3, Just(u64::MAX), Just(u64::MAX - 1)],
+            queue_id in 0u64..2,
+            scope_range_id in any::<i64>(),
+            details in details(),
+        ) -> RocmTracerEvent {
+            RocmTracerEvent {
                 event_type,
-                ..RocmTracerEvent::default()
-            });
-            assert_eq!(stored.event_type(), event_type);
+                source: EventSource::from_u32(source).unwrap(),
+                domain: EventDomain::from_u32(domain).unwrap(),
+                name,
+                annotation,
+                roctx_range,
+                start_time_ns,
+                end_time_ns: start_time_ns.wrapping_add(duration),
+                device_id,
+                correlation_id,
+                thread_id,
+                stream_id,
+                queue_id,
+                scope_range_id,
+                details,
+            }
         }
-        let event = RocmTracerEvent {
-            event_type: EventType::MemcpyD2H,
-            source: EventSource::Activity,
-            domain: EventDomain::HipOps,
-            name: Arc::from("copy"),
-            annotation: Some(Arc::from("step")),
-            roctx_range: Some(Arc::from("range")),
-            start_time_ns: 10,
-            end_time_ns: 20,
-            device_id: 3,
-            correlation_id: 4,
-            thread_id: 5,
-            stream_id: 6,
-            queue_id: 7,
-            scope_range_id: -8,
-            details: EventDetails::Memcpy(MemcpyDetails {
-                num_bytes: 9,
-                destination: 10,
-                is_async: false,
-                call_direction: None,
-                recorded_direction: Some(EventType::MemcpyOther),
-            }),
-        };
-        let (stored, range) = StoredEvent::from_event(event.clone());
-        assert_eq!(stored.to_event(EventSource::Activity, range), event);
+    }
+
+    proptest! {
+        #[test]
+        fn events_survive_storing(events in proptest::collection::vec(event(), 0..64)) {
+            prop_assert_eq!(round_trip(&events), events);
+        }
     }
 }
