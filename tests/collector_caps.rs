@@ -206,8 +206,7 @@ fn activity_cap_bounds_what_is_stored() {
         collector.add_events(&mut batch);
     }
     collector.flush();
-    let stored =
-        collector.with_collected(|trace| trace.devices.values().map(Vec::len).sum::<usize>());
+    let stored = collector.with_collected(|trace| trace.num_device_events());
     assert_eq!(stored, 0, "activities without API events are not kept");
     let drops = collector.drop_counters();
     assert_eq!(drops.count(DropReason::ActivityCapReached), 4_900);

@@ -16,11 +16,11 @@
 //!   record it as a copy; docs/simulator-fidelity.md#releases);
 //! - leaves a copy call without a record on its host thread (the CPU copied; see
 //!   [`is_done_by_cpu`]).
-use super::stored_event::PendingEvent;
+use super::stored_event::LoggedEvent;
 use crate::event::{EventDetails, EventType, MemcpyDetails, RocmTracerEvent};
 
 /// The call facts of a HIP API copy event, if it is one.
-fn call_of(api_event: &PendingEvent<'_>) -> Option<MemcpyDetails> {
+fn call_of(api_event: &LoggedEvent<'_>) -> Option<MemcpyDetails> {
     if !api_event.event_type().is_memcpy() {
         return None;
     }
@@ -40,7 +40,7 @@ fn copy_bytes(event: &RocmTracerEvent) -> u64 {
 /// A HIP copy call with no device record: the CPU copied (host-to-host, small pageable copies
 /// on a large-BAR GPU). Its API event keeps the call's size and stays on its host thread, with
 /// no device; export counts it (`DropReason::CopyDoneByCpu`).
-pub(super) fn is_done_by_cpu(api_event: &PendingEvent<'_>) -> bool {
+pub(super) fn is_done_by_cpu(api_event: &LoggedEvent<'_>) -> bool {
     api_event.event_type().is_memcpy()
 }
 
@@ -48,8 +48,8 @@ pub(super) fn is_done_by_cpu(api_event: &PendingEvent<'_>) -> bool {
 /// (device side) facts, with the call's own direction and, when the activity is one piece of
 /// a larger call, the call's size.
 pub(super) fn api_copy_details(
-    api_event: &PendingEvent<'_>,
-    first: &PendingEvent<'_>,
+    api_event: &LoggedEvent<'_>,
+    first: &LoggedEvent<'_>,
 ) -> EventDetails {
     let (Some(call), EventDetails::Memcpy(record)) = (call_of(api_event), first.details()) else {
         return first.details();
@@ -67,7 +67,7 @@ pub(super) fn api_copy_details(
 /// A blit kernel (a copy HIP ran as a kernel) takes its copy call's size instead of the
 /// blit's launch geometry, which no reader needs (docs/xla-interface.md#copy-apis). Nothing
 /// changes if `api_event` is not a copy. See [`name_blit_kernel_by_call`].
-pub(super) fn name_blit_kernel(kernel: &mut RocmTracerEvent, api_event: PendingEvent<'_>) {
+pub(super) fn name_blit_kernel(kernel: &mut RocmTracerEvent, api_event: LoggedEvent<'_>) {
     if let Some(call) = call_of(&api_event) {
         name_blit_kernel_by_call(kernel, call);
     }
@@ -107,7 +107,7 @@ pub(super) struct CopyPieces {
 
 impl CopyPieces {
     /// For the activities of `api_event`'s correlation id (`None`: no API event).
-    pub(crate) fn of_call(api_event: Option<&PendingEvent<'_>>) -> CopyPieces {
+    pub(crate) fn of_call(api_event: Option<&LoggedEvent<'_>>) -> CopyPieces {
         CopyPieces {
             call: api_event.and_then(call_of),
             partial: None,
@@ -186,7 +186,7 @@ pub fn recorded_direction(event: &RocmTracerEvent) -> Option<EventType> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collector::arrival_log::ArrivalLog;
+    use crate::collector::event_log::EventLog;
     use crate::collector::stored_event::SessionStrings;
     use crate::event::EventSource;
 
@@ -209,19 +209,19 @@ mod tests {
 
     /// A HIP API copy call, stored as the collector keeps it.
     struct Call {
-        log: ArrivalLog,
+        log: EventLog,
         strings: SessionStrings,
     }
 
     impl Call {
-        fn event(&self) -> PendingEvent<'_> {
+        fn event(&self) -> LoggedEvent<'_> {
             self.log.get(0, &self.strings)
         }
     }
 
     fn call(direction: EventType, bytes: u64) -> Call {
         let mut call = Call {
-            log: ArrivalLog::default(),
+            log: EventLog::default(),
             strings: SessionStrings::default(),
         };
         call.log.push(

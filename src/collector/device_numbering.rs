@@ -2,6 +2,8 @@
 use std::collections::BTreeMap;
 
 use super::drops::{DropCounters, DropReason};
+use super::event_log::EventLog;
+use super::stored_event::SessionStrings;
 use crate::event::{EventSource, RocmTracerEvent};
 use crate::gpu_agent::GpuAgentInfo;
 
@@ -45,43 +47,40 @@ impl DeviceNumbering {
     }
 }
 
-/// Moves events one by one to the list of their device, counting those without a valid one.
+/// Stores events one by one in the log of their device, counting those without a valid one.
 /// HIP copy calls the CPU did (API events of a copy without a device) go to the host-only list.
 pub(super) struct DevicePlacement<'a> {
     numbering: &'a DeviceNumbering,
     num_gpus: u32,
-    per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
+    per_device: &'a mut BTreeMap<u32, EventLog>,
+    strings: &'a mut SessionStrings,
     host_only: &'a mut Vec<RocmTracerEvent>,
     invalid_device: u64,
-    /// This flush's events by ordinal, in placing order, moved to `per_device` by
+    /// The logs of the devices this flush placed events on, taken out of `per_device` until
     /// [`DevicePlacement::finish`]. A capture has a few devices and consecutive events mostly
     /// share one, so placing an event is a comparison and a push, not a tree search.
-    lists: Vec<(u32, Vec<RocmTracerEvent>)>,
-    /// The device id of the event placed last and the index of its list in `lists`.
+    logs: Vec<(u32, EventLog)>,
+    /// The device id of the event placed last and the index of its log in `logs`.
     last: Option<(u32, usize)>,
-    /// Room to reserve for the next new list: at most how many events this flush places,
-    /// for the first list only.
-    unreserved: usize,
 }
 
 impl<'a> DevicePlacement<'a> {
-    /// `most_events`: at most how many events will be placed (the pending events joined).
     pub(crate) fn new(
         numbering: &'a DeviceNumbering,
         num_gpus: u32,
-        per_device: &'a mut BTreeMap<u32, Vec<RocmTracerEvent>>,
+        per_device: &'a mut BTreeMap<u32, EventLog>,
+        strings: &'a mut SessionStrings,
         host_only: &'a mut Vec<RocmTracerEvent>,
-        most_events: usize,
     ) -> DevicePlacement<'a> {
         DevicePlacement {
             numbering,
             num_gpus,
             per_device,
+            strings,
             host_only,
             invalid_device: 0,
-            lists: Vec::new(),
+            logs: Vec::new(),
             last: None,
-            unreserved: most_events,
         }
     }
 
@@ -94,52 +93,39 @@ impl<'a> DevicePlacement<'a> {
             self.host_only.push(event);
             return;
         }
-        if let Some((device_id, index)) = self.last {
-            if device_id == event.device_id {
-                self.lists[index].1.push(event);
-                return;
-            }
-        }
-        self.place_on_another_device(event);
+        let index = match self.last {
+            Some((device_id, index)) if device_id == event.device_id => index,
+            _ => match self.log_of(event.device_id) {
+                Some(index) => index,
+                None => {
+                    self.invalid_device += 1;
+                    return;
+                }
+            },
+        };
+        self.logs[index].1.push(&event, self.strings);
     }
 
-    fn place_on_another_device(&mut self, event: RocmTracerEvent) {
-        let Some(ordinal) = self.numbering.ordinal(event.device_id, self.num_gpus) else {
-            self.invalid_device += 1;
-            return;
-        };
-        let index = match self.lists.iter().position(|&(known, _)| known == ordinal) {
+    /// The index in `logs` of the log of `device_id`'s device, if it has a valid ordinal.
+    fn log_of(&mut self, device_id: u32) -> Option<usize> {
+        let ordinal = self.numbering.ordinal(device_id, self.num_gpus)?;
+        let index = match self.logs.iter().position(|&(known, _)| known == ordinal) {
             Some(index) => index,
             None => {
-                // The first list gets room for every event of the flush, so that on a
-                // one-GPU capture it is never copied to grow (a copy that would hold the old
-                // and the new list at once, at the peak of the join). Only the pages written
-                // become resident, and `finish` gives the rest back. Later lists grow as
-                // usual: reserving the whole flush for each GPU would ask the system for
-                // several times the trace. If the room cannot be had, the list grows too.
-                let mut list = Vec::new();
-                let _ = list.try_reserve_exact(std::mem::take(&mut self.unreserved));
-                self.lists.push((ordinal, list));
-                self.lists.len() - 1
+                // Events of earlier flushes stay first.
+                let log = self.per_device.remove(&ordinal).unwrap_or_default();
+                self.logs.push((ordinal, log));
+                self.logs.len() - 1
             }
         };
-        self.last = Some((event.device_id, index));
-        self.lists[index].1.push(event);
+        self.last = Some((device_id, index));
+        Some(index)
     }
 
-    /// Adds this flush's events after those of earlier flushes, and counts the events that had
-    /// no valid device as drops.
+    /// Puts the logs back, and counts the events that had no valid device as drops.
     pub(crate) fn finish(self, drops: &mut DropCounters) {
         drops.add(DropReason::InvalidDevice, self.invalid_device);
-        for (ordinal, mut events) in self.lists {
-            events.shrink_to_fit();
-            let list = self.per_device.entry(ordinal).or_default();
-            if list.is_empty() {
-                *list = events;
-            } else {
-                list.append(&mut events);
-            }
-        }
+        self.per_device.extend(self.logs);
     }
 }
 
@@ -160,11 +146,12 @@ mod tests {
     fn interleaved_devices_keep_their_order_after_earlier_flushes() {
         let numbering = DeviceNumbering::ByAgentHandle(vec![10, 20]);
         let mut per_device = BTreeMap::new();
+        let mut strings = SessionStrings::default();
         let mut host_only = Vec::new();
         let mut drops = DropCounters::default();
         for flush in 0..2u64 {
             let mut placement =
-                DevicePlacement::new(&numbering, 2, &mut per_device, &mut host_only, 6);
+                DevicePlacement::new(&numbering, 2, &mut per_device, &mut strings, &mut host_only);
             for (i, device) in [20, 10, 10, 20, 99, 20].into_iter().enumerate() {
                 placement.place(activity(device, flush * 10 + i as u64));
             }
@@ -172,7 +159,7 @@ mod tests {
         }
         let ids = |ordinal: u32| -> Vec<u64> {
             per_device[&ordinal]
-                .iter()
+                .events(&strings)
                 .map(|event| event.correlation_id)
                 .collect()
         };

@@ -2,21 +2,21 @@
 //! activities meet by correlation id and lend each other what the other lacks.
 use super::id_set::IdSet;
 
-use super::arrival_log::ArrivalLog;
 use super::copies::{self, CopyPieces};
 use super::drops::{DropCounters, DropReason};
-use super::stored_event::{PendingEvent, SessionStrings};
-use crate::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
+use super::event_log::EventLog;
+use super::stored_event::{LoggedEvent, SessionStrings};
+use crate::event::{EventDetails, EventType, RocmTracerEvent};
 
 /// Events waiting for their counterpart, in arrival order. The join sorts them by correlation
 /// id, so the joined order (and with it everything exported) is the same on every run (XLA's
 /// hash-map order made "Stream #0" vary between runs, docs/xla-interface.md#xla-edge-17).
 #[derive(Default)]
 pub(super) struct PendingEvents {
-    pub api: ArrivalLog,
-    pub auxiliary_api: ArrivalLog,
+    pub api: EventLog,
+    pub auxiliary_api: EventLog,
     /// Every activity of an id is kept: a hipGraph launch has many (openxla/xla#42879).
-    pub activities: ArrivalLog,
+    pub activities: EventLog,
     /// Names and annotations of the session's events, kept across joins.
     pub strings: SessionStrings,
 }
@@ -48,11 +48,20 @@ fn is_kept_api_type(event_type: EventType) -> bool {
 
 /// `log`'s `(correlation id, arrival index)` pairs by id, keeping only the first arrival of
 /// each id; the others are counted as duplicates.
-fn first_of_each_id(log: &ArrivalLog, drops: &mut DropCounters) -> Vec<(u64, usize)> {
+/// The log then frees each chunk once the join has released the first events of its chunk.
+fn first_of_each_id(log: &mut EventLog, drops: &mut DropCounters) -> Vec<(u64, usize)> {
     let mut order = log.order_by_correlation_id();
     let before = order.len();
     let mut previous = None;
-    order.retain(|&(id, _)| previous.replace(id) != Some(id));
+    log.start_releasing();
+    order.retain(|&(id, index)| {
+        let first = previous.replace(id) != Some(id);
+        if !first {
+            // A duplicate is only counted: it is never read again.
+            log.release(index);
+        }
+        first
+    });
     drops.add(
         DropReason::DuplicateCorrelationId,
         (before - order.len()) as u64,
@@ -72,103 +81,145 @@ fn seek(order: &[(u64, usize)], cursor: &mut usize, correlation_id: u64) -> Opti
     None
 }
 
-/// Joins and empties `pending`, handing each joined event to `emit`: API events first, then
-/// activities, each in correlation-id order (activities of one id in arrival order).
+/// Joins and empties `pending`, handing each joined event to `emit` in correlation-id order:
+/// an id's API event, then its activities in arrival order. Each chunk of pending events is
+/// freed as soon as the walk has passed all of its events, so the joined events, stored as
+/// they are emitted, take the memory the pending ones give back.
 pub(super) fn join_api_and_activities(
     pending: &mut PendingEvents,
     drops: &mut DropCounters,
     capped: &CappedIds,
     mut emit: impl FnMut(RocmTracerEvent),
 ) {
-    let api_order = first_of_each_id(&pending.api, drops);
-    let auxiliary_order = first_of_each_id(&pending.auxiliary_api, drops);
+    let api_order = first_of_each_id(&mut pending.api, drops);
+    let auxiliary_order = first_of_each_id(&mut pending.auxiliary_api, drops);
     let activity_order = pending.activities.order_by_correlation_id();
+    pending.activities.start_releasing();
 
-    // API events take device, stream and details from the first activity of their id.
-    let mut first_activities = Vec::with_capacity(api_order.len());
-    let mut cursor = 0;
-    for &(correlation_id, _) in &api_order {
-        first_activities.push(seek(&activity_order, &mut cursor, correlation_id));
-    }
-
-    let strings = &pending.strings;
-    for (&first, &(_, api_index)) in first_activities.iter().zip(&api_order) {
-        let api_event = pending.api.get(api_index, strings);
-        let roctx_range = || pending.api.roctx_range(api_index);
-        if let Some(first) = first.filter(|_| is_kept_api_type(api_event.event_type())) {
-            let first = pending.activities.get(first, strings);
-            let mut event = api_event.to_event(EventSource::ApiCallback, roctx_range());
-            event.device_id = first.device_id();
-            event.stream_id = first.stream_id();
-            if first.has_kernel_details() && api_event.event_type() == EventType::Kernel {
-                event.details = first.details();
-            } else if first.has_memcpy_details() && api_event.event_type().is_memcpy() {
-                event.details = copies::api_copy_details(&api_event, &first);
-            }
-            emit(event);
-        } else if first.is_none() && capped.activities.contains(api_event.correlation_id()) {
-            // Its activity was dropped at the cap, and it is left out with it: counted apart,
-            // so that the activity cap counts activities only.
-            drops.add(DropReason::ApiOfCappedActivity, 1);
-        } else if copies::is_done_by_cpu(&api_event) {
-            // No device (`INVALID_DEVICE_ID`): the call stays on its host thread.
-            emit(api_event.to_event(EventSource::ApiCallback, roctx_range()));
-        } else {
-            drops.add(DropReason::ApiWithoutActivity, 1);
-        }
-    }
-
-    let (mut api_cursor, mut auxiliary_cursor) = (0, 0);
-    for group in activity_order.chunk_by(|a, b| a.0 == b.0) {
-        let (correlation_id, first_index) = group[0];
-        let api = &pending.api;
-        let auxiliary = &pending.auxiliary_api;
-        let first = pending.activities.get(first_index, strings);
-        // A (non-auxiliary) API event has taken its first activity's device and details.
-        let api_event = seek(&api_order, &mut api_cursor, correlation_id)
-            .map(|index| (api.get(index, strings), Some(first)))
-            .or_else(|| {
-                seek(&auxiliary_order, &mut auxiliary_cursor, correlation_id)
-                    .map(|index| (auxiliary.get(index, strings), None))
-            });
-        let mut copy_pieces =
-            CopyPieces::of_call(api_event.map(|(api_event, _)| api_event).as_ref());
-        let Some(api_event) = api_event else {
-            // Work HIP's worker thread submitted (no direct dispatch) carries a correlation id
-            // no API call has, and the tracer marked its stream unknown: it is kept for an
-            // "unattributed" lane of its queue. Any other activity lost its API event, to the
-            // HIP API cap if that dropped it (counted apart: that cap counts API events only).
-            let reason = if capped.api.contains(correlation_id) {
-                DropReason::ActivityOfCappedApi
-            } else {
-                DropReason::NoApiCounterpart
-            };
-            for &(_, index) in group {
-                let activity = pending.activities.get(index, strings);
-                if activity.stream_id() == RocmTracerEvent::UNATTRIBUTED_STREAM_ID {
-                    emit(
-                        activity
-                            .to_event(EventSource::Activity, pending.activities.roctx_range(index)),
-                    );
-                } else {
-                    drops.add(reason, 1);
-                }
-            }
-            continue;
+    let mut groups = activity_order.chunk_by(|a, b| a.0 == b.0).peekable();
+    let mut apis = api_order.iter().peekable();
+    let (mut auxiliary_cursor, mut auxiliary_released) = (0, 0);
+    loop {
+        let group_id = groups.peek().map(|group| group[0].0);
+        let api_id = apis.peek().map(|&&(id, _)| id);
+        let Some(correlation_id) = group_id.into_iter().chain(api_id).min() else {
+            break;
         };
-        for &(_, index) in group {
-            let activity = pending
-                .activities
-                .get(index, strings)
-                .to_event(EventSource::Activity, pending.activities.roctx_range(index));
-            copy_pieces.pass(take_from_api_event(activity, api_event), &mut emit);
+        let group = groups.next_if(|group| group[0].0 == correlation_id);
+        let api_index = apis
+            .next_if(|&&(id, _)| id == correlation_id)
+            .map(|&(_, index)| index);
+        let strings = &pending.strings;
+        let first = group.map(|group| pending.activities.get(group[0].1, strings));
+        let api = api_index.map(|index| pending.api.get(index, strings));
+        if let Some(api_event) = api {
+            emit_api_event(api_event, first, capped, drops, &mut emit);
         }
-        copy_pieces.finish(&mut emit);
+        if let Some(group) = group {
+            // A (non-auxiliary) API event has taken its first activity's device and details.
+            let api_event = api.map(|api_event| (api_event, first)).or_else(|| {
+                seek(&auxiliary_order, &mut auxiliary_cursor, correlation_id)
+                    .map(|index| (pending.auxiliary_api.get(index, strings), None))
+            });
+            emit_activities(
+                &pending.activities,
+                strings,
+                group,
+                api_event,
+                capped,
+                drops,
+                &mut emit,
+            );
+            for &(_, index) in group {
+                pending.activities.release(index);
+            }
+        }
+        if let Some(index) = api_index {
+            pending.api.release(index);
+        }
+        // Ids only grow: no later id reads an auxiliary event of this one or an earlier one.
+        while let Some(&(id, index)) = auxiliary_order.get(auxiliary_released) {
+            if id > correlation_id {
+                break;
+            }
+            pending.auxiliary_api.release(index);
+            auxiliary_released += 1;
+        }
     }
 
     pending.api.clear();
     pending.auxiliary_api.clear();
     pending.activities.clear();
+}
+
+/// An API event takes device, stream and details from the first activity of its id; without
+/// one it stays on its host thread only if the CPU did its copy.
+fn emit_api_event(
+    api_event: LoggedEvent<'_>,
+    first: Option<LoggedEvent<'_>>,
+    capped: &CappedIds,
+    drops: &mut DropCounters,
+    emit: &mut impl FnMut(RocmTracerEvent),
+) {
+    if let Some(first) = first.filter(|_| is_kept_api_type(api_event.event_type())) {
+        let mut event = api_event.to_event();
+        event.device_id = first.device_id();
+        event.stream_id = first.stream_id();
+        if first.has_kernel_details() && api_event.event_type() == EventType::Kernel {
+            event.details = first.details();
+        } else if first.has_memcpy_details() && api_event.event_type().is_memcpy() {
+            event.details = copies::api_copy_details(&api_event, &first);
+        }
+        emit(event);
+    } else if first.is_none() && capped.activities.contains(api_event.correlation_id()) {
+        // Its activity was dropped at the cap, and it is left out with it: counted apart,
+        // so that the activity cap counts activities only.
+        drops.add(DropReason::ApiOfCappedActivity, 1);
+    } else if copies::is_done_by_cpu(&api_event) {
+        // No device (`INVALID_DEVICE_ID`): the call stays on its host thread.
+        emit(api_event.to_event());
+    } else {
+        drops.add(DropReason::ApiWithoutActivity, 1);
+    }
+}
+
+/// The activities of one correlation id (`group`, in arrival order), given what they take
+/// from the id's API event (and its first activity, if that API event is not auxiliary).
+fn emit_activities(
+    activities: &EventLog,
+    strings: &SessionStrings,
+    group: &[(u64, usize)],
+    api_event: Option<(LoggedEvent<'_>, Option<LoggedEvent<'_>>)>,
+    capped: &CappedIds,
+    drops: &mut DropCounters,
+    emit: &mut impl FnMut(RocmTracerEvent),
+) {
+    let Some(api_event) = api_event else {
+        // Work HIP's worker thread submitted (no direct dispatch) carries a correlation id
+        // no API call has, and the tracer marked its stream unknown: it is kept for an
+        // "unattributed" lane of its queue. Any other activity lost its API event, to the
+        // HIP API cap if that dropped it (counted apart: that cap counts API events only).
+        let reason = if capped.api.contains(group[0].0) {
+            DropReason::ActivityOfCappedApi
+        } else {
+            DropReason::NoApiCounterpart
+        };
+        for &(_, index) in group {
+            let activity = activities.get(index, strings);
+            if activity.stream_id() == RocmTracerEvent::UNATTRIBUTED_STREAM_ID {
+                emit(activity.to_event());
+            } else {
+                drops.add(reason, 1);
+            }
+        }
+        return;
+    };
+    let mut copy_pieces = CopyPieces::of_call(Some(&api_event.0));
+    for &(_, index) in group {
+        let activity = activities.get(index, strings).to_event();
+        copy_pieces.pass(take_from_api_event(activity, api_event), emit);
+    }
+    copy_pieces.finish(emit);
 }
 
 /// What an activity takes from the HIP API event of its correlation id.
@@ -177,7 +228,7 @@ pub(super) fn join_api_and_activities(
 #[inline]
 fn take_from_api_event(
     mut activity: RocmTracerEvent,
-    (api_event, first): (PendingEvent<'_>, Option<PendingEvent<'_>>),
+    (api_event, first): (LoggedEvent<'_>, Option<LoggedEvent<'_>>),
 ) -> RocmTracerEvent {
     let api_details = match first {
         Some(first)

@@ -1,10 +1,10 @@
 //! The Rust counterpart of XLA's `RocmTraceCollectorImpl` and `PerDeviceCollector`
 //! (docs/xla-interface.md#collector): receives the tracer's events, joins HIP API calls with their GPU
 //! activities, assigns events to devices and keeps them for export.
-mod arrival_log;
 mod copies;
 mod device_numbering;
 mod drops;
+mod event_log;
 mod id_set;
 mod interner;
 mod join;
@@ -26,17 +26,23 @@ pub use options::{CaptureStart, CollectorOptions};
 use crate::event::{EventSource, EventType, RocmTracerEvent, StreamLabel};
 use crate::sink::{EventSink, SessionEnd};
 use device_numbering::{DeviceNumbering, DevicePlacement};
+pub(crate) use event_log::EventLog;
 use join::{join_api_and_activities, CappedIds, PendingEvents};
+pub(crate) use stored_event::LoggedEvent;
+use stored_event::SessionStrings;
 
 /// Everything a capture collected, ready for export.
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 pub struct CollectedTrace {
     pub start: CaptureStart,
     /// The capture's caps and number of GPU planes, as the collector was created with.
     pub options: CollectorOptions,
     pub gpu_agents: Vec<GpuAgentInfo>,
-    /// Joined events by device ordinal. Events keep their raw `device_id` (agent handle).
-    pub devices: BTreeMap<u32, Vec<RocmTracerEvent>>,
+    /// Joined events by device ordinal, in join order ([`CollectedTrace::device_events`]).
+    /// Events keep their raw `device_id` (agent handle).
+    pub(crate) devices: BTreeMap<u32, EventLog>,
+    /// The names and annotations of the joined events.
+    pub(crate) strings: SessionStrings,
     /// Scope-range-id tree, `child -> parent`.
     pub scope_range_tree: BTreeMap<i64, i64>,
     pub drops: DropCounters,
@@ -50,6 +56,26 @@ pub struct CollectedTrace {
     /// ROCTx ranges and marks (`Generic` host events), in arrival order: XLA's standalone
     /// events, which join nothing and belong to no device.
     pub markers: Vec<RocmTracerEvent>,
+}
+
+impl CollectedTrace {
+    /// The ordinals of the devices with events.
+    pub fn device_ordinals(&self) -> impl Iterator<Item = u32> + '_ {
+        self.devices.keys().copied()
+    }
+
+    /// The joined events of device `ordinal`, in join order.
+    pub fn device_events(&self, ordinal: u32) -> impl Iterator<Item = RocmTracerEvent> + '_ {
+        self.devices
+            .get(&ordinal)
+            .into_iter()
+            .flat_map(|log| log.events(&self.strings))
+    }
+
+    /// How many joined events the devices hold.
+    pub fn num_device_events(&self) -> usize {
+        self.devices.values().map(EventLog::len).sum()
+    }
 }
 
 /// Collects one capture. Thread-safe; each [`EventSink::add_events`] batch takes the lock once.
@@ -326,8 +352,8 @@ impl CollectorState {
                 &numbering,
                 trace.options.num_gpus,
                 &mut trace.devices,
+                &mut trace.strings,
                 &mut trace.host_only,
-                joined.len(),
             );
             for event in joined {
                 placement.place(event);
@@ -337,13 +363,12 @@ impl CollectorState {
             // Known agents number devices without looking at events: place each joined event
             // as it comes, so the joined events are never held twice.
             let numbering = DeviceNumbering::by_agents(&trace.gpu_agents);
-            let most_events = self.pending.api.len() + self.pending.activities.len();
             let mut placement = DevicePlacement::new(
                 &numbering,
                 trace.options.num_gpus,
                 &mut trace.devices,
+                &mut trace.strings,
                 &mut trace.host_only,
-                most_events,
             );
             join_api_and_activities(&mut self.pending, &mut trace.drops, capped, |event| {
                 placement.place(event)

@@ -2,7 +2,7 @@
 //! `RocmTracerEvent`. What events of a workload repeat is interned: names and annotations per
 //! session ([`SessionStrings`]), where an event ran (thread, stream, queue, device) and its
 //! details per log ([`LogTables`]); the duration fits 32 bits unless the event ran over four
-//! seconds (then its end is kept aside). Nothing is lost: [`PendingEvent::to_event`] gives back
+//! seconds (then its end is kept aside). Nothing is lost: [`LoggedEvent::to_event`] gives back
 //! the event as the tracer sent it.
 use std::sync::Arc;
 
@@ -17,9 +17,9 @@ use crate::event::{
 /// Names and annotations of one session's events, each string once. Annotation ids are what
 /// the annotation limit counts (one per distinct string).
 #[derive(Default)]
-pub(super) struct SessionStrings {
-    pub names: Interner<Arc<str>>,
-    pub annotations: Interner<Arc<str>>,
+pub(crate) struct SessionStrings {
+    pub(super) names: Interner<Arc<str>>,
+    pub(super) annotations: Interner<Arc<str>>,
 }
 
 /// Where an event ran: four fields that take one of a few combinations in a capture.
@@ -117,8 +117,8 @@ const LONG_DURATION: u32 = u32::MAX;
 /// `annotation` of an event without one.
 const NO_ANNOTATION: u32 = u32::MAX;
 
-/// One pending event. Its source is the list it is kept in; a `roctx_range` (set only on work
-/// issued inside a ROCTx range) is kept aside by the list, see [`super::arrival_log`].
+/// One collected event, pending or joined; a `roctx_range` (set only on work issued inside a
+/// ROCTx range) is kept aside by its log, see [`super::event_log`].
 #[derive(Clone, Debug)]
 pub(super) struct StoredEvent {
     start_time_ns: u64,
@@ -131,8 +131,9 @@ pub(super) struct StoredEvent {
     /// Index into the table of `details_kind` (0 for `None`).
     details: u32,
     details_kind: DetailsKind,
-    /// `EventType` and `EventDomain` are `repr(u32)`; a byte each holds them.
+    /// `EventType`, `EventSource` and `EventDomain` are `repr(u32)`; a byte each holds them.
     event_type: u8,
+    source: u8,
     domain: u8,
 }
 
@@ -188,6 +189,7 @@ impl StoredEvent {
             details,
             details_kind,
             event_type: event.event_type as u8,
+            source: event.source as u8,
             domain: event.domain as u8,
         }
     }
@@ -195,6 +197,18 @@ impl StoredEvent {
     #[inline]
     pub(crate) fn correlation_id(&self) -> u64 {
         self.correlation_id
+    }
+
+    /// `(start, end)` of the event, the log's `index`-th, whose tables are `tables`.
+    #[inline]
+    pub(crate) fn times(&self, index: usize, tables: &LogTables) -> (u64, u64) {
+        let start = self.start_time_ns;
+        if self.duration_ns == LONG_DURATION {
+            // Every long event has its end kept under its index.
+            let end = tables.long_ends.get(&index).copied().unwrap_or(start);
+            return (start, end);
+        }
+        (start, start + u64::from(self.duration_ns))
     }
 
     /// The id of the event's annotation in [`SessionStrings::annotations`], if it has one.
@@ -209,14 +223,16 @@ impl StoredEvent {
 
 /// A pending event with the tables it refers to: what the join reads.
 #[derive(Copy, Clone)]
-pub(super) struct PendingEvent<'a> {
+pub(crate) struct LoggedEvent<'a> {
     pub(super) event: &'a StoredEvent,
     pub(super) index: usize,
     pub(super) tables: &'a LogTables,
     pub(super) strings: &'a SessionStrings,
+    /// The `roctx_range` the log kept aside for the event.
+    pub(super) roctx_range: Option<&'a Arc<str>>,
 }
 
-impl PendingEvent<'_> {
+impl LoggedEvent<'_> {
     #[inline]
     pub(crate) fn correlation_id(&self) -> u64 {
         self.event.correlation_id
@@ -225,6 +241,11 @@ impl PendingEvent<'_> {
     #[inline]
     pub(crate) fn event_type(&self) -> EventType {
         EventType::from_u32(self.event.event_type.into()).unwrap_or(EventType::Unsupported)
+    }
+
+    #[inline]
+    pub(crate) fn source(&self) -> EventSource {
+        EventSource::from_u32(self.event.source.into()).unwrap_or(EventSource::Invalid)
     }
 
     fn domain(&self) -> EventDomain {
@@ -244,17 +265,22 @@ impl PendingEvent<'_> {
         self.place().stream_id
     }
 
-    fn end_time_ns(&self) -> u64 {
-        if self.event.duration_ns == LONG_DURATION {
-            // Every long event has its end kept under its index.
-            return self
-                .tables
-                .long_ends
-                .get(&self.index)
-                .copied()
-                .unwrap_or(self.event.start_time_ns);
-        }
-        self.event.start_time_ns + u64::from(self.event.duration_ns)
+    pub(crate) fn queue_id(&self) -> u64 {
+        self.place().queue_id
+    }
+
+    pub(crate) fn thread_id(&self) -> u64 {
+        self.place().thread_id
+    }
+
+    #[inline]
+    pub(crate) fn start_time_ns(&self) -> u64 {
+        self.event.start_time_ns
+    }
+
+    #[inline]
+    pub(crate) fn end_time_ns(&self) -> u64 {
+        self.event.times(self.index, self.tables).1
     }
 
     #[inline]
@@ -283,23 +309,19 @@ impl PendingEvent<'_> {
         self.event.details_kind == DetailsKind::Memset
     }
 
-    /// The event as the tracer sent it, from `source`, with the `roctx_range` kept aside.
+    /// The event as it was stored, with the `roctx_range` its log kept aside.
     #[inline]
-    pub(crate) fn to_event(
-        self,
-        source: EventSource,
-        roctx_range: Option<Arc<str>>,
-    ) -> RocmTracerEvent {
+    pub(crate) fn to_event(self) -> RocmTracerEvent {
         let place = self.place();
         let event = self.event;
         RocmTracerEvent {
             event_type: self.event_type(),
-            source,
+            source: self.source(),
             domain: self.domain(),
             name: self.strings.names.get(event.name).clone(),
             annotation: (event.annotation != NO_ANNOTATION)
                 .then(|| self.strings.annotations.get(event.annotation).clone()),
-            roctx_range,
+            roctx_range: self.roctx_range.cloned(),
             start_time_ns: event.start_time_ns,
             end_time_ns: self.end_time_ns(),
             device_id: place.device_id,
@@ -339,13 +361,14 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(index, (event, range))| {
-                PendingEvent {
+                LoggedEvent {
                     event,
                     index,
                     tables: &tables,
                     strings: &strings,
+                    roctx_range: range.as_ref(),
                 }
-                .to_event(events[index].source, range.clone())
+                .to_event()
             })
             .collect()
     }

@@ -7,20 +7,19 @@ use crate::event::{EventType, RocmTracerEvent, StreamLabel};
 /// Lane numbers of one device's streams, ordered by each stream's first event start and, for
 /// equal starts, by the raw id. XLA numbers them in hash-map order, which differs between runs
 /// (docs/xla-interface.md#xla-edge-17); this order is the same for the same events whatever their arrival order.
-pub(crate) fn dense_stream_numbers<'a>(
-    events: impl IntoIterator<Item = &'a RocmTracerEvent>,
+/// `events`: each event's `(stream_id, start_time_ns)`.
+pub(crate) fn dense_stream_numbers(
+    events: impl IntoIterator<Item = (u64, u64)>,
 ) -> BTreeMap<u64, u32> {
     let mut first_start: BTreeMap<u64, u64> = BTreeMap::new();
-    for event in events {
-        if event.stream_id == RocmTracerEvent::INVALID_STREAM_ID
-            || event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID
+    for (stream_id, start_time_ns) in events {
+        if stream_id == RocmTracerEvent::INVALID_STREAM_ID
+            || stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID
         {
             continue;
         }
-        let start = first_start
-            .entry(event.stream_id)
-            .or_insert(event.start_time_ns);
-        *start = (*start).min(event.start_time_ns);
+        let start = first_start.entry(stream_id).or_insert(start_time_ns);
+        *start = (*start).min(start_time_ns);
     }
     let mut order: Vec<(u64, u64)> = first_start
         .into_iter()
@@ -36,15 +35,14 @@ pub(crate) fn dense_stream_numbers<'a>(
 
 /// Lane numbers of the HSA queues of one device's unattributed work (see
 /// `RocmTracerEvent::UNATTRIBUTED_STREAM_ID`), in the same order as [`dense_stream_numbers`].
-pub(crate) fn dense_queue_numbers<'a>(
-    events: impl IntoIterator<Item = &'a RocmTracerEvent>,
+/// `events`: each event's `(queue_id, start_time_ns)`.
+pub(crate) fn dense_queue_numbers(
+    events: impl IntoIterator<Item = (u64, u64)>,
 ) -> BTreeMap<u64, u32> {
     let mut first_start: BTreeMap<u64, u64> = BTreeMap::new();
-    for event in events {
-        let start = first_start
-            .entry(event.queue_id)
-            .or_insert(event.start_time_ns);
-        *start = (*start).min(event.start_time_ns);
+    for (queue_id, start_time_ns) in events {
+        let start = first_start.entry(queue_id).or_insert(start_time_ns);
+        *start = (*start).min(start_time_ns);
     }
     let mut order: Vec<(u64, u64)> = first_start
         .into_iter()

@@ -1,8 +1,6 @@
 //! Event times on an XLine (docs/xla-interface.md#event-stats): lines start at the capture's wall-clock
 //! start, events are offsets from the SDK-clock start, and events outside the capture window
 //! are not exported.
-use crate::event::RocmTracerEvent;
-
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Timeline {
     pub start_gputime_ns: u64,
@@ -20,8 +18,7 @@ pub(crate) struct Placement {
 impl Timeline {
     /// `None` when XLA would drop the event (`start < start_gputime`, `end > end_gputime`,
     /// `start > end`), or when the picosecond values do not fit an `int64`.
-    pub(crate) fn place(&self, event: &RocmTracerEvent) -> Option<Placement> {
-        let (start, end) = (event.start_time_ns, event.end_time_ns);
+    pub(crate) fn place(&self, (start, end): (u64, u64)) -> Option<Placement> {
         if start < self.start_gputime_ns || end > self.end_gputime_ns || start > end {
             return None;
         }

@@ -2,6 +2,7 @@
 //! docs/xla-interface.md#planes-and-lines), built line by line into a sink (xspace_sink.rs): a
 //! prost `XSpace`, the bridge's columns for the C++ shim (src/ffi/flat_xspace.rs), or a file's
 //! bytes (trace_file.rs).
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::device_capabilities::add_device_capabilities;
@@ -15,11 +16,13 @@ use super::stream_lanes::{
     dense_queue_numbers, dense_stream_numbers, lane_line_id, queue_line_name,
     queue_line_name_for_copies, stream_label_suffix, stream_line_name, unattributed_line_name,
 };
-use super::timeline::{Placement, Timeline};
+use super::timeline::Timeline;
 use super::xplane_proto::{x_event, x_stat, XSpace, XStat};
 use super::xspace_encoder::XSpaceEncoder;
 use super::xspace_sink::{EventView, LineHeader, XSpaceAssembler, XSpaceSink};
-use crate::collector::{recorded_direction, CollectedTrace, Collector, DropCounters, DropReason};
+use crate::collector::{
+    recorded_direction, CollectedTrace, Collector, DropCounters, DropReason, EventLog, LoggedEvent,
+};
 use crate::event::{EventSource, EventType, RocmTracerEvent, StreamKind, StreamLabel};
 
 /// Choices that change the exported trace.
@@ -119,18 +122,156 @@ impl Collector {
     }
 }
 
-/// One event on its way to a line, with the device plane it belongs to.
-struct Placed<'a> {
-    event: &'a RocmTracerEvent,
-    device_ordinal: u32,
-    placement: Placement,
-    /// For a copy named by its HIP call's direction: the type of the SDK record.
-    recorded_as: Option<EventType>,
-    /// For a HIP copy call without a device record: "CPU", or "unknown" under indirect
-    /// dispatch (the `copy_done_by` stat).
-    copy_done_by: Option<&'static str>,
-    /// For an event on a GPU plane with a known agent: what the occupancy model needs.
-    device: Option<KernelDevice>,
+/// Which of the trace's lists an exported event is kept in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum List {
+    /// The joined events of a device ordinal.
+    Device(u32),
+    /// HIP copy calls the CPU did.
+    HostOnly,
+    /// ROCTx ranges and marks.
+    Markers,
+}
+
+/// One event on its way to a line: where the trace keeps it, not a copy of it, so that a
+/// line of a million events costs 12 MB on its way (docs/ARCHITECTURE.md#collected-event-memory).
+#[derive(Copy, Clone, Debug)]
+struct Placed {
+    list: List,
+    index: u32,
+}
+
+/// The events of an export, read in place from the collected trace.
+struct Events<'a> {
+    trace: &'a CollectedTrace,
+    /// The joined events of each device ordinal below `num_gpus`.
+    devices: Vec<Option<&'a EventLog>>,
+    /// What the occupancy model needs of each device ordinal with a known agent.
+    kernel_devices: Vec<Option<KernelDevice>>,
+    /// The `copy_done_by` stat of a HIP copy call without a device record: "CPU", or
+    /// "unknown" under indirect dispatch.
+    copy_done_by: &'static str,
+}
+
+impl<'a> Events<'a> {
+    fn new(trace: &'a CollectedTrace, copy_done_by: &'static str) -> Events<'a> {
+        let ordinals = 0..trace.options.num_gpus;
+        Events {
+            trace,
+            devices: ordinals.clone().map(|o| trace.devices.get(&o)).collect(),
+            kernel_devices: ordinals
+                .map(|ordinal| {
+                    trace
+                        .gpu_agents
+                        .get(ordinal as usize)
+                        .map(|agent| KernelDevice {
+                            gfx_target_version: agent.gfx_target_version,
+                            cu_count: agent.cu_count,
+                        })
+                })
+                .collect(),
+            copy_done_by,
+        }
+    }
+
+    /// The joined events of a device that events were placed from.
+    #[inline]
+    fn log(&self, ordinal: u32) -> &'a EventLog {
+        self.devices[ordinal as usize].expect("a placed event's device has a log")
+    }
+
+    /// A device's joined event, read in place.
+    #[inline]
+    fn logged(&self, ordinal: u32, index: u32) -> LoggedEvent<'a> {
+        self.log(ordinal).get(index as usize, &self.trace.strings)
+    }
+
+    /// The event, as the tracer sent it (joined events are rebuilt from their stored form).
+    fn event(&self, placed: Placed) -> Cow<'a, RocmTracerEvent> {
+        match placed.list {
+            List::Device(ordinal) => Cow::Owned(self.logged(ordinal, placed.index).to_event()),
+            List::HostOnly => Cow::Borrowed(&self.trace.host_only[placed.index as usize]),
+            List::Markers => Cow::Borrowed(&self.trace.markers[placed.index as usize]),
+        }
+    }
+
+    /// What lane assignment reads: `(start, stream, queue, type)`, without rebuilding the
+    /// event.
+    fn key(&self, placed: Placed) -> EventKey {
+        let plain = |event: &RocmTracerEvent| EventKey {
+            start_time_ns: event.start_time_ns,
+            stream_id: event.stream_id,
+            queue_id: event.queue_id,
+            event_type: event.event_type,
+        };
+        match placed.list {
+            List::Device(ordinal) => {
+                let event = self.logged(ordinal, placed.index);
+                EventKey {
+                    start_time_ns: event.start_time_ns(),
+                    stream_id: event.stream_id(),
+                    queue_id: event.queue_id(),
+                    event_type: event.event_type(),
+                }
+            }
+            List::HostOnly => plain(&self.trace.host_only[placed.index as usize]),
+            List::Markers => plain(&self.trace.markers[placed.index as usize]),
+        }
+    }
+
+    /// `(start, end)`: where the event sits on its line.
+    #[inline]
+    fn times(&self, placed: Placed) -> (u64, u64) {
+        let plain = |event: &RocmTracerEvent| (event.start_time_ns, event.end_time_ns);
+        match placed.list {
+            List::Device(ordinal) => self.log(ordinal).times(placed.index as usize),
+            List::HostOnly => plain(&self.trace.host_only[placed.index as usize]),
+            List::Markers => plain(&self.trace.markers[placed.index as usize]),
+        }
+    }
+
+    /// The device plane an event belongs to (`u32::MAX`: none).
+    fn device_ordinal(placed: Placed) -> u32 {
+        match placed.list {
+            List::Device(ordinal) => ordinal,
+            List::HostOnly | List::Markers => u32::MAX,
+        }
+    }
+
+    /// For an event of a GPU with a known agent: what the occupancy model needs.
+    fn device(&self, placed: Placed) -> Option<KernelDevice> {
+        match placed.list {
+            List::Device(ordinal) => self.kernel_devices[ordinal as usize],
+            List::HostOnly | List::Markers => None,
+        }
+    }
+
+    fn copy_done_by(&self, placed: Placed) -> Option<&'static str> {
+        (placed.list == List::HostOnly).then_some(self.copy_done_by)
+    }
+
+    /// Sorting events by start (then end) keeps lines ordered whatever the arrival order
+    /// was; the sort is stable, so equal times keep the collector's deterministic order.
+    fn sort_by_time(&self, events: &mut [Placed]) {
+        events.sort_by_key(|&placed| self.times(placed));
+    }
+}
+
+/// For a copy named by its HIP call's direction: the type of its SDK record.
+fn recorded_as(event: &RocmTracerEvent) -> Option<EventType> {
+    if event.source == EventSource::Activity && event.event_type.is_memcpy() {
+        recorded_direction(event)
+    } else {
+        None
+    }
+}
+
+/// The fields of an event its lane depends on.
+struct EventKey {
+    start_time_ns: u64,
+    stream_id: u64,
+    queue_id: u64,
+    event_type: EventType,
 }
 
 /// The `recorded_direction` stat of a copy whose SDK record said otherwise than its call.
@@ -154,12 +295,6 @@ fn unattributed_warning(count: u64) -> String {
          from its worker thread: indirect dispatch, AMD_DIRECT_DISPATCH=0): they are shown on \
          \"Unattributed\" lanes of their queue; stream attribution needs direct dispatch"
     )
-}
-
-/// Sorting events by start (then end) keeps lines ordered whatever the arrival order was; the
-/// sort is stable, so equal times keep the collector's deterministic order.
-fn sort_by_time(events: &mut [Placed<'_>]) {
-    events.sort_by_key(|placed| (placed.event.start_time_ns, placed.event.end_time_ns));
 }
 
 pub fn build_xspace(
@@ -201,50 +336,42 @@ pub fn export_into<S: XSpaceSink>(
         line_timestamp_ns: i64::try_from(trace.start.walltime_ns).unwrap_or(i64::MAX),
     };
     let mut export_drops = DropCounters::default();
-    let mut host_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
+    let mut host_events: BTreeMap<u64, Vec<Placed>> = BTreeMap::new();
     let mut events_of_device = Vec::new();
     let mut unattributed = 0u64;
     let mut all_lanes = Vec::new();
-    let recorded_as = |event: &RocmTracerEvent| {
-        if event.source == EventSource::Activity && event.event_type.is_memcpy() {
-            recorded_direction(event)
-        } else {
-            None
-        }
-    };
 
     for ordinal in 0..trace.options.num_gpus {
-        let device = trace
-            .gpu_agents
-            .get(ordinal as usize)
-            .map(|agent| KernelDevice {
-                gfx_target_version: agent.gfx_target_version,
-                cu_count: agent.cu_count,
-            });
-        let mut device_events: Vec<Placed<'_>> = Vec::new();
-        for event in trace.devices.get(&ordinal).into_iter().flatten() {
-            let Some(placement) = timeline.place(event) else {
+        let mut device_events: Vec<Placed> = Vec::new();
+        let log = trace.devices.get(&ordinal);
+        for index in 0..log.map_or(0, EventLog::len) {
+            let Some(event) = log.map(|log| log.get(index, &trace.strings)) else {
+                break;
+            };
+            if timeline
+                .place((event.start_time_ns(), event.end_time_ns()))
+                .is_none()
+            {
                 export_drops.add(DropReason::OutOfTimeWindow, 1);
                 continue;
-            };
+            }
             let placed = Placed {
-                event,
-                device_ordinal: ordinal,
-                placement,
-                recorded_as: recorded_as(event),
-                copy_done_by: None,
-                device,
+                list: List::Device(ordinal),
+                index: index as u32,
             };
-            if event.source == EventSource::ApiCallback {
-                if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
+            if event.source() == EventSource::ApiCallback {
+                if event.thread_id() == RocmTracerEvent::INVALID_THREAD_ID {
                     export_drops.add(DropReason::NoLane, 1);
                 } else {
-                    host_events.entry(event.thread_id).or_default().push(placed);
+                    host_events
+                        .entry(event.thread_id())
+                        .or_default()
+                        .push(placed);
                 }
-            } else if event.stream_id == RocmTracerEvent::INVALID_STREAM_ID {
+            } else if event.stream_id() == RocmTracerEvent::INVALID_STREAM_ID {
                 export_drops.add(DropReason::NoLane, 1);
             } else {
-                if event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID {
+                if event.stream_id() == RocmTracerEvent::UNATTRIBUTED_STREAM_ID {
                     unattributed += 1;
                 }
                 device_events.push(placed);
@@ -256,15 +383,22 @@ pub fn export_into<S: XSpaceSink>(
     // Copies the CPU did: their HIP calls, on their threads, with no device. Under indirect
     // dispatch a copy's record carries an id no call has, so a call without a record may have
     // had one: then nothing is claimed about who copied.
-    let indirect_copies = trace.devices.values().flatten().any(|event| {
-        event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID && event.event_type.is_memcpy()
+    let indirect_copies = trace.devices.values().any(|log| {
+        (0..log.len()).any(|index| {
+            let event = log.get(index, &trace.strings);
+            event.stream_id() == RocmTracerEvent::UNATTRIBUTED_STREAM_ID
+                && event.event_type().is_memcpy()
+        })
     });
-    let copy_done_by = if indirect_copies { "unknown" } else { "CPU" };
-    for event in &trace.host_only {
-        let Some(placement) = timeline.place(event) else {
+    let events = Events::new(trace, if indirect_copies { "unknown" } else { "CPU" });
+    for (index, event) in trace.host_only.iter().enumerate() {
+        if timeline
+            .place((event.start_time_ns, event.end_time_ns))
+            .is_none()
+        {
             export_drops.add(DropReason::OutOfTimeWindow, 1);
             continue;
-        };
+        }
         if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
             export_drops.add(DropReason::NoLane, 1);
             continue;
@@ -276,18 +410,14 @@ pub fn export_into<S: XSpaceSink>(
             .entry(event.thread_id)
             .or_default()
             .push(Placed {
-                event,
-                device_ordinal: u32::MAX,
-                placement,
-                recorded_as: None,
-                copy_done_by: Some(copy_done_by),
-                device: None,
+                list: List::HostOnly,
+                index: index as u32,
             });
     }
 
     // ROCTx ranges and marks: a line of their own right after their thread's line. Like XLA,
     // a capture without GPUs exports none (they are counted as without a device).
-    let mut marker_events: BTreeMap<u64, Vec<Placed<'_>>> = BTreeMap::new();
+    let mut marker_events: BTreeMap<u64, Vec<Placed>> = BTreeMap::new();
     if trace.options.num_gpus == 0 && !trace.markers.is_empty() {
         export_drops.add(DropReason::InvalidDevice, trace.markers.len() as u64);
     }
@@ -296,30 +426,29 @@ pub fn export_into<S: XSpaceSink>(
     } else {
         &trace.markers[..]
     };
-    for event in markers {
-        let Some(placement) = timeline.place(event) else {
+    for (index, event) in markers.iter().enumerate() {
+        if timeline
+            .place((event.start_time_ns, event.end_time_ns))
+            .is_none()
+        {
             export_drops.add(DropReason::OutOfTimeWindow, 1);
             continue;
-        };
+        }
         marker_events
             .entry(event.thread_id)
             .or_default()
             .push(Placed {
-                event,
-                device_ordinal: u32::MAX,
-                placement,
-                recorded_as: None,
-                copy_done_by: None,
-                device: None,
+                list: List::Markers,
+                index: index as u32,
             });
     }
-    let events: usize = host_events
+    let total: usize = host_events
         .values()
         .chain(marker_events.values())
         .chain(&events_of_device)
         .map(Vec::len)
         .sum();
-    sink.expect_events(events);
+    sink.expect_events(total);
 
     // The planes in XSpace order: host, devices, scope-range tree.
     let threads: BTreeSet<u64> = host_events
@@ -331,11 +460,12 @@ pub fn export_into<S: XSpaceSink>(
     let mut line_builder = LineBuilder {
         sink,
         timeline: &timeline,
+        events,
         stats: Vec::new(),
     };
     for thread_id in threads {
         if let Some(mut events) = host_events.remove(&thread_id) {
-            sort_by_time(&mut events);
+            line_builder.events.sort_by_time(&mut events);
             line_builder.build_line(
                 &mut host_plane,
                 thread_id as i64,
@@ -346,9 +476,9 @@ pub fn export_into<S: XSpaceSink>(
         }
         if let Some(mut events) = marker_events.remove(&thread_id) {
             // Enclosing ranges first: ranges pushed at one instant nest outermost first.
-            events.sort_by_key(|placed| {
-                let event = placed.event;
-                (event.start_time_ns, std::cmp::Reverse(event.end_time_ns))
+            events.sort_by_key(|&placed| {
+                let (start, end) = line_builder.events.times(placed);
+                (start, std::cmp::Reverse(end))
             });
             line_builder.build_line(
                 &mut host_plane,
@@ -384,6 +514,7 @@ pub fn export_into<S: XSpaceSink>(
     }
     // Id 0 like XLA's: it adds the plane by name and never sets an id
     // (docs/xla-interface.md#scope-range-tree).
+    let sink = line_builder.sink;
     sink.finish_plane(scope_range_tree_plane(0, &trace.scope_range_tree));
 
     let mut drops = trace.drops.clone();
@@ -416,32 +547,50 @@ const STREAM_NAME_STAT: &str = "stream_name";
 fn add_stream_lines<S: XSpaceSink>(
     plane: &mut PlaneBuilder,
     lines: &mut LineBuilder<'_, S>,
-    events: Vec<Placed<'_>>,
+    events: Vec<Placed>,
     context: &LaneContext<'_>,
 ) -> Vec<Lane> {
-    let is_unattributed =
-        |placed: &Placed<'_>| placed.event.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID;
-    let (unattributed, events): (Vec<Placed<'_>>, Vec<Placed<'_>>) =
-        events.into_iter().partition(is_unattributed);
-    let lanes = dense_stream_numbers(events.iter().map(|placed| placed.event));
+    let key = |placed: Placed| lines.events.key(placed);
+    let (unattributed, events): (Vec<Placed>, Vec<Placed>) = events
+        .into_iter()
+        .partition(|&placed| key(placed).stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID);
+    let lanes = dense_stream_numbers(events.iter().map(|&placed| {
+        let key = key(placed);
+        (key.stream_id, key.start_time_ns)
+    }));
     let stream_of_lane: BTreeMap<u32, u64> = lanes
         .iter()
         .map(|(&stream, &lane)| (lane, stream))
         .collect();
-    let mut by_lane: BTreeMap<u32, Vec<Placed<'_>>> = BTreeMap::new();
+    let mut by_lane: BTreeMap<u32, Vec<Placed>> = BTreeMap::new();
     for placed in events {
         // Every stream of these events has a lane: `dense_stream_numbers` saw them all.
-        if let Some(&lane) = lanes.get(&placed.event.stream_id) {
+        if let Some(&lane) = lanes.get(&key(placed).stream_id) {
             by_lane.entry(lane).or_default().push(placed);
         }
     }
+    // Work no HIP call submitted has no known stream: one lane per HSA queue, and one for
+    // the copies (which have no queue), after the stream lanes so line ids stay unique.
+    let queues = dense_queue_numbers(
+        unattributed
+            .iter()
+            .map(|&placed| key(placed))
+            .filter(|key| key.queue_id != 0)
+            .map(|key| (key.queue_id, key.start_time_ns)),
+    );
+    let mut by_queue: BTreeMap<Option<u32>, Vec<Placed>> = BTreeMap::new();
+    for placed in unattributed {
+        let queue = queues.get(&key(placed).queue_id).copied();
+        by_queue.entry(queue).or_default().push(placed);
+    }
+
     let stream_lanes = lanes.len() as u32;
     let mut out = Vec::new();
     for (lane, mut events) in by_lane {
-        sort_by_time(&mut events);
+        lines.events.sort_by_time(&mut events);
         let types: BTreeSet<EventType> = events
             .iter()
-            .map(|placed| placed.event.event_type)
+            .map(|&placed| lines.events.key(placed).event_type)
             .collect();
         let stream_id = stream_of_lane.get(&lane).copied();
         let label = stream_id.and_then(|stream| stream_label(context.labels, stream));
@@ -466,23 +615,9 @@ fn add_stream_lines<S: XSpaceSink>(
             label,
         });
     }
-
-    // Work no HIP call submitted has no known stream: one lane per HSA queue, and one for
-    // the copies (which have no queue), after the stream lanes so line ids stay unique.
-    let queues = dense_queue_numbers(
-        unattributed
-            .iter()
-            .map(|placed| placed.event)
-            .filter(|event| event.queue_id != 0),
-    );
-    let mut by_queue: BTreeMap<Option<u32>, Vec<Placed<'_>>> = BTreeMap::new();
-    for placed in unattributed {
-        let queue = queues.get(&placed.event.queue_id).copied();
-        by_queue.entry(queue).or_default().push(placed);
-    }
     // `None` (copies) sorts first; the queues follow in their dense order.
     for (index, (queue, mut events)) in by_queue.into_iter().enumerate() {
-        sort_by_time(&mut events);
+        lines.events.sort_by_time(&mut events);
         let name = unattributed_line_name(queue);
         let id = lane_line_id(stream_lanes + index as u32);
         lines.build_line(plane, id, &name, &events, &[]);
@@ -508,30 +643,32 @@ fn stream_label(labels: &BTreeMap<u64, StreamLabel>, stream: u64) -> Option<Stre
 fn add_queue_lines<S: XSpaceSink>(
     plane: &mut PlaneBuilder,
     lines: &mut LineBuilder<'_, S>,
-    events: Vec<Placed<'_>>,
+    events: Vec<Placed>,
     context: &LaneContext<'_>,
 ) -> Vec<Lane> {
+    let key = |placed: Placed| lines.events.key(placed);
     let queues = dense_queue_numbers(
         events
             .iter()
-            .map(|placed| placed.event)
-            .filter(|event| event.queue_id != 0),
+            .map(|&placed| key(placed))
+            .filter(|key| key.queue_id != 0)
+            .map(|key| (key.queue_id, key.start_time_ns)),
     );
     let queue_of_lane: BTreeMap<u32, u64> =
         queues.iter().map(|(&queue, &lane)| (lane, queue)).collect();
     let queue_lanes = queues.len() as u32;
     // Copies after the queues, so `Queue #n` is line `base + n` and lines are in lane order.
-    let mut by_lane: BTreeMap<u32, Vec<Placed<'_>>> = BTreeMap::new();
+    let mut by_lane: BTreeMap<u32, Vec<Placed>> = BTreeMap::new();
     for placed in events {
         let lane = queues
-            .get(&placed.event.queue_id)
+            .get(&key(placed).queue_id)
             .copied()
             .unwrap_or(queue_lanes);
         by_lane.entry(lane).or_default().push(placed);
     }
     let mut out = Vec::new();
     for (lane, mut events) in by_lane {
-        sort_by_time(&mut events);
+        lines.events.sort_by_time(&mut events);
         let (name, queue_id) = match queue_of_lane.get(&lane) {
             Some(&queue) => (queue_line_name(lane), Some(queue)),
             None => (queue_line_name_for_copies(), None),
@@ -555,6 +692,7 @@ fn add_queue_lines<S: XSpaceSink>(
 struct LineBuilder<'a, S> {
     sink: &'a mut S,
     timeline: &'a Timeline,
+    events: Events<'a>,
     stats: Vec<XStat>,
 }
 
@@ -564,7 +702,7 @@ impl<S: XSpaceSink> LineBuilder<'_, S> {
         plane: &mut PlaneBuilder,
         id: i64,
         name: &str,
-        events: &[Placed<'_>],
+        events: &[Placed],
         line_stats: &[(&str, String)],
     ) {
         self.sink.start_line(LineHeader {
@@ -580,12 +718,19 @@ impl<S: XSpaceSink> LineBuilder<'_, S> {
         // the names live in the trace for the whole call, so an equal address and length is
         // an equal name.
         let mut last_name: Option<(*const u8, usize, i64)> = None;
-        for placed in events {
-            let placement = placed.placement;
-            let metadata_name = if placed.event.name.is_empty() {
-                placed.event.event_type.name()
+        for &placed in events {
+            let event = self.events.event(placed);
+            let Some(placement) = self
+                .timeline
+                .place((event.start_time_ns, event.end_time_ns))
+            else {
+                // Events outside the window were counted and left out before.
+                continue;
+            };
+            let metadata_name = if event.name.is_empty() {
+                event.event_type.name()
             } else {
-                &placed.event.name
+                &event.name
             };
             let metadata_id = match last_name {
                 Some((address, len, id))
@@ -602,15 +747,15 @@ impl<S: XSpaceSink> LineBuilder<'_, S> {
             stats.clear();
             event_stats(
                 plane,
-                placed.event,
-                placed.device_ordinal,
-                placed.device,
+                &event,
+                Events::device_ordinal(placed),
+                self.events.device(placed),
                 stats,
             );
-            if let Some(recorded_as) = placed.recorded_as {
+            if let Some(recorded_as) = recorded_as(&event) {
                 stats.push(plane.ref_stat(RECORDED_DIRECTION_STAT, recorded_as.name()));
             }
-            if let Some(copy_done_by) = placed.copy_done_by {
+            if let Some(copy_done_by) = self.events.copy_done_by(placed) {
                 stats.push(plane.ref_stat(COPY_DONE_BY_STAT, copy_done_by));
             }
             for (stat, value) in line_stats {

@@ -129,12 +129,10 @@ pub fn start_collecting(tracer: &Tracer) -> Arc<Collector> {
 pub fn joined(collector: &Collector, correlation_id: u64) -> Vec<RocmTracerEvent> {
     collector.with_collected(|trace| {
         trace
-            .devices
-            .values()
-            .flatten()
-            .chain(&trace.host_only)
+            .device_ordinals()
+            .flat_map(|ordinal| trace.device_events(ordinal))
+            .chain(trace.host_only.iter().cloned())
             .filter(|e| e.correlation_id == correlation_id)
-            .cloned()
             .collect()
     })
 }
