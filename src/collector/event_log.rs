@@ -1,22 +1,25 @@
 //! Collected events in the order they were appended, 48 bytes each ([`StoredEvent`]), in
-//! fixed-size chunks: storing one is an append (no tree descent, no half-full nodes), and the
-//! log never copies itself to grow, so its memory is the events' size plus at most one partly
-//! filled chunk. The collector keeps its pending events of each source in one (arrival order)
+//! fixed-size chunks ([`EventChunk`]): storing one is an append (no tree descent, no
+//! half-full nodes), and the log never copies itself to grow, so its memory is the events'
+//! size plus at most one partly written chunk. The collector keeps its pending events of each source in one (arrival order)
 //! and its joined events of each device in one (join order); a chunk of pending events is
 //! given back as soon as the join has read all of it, so that the joined events take the
 //! memory the pending ones leave (docs/ARCHITECTURE.md#collected-event-memory).
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::event_chunk::EventChunk;
 use super::stored_event::{LogTables, LoggedEvent, SessionStrings, StoredEvent};
 use crate::event::RocmTracerEvent;
 
-/// 4096 events of 48 bytes: 192 KiB per allocation.
-const CHUNK_LEN: usize = 4096;
+/// 32768 events of 48 bytes: 1.5 MiB per mapping, of which only the pages written are taken;
+/// a billion events (XLA's largest cap) would make 30,518 mappings, under Linux's default
+/// limit of 65,530 per process.
+const CHUNK_LEN: usize = 32768;
 
 #[derive(Default)]
 pub(crate) struct EventLog {
-    chunks: Vec<Vec<StoredEvent>>,
+    chunks: Vec<EventChunk>,
     len: usize,
     tables: LogTables,
     /// `roctx_range`s by index. Only work issued inside a ROCTx range has one, so this is
@@ -30,17 +33,12 @@ pub(crate) struct EventLog {
 impl EventLog {
     #[inline(always)]
     pub(crate) fn push(&mut self, event: &RocmTracerEvent, strings: &mut SessionStrings) {
-        if self
-            .chunks
-            .last()
-            .is_none_or(|chunk| chunk.len() >= CHUNK_LEN)
-        {
-            self.chunks.push(Vec::with_capacity(CHUNK_LEN));
+        if self.chunks.last().is_none_or(EventChunk::is_full) {
+            self.chunks.push(EventChunk::with_capacity(CHUNK_LEN));
         }
         let Some(chunk) = self.chunks.last_mut() else {
             return;
         };
-        // The chunk has room, so the push cannot grow it.
         chunk.push(StoredEvent::store(
             event,
             self.len,
@@ -99,17 +97,20 @@ impl EventLog {
 
     /// `(correlation id, annotation id)` of every event with an annotation.
     pub(crate) fn annotations(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
-        self.chunks.iter().flatten().filter_map(|event| {
-            event
-                .annotation()
-                .map(|annotation| (event.correlation_id(), annotation))
-        })
+        self.chunks
+            .iter()
+            .flat_map(|chunk| chunk.iter())
+            .filter_map(|event| {
+                event
+                    .annotation()
+                    .map(|annotation| (event.correlation_id(), annotation))
+            })
     }
 
     /// Removes the annotations `remove` says to; returns how many events lost theirs.
     pub(crate) fn remove_annotations(&mut self, remove: impl Fn(u32) -> bool) -> u64 {
         let mut removed = 0;
-        for event in self.chunks.iter_mut().flatten() {
+        for event in self.chunks.iter_mut().flat_map(|chunk| chunk.iter_mut()) {
             if event.annotation().is_some_and(&remove) {
                 event.remove_annotation();
                 removed += 1;
@@ -154,18 +155,14 @@ impl EventLog {
         };
         *left = left.saturating_sub(1);
         if *left == 0 {
-            self.chunks[chunk] = Vec::new();
+            self.chunks[chunk] = EventChunk::empty();
         }
     }
 
     /// Bytes the log's events take now, chunks freed by [`EventLog::release`] excluded.
     #[cfg(test)]
     fn resident_bytes(&self) -> usize {
-        self.chunks
-            .iter()
-            .map(|chunk| chunk.capacity())
-            .sum::<usize>()
-            * std::mem::size_of::<StoredEvent>()
+        self.chunks.iter().map(EventChunk::capacity_bytes).sum()
     }
 
     pub(crate) fn clear(&mut self) {

@@ -4,6 +4,7 @@
 mod copies;
 mod device_numbering;
 mod drops;
+mod event_chunk;
 mod event_log;
 mod id_set;
 mod interner;

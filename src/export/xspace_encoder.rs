@@ -17,6 +17,9 @@ use super::xspace_sink::{EventView, LineHeader, XSpaceSink};
 /// A line whose events' encoding is at least this long is kept as it is, not copied into the
 /// plane's buffer.
 const MOVED_LINE_BYTES: usize = 64 << 10;
+/// A line's events are encoded into pieces of about this size: a growing buffer would hold up
+/// to twice its bytes, and copy them at each doubling.
+const PIECE_BYTES: usize = 1 << 20;
 
 /// `XSpace.planes`, `XPlane.lines` and `XLine.events`.
 const SPACE_PLANES_TAG: u32 = 1;
@@ -25,8 +28,10 @@ const LINE_EVENTS_TAG: u32 = 4;
 
 pub struct XSpaceEncoder<W: Write> {
     out: W,
-    /// The current line's fields before and after its events, and its events encoded.
+    /// The current line's fields before and after its events, and its events encoded: full
+    /// pieces, then the piece being written.
     line: Option<(XLine, XLine)>,
+    line_pieces: Vec<Vec<u8>>,
     line_events: Vec<u8>,
     /// The current plane's lines, encoded: pieces written in order, then `plane_lines`. A
     /// long line's events are moved in as a piece, not copied: a million-event line would
@@ -47,6 +52,7 @@ impl<W: Write> XSpaceEncoder<W> {
         XSpaceEncoder {
             out,
             line: None,
+            line_pieces: Vec::new(),
             line_events: Vec::new(),
             plane_pieces: Vec::new(),
             plane_lines: Vec::new(),
@@ -94,7 +100,9 @@ impl<W: Write> XSpaceEncoder<W> {
         let Some((head, tail)) = self.line.take() else {
             return;
         };
-        let len = head.encoded_len() + self.line_events.len() + tail.encoded_len();
+        let events_len =
+            self.line_pieces.iter().map(Vec::len).sum::<usize>() + self.line_events.len();
+        let len = head.encoded_len() + events_len + tail.encoded_len();
         encode_key(
             PLANE_LINES_TAG,
             WireType::LengthDelimited,
@@ -102,12 +110,14 @@ impl<W: Write> XSpaceEncoder<W> {
         );
         encode_varint(len as u64, &mut self.plane_lines);
         self.encode_fields(&head, |encoder| &mut encoder.plane_lines);
-        if self.line_events.len() < MOVED_LINE_BYTES {
+        if events_len < MOVED_LINE_BYTES {
+            // Shorter than a piece, so all in `line_events`.
             self.plane_lines.extend_from_slice(&self.line_events);
             self.line_events.clear();
         } else {
             let before = std::mem::take(&mut self.plane_lines);
             self.plane_pieces.push(before);
+            self.plane_pieces.append(&mut self.line_pieces);
             let events = std::mem::take(&mut self.line_events);
             self.plane_pieces.push(events);
         }
@@ -144,6 +154,13 @@ impl<W: Write> XSpaceSink for XSpaceEncoder<W> {
         scratch.stats.clear();
         scratch.stats.extend_from_slice(event.stats);
         message::encode(LINE_EVENTS_TAG, &*scratch, &mut self.line_events);
+        if self.line_events.len() >= PIECE_BYTES {
+            let full = std::mem::replace(
+                &mut self.line_events,
+                Vec::with_capacity(PIECE_BYTES + PIECE_BYTES / 8),
+            );
+            self.line_pieces.push(full);
+        }
     }
 
     fn finish_plane(&mut self, plane: XPlane) {
@@ -239,9 +256,17 @@ mod tests {
                 description: "why".to_owned(),
             },
         );
-        // Line 4's events are over `MOVED_LINE_BYTES` (kept as a piece of their own), with
-        // short lines before and after it.
-        for (id, events) in [(1, 3), (2, 0), (3, 300), (4, 4000), (5, 2)] {
+        // Line 4's events are over `MOVED_LINE_BYTES` (kept as a piece of their own), line
+        // 6's over several `PIECE_BYTES`, with short lines around them.
+        for (id, events) in [
+            (1, 3),
+            (2, 0),
+            (3, 300),
+            (4, 4000),
+            (5, 2),
+            (6, 100_000),
+            (7, 1),
+        ] {
             plane.lines.push(XLine {
                 id,
                 display_id: id + 100,
@@ -288,6 +313,8 @@ mod tests {
         };
         let line_4 = space.planes[1].lines[3].encoded_len();
         assert!(line_4 > MOVED_LINE_BYTES, "{line_4}");
+        let line_6 = space.planes[1].lines[5].encoded_len();
+        assert!(line_6 > 2 * PIECE_BYTES, "{line_6}");
         let mut bytes = Vec::new();
         let mut encoder = XSpaceEncoder::new(&mut bytes);
         replay_xspace(&space, &mut encoder);
