@@ -1,10 +1,11 @@
 //! Collected events in the order they were appended, 48 bytes each ([`StoredEvent`]), in
 //! fixed-size chunks ([`EventChunk`]): storing one is an append (no tree descent, no
 //! half-full nodes), and the log never copies itself to grow, so its memory is the events'
-//! size plus at most one partly written chunk. The collector keeps its pending events of each source in one (arrival order)
-//! and its joined events of each device in one (join order); a chunk of pending events is
-//! given back as soon as the join has read all of it, so that the joined events take the
-//! memory the pending ones leave (docs/ARCHITECTURE.md#collected-event-memory).
+//! size plus at most one partly written chunk. The collector keeps its pending events of each
+//! source in one (arrival order) and its joined events of each device in one (join order); a
+//! chunk of pending events is given back as soon as the join has read all of it, so that the
+//! joined events take the memory the pending ones leave
+//! (docs/ARCHITECTURE.md#collected-event-memory).
 use std::collections::HashMap;
 use std::sync::Arc;
 
