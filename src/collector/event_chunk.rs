@@ -9,6 +9,18 @@ use std::ptr::NonNull;
 
 use super::stored_event::StoredEvent;
 
+#[cfg(test)]
+thread_local! {
+    /// Bytes of the chunks this thread made and has not freed yet (tests only).
+    static LIVE_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Bytes held by the chunks the calling thread made and has not freed (tests only).
+#[cfg(test)]
+pub(super) fn live_chunk_bytes() -> usize {
+    LIVE_BYTES.get()
+}
+
 /// A fixed-capacity list of stored events, in memory of its own.
 pub(super) struct EventChunk {
     events: NonNull<StoredEvent>,
@@ -38,6 +50,8 @@ impl EventChunk {
     /// events are written.
     pub(crate) fn with_capacity(capacity: usize) -> EventChunk {
         let layout = Self::layout(capacity);
+        #[cfg(test)]
+        LIVE_BYTES.set(LIVE_BYTES.get() + layout.size());
         // SAFETY: an anonymous private mapping of a non-zero length; the result is checked.
         let mapped = unsafe {
             libc::mmap(
@@ -122,6 +136,8 @@ impl Drop for EventChunk {
         }
         // `StoredEvent` has no drop glue: the memory is all there is to free.
         let layout = Self::layout(self.capacity);
+        #[cfg(test)]
+        LIVE_BYTES.set(LIVE_BYTES.get().saturating_sub(layout.size()));
         if self.mapped {
             // SAFETY: the mapping of exactly this length, made by `with_capacity`.
             unsafe { libc::munmap(self.events.as_ptr().cast(), layout.size()) };

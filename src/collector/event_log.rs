@@ -16,7 +16,7 @@ use crate::event::RocmTracerEvent;
 /// 32768 events of 48 bytes: 1.5 MiB per mapping, of which only the pages written are taken;
 /// a billion events (XLA's largest cap) would make 30,518 mappings, under Linux's default
 /// limit of 65,530 per process.
-const CHUNK_LEN: usize = 32768;
+pub(super) const CHUNK_LEN: usize = 32768;
 
 #[derive(Default)]
 pub(crate) struct EventLog {

@@ -259,3 +259,55 @@ fn take_from_api_event(
     }
     activity
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collector::event_chunk::live_chunk_bytes;
+    use crate::collector::event_log::CHUNK_LEN;
+    use crate::event::EventSource;
+
+    fn kernel(source: EventSource, correlation_id: u64) -> RocmTracerEvent {
+        RocmTracerEvent {
+            event_type: EventType::Kernel,
+            source,
+            correlation_id,
+            device_id: 7,
+            stream_id: 3,
+            thread_id: 1,
+            start_time_ns: correlation_id * 10,
+            end_time_ns: correlation_id * 10 + 5,
+            ..RocmTracerEvent::default()
+        }
+    }
+
+    #[test]
+    fn the_join_frees_each_pending_chunk_once_it_has_read_it() {
+        let n = 3 * CHUNK_LEN as u64;
+        let mut pending = PendingEvents::default();
+        for id in 1..=n {
+            pending
+                .api
+                .push(&kernel(EventSource::ApiCallback, id), &mut pending.strings);
+            pending
+                .activities
+                .push(&kernel(EventSource::Activity, id), &mut pending.strings);
+        }
+        // Three chunks of API events and three of activities.
+        let before = live_chunk_bytes();
+        let mut emitted = 0u64;
+        let mut live_at_last = usize::MAX;
+        let mut drops = DropCounters::default();
+        join_api_and_activities(&mut pending, &mut drops, &CappedIds::default(), |event| {
+            emitted += 1;
+            if emitted == 2 * n {
+                assert_eq!(event.correlation_id, n);
+                live_at_last = live_chunk_bytes();
+            }
+        });
+        assert_eq!(emitted, 2 * n);
+        // While the last id is joined, only the chunks holding it are left.
+        assert_eq!(live_at_last, before / 3);
+        assert_eq!(live_chunk_bytes(), 0);
+    }
+}

@@ -2,6 +2,8 @@
 //! from 1 as tsl's builder does, so the same sequence of calls gives the same plane.
 // Fx, not SipHash: the names are ours (no untrusted keys), and SipHashing a name per stat was
 // about a sixth of export's instructions (benches/run.sh, export_instructions).
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use super::details_input::DetailsInput;
@@ -11,7 +13,11 @@ use super::xspace_sink::{shown_event_name, XSpaceSink};
 pub(crate) struct PlaneBuilder {
     plane: XPlane,
     event_metadata_ids: FxHashMap<String, i64>,
-    stat_metadata_ids: FxHashMap<String, i64>,
+    /// Stat metadata names, id `i` at `i - 1`, each string shared with `stat_metadata_ids`:
+    /// a plane can have a name per distinct annotation, so each is held once until
+    /// [`PlaneBuilder::finish`] makes the plane's `stat_metadata` of them.
+    stat_names: Vec<Arc<str>>,
+    stat_metadata_ids: FxHashMap<Arc<str>, i64>,
     /// The details stats already made on this plane, by what they were made from.
     details_stats: FxHashMap<DetailsInput, Vec<XStat>>,
     /// The last details looked up: consecutive events of a line mostly share their inputs,
@@ -53,6 +59,7 @@ impl PlaneBuilder {
                 ..XPlane::default()
             },
             event_metadata_ids: FxHashMap::default(),
+            stat_names: Vec::new(),
             stat_metadata_ids: FxHashMap::default(),
             details_stats: FxHashMap::default(),
             last_details: None,
@@ -82,16 +89,10 @@ impl PlaneBuilder {
         if let Some(&id) = self.stat_metadata_ids.get(name) {
             return id;
         }
-        let id = self.plane.stat_metadata.len() as i64 + 1;
-        self.plane.stat_metadata.insert(
-            id,
-            XStatMetadata {
-                id,
-                name: name.to_owned(),
-                ..XStatMetadata::default()
-            },
-        );
-        self.stat_metadata_ids.insert(name.to_owned(), id);
+        let id = self.stat_names.len() as i64 + 1;
+        let name: Arc<str> = Arc::from(name);
+        self.stat_names.push(name.clone());
+        self.stat_metadata_ids.insert(name, id);
         id
     }
 
@@ -169,7 +170,7 @@ impl PlaneBuilder {
     /// out in order from 1), so that it knows them before the events that use them.
     pub(crate) fn tell_names(&mut self, sink: &mut impl XSpaceSink) {
         let (events, stats) = self.told;
-        if events == self.plane.event_metadata.len() && stats == self.plane.stat_metadata.len() {
+        if events == self.plane.event_metadata.len() && stats == self.stat_names.len() {
             return;
         }
         for id in events + 1..=self.plane.event_metadata.len() {
@@ -177,15 +178,10 @@ impl PlaneBuilder {
                 sink.name_event_metadata(metadata.id, shown_event_name(metadata));
             }
         }
-        for id in stats + 1..=self.plane.stat_metadata.len() {
-            if let Some(metadata) = self.plane.stat_metadata.get(&(id as i64)) {
-                sink.name_stat_metadata(metadata.id, &metadata.name);
-            }
+        for (index, name) in self.stat_names.iter().enumerate().skip(stats) {
+            sink.name_stat_metadata(index as i64 + 1, name);
         }
-        self.told = (
-            self.plane.event_metadata.len(),
-            self.plane.stat_metadata.len(),
-        );
+        self.told = (self.plane.event_metadata.len(), self.stat_names.len());
     }
 
     pub(crate) fn add_plane_stat(&mut self, stat: XStat) {
@@ -194,6 +190,21 @@ impl PlaneBuilder {
 
     /// The plane without lines (they went to a sink): id, name, metadata and stats.
     pub(crate) fn finish(self) -> XPlane {
-        self.plane
+        let mut plane = self.plane;
+        drop(self.stat_metadata_ids);
+        plane.stat_metadata = self
+            .stat_names
+            .into_iter()
+            .zip(1..)
+            .map(|(name, id)| {
+                let metadata = XStatMetadata {
+                    id,
+                    name: name.to_string(),
+                    ..XStatMetadata::default()
+                };
+                (id, metadata)
+            })
+            .collect();
+        plane
     }
 }

@@ -4,6 +4,7 @@
 //! `end = start + duration`.
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 use std::sync::LazyLock;
 
 /// Time from writing a packet to the GPU starting it.
@@ -13,6 +14,30 @@ const LAUNCH_LATENCY_NS: u64 = 2_000;
 struct Timing {
     busy_until: HashMap<Engine, u64>,
     stream_last_end: HashMap<(u32, u64), u64>,
+    /// Start times of each HSA queue's kernels not yet launched at the last look, in
+    /// submission order: their packets still take a slot of the queue.
+    waiting_packets: HashMap<u64, VecDeque<u64>>,
+}
+
+/// When HSA queue `queue` has room for another packet, given that it is `now`: `None` if it
+/// has room, else the time its oldest waiting packet is launched (the packet processor frees
+/// the slot as it reads the packet). HIP's launch waits for room before writing a packet
+/// (docs/simulator-fidelity.md#queue-capacity).
+pub(crate) fn queue_full_until(queue: u64, now: u64) -> Option<u64> {
+    let mut timing = TIMING.lock();
+    let waiting = timing.waiting_packets.entry(queue).or_default();
+    while waiting.front().is_some_and(|&start| start <= now) {
+        waiting.pop_front();
+    }
+    let packets =
+        usize::try_from(crate::machine::machine().aql_queue_packets).unwrap_or(usize::MAX);
+    if waiting.len() < packets {
+        if waiting.is_empty() && waiting.capacity() > 1024 {
+            waiting.shrink_to(1024);
+        }
+        return None;
+    }
+    waiting.front().copied()
 }
 
 #[derive(Clone, Copy, Hash, PartialEq, Eq, Debug)]
@@ -42,6 +67,13 @@ pub(crate) fn schedule(
         .max(engine_free)
         .max(stream_free);
     let end = start.saturating_add(duration_ns.max(1));
+    if let Engine::Queue(queue) = engine {
+        timing
+            .waiting_packets
+            .entry(queue)
+            .or_default()
+            .push_back(start);
+    }
     timing.busy_until.insert(engine, end);
     timing.stream_last_end.insert(stream, end);
     (start, end)

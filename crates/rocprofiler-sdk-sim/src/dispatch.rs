@@ -447,6 +447,10 @@ fn dim3(v: [u32; 3]) -> sys::rocprofiler_dim3_t {
 /// signal thread. Runs on the submitting thread (the API thread under direct dispatch).
 /// The caller has registered the work with `signal::begin`.
 pub(crate) fn enqueue_kernel(mut work: KernelWork) {
+    // A full queue makes the launch wait, before its packet is written (and intercepted).
+    while let Some(room_at) = crate::device::queue_full_until(work.stream.queue, now_ns()) {
+        crate::signal::wait_until_time(room_at);
+    }
     let tid = gettid();
     work.correlation_id = submitting_thread_correlation_id(work.correlation_id);
     let targets = registry::targets(

@@ -68,6 +68,10 @@ pub struct Machine {
     /// Bytes (default 33554432, 0 = off): pageable memory is pinned piece by piece, one record
     /// per piece, all under the call's correlation id (`GPU_PINNED_XFER_SIZE`).
     pub pageable_chunk: u64,
+    /// Packets an HSA queue holds (default 16384, ROCclr `ROC_AQL_QUEUE_SIZE`): a kernel launch
+    /// onto a full queue waits until the oldest packet is launched, so a program that launches
+    /// faster than the GPU runs is held back (docs/simulator-fidelity.md#queue-capacity).
+    pub aql_queue_packets: u64,
     /// Host-to-host copies give one HOST_TO_HOST record with the CPU on both sides, as an SDMA
     /// copy would (default false: the HIP runtime copies them on the CPU, no record).
     pub h2h_record: bool,
@@ -115,6 +119,7 @@ impl Default for Machine {
             large_bar_h2d_max: 8 * 1024,
             large_bar_d2h_max: 64,
             pageable_chunk: 32 * 1024 * 1024,
+            aql_queue_packets: 16384,
             h2h_record: false,
             kernel_record_lag_us: [20, 200],
             seed: None,
@@ -170,6 +175,11 @@ impl Machine {
         }
         if !(1..=MAX_CPUS).contains(&self.cpus) {
             return Err(format!("cpus must be 1..={MAX_CPUS}"));
+        }
+        if !(1..=MAX_AQL_QUEUE_PACKETS).contains(&self.aql_queue_packets) {
+            return Err(format!(
+                "aql_queue_packets must be 1..={MAX_AQL_QUEUE_PACKETS}"
+            ));
         }
         let [min, max] = self.kernel_record_lag_us;
         if min > max || max > 1_000_000 {
@@ -502,6 +512,8 @@ pub enum SmallCopies {
 
 pub const MAX_GPUS: u32 = 16;
 pub const MAX_CPUS: u32 = 8;
+/// The largest HSA queue ROCR creates (`queue_max_size`, 2^17 packets on current GPUs).
+pub const MAX_AQL_QUEUE_PACKETS: u64 = 1 << 17;
 pub const DEFAULT_CPUS: u32 = 2;
 
 impl StreamMap {

@@ -97,6 +97,19 @@ impl State {
         None
     }
 
+    /// With nothing left to run, gives back what a burst of outstanding work grew: a long
+    /// replay's final synchronize had a million completions queued, and the process would
+    /// otherwise hold their room through the export (tens of MB).
+    fn shrink_when_idle(&mut self) {
+        const KEPT: usize = 1024;
+        if !self.jobs.is_empty() || self.jobs.capacity() <= KEPT {
+            return;
+        }
+        self.heap.shrink_to(KEPT);
+        self.visible.shrink_to(KEPT);
+        self.jobs.shrink_to(KEPT);
+    }
+
     /// Whether the signal thread has work at `now`: an entry due, or the rest of a wake.
     fn busy_at(&mut self, now: u64) -> bool {
         self.running || self.awake || self.next_due().is_some_and(|due| due <= now)
@@ -264,7 +277,10 @@ fn spawn() {
                     continue;
                 }
                 match state.next_due() {
-                    None => SIGNAL.work.wait(&mut state),
+                    None => {
+                        state.shrink_when_idle();
+                        SIGNAL.work.wait(&mut state)
+                    }
                     // Virtual time moves only when a driver thread advances it (and notifies).
                     Some(due) if due > now && crate::clock::is_virtual() => {
                         SIGNAL.work.wait(&mut state)
@@ -386,6 +402,15 @@ pub(crate) fn advance_by(ns: u64) {
 /// The modelled duration of one HIP call: called between ENTER and EXIT.
 pub(crate) fn api_call_elapsed() {
     advance_by(crate::clock::API_CALL_NS);
+}
+
+/// A host thread waiting until time `t`: virtual time moving forward, or a real sleep.
+pub(crate) fn wait_until_time(t: u64) {
+    if crate::clock::is_virtual() {
+        advance_to(t);
+    } else if let Some(ns) = t.checked_sub(crate::clock::now_ns()).filter(|&ns| ns > 0) {
+        std::thread::sleep(std::time::Duration::from_nanos(ns));
+    }
 }
 
 /// A host thread sleeping `ns`: real sleep, or virtual time moving forward.
