@@ -278,3 +278,41 @@ fn tracer_side_drops_are_exported_by_reason() {
         ]
     );
 }
+
+#[test]
+fn annotation_cap_counts_strings_across_flushes() {
+    let collector = capped(100, 100, 2);
+    let annotated = |id: u64, annotation: &str| {
+        let mut call = api(id, 1, 2_000_000 + id * 100_000, "hipLaunchKernel");
+        call.annotation = Some(Arc::from(annotation));
+        let mut dispatch = kernel(id, AGENT0, 0, 2_000_000 + id * 100_000, "k");
+        dispatch.annotation = call.annotation.clone();
+        vec![call, dispatch]
+    };
+    collector.add_events(&mut annotated(1, "a"));
+    collector.add_events(&mut annotated(2, "b"));
+    collector.flush();
+    // "a" was admitted by the first flush; "c" would be a third string.
+    collector.add_events(&mut annotated(3, "a"));
+    collector.add_events(&mut annotated(4, "c"));
+    let space = export(&collector);
+    let gpu = plane(&space, "/device:GPU:0");
+    let tf_ops: Vec<_> = all_events(gpu)
+        .map(|event| stat(gpu, &event.stats, "tf_op"))
+        .collect();
+    assert_eq!(
+        tf_ops,
+        [
+            Some("ref:a".to_owned()),
+            Some("ref:b".to_owned()),
+            Some("ref:a".to_owned()),
+            None
+        ]
+    );
+    assert_eq!(
+        collector
+            .drop_counters()
+            .count(DropReason::AnnotationCapReached),
+        2
+    );
+}

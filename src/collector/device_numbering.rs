@@ -24,10 +24,9 @@ impl DeviceNumbering {
         DeviceNumbering::ByAgentHandle(agents.iter().map(|agent| agent.handle as u32).collect())
     }
 
-    pub(crate) fn by_minimum_handle(events: &[RocmTracerEvent]) -> DeviceNumbering {
-        let minimum = events
-            .iter()
-            .map(|event| event.device_id)
+    /// `device_ids`: those of every joined event.
+    pub(crate) fn by_minimum_handle(device_ids: impl Iterator<Item = u32>) -> DeviceNumbering {
+        let minimum = device_ids
             .filter(|&id| id != RocmTracerEvent::INVALID_DEVICE_ID)
             .min();
         DeviceNumbering::ByMinimumHandle(minimum)

@@ -6,8 +6,21 @@
 use std::alloc::Layout;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::stored_event::StoredEvent;
+
+// A chunk frees its memory without dropping its events.
+const _: () = assert!(!std::mem::needs_drop::<StoredEvent>());
+
+/// Bytes of event chunks mapped from the system now, in the whole process.
+static MAPPED_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// Bytes of collected events held in memory mapped from the system, which a counting
+/// global allocator does not see (the chunks that fell back to the heap are seen there).
+pub fn mapped_event_bytes() -> usize {
+    MAPPED_BYTES.load(Ordering::Relaxed)
+}
 
 #[cfg(test)]
 thread_local! {
@@ -46,9 +59,12 @@ impl EventChunk {
         }
     }
 
-    /// A chunk with room for `capacity` events (> 0). The system's pages are only taken as
-    /// events are written.
+    /// A chunk with room for `capacity` events (none for 0). The system's pages are only
+    /// taken as events are written.
     pub(crate) fn with_capacity(capacity: usize) -> EventChunk {
+        if capacity == 0 {
+            return EventChunk::empty();
+        }
         let layout = Self::layout(capacity);
         #[cfg(test)]
         LIVE_BYTES.set(LIVE_BYTES.get() + layout.size());
@@ -65,6 +81,7 @@ impl EventChunk {
         };
         if mapped != libc::MAP_FAILED {
             if let Some(events) = NonNull::new(mapped.cast::<StoredEvent>()) {
+                MAPPED_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
                 return EventChunk {
                     events,
                     len: 0,
@@ -141,6 +158,7 @@ impl Drop for EventChunk {
         if self.mapped {
             // SAFETY: the mapping of exactly this length, made by `with_capacity`.
             unsafe { libc::munmap(self.events.as_ptr().cast(), layout.size()) };
+            MAPPED_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
         } else {
             // SAFETY: allocated by `with_capacity` with this layout.
             unsafe { std::alloc::dealloc(self.events.as_ptr().cast(), layout) };

@@ -6,16 +6,13 @@
 //! chunk of pending events is given back as soon as the join has read all of it, so that the
 //! joined events take the memory the pending ones leave
 //! (docs/ARCHITECTURE.md#collected-event-memory).
-use std::collections::HashMap;
-use std::sync::Arc;
-
 use super::event_chunk::EventChunk;
-use super::stored_event::{LogTables, LoggedEvent, SessionStrings, StoredEvent};
+use super::stored_event::{LogTables, LoggedEvent, RoctxRanges, SessionStrings, StoredEvent};
 use crate::event::RocmTracerEvent;
 
 /// 32768 events of 48 bytes: 1.5 MiB per mapping, of which only the pages written are taken;
-/// a billion events (XLA's largest cap) would make 30,518 mappings, under Linux's default
-/// limit of 65,530 per process.
+/// a billion events in one log (XLA's largest cap) would make 30,518 mappings, under Linux's
+/// default limit of 65,530 per process. Past the limit a chunk comes from the heap instead.
 pub(super) const CHUNK_LEN: usize = 32768;
 
 #[derive(Default)]
@@ -26,7 +23,7 @@ pub(crate) struct EventLog {
     /// `roctx_range`s by index. Only work issued inside a ROCTx range has one, so this is
     /// kept aside rather than costing 16 bytes in every event (a program that wraps every
     /// call in a range pays a map entry per event instead).
-    roctx_ranges: HashMap<usize, Arc<str>>,
+    roctx_ranges: RoctxRanges,
     /// While a join reads the log: how many events of each chunk it has yet to release.
     unreleased: Vec<u32>,
 }
@@ -74,11 +71,7 @@ impl EventLog {
             index,
             tables: &self.tables,
             strings,
-            roctx_range: if self.roctx_ranges.is_empty() {
-                None
-            } else {
-                self.roctx_ranges.get(&index)
-            },
+            roctx_ranges: &self.roctx_ranges,
         }
     }
 
@@ -172,6 +165,8 @@ impl EventLog {
 }
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     fn event(correlation_id: u64) -> RocmTracerEvent {

@@ -1,4 +1,4 @@
-//! Values that pending events repeat (names, annotations, a kernel's dispatch facts, where an
+//! Values that collected events repeat (names, annotations, a kernel's dispatch facts, where an
 //! event ran) kept once and referred to by a `u32` id. A workload launches a few kernels many
 //! times from a few threads onto a few streams, so each distinct value costs one table entry
 //! and each event four bytes. Storing an event is on the buffer callback's path: a small

@@ -17,7 +17,8 @@ pub(super) struct PendingEvents {
     pub auxiliary_api: EventLog,
     /// Every activity of an id is kept: a hipGraph launch has many (openxla/xla#42879).
     pub activities: EventLog,
-    /// Names and annotations of the session's events, kept across joins.
+    /// Names and annotations of the pending events, emptied with them by each join (so an
+    /// annotation the limit rejected is not kept).
     pub strings: SessionStrings,
 }
 
@@ -47,8 +48,8 @@ fn is_kept_api_type(event_type: EventType) -> bool {
 }
 
 /// `log`'s `(correlation id, arrival index)` pairs by id, keeping only the first arrival of
-/// each id; the others are counted as duplicates.
-/// The log then frees each chunk once the join has released the first events of its chunk.
+/// each id; the others are counted as duplicates and released at once (never read again).
+/// From here the log frees each chunk once all of its events were released.
 fn first_of_each_id(log: &mut EventLog, drops: &mut DropCounters) -> Vec<(u64, usize)> {
     let mut order = log.order_by_correlation_id();
     let before = order.len();
@@ -150,6 +151,7 @@ pub(super) fn join_api_and_activities(
     pending.api.clear();
     pending.auxiliary_api.clear();
     pending.activities.clear();
+    pending.strings = SessionStrings::default();
 }
 
 /// An API event takes device, stream and details from the first activity of its id; without

@@ -13,8 +13,9 @@ mod options;
 mod stored_event;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use parking_lot::Mutex;
 
@@ -22,6 +23,7 @@ pub use crate::gpu_agent::{GpuAgentInfo, MemoryBank};
 pub use copies::recorded_direction;
 pub(crate) use copies::{name_blit_kernel_by_call, name_by_call};
 pub use drops::{DropCounters, DropReason, MAX_TRACE_EVENTS_FLAG};
+pub use event_chunk::mapped_event_bytes;
 pub use options::{CaptureStart, CollectorOptions};
 
 use crate::event::{EventSource, EventType, RocmTracerEvent, StreamLabel};
@@ -90,10 +92,8 @@ struct CollectorState {
     num_callback_events: u64,
     num_auxiliary_events: u64,
     num_activity_events: u64,
-    /// By annotation id (`pending.strings.annotations`): whether the annotation limit let the
-    /// annotation in; ids past the end are not decided yet.
-    admitted_annotations: Vec<bool>,
-    num_admitted_annotations: u64,
+    /// The annotations the limit let in so far (at most `max_annotation_strings`).
+    admitted_annotations: FxHashSet<Arc<str>>,
     trace: CollectedTrace,
     caps_warned: BTreeSet<DropReason>,
     /// Without GPU agents: the smallest device id of every flush so far, so that a handle's
@@ -232,16 +232,22 @@ impl CollectorState {
     /// batches reached the collector; later new ones are removed from their events, which stay.
     fn limit_annotations(&mut self) {
         let max_annotation_strings = self.trace.options.max_annotation_strings;
-        let interned = self.pending.strings.annotations.len();
-        if interned as u64 <= max_annotation_strings {
-            // Every annotation the session has seen fits: nothing to order or remove.
-            self.admitted_annotations.resize(interned, true);
-            self.admitted_annotations.fill(true);
-            self.num_admitted_annotations = interned as u64;
+        let strings = &self.pending.strings.annotations;
+        // By this flush's annotation id: whether an earlier flush admitted the string.
+        let mut admitted: Vec<bool> = (0..strings.len() as u32)
+            .map(|id| self.admitted_annotations.contains(strings.get(id)))
+            .collect();
+        let new_count = admitted.iter().filter(|&&known| !known).count() as u64;
+        if self.admitted_annotations.len() as u64 + new_count <= max_annotation_strings {
+            // Every new annotation fits: nothing to order or remove.
+            for (id, known) in admitted.iter().enumerate() {
+                if !known {
+                    self.admitted_annotations
+                        .insert(strings.get(id as u32).clone());
+                }
+            }
             return;
         }
-        let admitted = &mut self.admitted_annotations;
-        admitted.resize(interned, false);
         let logs = [
             &self.pending.api,
             &self.pending.auxiliary_api,
@@ -256,12 +262,8 @@ impl CollectorState {
                 }
             }
         }
-        if first_id.is_empty() {
-            return;
-        }
         // Ties between first ids are broken by the text, as the order must not depend on ids
         // given in arrival order.
-        let strings = &self.pending.strings.annotations;
         let mut new: Vec<(u64, &str, u32)> = first_id
             .into_iter()
             .map(|(annotation, id)| (id, &**strings.get(annotation), annotation))
@@ -269,9 +271,10 @@ impl CollectorState {
         new.sort_unstable();
         let mut any_rejected = false;
         for (_, _, annotation) in new {
-            if self.num_admitted_annotations < max_annotation_strings {
+            if (self.admitted_annotations.len() as u64) < max_annotation_strings {
                 admitted[annotation as usize] = true;
-                self.num_admitted_annotations += 1;
+                self.admitted_annotations
+                    .insert(strings.get(annotation).clone());
             } else {
                 any_rejected = true;
             }
@@ -280,7 +283,6 @@ impl CollectorState {
             return;
         }
         let mut removed = 0;
-        let admitted = &self.admitted_annotations;
         for log in [
             &mut self.pending.api,
             &mut self.pending.auxiliary_api,
@@ -326,13 +328,17 @@ impl CollectorState {
         let capped = &self.capped;
         if trace.gpu_agents.is_empty() {
             // The fallback numbering needs the smallest device id of all joined events first,
-            // of this flush and of every earlier one.
-            let mut joined = Vec::new();
+            // of this flush and of every earlier one: the joined events wait in a log of
+            // their own (48 bytes each, as the pending ones it replaces).
+            let mut joined = EventLog::default();
+            let mut joined_strings = SessionStrings::default();
             join_api_and_activities(&mut self.pending, &mut trace.drops, capped, |event| {
-                joined.push(event)
+                joined.push(&event, &mut joined_strings)
             });
+            let device_ids =
+                (0..joined.len()).map(|index| joined.get(index, &joined_strings).device_id());
             let numbering = match (
-                DeviceNumbering::by_minimum_handle(&joined),
+                DeviceNumbering::by_minimum_handle(device_ids),
                 self.minimum_device_id,
             ) {
                 (DeviceNumbering::ByMinimumHandle(Some(new)), Some(old)) if new < old => {
@@ -356,7 +362,7 @@ impl CollectorState {
                 &mut trace.strings,
                 &mut trace.host_only,
             );
-            for event in joined {
+            for event in joined.events(&joined_strings) {
                 placement.place(event);
             }
             placement.finish(&mut trace.drops);

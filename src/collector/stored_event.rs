@@ -1,4 +1,4 @@
-//! The collector's own form of a pending event: 48 bytes instead of the 192 of a
+//! The collector's own form of an event, pending or joined: 48 bytes instead of the 192 of a
 //! `RocmTracerEvent`. What events of a workload repeat is interned: names and annotations per
 //! session ([`SessionStrings`]), where an event ran (thread, stream, queue, device) and its
 //! details per log ([`LogTables`]); the duration fits 32 bits unless the event ran over four
@@ -89,7 +89,8 @@ impl CacheSlot for MemAllocDetails {
     }
 }
 
-/// The values one log's events refer to by id, dropped with the log at the join.
+/// The values one log's events refer to by id, dropped with the log (a pending log's at the
+/// join, a device log's with the collected trace).
 #[derive(Default)]
 pub(super) struct LogTables {
     places: Interner<Place>,
@@ -116,6 +117,9 @@ enum DetailsKind {
 const LONG_DURATION: u32 = u32::MAX;
 /// `annotation` of an event without one.
 const NO_ANNOTATION: u32 = u32::MAX;
+
+/// The `roctx_range`s of a log's events, by index (most events have none).
+pub(super) type RoctxRanges = FxHashMap<usize, Arc<str>>;
 
 /// One collected event, pending or joined; a `roctx_range` (set only on work issued inside a
 /// ROCTx range) is kept aside by its log, see [`super::event_log`].
@@ -221,15 +225,15 @@ impl StoredEvent {
     }
 }
 
-/// A pending event with the tables it refers to: what the join reads.
+/// A logged event with the tables it refers to: what the join and the export read.
 #[derive(Copy, Clone)]
 pub(crate) struct LoggedEvent<'a> {
     pub(super) event: &'a StoredEvent,
     pub(super) index: usize,
     pub(super) tables: &'a LogTables,
     pub(super) strings: &'a SessionStrings,
-    /// The `roctx_range` the log kept aside for the event.
-    pub(super) roctx_range: Option<&'a Arc<str>>,
+    /// The `roctx_range`s the log keeps aside, by index; read only to rebuild the event.
+    pub(super) roctx_ranges: &'a RoctxRanges,
 }
 
 impl LoggedEvent<'_> {
@@ -321,7 +325,7 @@ impl LoggedEvent<'_> {
             name: self.strings.names.get(event.name).clone(),
             annotation: (event.annotation != NO_ANNOTATION)
                 .then(|| self.strings.annotations.get(event.annotation).clone()),
-            roctx_range: self.roctx_range.cloned(),
+            roctx_range: self.roctx_ranges.get(&self.index).cloned(),
             start_time_ns: event.start_time_ns,
             end_time_ns: self.end_time_ns(),
             device_id: place.device_id,
@@ -349,24 +353,26 @@ mod tests {
     fn round_trip(events: &[RocmTracerEvent]) -> Vec<RocmTracerEvent> {
         let mut tables = LogTables::default();
         let mut strings = SessionStrings::default();
-        let stored: Vec<(StoredEvent, Option<Arc<str>>)> = events
+        let stored: Vec<StoredEvent> = events
             .iter()
             .enumerate()
-            .map(|(index, event)| {
-                let stored = StoredEvent::store(event, index, &mut tables, &mut strings);
-                (stored, event.roctx_range.clone())
-            })
+            .map(|(index, event)| StoredEvent::store(event, index, &mut tables, &mut strings))
+            .collect();
+        let roctx_ranges: RoctxRanges = events
+            .iter()
+            .enumerate()
+            .filter_map(|(index, event)| Some((index, event.roctx_range.clone()?)))
             .collect();
         stored
             .iter()
             .enumerate()
-            .map(|(index, (event, range))| {
+            .map(|(index, event)| {
                 LoggedEvent {
                     event,
                     index,
                     tables: &tables,
                     strings: &strings,
-                    roctx_range: range.as_ref(),
+                    roctx_ranges: &roctx_ranges,
                 }
                 .to_event()
             })

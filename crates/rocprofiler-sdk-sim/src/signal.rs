@@ -405,9 +405,16 @@ pub(crate) fn api_call_elapsed() {
 }
 
 /// A host thread waiting until time `t`: virtual time moving forward, or a real sleep.
+/// HIP's worker thread (indirect dispatch) only moves time: waiting there for the signal
+/// thread could wait on a tool callback that waits for the worker; the completions that
+/// became due run at the next wait of an API thread.
 pub(crate) fn wait_until_time(t: u64) {
     if crate::clock::is_virtual() {
-        advance_to(t);
+        if crate::worker::on_worker() {
+            crate::clock::advance_virtual_now(t);
+        } else {
+            advance_to(t);
+        }
     } else if let Some(ns) = t.checked_sub(crate::clock::now_ns()).filter(|&ns| ns > 0) {
         std::thread::sleep(std::time::Duration::from_nanos(ns));
     }

@@ -54,6 +54,11 @@ pub(crate) fn submit(work: impl FnOnce() + Send + 'static) {
     }
 }
 
+/// Whether the calling thread is HIP's worker thread.
+pub(crate) fn on_worker() -> bool {
+    ON_WORKER.get()
+}
+
 /// Waits until the worker has submitted everything queued so far. On the worker itself (a
 /// tool callback running there that makes a HIP call) it returns at once: the work it would
 /// wait for includes the job that is running.

@@ -97,3 +97,22 @@ fn launches_onto_a_full_queue_wait_so_a_backlog_stays_bounded() {
     // the whole backlog would be tens of MiB; 1024 packets' worth is well under a MiB.
     assert!(grown_kib < 8 * 1024, "peak grew by {grown_kib} KiB");
 }
+
+#[test]
+fn a_full_queue_under_indirect_dispatch_holds_back_the_worker_without_hanging() {
+    if !child::in_child(
+        "a_full_queue_under_indirect_dispatch_holds_back_the_worker_without_hanging",
+        &[(
+            "ROCSIM_MACHINE",
+            "clock = \"virtual\"\ndirect_dispatch = false\naql_queue_packets = 4",
+        )],
+    ) {
+        return;
+    }
+    let text = "[[code_object]]\nkernels = { k = \"_Z1kv\" }\n[streams]\ns = { device = 0 }\n\
+                [[thread]]\nsteps = [ { repeat = 2000, steps = [ \
+                { launch = \"k\", stream = \"s\", duration_us = 50 } ] }, { sync_stream = \"s\" } ]\n";
+    let summary =
+        scenario::replay(&scenario::parse_str(text, "worker.toml").unwrap(), &()).unwrap();
+    assert_eq!(summary.kernels, 2000);
+}
