@@ -336,14 +336,32 @@ pub fn export_into<S: XSpaceSink>(
         line_timestamp_ns: i64::try_from(trace.start.walltime_ns).unwrap_or(i64::MAX),
     };
     let mut export_drops = DropCounters::default();
-    let mut host_events: BTreeMap<u64, Vec<Placed>> = BTreeMap::new();
+    // Each list gets room for all of its events at once: a list that grows by doubling holds
+    // up to twice its events, and both copies while it grows.
+    let mut api_events_of_thread: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut activities_of_device: BTreeMap<u32, usize> = BTreeMap::new();
+    for (&ordinal, log) in &trace.devices {
+        for index in 0..log.len() {
+            let event = log.get(index, &trace.strings);
+            if event.source() == EventSource::ApiCallback {
+                *api_events_of_thread.entry(event.thread_id()).or_default() += 1;
+            } else {
+                *activities_of_device.entry(ordinal).or_default() += 1;
+            }
+        }
+    }
+    let mut host_events: BTreeMap<u64, Vec<Placed>> = api_events_of_thread
+        .into_iter()
+        .map(|(thread, count)| (thread, Vec::with_capacity(count)))
+        .collect();
     let mut events_of_device = Vec::new();
     let mut unattributed = 0u64;
     let mut all_lanes = Vec::new();
 
     for ordinal in 0..trace.options.num_gpus {
-        let mut device_events: Vec<Placed> = Vec::new();
         let log = trace.devices.get(&ordinal);
+        let activities = activities_of_device.get(&ordinal).copied().unwrap_or(0);
+        let mut device_events: Vec<Placed> = Vec::with_capacity(activities);
         for index in 0..log.map_or(0, EventLog::len) {
             let Some(event) = log.map(|log| log.get(index, &trace.strings)) else {
                 break;
@@ -442,6 +460,8 @@ pub fn export_into<S: XSpaceSink>(
                 index: index as u32,
             });
     }
+    // A thread whose every API event was left out has no line.
+    host_events.retain(|_, events| !events.is_empty());
     let total: usize = host_events
         .values()
         .chain(marker_events.values())
@@ -551,9 +571,8 @@ fn add_stream_lines<S: XSpaceSink>(
     context: &LaneContext<'_>,
 ) -> Vec<Lane> {
     let key = |placed: Placed| lines.events.key(placed);
-    let (unattributed, events): (Vec<Placed>, Vec<Placed>) = events
-        .into_iter()
-        .partition(|&placed| key(placed).stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID);
+    let unattributed = |key: &EventKey| key.stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID;
+    // `dense_stream_numbers` leaves the unattributed pseudo-stream out.
     let lanes = dense_stream_numbers(events.iter().map(|&placed| {
         let key = key(placed);
         (key.stream_id, key.start_time_ns)
@@ -562,32 +581,36 @@ fn add_stream_lines<S: XSpaceSink>(
         .iter()
         .map(|(&stream, &lane)| (lane, stream))
         .collect();
-    let mut by_lane: BTreeMap<u32, Vec<Placed>> = BTreeMap::new();
-    for placed in events {
-        // Every stream of these events has a lane: `dense_stream_numbers` saw them all.
-        if let Some(&lane) = lanes.get(&key(placed).stream_id) {
-            by_lane.entry(lane).or_default().push(placed);
-        }
-    }
     // Work no HIP call submitted has no known stream: one lane per HSA queue, and one for
     // the copies (which have no queue), after the stream lanes so line ids stay unique.
     let queues = dense_queue_numbers(
-        unattributed
+        events
             .iter()
             .map(|&placed| key(placed))
-            .filter(|key| key.queue_id != 0)
+            .filter(|key| unattributed(key) && key.queue_id != 0)
             .map(|key| (key.queue_id, key.start_time_ns)),
     );
-    let mut by_queue: BTreeMap<Option<u32>, Vec<Placed>> = BTreeMap::new();
-    for placed in unattributed {
-        let queue = queues.get(&key(placed).queue_id).copied();
-        by_queue.entry(queue).or_default().push(placed);
-    }
+    let stream_lanes = lanes.len();
+    // Groups: the stream lanes in order, then the copies without a queue, then the queues.
+    let (mut grouped, starts) = group_in_order(events, stream_lanes + 1 + queues.len(), |placed| {
+        let key = key(placed);
+        if unattributed(&key) {
+            let queue = queues
+                .get(&key.queue_id)
+                .map_or(0, |&queue| queue as usize + 1);
+            Some(stream_lanes + queue)
+        } else {
+            lanes.get(&key.stream_id).map(|&lane| lane as usize)
+        }
+    });
 
-    let stream_lanes = lanes.len() as u32;
     let mut out = Vec::new();
-    for (lane, mut events) in by_lane {
-        lines.events.sort_by_time(&mut events);
+    for (lane, range) in (0u32..).zip(starts.windows(2).take(stream_lanes)) {
+        if range[0] == range[1] {
+            continue;
+        }
+        let events = &mut grouped[range[0]..range[1]];
+        lines.events.sort_by_time(events);
         let types: BTreeSet<EventType> = events
             .iter()
             .map(|&placed| lines.events.key(placed).event_type)
@@ -604,7 +627,7 @@ fn add_stream_lines<S: XSpaceSink>(
             stats.push((STREAM_NAME_STAT, stream_name.to_owned()));
         }
         let id = lane_line_id(lane);
-        lines.build_line(plane, id, &name, &events, &stats);
+        lines.build_line(plane, id, &name, events, &stats);
         out.push(Lane {
             device_ordinal: context.device_ordinal,
             lane,
@@ -615,14 +638,59 @@ fn add_stream_lines<S: XSpaceSink>(
             label,
         });
     }
-    // `None` (copies) sorts first; the queues follow in their dense order.
-    for (index, (queue, mut events)) in by_queue.into_iter().enumerate() {
-        lines.events.sort_by_time(&mut events);
+    // The copies without a queue first, then the queues in their dense order; an empty
+    // group has no line and takes no line id.
+    let unattributed_groups = starts.windows(2).skip(stream_lanes).enumerate();
+    let mut index = 0u32;
+    for (group, range) in unattributed_groups {
+        if range[0] == range[1] {
+            continue;
+        }
+        let events = &mut grouped[range[0]..range[1]];
+        lines.events.sort_by_time(events);
+        let queue = group.checked_sub(1).map(|queue| queue as u32);
         let name = unattributed_line_name(queue);
-        let id = lane_line_id(stream_lanes + index as u32);
-        lines.build_line(plane, id, &name, &events, &[]);
+        let id = lane_line_id(stream_lanes as u32 + index);
+        lines.build_line(plane, id, &name, events, &[]);
+        index += 1;
     }
     out
+}
+
+/// `events` grouped by `group_of` (`None`: left out) into `groups` groups, in group order,
+/// each group's events in their order in `events`, and where each group starts (with the end
+/// last). A counting sort: the events are held twice at most, not once per grouping step.
+fn group_in_order(
+    events: Vec<Placed>,
+    groups: usize,
+    group_of: impl Fn(Placed) -> Option<usize>,
+) -> (Vec<Placed>, Vec<usize>) {
+    let of_each: Vec<u32> = events
+        .iter()
+        .map(|&placed| group_of(placed).map_or(u32::MAX, |group| group as u32))
+        .collect();
+    let mut starts = vec![0usize; groups + 1];
+    for &group in &of_each {
+        if let Some(count) = starts.get_mut(group as usize + 1) {
+            *count += 1;
+        }
+    }
+    for group in 0..groups {
+        starts[group + 1] += starts[group];
+    }
+    let filler = Placed {
+        list: List::Markers,
+        index: 0,
+    };
+    let mut grouped = vec![filler; starts[groups]];
+    let mut next = starts.clone();
+    for (placed, group) in events.into_iter().zip(of_each) {
+        if let Some(slot) = next.get_mut(group as usize) {
+            grouped[*slot] = placed;
+            *slot += 1;
+        }
+    }
+    (grouped, starts)
 }
 
 /// What is known about `stream`; the null stream (id 0) is the null stream even when the
@@ -656,25 +724,25 @@ fn add_queue_lines<S: XSpaceSink>(
     );
     let queue_of_lane: BTreeMap<u32, u64> =
         queues.iter().map(|(&queue, &lane)| (lane, queue)).collect();
-    let queue_lanes = queues.len() as u32;
+    let queue_lanes = queues.len();
     // Copies after the queues, so `Queue #n` is line `base + n` and lines are in lane order.
-    let mut by_lane: BTreeMap<u32, Vec<Placed>> = BTreeMap::new();
-    for placed in events {
-        let lane = queues
-            .get(&key(placed).queue_id)
-            .copied()
-            .unwrap_or(queue_lanes);
-        by_lane.entry(lane).or_default().push(placed);
-    }
+    let (mut grouped, starts) = group_in_order(events, queue_lanes + 1, |placed| {
+        let lane = queues.get(&key(placed).queue_id).copied();
+        Some(lane.map_or(queue_lanes, |lane| lane as usize))
+    });
     let mut out = Vec::new();
-    for (lane, mut events) in by_lane {
-        lines.events.sort_by_time(&mut events);
+    for (lane, range) in (0u32..).zip(starts.windows(2)) {
+        if range[0] == range[1] {
+            continue;
+        }
+        let events = &mut grouped[range[0]..range[1]];
+        lines.events.sort_by_time(events);
         let (name, queue_id) = match queue_of_lane.get(&lane) {
             Some(&queue) => (queue_line_name(lane), Some(queue)),
             None => (queue_line_name_for_copies(), None),
         };
         let id = lane_line_id(lane);
-        lines.build_line(plane, id, &name, &events, &[]);
+        lines.build_line(plane, id, &name, events, &[]);
         out.push(Lane {
             device_ordinal: context.device_ordinal,
             lane,

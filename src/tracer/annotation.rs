@@ -635,6 +635,18 @@ impl AnnotationMap {
         self.dropped.store(0, Ordering::Relaxed);
     }
 
+    /// The session's records were all delivered: drops what decoding them needed (runs,
+    /// strings, labels: tens of MB for a long capture with many distinct annotations), and
+    /// keeps the scope-range-id tree, which XLA takes after `Disable`, and the count of
+    /// refused strings, which describes the session.
+    pub fn end_session(&self) {
+        let tree = std::mem::take(&mut self.inner.lock().scope_range_tree);
+        let dropped = self.dropped();
+        self.clear();
+        self.inner.lock().scope_range_tree = tree;
+        self.dropped.store(dropped, Ordering::Relaxed);
+    }
+
     /// Distinct strings stored.
     pub fn len(&self) -> usize {
         self.inner.lock().strings.len()
@@ -817,6 +829,19 @@ mod tests {
         assert_eq!(map.look_up(5).as_deref(), Some("c"));
         assert_eq!(map.dropped(), 0);
         assert!(!map.was_refused(3));
+    }
+
+    #[test]
+    fn the_end_of_a_session_drops_its_strings_but_keeps_the_tree_and_the_refusals() {
+        let map = AnnotationMap::new(1);
+        map.add(1, "a", &[10, 20]);
+        map.add(2, "b", &[]);
+        assert_eq!((map.len(), map.dropped()), (1, 1));
+        map.end_session();
+        assert_eq!(map.len(), 0, "the strings are gone");
+        assert!(map.look_up(1).is_none());
+        assert_eq!(map.dropped(), 1);
+        assert_eq!(map.take_scope_range_id_tree().get(&20), Some(&10));
     }
 
     #[test]

@@ -197,6 +197,7 @@ impl Tracer {
             }
         }
         *session = None;
+        self.annotations.end_session();
         roctx::end_session();
         self.running.store(false, Ordering::Release);
     }
