@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use collector_support::*;
 use xla_rocm_tracer::collector::{Collector, CollectorOptions, DropReason, MAX_TRACE_EVENTS_FLAG};
+use xla_rocm_tracer::event::RocmTracerEvent;
+use xla_rocm_tracer::export::XSpace;
 use xla_rocm_tracer::sink::EventSink;
 
 /// Counts warnings that name the XLA flag, per thread: tests run in parallel, and the
@@ -167,13 +169,7 @@ fn with_the_api_cap_alone_lost_kernels_are_not_counted_under_it() {
 fn annotation_cap_keeps_the_first_strings_in_launch_order_not_arrival_order() {
     let collector = capped(100, 100, 3);
     // Batches arrive out of launch order (two threads' buffers, say): ids 7, 3, 0..10.
-    let annotated = |id: u64| {
-        let mut call = api(id, 1, 2_000_000 + id * 100_000, "hipLaunchKernel");
-        call.annotation = Some(Arc::from(format!("ann_{id}")));
-        let mut dispatch = kernel(id, AGENT0, 0, 2_000_000 + id * 100_000, "k");
-        dispatch.annotation = call.annotation.clone();
-        vec![call, dispatch]
-    };
+    let annotated = |id: u64| annotated_launch(id, &format!("ann_{id}"));
     collector.add_events(&mut annotated(7));
     collector.add_events(&mut annotated(3));
     for id in (0..10).filter(|id| ![3, 7].contains(id)) {
@@ -218,19 +214,11 @@ fn annotation_cap_keeps_the_event_without_its_annotation() {
     let collector = capped(100, 100, 1);
     let mut batch = Vec::new();
     for (id, annotation) in [(1u64, "first_op"), (2, "second_op"), (3, "first_op")] {
-        let mut call = api(id, 1, 2_000_000 + id * 100_000, "hipLaunchKernel");
-        call.annotation = Some(Arc::from(annotation));
-        let mut dispatch = kernel(id, AGENT0, 0, 2_000_000 + id * 100_000, "k");
-        dispatch.annotation = call.annotation.clone();
-        batch.push(call);
-        batch.push(dispatch);
+        batch.extend(annotated_launch(id, annotation));
     }
     collector.add_events(&mut batch);
     let space = export(&collector);
-    let gpu = plane(&space, "/device:GPU:0");
-    let tf_ops: Vec<_> = all_events(gpu)
-        .map(|event| stat(gpu, &event.stats, "tf_op"))
-        .collect();
+    let tf_ops = gpu_tf_ops(&space);
     assert_eq!(
         tf_ops,
         [
@@ -282,24 +270,13 @@ fn tracer_side_drops_are_exported_by_reason() {
 #[test]
 fn annotation_cap_counts_strings_across_flushes() {
     let collector = capped(100, 100, 2);
-    let annotated = |id: u64, annotation: &str| {
-        let mut call = api(id, 1, 2_000_000 + id * 100_000, "hipLaunchKernel");
-        call.annotation = Some(Arc::from(annotation));
-        let mut dispatch = kernel(id, AGENT0, 0, 2_000_000 + id * 100_000, "k");
-        dispatch.annotation = call.annotation.clone();
-        vec![call, dispatch]
-    };
-    collector.add_events(&mut annotated(1, "a"));
-    collector.add_events(&mut annotated(2, "b"));
+    collector.add_events(&mut annotated_launch(1, "a"));
+    collector.add_events(&mut annotated_launch(2, "b"));
     collector.flush();
     // "a" was admitted by the first flush; "c" would be a third string.
-    collector.add_events(&mut annotated(3, "a"));
-    collector.add_events(&mut annotated(4, "c"));
-    let space = export(&collector);
-    let gpu = plane(&space, "/device:GPU:0");
-    let tf_ops: Vec<_> = all_events(gpu)
-        .map(|event| stat(gpu, &event.stats, "tf_op"))
-        .collect();
+    collector.add_events(&mut annotated_launch(3, "a"));
+    collector.add_events(&mut annotated_launch(4, "c"));
+    let tf_ops = gpu_tf_ops(&export(&collector));
     assert_eq!(
         tf_ops,
         [
@@ -315,4 +292,21 @@ fn annotation_cap_counts_strings_across_flushes() {
             .count(DropReason::AnnotationCapReached),
         2
     );
+}
+
+/// A kernel launch (its API event and its dispatch) under `annotation`.
+fn annotated_launch(id: u64, annotation: &str) -> Vec<RocmTracerEvent> {
+    let mut call = api(id, 1, 2_000_000 + id * 100_000, "hipLaunchKernel");
+    call.annotation = Some(Arc::from(annotation));
+    let mut dispatch = kernel(id, AGENT0, 0, 2_000_000 + id * 100_000, "k");
+    dispatch.annotation = call.annotation.clone();
+    vec![call, dispatch]
+}
+
+/// The `tf_op` stat of every event on GPU 0's plane.
+fn gpu_tf_ops(space: &XSpace) -> Vec<Option<String>> {
+    let gpu = plane(space, "/device:GPU:0");
+    all_events(gpu)
+        .map(|event| stat(gpu, &event.stats, "tf_op"))
+        .collect()
 }
