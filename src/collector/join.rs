@@ -49,12 +49,11 @@ fn is_kept_api_type(event_type: EventType) -> bool {
 
 /// `log`'s `(correlation id, arrival index)` pairs by id, keeping only the first arrival of
 /// each id; the others are counted as duplicates and released at once (never read again).
-/// From here the log frees each chunk once all of its events were released.
+/// The join has started releasing `log`.
 fn first_of_each_id(log: &mut EventLog, drops: &mut DropCounters) -> Vec<(u64, usize)> {
     let mut order = log.order_by_correlation_id();
     let before = order.len();
     let mut previous = None;
-    log.start_releasing();
     order.retain(|&(id, index)| {
         let first = previous.replace(id) != Some(id);
         if !first {
@@ -92,10 +91,17 @@ pub(super) fn join_api_and_activities(
     capped: &CappedIds,
     mut emit: impl FnMut(RocmTracerEvent),
 ) {
+    // From here each log frees a chunk once all of its events were released.
+    for log in [
+        &mut pending.api,
+        &mut pending.auxiliary_api,
+        &mut pending.activities,
+    ] {
+        log.start_releasing();
+    }
     let api_order = first_of_each_id(&mut pending.api, drops);
     let auxiliary_order = first_of_each_id(&mut pending.auxiliary_api, drops);
     let activity_order = pending.activities.order_by_correlation_id();
-    pending.activities.start_releasing();
 
     let mut groups = activity_order.chunk_by(|a, b| a.0 == b.0).peekable();
     let mut apis = api_order.iter().peekable();
