@@ -1,14 +1,17 @@
 //! The export sink that writes an XSpace's protobuf encoding to a file as the export builds it
 //! ([`XSpaceEncoder`]): each line is encoded when it is complete, each plane written when it
-//! is complete, so at most one plane's encoded lines are held (about 35 bytes per event)
-//! instead of a prost `XSpace` of the whole trace (about 480 bytes per event). The bytes are
+//! is complete. A plane's length comes before its lines, so its encoded lines wait until the
+//! plane ends: in memory (about 60 bytes per event), or, given a spill file
+//! ([`XSpaceEncoder::with_spill`]), there but for a piece of about a MiB. The bytes are
 //! those of prost's encoding of the XSpace the export describes: prost writes a message's
 //! fields in tag order, so a line is its fields numbered below `events` (4), its events, then
 //! its fields numbered above; a plane is its id and name, its lines (3), then its metadata
 //! and stats.
+use std::fs::File;
 use std::io::Write;
+use std::os::unix::fs::FileExt;
 
-use prost::encoding::{encode_key, encode_varint, message, string, WireType};
+use prost::encoding::{encode_key, encode_varint, int64, message, string, WireType};
 use prost::Message;
 
 use super::xplane_proto::{XEvent, XLine, XPlane};
@@ -18,25 +21,55 @@ use super::xspace_sink::{EventView, LineHeader, XSpaceSink};
 /// plane's buffer.
 const MOVED_LINE_BYTES: usize = 64 << 10;
 /// A line's events are encoded into pieces of about this size: a growing buffer would hold up
-/// to twice its bytes, and copy them at each doubling.
+/// to twice its bytes, and copy them at each doubling. Also the most of a plane's metadata
+/// encoded at once before it is written.
 const PIECE_BYTES: usize = 1 << 20;
 
 /// `XSpace.planes`, `XPlane.lines` and `XLine.events`.
 const SPACE_PLANES_TAG: u32 = 1;
 const PLANE_LINES_TAG: u32 = 3;
 const LINE_EVENTS_TAG: u32 = 4;
+/// `XPlane`'s fields: before its lines, and after them.
+const PLANE_ID_TAG: u32 = 1;
+const PLANE_NAME_TAG: u32 = 2;
+const PLANE_EVENT_METADATA_TAG: u32 = 4;
+const PLANE_STAT_METADATA_TAG: u32 = 5;
+const PLANE_STATS_TAG: u32 = 6;
+
+/// Encoded bytes of a plane's lines, in order, waiting for the plane's end.
+enum Piece {
+    Held(Vec<u8>),
+    /// Written to the spill file at `offset`.
+    Spilled {
+        offset: u64,
+        len: usize,
+    },
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        match self {
+            Piece::Held(bytes) => bytes.len(),
+            Piece::Spilled { len, .. } => *len,
+        }
+    }
+}
 
 pub struct XSpaceEncoder<W: Write> {
     out: W,
+    /// Where pieces wait instead of memory; dropped (pieces are held again) after a failed
+    /// write to it, so that a full spill disk costs memory, not the export.
+    spill: Option<File>,
+    spill_len: u64,
     /// The current line's fields before and after its events, and its events encoded: full
     /// pieces, then the piece being written.
     line: Option<(XLine, XLine)>,
-    line_pieces: Vec<Vec<u8>>,
+    line_pieces: Vec<Piece>,
     line_events: Vec<u8>,
-    /// The current plane's lines, encoded: pieces written in order, then `plane_lines`. A
-    /// long line's events are moved in as a piece, not copied: a million-event line would
-    /// otherwise be held twice while it is copied.
-    plane_pieces: Vec<Vec<u8>>,
+    /// The current plane's lines, encoded: pieces in order, then `plane_lines`. A long line's
+    /// events are moved in as pieces, not copied: a million-event line would otherwise be
+    /// held twice while it is copied.
+    plane_pieces: Vec<Piece>,
     plane_lines: Vec<u8>,
     /// One event, reused: its stats vector keeps its capacity.
     event: XEvent,
@@ -51,6 +84,8 @@ impl<W: Write> XSpaceEncoder<W> {
     pub fn new(out: W) -> XSpaceEncoder<W> {
         XSpaceEncoder {
             out,
+            spill: None,
+            spill_len: 0,
             line: None,
             line_pieces: Vec::new(),
             line_events: Vec::new(),
@@ -60,6 +95,15 @@ impl<W: Write> XSpaceEncoder<W> {
             buffer: Vec::new(),
             written: 0,
             error: None,
+        }
+    }
+
+    /// An encoder whose planes' lines wait in `spill` (an unnamed temporary file, emptied at
+    /// each plane's end) rather than in memory.
+    pub fn with_spill(out: W, spill: File) -> XSpaceEncoder<W> {
+        XSpaceEncoder {
+            spill: Some(spill),
+            ..XSpaceEncoder::new(out)
         }
     }
 
@@ -95,13 +139,48 @@ impl<W: Write> XSpaceEncoder<W> {
         }
     }
 
+    /// `bytes` as a piece: written to the spill file (and `bytes` emptied, its capacity kept)
+    /// when there is one, else moved.
+    fn set_aside(&mut self, bytes: &mut Vec<u8>) -> Piece {
+        if let Some(spill) = &self.spill {
+            let offset = self.spill_len;
+            if spill.write_all_at(bytes, offset).is_ok() {
+                let len = bytes.len();
+                self.spill_len += len as u64;
+                bytes.clear();
+                return Piece::Spilled { offset, len };
+            }
+            self.spill = None;
+        }
+        Piece::Held(std::mem::take(bytes))
+    }
+
+    /// Writes `piece` to the output; `scratch` carries a spilled piece's bytes.
+    fn write_piece(&mut self, piece: Piece, scratch: &mut Vec<u8>) {
+        match piece {
+            Piece::Held(bytes) => self.write(&bytes),
+            Piece::Spilled { offset, len } => {
+                let Some(spill) = &self.spill else {
+                    // A piece is only spilled while the file is kept.
+                    return;
+                };
+                scratch.resize(len, 0);
+                if let Err(error) = spill.read_exact_at(scratch, offset) {
+                    self.error.get_or_insert(error);
+                    return;
+                }
+                self.write(scratch);
+            }
+        }
+    }
+
     /// Appends the current line, if any, to the plane's lines.
     fn end_line(&mut self) {
         let Some((head, tail)) = self.line.take() else {
             return;
         };
         let events_len =
-            self.line_pieces.iter().map(Vec::len).sum::<usize>() + self.line_events.len();
+            self.line_pieces.iter().map(Piece::len).sum::<usize>() + self.line_events.len();
         let len = head.encoded_len() + events_len + tail.encoded_len();
         encode_key(
             PLANE_LINES_TAG,
@@ -115,13 +194,138 @@ impl<W: Write> XSpaceEncoder<W> {
             self.plane_lines.extend_from_slice(&self.line_events);
             self.line_events.clear();
         } else {
-            let before = std::mem::take(&mut self.plane_lines);
-            self.plane_pieces.push(before);
+            let mut before = std::mem::take(&mut self.plane_lines);
+            let piece = self.set_aside(&mut before);
+            self.plane_pieces.push(piece);
+            self.plane_lines = before;
             self.plane_pieces.append(&mut self.line_pieces);
-            let events = std::mem::take(&mut self.line_events);
-            self.plane_pieces.push(events);
+            let mut events = std::mem::take(&mut self.line_events);
+            let piece = self.set_aside(&mut events);
+            self.plane_pieces.push(piece);
+            // Empty either way; with its capacity when its bytes were spilled.
+            self.line_events = events;
         }
         self.encode_fields(&tail, |encoder| &mut encoder.plane_lines);
+    }
+
+    /// Writes `plane` (its lines are those given before, not `plane.lines`) without taking
+    /// it: a caller that keeps the plane's metadata does not copy it for this.
+    pub fn write_plane(&mut self, plane: &XPlane) {
+        self.end_line();
+        // prost leaves out fields of default value.
+        let head_len = usize::from(plane.id != 0) * int64::encoded_len(PLANE_ID_TAG, &plane.id)
+            + usize::from(!plane.name.is_empty())
+                * string::encoded_len(PLANE_NAME_TAG, &plane.name);
+        let lines_len =
+            self.plane_pieces.iter().map(Piece::len).sum::<usize>() + self.plane_lines.len();
+        let len = head_len + lines_len + plane_tail_len(plane);
+        let mut buffer = std::mem::take(&mut self.buffer);
+        buffer.clear();
+        encode_key(SPACE_PLANES_TAG, WireType::LengthDelimited, &mut buffer);
+        encode_varint(len as u64, &mut buffer);
+        if plane.id != 0 {
+            int64::encode(PLANE_ID_TAG, &plane.id, &mut buffer);
+        }
+        if !plane.name.is_empty() {
+            string::encode(PLANE_NAME_TAG, &plane.name, &mut buffer);
+        }
+        self.write(&buffer);
+        // The line buffer is empty between lines: it carries the spilled pieces back.
+        let mut scratch = std::mem::take(&mut self.line_events);
+        for piece in std::mem::take(&mut self.plane_pieces) {
+            self.write_piece(piece, &mut scratch);
+        }
+        scratch.clear();
+        self.line_events = scratch;
+        let lines = std::mem::take(&mut self.plane_lines);
+        self.write(&lines);
+        self.plane_lines = lines;
+        self.plane_lines.clear();
+        self.spill_len = 0;
+        if let Some(spill) = &self.spill {
+            // Gives the disk back; a failure only leaves the pieces' bytes there until the
+            // next plane overwrites them.
+            let _ = spill.set_len(0);
+        }
+        // The tail, written in buffers of about a piece: a plane's metadata can be tens of
+        // MB (a stat metadata per distinct annotation).
+        buffer.clear();
+        for (id, metadata) in &plane.event_metadata {
+            encode_map_entry(PLANE_EVENT_METADATA_TAG, *id, metadata, &mut buffer);
+            self.write_when_full(&mut buffer);
+        }
+        for (id, metadata) in &plane.stat_metadata {
+            encode_map_entry(PLANE_STAT_METADATA_TAG, *id, metadata, &mut buffer);
+            self.write_when_full(&mut buffer);
+        }
+        for stat in &plane.stats {
+            message::encode(PLANE_STATS_TAG, stat, &mut buffer);
+            self.write_when_full(&mut buffer);
+        }
+        self.write(&buffer);
+        buffer.clear();
+        self.buffer = buffer;
+    }
+
+    fn write_when_full(&mut self, buffer: &mut Vec<u8>) {
+        if buffer.len() >= PIECE_BYTES {
+            self.write(buffer);
+            buffer.clear();
+        }
+    }
+}
+
+/// The length of `plane`'s fields after its lines, as [`XSpaceEncoder::write_plane`] writes
+/// them.
+fn plane_tail_len(plane: &XPlane) -> usize {
+    let entries = |tag: u32, len: usize| encoded_len_delimited(tag, len);
+    plane
+        .event_metadata
+        .iter()
+        .map(|(id, metadata)| entries(PLANE_EVENT_METADATA_TAG, map_entry_len(*id, metadata)))
+        .sum::<usize>()
+        + plane
+            .stat_metadata
+            .iter()
+            .map(|(id, metadata)| entries(PLANE_STAT_METADATA_TAG, map_entry_len(*id, metadata)))
+            .sum::<usize>()
+        + message::encoded_len_repeated(PLANE_STATS_TAG, &plane.stats)
+}
+
+fn encoded_len_delimited(tag: u32, len: usize) -> usize {
+    prost::encoding::key_len(tag) + prost::encoding::encoded_len_varint(len as u64) + len
+}
+
+/// The length of a map entry `{1: id, 2: value}` without its key and length, leaving out
+/// fields of default value as prost does.
+fn map_entry_len<M: Message + PartialEq + Default>(id: i64, value: &M) -> usize {
+    let key = if id == 0 {
+        0
+    } else {
+        int64::encoded_len(1, &id)
+    };
+    let value = if *value == M::default() {
+        0
+    } else {
+        message::encoded_len(2, value)
+    };
+    key + value
+}
+
+/// One entry of a protobuf map field `tag` from `i64` to a message, as prost encodes it.
+fn encode_map_entry<M: Message + PartialEq + Default>(
+    tag: u32,
+    id: i64,
+    value: &M,
+    buffer: &mut Vec<u8>,
+) {
+    encode_key(tag, WireType::LengthDelimited, buffer);
+    encode_varint(map_entry_len(id, value) as u64, buffer);
+    if id != 0 {
+        int64::encode(1, &id, buffer);
+    }
+    if *value != M::default() {
+        message::encode(2, value, buffer);
     }
 }
 
@@ -155,51 +359,19 @@ impl<W: Write> XSpaceSink for XSpaceEncoder<W> {
         scratch.stats.extend_from_slice(event.stats);
         message::encode(LINE_EVENTS_TAG, &*scratch, &mut self.line_events);
         if self.line_events.len() >= PIECE_BYTES {
-            let full = std::mem::replace(
-                &mut self.line_events,
-                Vec::with_capacity(PIECE_BYTES + PIECE_BYTES / 8),
-            );
-            self.line_pieces.push(full);
+            let mut full = std::mem::take(&mut self.line_events);
+            let piece = self.set_aside(&mut full);
+            if full.capacity() == 0 {
+                // Moved into the piece: a new buffer for the next one.
+                full.reserve(PIECE_BYTES + PIECE_BYTES / 8);
+            }
+            self.line_events = full;
+            self.line_pieces.push(piece);
         }
     }
 
     fn finish_plane(&mut self, plane: XPlane) {
-        self.end_line();
-        let head = XPlane {
-            id: plane.id,
-            name: plane.name,
-            ..XPlane::default()
-        };
-        let tail = XPlane {
-            event_metadata: plane.event_metadata,
-            stat_metadata: plane.stat_metadata,
-            stats: plane.stats,
-            ..XPlane::default()
-        };
-        let lines_len =
-            self.plane_pieces.iter().map(Vec::len).sum::<usize>() + self.plane_lines.len();
-        let len = head.encoded_len() + lines_len + tail.encoded_len();
-        let mut buffer = std::mem::take(&mut self.buffer);
-        buffer.clear();
-        encode_key(SPACE_PLANES_TAG, WireType::LengthDelimited, &mut buffer);
-        encode_varint(len as u64, &mut buffer);
-        self.buffer = buffer;
-        self.encode_fields(&head, |encoder| &mut encoder.buffer);
-        let buffer = std::mem::take(&mut self.buffer);
-        self.write(&buffer);
-        for piece in std::mem::take(&mut self.plane_pieces) {
-            self.write(&piece);
-        }
-        let lines = std::mem::take(&mut self.plane_lines);
-        self.write(&lines);
-        self.plane_lines = lines;
-        self.plane_lines.clear();
-        self.buffer = buffer;
-        self.buffer.clear();
-        self.encode_fields(&tail, |encoder| &mut encoder.buffer);
-        let buffer = std::mem::take(&mut self.buffer);
-        self.write(&buffer);
-        self.buffer = buffer;
+        self.write_plane(&plane);
     }
 
     fn finish_space(&mut self, errors: &[String], warnings: &[String], hostnames: &[String]) {
@@ -315,12 +487,56 @@ mod tests {
         assert!(line_4 > MOVED_LINE_BYTES, "{line_4}");
         let line_6 = space.planes[1].lines[5].encoded_len();
         assert!(line_6 > 2 * PIECE_BYTES, "{line_6}");
+        // Lines held in memory, then waiting in a spill file (emptied at each plane's end).
+        let spill = tempfile::tempfile().unwrap();
+        let spill_copy = spill.try_clone().unwrap();
+        for spill in [None, Some(spill)] {
+            let mut bytes = Vec::new();
+            let mut encoder = match spill {
+                Some(spill) => XSpaceEncoder::with_spill(&mut bytes, spill),
+                None => XSpaceEncoder::new(&mut bytes),
+            };
+            replay_xspace(&space, &mut encoder);
+            let written = encoder.finish().unwrap();
+            assert_eq!(bytes, space.encode_to_vec());
+            assert_eq!(written, bytes.len() as u64);
+        }
+        assert_eq!(spill_copy.metadata().unwrap().len(), 0);
+    }
+
+    #[test]
+    fn a_spill_file_that_cannot_be_written_costs_memory_not_the_export() {
+        let space = XSpace {
+            planes: vec![XPlane {
+                id: 1,
+                name: "/device:GPU:0".to_owned(),
+                lines: vec![XLine {
+                    id: 1,
+                    name: "Stream #0".to_owned(),
+                    events: (0..100_000)
+                        .map(|n| XEvent {
+                            metadata_id: 1,
+                            data: Some(x_event::Data::OffsetPs(n)),
+                            duration_ps: n,
+                            stats: vec![stat(2, x_stat::Value::Uint64Value(n as u64))],
+                        })
+                        .collect(),
+                    ..XLine::default()
+                }],
+                ..XPlane::default()
+            }],
+            ..XSpace::default()
+        };
+        // Opened for reading only: every write to it fails.
+        let path = std::env::temp_dir().join(format!("spill-test-{}", std::process::id()));
+        std::fs::write(&path, b"").unwrap();
+        let read_only = std::fs::File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
         let mut bytes = Vec::new();
-        let mut encoder = XSpaceEncoder::new(&mut bytes);
+        let mut encoder = XSpaceEncoder::with_spill(&mut bytes, read_only);
         replay_xspace(&space, &mut encoder);
-        let written = encoder.finish().unwrap();
+        encoder.finish().unwrap();
         assert_eq!(bytes, space.encode_to_vec());
-        assert_eq!(written, bytes.len() as u64);
     }
 
     #[test]

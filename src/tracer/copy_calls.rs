@@ -144,6 +144,12 @@ impl CopyCalls {
     pub fn clear(&self) {
         self.calls.lock().clear();
     }
+
+    /// Forgets every call and gives the table's memory back (the session's records were
+    /// all decoded).
+    pub fn release(&self) {
+        drop(std::mem::take(&mut *self.calls.lock()));
+    }
 }
 
 #[cfg(test)]

@@ -182,6 +182,11 @@ impl Tracer {
         }
         // From here on, records of this session count as late, never as the next one's.
         let in_flight = self.ledger.end();
+        // Every record of the session was delivered: what decoding them needed goes before
+        // the sink's end, whose flush is the collector's largest moment (tens of MB for a
+        // long capture with many distinct annotations or copies).
+        self.annotations.end_session();
+        self.copy_calls.release();
         let mut session = self.session.lock();
         if let Some(session) = session.as_ref() {
             // The SDK's count does not say which records it dropped: a kernel or copy record
@@ -197,7 +202,6 @@ impl Tracer {
             }
         }
         *session = None;
-        self.annotations.end_session();
         roctx::end_session();
         self.running.store(false, Ordering::Release);
     }

@@ -15,8 +15,15 @@ pub struct ReplayExport<W: Write> {
 
 impl<W: Write> ReplayExport<W> {
     pub fn new(out: W) -> ReplayExport<W> {
+        // A plane's encoded lines wait for its end in an unnamed temporary file, which the
+        // system removes however the process ends; in memory (about 60 bytes per event) only
+        // if no such file can be made.
+        let file = match tempfile::tempfile() {
+            Ok(spill) => XSpaceEncoder::with_spill(out, spill),
+            Err(_) => XSpaceEncoder::new(out),
+        };
         ReplayExport {
-            file: XSpaceEncoder::new(out),
+            file,
             summary: StreamingSummary::default(),
         }
     }
@@ -53,8 +60,8 @@ impl<W: Write> XSpaceSink for ReplayExport<W> {
         if plane.name == HOST_PLANE_NAME {
             plane.name = HOST_CPU_PLANE_NAME.to_owned();
         }
-        // Without lines: its metadata and stats only.
-        self.file.finish_plane(plane.clone());
+        // Without lines: its metadata and stats only, lent to the file (not copied).
+        self.file.write_plane(&plane);
         self.summary.finish_plane(plane);
     }
 
