@@ -4,9 +4,10 @@
 //! and each event four bytes. Storing an event is on the buffer callback's path: a small
 //! direct-mapped cache, indexed by a cheap mix of the value ([`CacheSlot`]), finds a value
 //! seen recently with one comparison, and only a value not in it is hashed.
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 /// Where a value sits in an [`Interner`]'s cache: any bits, spread over the low ones, and
 /// cheaper to compute than a hash of the whole value (equal values must give equal slots).
@@ -27,7 +28,9 @@ const CACHE_BITS: u32 = 6;
 const NO_ID: u32 = u32::MAX;
 
 pub(super) struct Interner<K> {
-    ids: FxHashMap<K, u32>,
+    /// The ids by their value's hash; each value is held once, in `values` (a map from value
+    /// to id would hold it twice: a quarter-million annotations cost 10 MB more).
+    ids: HashTable<u32>,
     values: Vec<K>,
     /// Ids of recently interned values by [`CacheSlot`]; [`NO_ID`] when empty.
     cache: [u32; 1 << CACHE_BITS],
@@ -36,7 +39,7 @@ pub(super) struct Interner<K> {
 impl<K> Default for Interner<K> {
     fn default() -> Self {
         Interner {
-            ids: FxHashMap::default(),
+            ids: HashTable::new(),
             values: Vec::new(),
             cache: [NO_ID; 1 << CACHE_BITS],
         }
@@ -66,12 +69,16 @@ impl<K: Hash + Eq + Clone + CacheSlot> Interner<K> {
 
     #[cold]
     fn intern_uncached(&mut self, key: &K) -> u32 {
-        if let Some(&id) = self.ids.get(key) {
+        let hash = FxBuildHasher.hash_one(key);
+        let values = &self.values;
+        if let Some(&id) = self.ids.find(hash, |&id| values[id as usize] == *key) {
             return id;
         }
         let id = self.values.len() as u32;
         self.values.push(key.clone());
-        self.ids.insert(key.clone(), id);
+        let values = &self.values;
+        self.ids
+            .insert_unique(hash, id, |&id| FxBuildHasher.hash_one(&values[id as usize]));
         id
     }
 

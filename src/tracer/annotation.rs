@@ -7,15 +7,18 @@
 //! step 8). Inside XLA the source is tsl's `AnnotationStack` (installed by the C++ shim);
 //! standalone it is [`ThreadAnnotationStack`], driven by [`push_annotation`] / [`pop_annotation`].
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use hashbrown::HashTable;
 use parking_lot::Mutex;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::annotation_log::{Run, ThreadAnnotationLog};
 use super::roctx;
+use super::taken_runs::TakenRuns;
 use super::thread_state::{self, StackIdentity, ThreadAnnotationCache, ThreadState};
 
 /// XLA's `ScopeRangeIdTree`: child scope-range id -> parent id.
@@ -40,9 +43,10 @@ fn packed_string(generation: u64, index: u64) -> u64 {
 struct AnnotationMapInner {
     /// Session generation: a run written under another one is ignored.
     generation: u64,
+    /// Indexes into `strings` by the string's hash (each string held once, in `strings`).
     // Fx hashing: interned once per distinct string and session, on a thread's cache miss;
     // neither the strings nor the ids are chosen by an adversary.
-    index_of: FxHashMap<Arc<str>, u32>,
+    index_of: HashTable<u32>,
     strings: Vec<Arc<str>>,
     /// The session's ROCTx labels, interned as the annotations are (not counted against the
     /// annotation capacity: a label is one per range the program pushed).
@@ -50,7 +54,7 @@ struct AnnotationMapInner {
     labels: Vec<Arc<str>>,
     /// Closed runs taken from the threads' logs, by first correlation id. Runs never overlap:
     /// each holds consecutive ids of one thread.
-    runs: BTreeMap<u64, Run>,
+    runs: TakenRuns,
     /// Every thread's log (a thread's own is registered at its first annotated call).
     logs: Vec<Arc<ThreadAnnotationLog>>,
     scope_range_tree: ScopeRangeIdTree,
@@ -58,8 +62,7 @@ struct AnnotationMapInner {
 
 impl AnnotationMapInner {
     fn run_in_taken(&self, correlation_id: u64) -> Option<Run> {
-        let (_, run) = self.runs.range(..=correlation_id).next_back()?;
-        (run.last >= correlation_id).then_some(*run)
+        self.runs.covering(correlation_id)
     }
 
     /// Takes the closed runs of every log; the log of a thread that has exited gives its
@@ -69,7 +72,7 @@ impl AnnotationMapInner {
         let runs = &mut self.runs;
         let mut keep = |run: Run| {
             if run.string >> 32 == generation {
-                runs.insert(run.first, run);
+                runs.insert(run);
             }
         };
         self.logs.retain(|log| {
@@ -461,7 +464,7 @@ impl AnnotationMap {
             label,
         };
         self.annotated.store(true, Ordering::Release);
-        inner.runs.insert(correlation_id, run);
+        inner.runs.insert(run);
     }
 
     fn new_thread_entry(&self) -> ThreadEntry {
@@ -523,7 +526,12 @@ impl AnnotationMap {
         }
         // tsl's annotations are UTF-8; the lossy copy is only for one that is not.
         let text = String::from_utf8_lossy(text);
-        let index = match inner.index_of.get(text.as_ref()) {
+        let hash = FxBuildHasher.hash_one(text.as_ref());
+        let strings = &inner.strings;
+        let known = inner
+            .index_of
+            .find(hash, |&index| *strings[index as usize] == *text);
+        let index = match known {
             Some(&index) => u64::from(index),
             None if inner.strings.len() as u64 >= self.max_strings().min(REFUSED) => {
                 return (packed_string(inner.generation, REFUSED), 0);
@@ -531,8 +539,11 @@ impl AnnotationMap {
             None => {
                 let fresh: Arc<str> = Arc::from(text.as_ref());
                 let index = inner.strings.len() as u32;
-                inner.strings.push(fresh.clone());
-                inner.index_of.insert(fresh, index);
+                inner.strings.push(fresh);
+                let strings = &inner.strings;
+                inner.index_of.insert_unique(hash, index, |&index| {
+                    FxBuildHasher.hash_one(&*strings[index as usize])
+                });
                 u64::from(index)
             }
         };
@@ -571,7 +582,7 @@ impl AnnotationMap {
                 self.inner.lock().take_runs();
                 if !entry.log.push(run) {
                     // Only if the log was discarded meanwhile: no room is impossible.
-                    self.inner.lock().runs.insert(correlation_id, run);
+                    self.inner.lock().runs.insert(run);
                 }
             }
         }

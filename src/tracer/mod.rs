@@ -38,6 +38,7 @@ mod setup;
 pub(crate) mod stream_names;
 mod stream_notes;
 pub(crate) mod stream_stack;
+mod taken_runs;
 pub mod thread_state;
 pub(crate) mod version;
 

@@ -128,6 +128,15 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // glibc's mmap threshold otherwise follows the largest block freed (up to 32 MiB): after a
+    // capture's first large table is freed, every later one of a few MiB comes from the heap,
+    // which a long replay leaves too fragmented to give back (about 18 MiB of peak memory at
+    // a million steps, benches/run.sh). Fixed at 1 MiB, a large block is mapped on its own and
+    // returned when freed.
+    // SAFETY: mallopt only sets an allocator parameter; nothing else is running yet.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
     let cli = Cli::parse();
     if let Err(error) = interrupts::install() {
         eprintln!("xla-rocm-tracer: error: {error:#}");
