@@ -92,8 +92,9 @@ pub struct StreamingSummary {
 }
 
 impl StreamingSummary {
-    /// The space's planes without their lines (headers, metadata, stats) and texts, and each
-    /// plane's summary, in plane order: what `inspect::render_summarized` takes.
+    /// The space's planes without their lines (headers, stats, and only the stat metadata the
+    /// plane's stats use) and texts, and each plane's summary, in plane order: what
+    /// `inspect::render_summarized` takes.
     pub fn finish(self) -> (XSpace, Vec<PlaneSummary>) {
         (self.space, self.summaries)
     }
@@ -203,6 +204,31 @@ impl StreamingSummary {
     }
 }
 
+/// What the report reads of a finished plane: its header and stats, with the stat metadata
+/// those use. Its other metadata can be tens of MB (a stat metadata per distinct annotation),
+/// and would otherwise be held until the last plane is written.
+fn plane_header(plane: XPlane) -> XPlane {
+    let used = |id: i64| {
+        plane.stats.iter().any(|stat| {
+            stat.metadata_id == id
+                || matches!(stat.value, Some(Value::RefValue(value)) if i64::try_from(value) == Ok(id))
+        })
+    };
+    let stat_metadata = plane
+        .stat_metadata
+        .into_iter()
+        .filter(|(id, _)| used(*id))
+        .collect();
+    XPlane {
+        id: plane.id,
+        name: plane.name,
+        lines: Vec::new(),
+        event_metadata: Default::default(),
+        stat_metadata,
+        stats: plane.stats,
+    }
+}
+
 impl XSpaceSink for StreamingSummary {
     fn name_event_metadata(&mut self, metadata_id: i64, name: &str) {
         self.memset_call_metadata.retain(|id| *id != metadata_id);
@@ -256,7 +282,7 @@ impl XSpaceSink for StreamingSummary {
         }
     }
 
-    fn finish_plane(&mut self, mut plane: XPlane) {
+    fn finish_plane(&mut self, plane: XPlane) {
         // As `add_memset_calls` does, before the plane is summarized.
         for (metadata_id, stats) in &self.memset_call_events {
             if let Some(id) = memset_call_id(&plane, metadata_name(&plane, *metadata_id), stats) {
@@ -305,8 +331,7 @@ impl XSpaceSink for StreamingSummary {
             });
         }
         self.summaries.push(summary);
-        plane.lines = Vec::new();
-        self.space.planes.push(plane);
+        self.space.planes.push(plane_header(plane));
         self.reset_plane();
     }
 
@@ -357,7 +382,25 @@ mod tests {
             assert!(header.lines.is_empty());
             assert_eq!(header.name, plane.name);
             assert_eq!(header.stats, plane.stats);
-            assert_eq!(header.stat_metadata, plane.stat_metadata);
+            // The metadata the plane's stats name or refer to, no other.
+            let used: Vec<i64> = plane
+                .stats
+                .iter()
+                .flat_map(|stat| {
+                    let referred = match stat.value {
+                        Some(Value::RefValue(id)) => Some(id as i64),
+                        _ => None,
+                    };
+                    [Some(stat.metadata_id), referred]
+                })
+                .flatten()
+                .filter(|id| plane.stat_metadata.contains_key(id))
+                .collect();
+            assert!(header.stat_metadata.keys().all(|id| used.contains(id)));
+            for id in used {
+                assert_eq!(header.stat_metadata.get(&id), plane.stat_metadata.get(&id));
+            }
+            assert!(header.event_metadata.is_empty());
         }
         assert_eq!(headers.warnings, space.warnings);
         assert_eq!(headers.errors, space.errors);
