@@ -2,22 +2,25 @@
 //! from 1 as tsl's builder does, so the same sequence of calls gives the same plane.
 // Fx, not SipHash: the names are ours (no untrusted keys), and SipHashing a name per stat was
 // about a sixth of export's instructions (benches/run.sh, export_instructions).
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::details_input::DetailsInput;
-use super::xplane_proto::{x_stat, XEventMetadata, XPlane, XStat, XStatMetadata};
-use super::xspace_sink::{shown_event_name, XSpaceSink};
+use super::xplane_proto::{x_stat, XEventMetadata, XPlane, XStat};
+use super::xspace_sink::{shown_event_name, stat_metadata_of, XSpaceSink};
 
 pub(crate) struct PlaneBuilder {
     plane: XPlane,
     event_metadata_ids: FxHashMap<String, i64>,
-    /// Stat metadata names, id `i` at `i - 1`, each string shared with `stat_metadata_ids`:
-    /// a plane can have a name per distinct annotation, so each is held once until
-    /// [`PlaneBuilder::finish`] makes the plane's `stat_metadata` of them.
+    /// Stat metadata names, id `i` at `i - 1`: a plane can have a name per distinct
+    /// annotation, so each is held once, until the sink takes them.
     stat_names: Vec<Arc<str>>,
-    stat_metadata_ids: FxHashMap<Arc<str>, i64>,
+    /// The positions in `stat_names` by the name's hash.
+    stat_metadata_ids: HashTable<u32>,
     /// The details stats already made on this plane, by what they were made from.
     details_stats: FxHashMap<DetailsInput, Vec<XStat>>,
     /// The last details looked up: consecutive events of a line mostly share their inputs,
@@ -60,7 +63,7 @@ impl PlaneBuilder {
             },
             event_metadata_ids: FxHashMap::default(),
             stat_names: Vec::new(),
-            stat_metadata_ids: FxHashMap::default(),
+            stat_metadata_ids: HashTable::new(),
             details_stats: FxHashMap::default(),
             last_details: None,
             per_event_stat_ids: [0; PerEventStat::COUNT],
@@ -86,14 +89,20 @@ impl PlaneBuilder {
     }
 
     pub(crate) fn stat_metadata_id(&mut self, name: &str) -> i64 {
-        if let Some(&id) = self.stat_metadata_ids.get(name) {
-            return id;
+        let hash = FxBuildHasher.hash_one(name);
+        let names = &self.stat_names;
+        if let Some(&at) = self
+            .stat_metadata_ids
+            .find(hash, |&at| *names[at as usize] == *name)
+        {
+            return i64::from(at) + 1;
         }
-        let id = self.stat_names.len() as i64 + 1;
-        let name: Arc<str> = Arc::from(name);
-        self.stat_names.push(name.clone());
-        self.stat_metadata_ids.insert(name, id);
-        id
+        let at = self.stat_names.len() as u32;
+        self.stat_names.push(Arc::from(name));
+        let names = &self.stat_names;
+        self.stat_metadata_ids
+            .insert_unique(hash, at, |&at| FxBuildHasher.hash_one(&*names[at as usize]));
+        i64::from(at) + 1
     }
 
     /// [`PlaneBuilder::stat_metadata_id`] of `stat`'s name (the same id, in the same order).
@@ -191,20 +200,14 @@ impl PlaneBuilder {
     /// The plane without lines (they went to a sink): id, name, metadata and stats.
     pub(crate) fn finish(self) -> XPlane {
         let mut plane = self.plane;
-        drop(self.stat_metadata_ids);
-        plane.stat_metadata = self
-            .stat_names
-            .into_iter()
-            .zip(1..)
-            .map(|(name, id)| {
-                let metadata = XStatMetadata {
-                    id,
-                    name: name.to_string(),
-                    ..XStatMetadata::default()
-                };
-                (id, metadata)
-            })
-            .collect();
+        plane.stat_metadata = stat_metadata_of(self.stat_names);
         plane
+    }
+
+    /// Hands the plane without lines (they went to `sink`) to `sink`: id, name, metadata and
+    /// stats.
+    pub(crate) fn finish_into(self, sink: &mut impl XSpaceSink) {
+        drop(self.stat_metadata_ids);
+        sink.finish_plane_with_stat_names(self.plane, self.stat_names);
     }
 }

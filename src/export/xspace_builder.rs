@@ -509,7 +509,7 @@ pub fn export_into<S: XSpaceSink>(
             );
         }
     }
-    line_builder.sink.finish_plane(host_plane.finish());
+    host_plane.finish_into(line_builder.sink);
 
     for (ordinal, device_events) in (0..trace.options.num_gpus).zip(events_of_device) {
         let mut plane = PlaneBuilder::new(i64::from(ordinal), gpu_plane_name(ordinal));
@@ -530,7 +530,7 @@ pub fn export_into<S: XSpaceSink>(
             }
         };
         all_lanes.extend(lanes);
-        line_builder.sink.finish_plane(plane.finish());
+        plane.finish_into(line_builder.sink);
     }
     // Id 0 like XLA's: it adds the plane by name and never sets an id
     // (docs/xla-interface.md#scope-range-tree).

@@ -10,11 +10,12 @@
 use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
+use std::sync::Arc;
 
 use prost::encoding::{encode_key, encode_varint, int64, message, string, WireType};
 use prost::Message;
 
-use super::xplane_proto::{XEvent, XLine, XPlane};
+use super::xplane_proto::{XEvent, XLine, XPlane, XStatMetadata};
 use super::xspace_sink::{EventView, LineHeader, XSpaceSink};
 
 /// A line whose events' encoding is at least this long is kept as it is, not copied into the
@@ -211,6 +212,12 @@ impl<W: Write> XSpaceEncoder<W> {
     /// Writes `plane` (its lines are those given before, not `plane.lines`) without taking
     /// it: a caller that keeps the plane's metadata does not copy it for this.
     pub fn write_plane(&mut self, plane: &XPlane) {
+        self.write_plane_with_stat_names(plane, &[]);
+    }
+
+    /// [`XSpaceEncoder::write_plane`] of a plane whose stat metadata are `stat_names` (id `i`
+    /// at `i - 1`), encoded from the names (`plane.stat_metadata` is empty, or `stat_names`).
+    pub fn write_plane_with_stat_names(&mut self, plane: &XPlane, stat_names: &[Arc<str>]) {
         self.end_line();
         // prost leaves out fields of default value.
         let head_len = usize::from(plane.id != 0) * int64::encoded_len(PLANE_ID_TAG, &plane.id)
@@ -218,7 +225,15 @@ impl<W: Write> XSpaceEncoder<W> {
                 * string::encoded_len(PLANE_NAME_TAG, &plane.name);
         let lines_len =
             self.plane_pieces.iter().map(Piece::len).sum::<usize>() + self.plane_lines.len();
-        let len = head_len + lines_len + plane_tail_len(plane);
+        let mut named = XStatMetadata::default();
+        let named_len: usize = (1..)
+            .zip(stat_names)
+            .map(|(id, name)| {
+                name_stat_metadata(&mut named, id, name);
+                encoded_len_delimited(PLANE_STAT_METADATA_TAG, map_entry_len(id, &named))
+            })
+            .sum();
+        let len = head_len + lines_len + plane_tail_len(plane) + named_len;
         let mut buffer = std::mem::take(&mut self.buffer);
         buffer.clear();
         encode_key(SPACE_PLANES_TAG, WireType::LengthDelimited, &mut buffer);
@@ -258,6 +273,11 @@ impl<W: Write> XSpaceEncoder<W> {
             encode_map_entry(PLANE_STAT_METADATA_TAG, *id, metadata, &mut buffer);
             self.write_when_full(&mut buffer);
         }
+        for (id, name) in (1..).zip(stat_names) {
+            name_stat_metadata(&mut named, id, name);
+            encode_map_entry(PLANE_STAT_METADATA_TAG, id, &named, &mut buffer);
+            self.write_when_full(&mut buffer);
+        }
         for stat in &plane.stats {
             message::encode(PLANE_STATS_TAG, stat, &mut buffer);
             self.write_when_full(&mut buffer);
@@ -273,6 +293,13 @@ impl<W: Write> XSpaceEncoder<W> {
             buffer.clear();
         }
     }
+}
+
+/// `metadata` made stat metadata `id` named `name` (its buffer reused).
+fn name_stat_metadata(metadata: &mut XStatMetadata, id: i64, name: &str) {
+    metadata.id = id;
+    metadata.name.clear();
+    metadata.name.push_str(name);
 }
 
 /// The length of `plane`'s fields after its lines, as [`XSpaceEncoder::write_plane`] writes
@@ -372,6 +399,10 @@ impl<W: Write> XSpaceSink for XSpaceEncoder<W> {
 
     fn finish_plane(&mut self, plane: XPlane) {
         self.write_plane(&plane);
+    }
+
+    fn finish_plane_with_stat_names(&mut self, plane: XPlane, stat_names: Vec<Arc<str>>) {
+        self.write_plane_with_stat_names(&plane, &stat_names);
     }
 
     fn finish_space(&mut self, errors: &[String], warnings: &[String], hostnames: &[String]) {
@@ -502,6 +533,33 @@ mod tests {
             assert_eq!(written, bytes.len() as u64);
         }
         assert_eq!(spill_copy.metadata().unwrap().len(), 0);
+    }
+
+    #[test]
+    fn stat_metadata_encoded_from_names_are_those_of_the_map() {
+        let names: Vec<Arc<str>> = ["correlation_id", "step_1", "", "step_2"]
+            .into_iter()
+            .map(Arc::from)
+            .collect();
+        let plane = XPlane {
+            id: 2,
+            name: "/device:GPU:1".to_owned(),
+            stats: vec![stat(1, x_stat::Value::RefValue(2))],
+            ..XPlane::default()
+        };
+        let space = XSpace {
+            planes: vec![XPlane {
+                stat_metadata: crate::export::xspace_sink::stat_metadata_of(names.clone()),
+                ..plane.clone()
+            }],
+            ..XSpace::default()
+        };
+        let mut bytes = Vec::new();
+        let mut encoder = XSpaceEncoder::new(&mut bytes);
+        encoder.finish_plane_with_stat_names(plane, names);
+        encoder.finish_space(&[], &[], &[]);
+        encoder.finish().unwrap();
+        assert_eq!(bytes, space.encode_to_vec());
     }
 
     #[test]

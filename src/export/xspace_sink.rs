@@ -3,7 +3,12 @@
 //! ABI, the CLI), the bridge's columns (the XLA path, src/ffi/flat_xspace.rs) or a file's
 //! bytes (trace_file.rs). One builder, so every form holds the same XSpace; no form needs
 //! another as a step (a prost XSpace costs about 480 bytes and five allocations per event).
-use super::xplane_proto::{x_event, XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::xplane_proto::{
+    x_event, XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata,
+};
 
 /// An `XLine` without its events.
 #[derive(Copy, Clone, Debug)]
@@ -99,7 +104,30 @@ pub trait XSpaceSink {
     fn start_line(&mut self, line: LineHeader<'_>);
     fn add_event(&mut self, event: EventView<'_>);
     fn finish_plane(&mut self, plane: XPlane);
+    /// [`XSpaceSink::finish_plane`] of `plane` whose stat metadata are `stat_names`, id `i` at
+    /// `i - 1` (its `stat_metadata` is empty): a sink that encodes them need not have them as
+    /// a map first (tens of MB for a plane with a stat metadata per distinct annotation).
+    fn finish_plane_with_stat_names(&mut self, mut plane: XPlane, stat_names: Vec<Arc<str>>) {
+        plane.stat_metadata = stat_metadata_of(stat_names);
+        self.finish_plane(plane);
+    }
     fn finish_space(&mut self, errors: &[String], warnings: &[String], hostnames: &[String]);
+}
+
+/// The stat metadata map of `names`, id `i` named `names[i - 1]`.
+pub fn stat_metadata_of(names: Vec<Arc<str>>) -> BTreeMap<i64, XStatMetadata> {
+    names
+        .into_iter()
+        .zip(1..)
+        .map(|(name, id)| {
+            let metadata = XStatMetadata {
+                id,
+                name: name.to_string(),
+                ..XStatMetadata::default()
+            };
+            (id, metadata)
+        })
+        .collect()
 }
 
 /// Hands `space` to `sink`, as if it were being built.

@@ -2,6 +2,7 @@
 //! summary at once, as the export runs, so that no plane is ever built as a prost message
 //! (at a million steps that plane was the largest thing the process held).
 use std::io::Write;
+use std::sync::Arc;
 
 use xla_rocm_tracer::export::plane_names::{HOST_CPU_PLANE_NAME, HOST_PLANE_NAME};
 use xla_rocm_tracer::export::{EventView, LineHeader, XPlane, XSpaceEncoder, XSpaceSink};
@@ -56,17 +57,28 @@ impl<W: Write> XSpaceSink for ReplayExport<W> {
     }
 
     fn finish_plane(&mut self, mut plane: XPlane) {
-        // As `merge_host_api_plane` does for a space without a `/host:CPU`.
-        if plane.name == HOST_PLANE_NAME {
-            plane.name = HOST_CPU_PLANE_NAME.to_owned();
-        }
+        rename_host_plane(&mut plane);
         // Without lines: its metadata and stats only, lent to the file (not copied).
         self.file.write_plane(&plane);
         self.summary.finish_plane(plane);
     }
 
+    fn finish_plane_with_stat_names(&mut self, mut plane: XPlane, stat_names: Vec<Arc<str>>) {
+        rename_host_plane(&mut plane);
+        // The stat metadata are encoded from the names, never made a map of.
+        self.file.write_plane_with_stat_names(&plane, &stat_names);
+        self.summary.finish_plane_with_stat_names(plane, stat_names);
+    }
+
     fn finish_space(&mut self, errors: &[String], warnings: &[String], hostnames: &[String]) {
         self.file.finish_space(errors, warnings, hostnames);
         self.summary.finish_space(errors, warnings, hostnames);
+    }
+}
+
+/// As `merge_host_api_plane` does for a space without a `/host:CPU`.
+fn rename_host_plane(plane: &mut XPlane) {
+    if plane.name == HOST_PLANE_NAME {
+        plane.name = HOST_CPU_PLANE_NAME.to_owned();
     }
 }

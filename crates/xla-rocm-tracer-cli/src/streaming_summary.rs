@@ -11,12 +11,15 @@
 //!
 //! [`summarize_plane`]: crate::inspect::summarize_plane
 //! [`add_memset_calls`]: crate::event_kind::add_memset_calls
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use xla_rocm_tracer::event::EventType;
 use xla_rocm_tracer::export::plane_names::{GPU_PLANE_PREFIX, MEMCPY_DETAILS_STAT};
 use xla_rocm_tracer::export::xplane_proto::x_stat::Value;
-use xla_rocm_tracer::export::{EventView, LineHeader, XPlane, XSpace, XSpaceSink, XStat};
+use xla_rocm_tracer::export::{
+    EventView, LineHeader, XPlane, XSpace, XSpaceSink, XStat, XStatMetadata,
+};
 
 use crate::event_kind::{
     self, is_memset_call_name, memcpy_details_bytes, memset_call_id, parse_correlation_id,
@@ -282,6 +285,45 @@ impl XSpaceSink for StreamingSummary {
         }
     }
 
+    fn finish_plane_with_stat_names(&mut self, mut plane: XPlane, stat_names: Vec<Arc<str>>) {
+        // Only the stat metadata `finish_plane` reads: the plane's own stats', the copy
+        // details' texts and the memset calls' stats' (not one per distinct annotation).
+        let mut needed = BTreeSet::new();
+        let mut need = |stats: &[XStat]| {
+            for stat in stats {
+                needed.insert(stat.metadata_id);
+                if let Some(Value::RefValue(id)) = stat.value {
+                    needed.extend(i64::try_from(id));
+                }
+            }
+        };
+        need(&plane.stats);
+        for (_, stats) in &self.memset_call_events {
+            need(stats);
+        }
+        for class in &self.classes {
+            if let Some(CopyDetails::Ref(id)) = class.copy_details {
+                needed.extend(i64::try_from(id));
+            }
+        }
+        for id in needed {
+            let Some(name) = id
+                .checked_sub(1)
+                .and_then(|at| usize::try_from(at).ok())
+                .and_then(|at| stat_names.get(at))
+            else {
+                continue;
+            };
+            let metadata = XStatMetadata {
+                id,
+                name: name.to_string(),
+                ..XStatMetadata::default()
+            };
+            plane.stat_metadata.insert(id, metadata);
+        }
+        self.finish_plane(plane);
+    }
+
     fn finish_plane(&mut self, plane: XPlane) {
         // As `add_memset_calls` does, before the plane is summarized.
         for (metadata_id, stats) in &self.memset_call_events {
@@ -374,9 +416,51 @@ mod tests {
         sink.finish()
     }
 
+    /// [`streamed`], each plane whose stat metadata are named only (ids `1..=n`) finished
+    /// with its names, as the export finishes its planes.
+    fn streamed_with_names(space: &XSpace) -> (XSpace, Vec<PlaneSummary>) {
+        struct WithNames(StreamingSummary);
+        impl XSpaceSink for WithNames {
+            fn name_event_metadata(&mut self, id: i64, name: &str) {
+                self.0.name_event_metadata(id, name);
+            }
+            fn name_stat_metadata(&mut self, id: i64, name: &str) {
+                self.0.name_stat_metadata(id, name);
+            }
+            fn start_line(&mut self, line: LineHeader<'_>) {
+                self.0.start_line(line);
+            }
+            fn add_event(&mut self, event: EventView<'_>) {
+                self.0.add_event(event);
+            }
+            fn finish_plane(&mut self, mut plane: XPlane) {
+                let named_only = (1..)
+                    .zip(plane.stat_metadata.iter())
+                    .all(|(at, (id, m))| *id == at && m.id == at && m.description.is_empty());
+                if !named_only {
+                    return self.0.finish_plane(plane);
+                }
+                let names = std::mem::take(&mut plane.stat_metadata)
+                    .into_values()
+                    .map(|metadata| Arc::from(metadata.name))
+                    .collect();
+                self.0.finish_plane_with_stat_names(plane, names);
+            }
+            fn finish_space(&mut self, errors: &[String], warnings: &[String], hosts: &[String]) {
+                self.0.finish_space(errors, warnings, hosts);
+            }
+        }
+        let mut sink = WithNames(StreamingSummary::default());
+        replay_xspace(space, &mut sink);
+        sink.0.finish()
+    }
+
     fn assert_same_summaries(space: &XSpace) {
         let (headers, summaries) = streamed(space);
         assert_eq!(summaries, prost_summaries(space));
+        let (named_headers, named_summaries) = streamed_with_names(space);
+        assert_eq!(named_summaries, summaries);
+        assert_eq!(named_headers, headers);
         assert_eq!(headers.planes.len(), space.planes.len());
         for (header, plane) in headers.planes.iter().zip(&space.planes) {
             assert!(header.lines.is_empty());
