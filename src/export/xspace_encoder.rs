@@ -58,10 +58,12 @@ impl Piece {
 
 pub struct XSpaceEncoder<W: Write> {
     out: W,
-    /// Where pieces wait instead of memory; dropped (pieces are held again) after a failed
-    /// write to it, so that a full spill disk costs memory, not the export.
+    /// Where pieces wait instead of memory, and how much of it they use.
     spill: Option<File>,
     spill_len: u64,
+    /// Cleared by a failed write to the spill file: later pieces are held in memory (a full
+    /// spill disk costs memory, not the export), earlier ones are still read from the file.
+    spilling: bool,
     /// The current line's fields before and after its events, and its events encoded: full
     /// pieces, then the piece being written.
     line: Option<(XLine, XLine)>,
@@ -87,6 +89,7 @@ impl<W: Write> XSpaceEncoder<W> {
             out,
             spill: None,
             spill_len: 0,
+            spilling: false,
             line: None,
             line_pieces: Vec::new(),
             line_events: Vec::new(),
@@ -104,6 +107,7 @@ impl<W: Write> XSpaceEncoder<W> {
     pub fn with_spill(out: W, spill: File) -> XSpaceEncoder<W> {
         XSpaceEncoder {
             spill: Some(spill),
+            spilling: true,
             ..XSpaceEncoder::new(out)
         }
     }
@@ -143,7 +147,7 @@ impl<W: Write> XSpaceEncoder<W> {
     /// `bytes` as a piece: written to the spill file (and `bytes` emptied, its capacity kept)
     /// when there is one, else moved.
     fn set_aside(&mut self, bytes: &mut Vec<u8>) -> Piece {
-        if let Some(spill) = &self.spill {
+        if let Some(spill) = self.spill.as_ref().filter(|_| self.spilling) {
             let offset = self.spill_len;
             if spill.write_all_at(bytes, offset).is_ok() {
                 let len = bytes.len();
@@ -151,7 +155,7 @@ impl<W: Write> XSpaceEncoder<W> {
                 bytes.clear();
                 return Piece::Spilled { offset, len };
             }
-            self.spill = None;
+            self.spilling = false;
         }
         Piece::Held(std::mem::take(bytes))
     }
@@ -162,7 +166,9 @@ impl<W: Write> XSpaceEncoder<W> {
             Piece::Held(bytes) => self.write(&bytes),
             Piece::Spilled { offset, len } => {
                 let Some(spill) = &self.spill else {
-                    // A piece is only spilled while the file is kept.
+                    // Cannot happen: the file is kept while the encoder lives.
+                    self.error
+                        .get_or_insert(std::io::Error::other("an export spill file was lost"));
                     return;
                 };
                 scratch.resize(len, 0);
