@@ -97,10 +97,19 @@ impl AnnotationMapInner {
         if let Some(run) = self.run_in_taken(correlation_id) {
             return Some(run);
         }
-        self.take_runs();
-        if let Some(run) = self.run_in_taken(correlation_id) {
+        // A thread whose annotation has not changed keeps extending one open run: most
+        // records of a steady workload are found there, without taking the closed runs.
+        if let Some(run) = self.open_run(correlation_id) {
             return Some(run);
         }
+        self.take_runs();
+        self.run_in_taken(correlation_id)
+            .or_else(|| self.open_run(correlation_id))
+    }
+
+    /// The open (newest) run of a thread's log that holds `correlation_id`: runs of one log
+    /// never overlap, and an open run only grows, so one that holds the id is its run.
+    fn open_run(&self, correlation_id: u64) -> Option<Run> {
         let generation = self.generation;
         self.logs.iter().filter_map(|log| log.newest()).find(|run| {
             run.string >> 32 == generation
