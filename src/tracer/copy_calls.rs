@@ -197,6 +197,22 @@ mod tests {
     }
 
     #[test]
+    fn released_calls_are_forgotten_and_new_ones_noted() {
+        let calls = CopyCalls::default();
+        let asked = CopyCall {
+            direction: EventType::MemcpyH2D,
+            bytes: 64,
+        };
+        calls.note(7, asked);
+        assert_eq!(calls.get(7), Some(asked));
+        calls.release();
+        assert_eq!(calls.get(7), None);
+        assert_eq!(calls.calls.lock().capacity(), 0);
+        calls.note(8, asked);
+        assert_eq!(calls.get(8), Some(asked));
+    }
+
+    #[test]
     fn payloads_too_small_for_the_arguments_are_not_read() {
         let small: [u64; 2] = [16, 0];
         // SAFETY: a payload of 16 readable bytes that says so.
