@@ -1,9 +1,11 @@
 //! From collected events to an XSpace, and XSpace files (docs/xla-interface.md#export).
 mod annotation;
+pub mod capture_folder;
 mod details_input;
 mod device_capabilities;
 mod event_stats;
 mod host_plane_merge;
+pub mod log_folder;
 mod occupancy;
 mod plane_builder;
 pub mod plane_names;
@@ -24,8 +26,8 @@ pub use event_stats::{
 pub use host_plane_merge::{merge_host_api_plane, merge_plane, merge_xspace};
 pub use stream_lanes::LANE_LINE_ID_BASE;
 pub use trace_file::{
-    encode_xspace, encode_xspace_to, read_xspace, read_xspace_file, replace_file_with,
-    write_xspace, TraceError,
+    create_file_with, encode_xspace, encode_xspace_to, read_xspace, read_xspace_file,
+    replace_file_with, write_xspace, TraceError,
 };
 pub use xplane_proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata};
 pub use xspace_builder::{

@@ -156,6 +156,28 @@ pub fn replace_file_with(
     Ok(())
 }
 
+/// Writes a new file through `write`, the same way as [`replace_file_with`], but only if
+/// `path` does not exist when it is complete: the finished temporary file is hard-linked into
+/// place, which fails with `AlreadyExists` instead of replacing anything. The tool library's
+/// outputs and the log folder's files are made this way (docs/tool-library.md): a process
+/// never replaces a file, another process's capture included.
+pub fn create_file_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let (temporary, file) = create_temporary_beside(path)?;
+    let result = (|| {
+        let mut out = std::io::BufWriter::new(&file);
+        write(&mut out)?;
+        std::io::Write::flush(&mut out)?;
+        drop(out);
+        file.sync_all()?;
+        std::fs::hard_link(&temporary, path)
+    })();
+    let _ = std::fs::remove_file(&temporary);
+    result
+}
+
 /// A new file named after `path` in its directory (`.<name>.<pid>.<n>.tmp`), created with
 /// create-new so that no existing file is ever opened for writing.
 fn create_temporary_beside(path: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {

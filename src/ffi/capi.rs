@@ -298,6 +298,20 @@ pub unsafe extern "C" fn xrt_write_xspace(path: *const c_char) -> XrtStatus {
     })
 }
 
+/// Writes the last capture as a serialized XSpace to `out`, encoded as it is built, for Rust
+/// callers that place it themselves (the tool library): `NoCapture` when there is none.
+pub fn write_last_capture(out: &mut dyn std::io::Write) -> Result<(), XrtStatus> {
+    let collector = CAPTURE
+        .lock()
+        .as_ref()
+        .map(|c| c.collector.clone())
+        .ok_or(XrtStatus::NoCapture)?;
+    collector
+        .write_xspace_to(Tracer::timestamp(), &super::export_options(), out)
+        .map(drop)
+        .map_err(|_| XrtStatus::IoError)
+}
+
 /// Runs events collected by the caller (API callbacks and activities, as XLA's collector
 /// receives them) through the collector and XSpace writer, and returns the serialized XSpace
 /// in `out`. API events are not auxiliary.

@@ -23,6 +23,16 @@ pub const HIP_NOT_REACHED: &str = "no GPU events: the HIP runtime never reached 
      ROCP_TOOL_LIBRARIES=libxla_rocm_tracer_tool.so, or import the plugin that carries it first \
      (ROCm/rocm-jax#222, #223)";
 
+/// The one line that explains a capture without GPU events, from its warnings: HIP never
+/// reached the tracer, or the SDK was held by another tool (`record` and the Python module
+/// print it).
+pub fn diagnosis(warnings: &[String]) -> Option<&str> {
+    warnings
+        .iter()
+        .find(|w| w.as_str() == HIP_NOT_REACHED || w.contains(super::SDK_HELD_ELSEWHERE))
+        .map(String::as_str)
+}
+
 const UNKNOWN: u8 = 0;
 const WATCHING: u8 = 1;
 const REACHED: u8 = 2;

@@ -10,11 +10,17 @@
 //   hip_app late-tool         hides ROCP_TOOL_LIBRARIES from the SDK, forces its own tool,
 //                             then loads the listed tool library itself (a tool that comes
 //                             after another one holds the SDK), then runs as plain 0
+//   hip_app killed SIGNAL     as plain, then raises SIGNAL (no exit handler runs)
+//   hip_app parent            as plain, then runs `hip_app plain 0` as a child process (fork
+//                             and exec: it inherits the environment) and exits with its status
 #include <hip/hip_runtime.h>
 #include <rocsim/hip_host_kernels.h>
 
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <atomic>
 #include <cstdint>
@@ -150,6 +156,22 @@ int main(int argc, char** argv) {
     run_work();
     return argc > 2 ? std::atoi(argv[2]) : 0;
   }
+  if (mode == "killed" && argc > 2) {
+    run_work();
+    std::raise(std::atoi(argv[2]));
+    return 1;
+  }
+  if (mode == "parent") {
+    run_work();
+    const pid_t child = fork();
+    if (child == 0) {
+      execl(argv[0], argv[0], "plain", "0", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child) return 1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
   if (mode == "forced-tool") {
     if (rocprofiler_force_configure(forced_tool_configure) != 0) {
       std::fprintf(stderr, "hip_app: the forced tool was refused\n");
@@ -187,7 +209,9 @@ int main(int argc, char** argv) {
     run_work();
     return 0;
   }
-  std::fprintf(stderr, "usage: %s plain [EXIT_CODE] | forced-tool | hip-first | late-tool\n",
+  std::fprintf(stderr,
+               "usage: %s plain [EXIT_CODE] | killed SIGNAL | parent | forced-tool | hip-first "
+               "| late-tool\n",
                argv[0]);
   return 2;
 }

@@ -4,6 +4,10 @@
 # the command, compiles hip_app.cc (which knows nothing of the tracer), records it, and checks:
 #   * the XSpace has its three kernels and its two copies, and the command's exit status
 #     passes through;
+#   * every process of the command that uses HIP is traced, each into a file of its own
+#     (two at once, one after the other, a child by fork and exec); a process killed by a
+#     signal loses only its own trace and is named with the reason; `--logdir` writes them
+#     into one run of a jax.profiler log folder; the tool library itself never replaces a file;
 #   * a program that forces its own tool before HIP starts keeps it, and both tools see the
 #     kernels (ours through ROCP_TOOL_LIBRARIES, in the SDK's same pass);
 #   * HIP initialized before the tool was loaded, or a tool loaded after another one holds
@@ -77,6 +81,80 @@ if "$cli" record -o "$build_dir/taken" -- "$build_dir/hip_app" plain 2>/dev/null
 fi
 [[ "$(cat "$build_dir/taken")" == keep ]] || fail "the read-only file changed"
 rm -f "$build_dir/taken"
+
+# Kernel counts of every trace file named $1.pid*.xplane.pb, one line each, sorted.
+kernels_per_file() {
+  local file
+  for file in "$1".pid*.xplane.pb; do
+    [[ -f "$file" ]] || continue
+    "$cli" inspect "$file" | grep -o 'Kernel [0-9]*' | head -1
+  done | sort
+}
+
+echo "== every process: two HIP processes at once under one shell, each traced into its own file"
+multi="$build_dir/multi"
+rm -rf "$multi" && mkdir -p "$multi"
+"$cli" record -o "$multi/both.xplane.pb" -- bash -c \
+  "'$build_dir/hip_app' plain 0 & '$build_dir/hip_app' plain 0; wait" >"$multi/both.out" 2>"$multi/both.err" ||
+  { cat "$multi/both.err"; fail "record of two processes failed"; }
+[[ "$(kernels_per_file "$multi/both")" == $'Kernel 3\nKernel 3' ]] ||
+  { cat "$multi/both.out" "$multi/both.err"; fail "not two traces of 3 kernels: $(kernels_per_file "$multi/both")"; }
+[[ ! -e "$multi/both.xplane.pb" ]] || fail "with two processes, -o itself was written"
+grep -q "2 processes traced; their traces show 6 kernels" "$multi/both.out" || fail "no total line"
+grep -q "never replaced\|wrote no trace" "$multi/both.err" && fail "a capture was lost: $(cat "$multi/both.err")"
+
+echo "== every process: one after the other, the last one's exit status passed through"
+set +e
+"$cli" record -o "$multi/seq.xplane.pb" -- bash -c \
+  "'$build_dir/hip_app' plain 0; '$build_dir/hip_app' plain 4" >"$multi/seq.out" 2>"$multi/seq.err"
+status=$?
+set -e
+[[ $status == 4 ]] || { cat "$multi/seq.err"; fail "record exited $status, not the command's 4"; }
+[[ "$(kernels_per_file "$multi/seq")" == $'Kernel 3\nKernel 3' ]] || fail "not two traces of 3 kernels"
+
+echo "== every process: a child started by fork and exec inherits the tool"
+"$cli" record -o "$multi/parent.xplane.pb" -- "$build_dir/hip_app" parent >"$multi/parent.out" 2>"$multi/parent.err" ||
+  { cat "$multi/parent.err"; fail "record of a parent and its child failed"; }
+[[ "$(kernels_per_file "$multi/parent")" == $'Kernel 3\nKernel 3' ]] || fail "parent and child not both traced"
+
+echo "== a process killed by a signal loses only its own trace, and is named"
+"$cli" record -o "$multi/killed.xplane.pb" -- bash -c \
+  "'$build_dir/hip_app' plain 0 & '$build_dir/hip_app' killed 9; wait" >"$multi/killed.out" 2>"$multi/killed.err" || true
+[[ "$(shows "$multi/killed.xplane.pb" "Kernel 3")" == 1 ]] || fail "the survivor's trace is missing"
+grep -q "record: process [0-9]* ($build_dir/hip_app killed 9) wrote no trace: it ended without exiting normally" \
+  "$multi/killed.err" || { cat "$multi/killed.err"; fail "the killed process is not named"; }
+set +e
+"$cli" record -o "$multi/killed-child.xplane.pb" -- "$build_dir/hip_app" killed 15 \
+  >"$multi/killed-child.out" 2>"$multi/killed-child.err"
+status=$?
+set -e
+[[ $status == $((128 + 15)) ]] || fail "record exited $status, not 128 + SIGTERM"
+grep -q "wrote no trace: killed by signal 15 (SIGTERM)" "$multi/killed-child.err" ||
+  { cat "$multi/killed-child.err"; fail "the command's own signal is not said"; }
+
+echo "== --logdir: every process into one run of a jax.profiler log folder"
+"$cli" record --logdir "$multi/logdir" -- bash -c \
+  "'$build_dir/hip_app' plain 0 & '$build_dir/hip_app' plain 0; wait" >"$multi/logdir.out" 2>"$multi/logdir.err" ||
+  { cat "$multi/logdir.err"; fail "record --logdir failed"; }
+mapfile -t runs < <(find "$multi/logdir/plugins/profile" -mindepth 1 -maxdepth 1 -type d)
+[[ ${#runs[@]} == 1 ]] || fail "expected one run, found ${#runs[@]}"
+mapfile -t files < <(find "${runs[0]}" -name "$(hostname).pid*.xplane.pb")
+[[ ${#files[@]} == 2 ]] || fail "expected two <host>.pid<PID>.xplane.pb files, found ${#files[@]}"
+for file in "${files[@]}"; do
+  "$cli" inspect "$file" | grep -q "Kernel 3" || fail "$file has not 3 kernels"
+  "$cli" inspect "$file" | grep -q "^/host:CPU" || fail "$file's host plane is not /host:CPU"
+done
+"$cli" inspect "${runs[0]}" >"$multi/run.inspect" || fail "inspect of the run folder failed"
+[[ "$(grep -c "Kernel 3" "$multi/run.inspect")" == 2 ]] || fail "inspect RUN does not show both processes"
+
+echo "== the tool library's own rule: an existing output is never replaced"
+echo keep >"$multi/existing.xplane.pb"
+env ROCP_TOOL_LIBRARIES="$tool" XLA_ROCM_TRACER_OUTPUT="$multi/existing.xplane.pb" \
+  "$build_dir/hip_app" plain 0 2>"$multi/existing.err"
+[[ "$(cat "$multi/existing.xplane.pb")" == keep ]] || fail "the tool library replaced an existing file"
+grep -q "cannot write $multi/existing.xplane.pb: it exists (never replaced)" "$multi/existing.err" ||
+  { cat "$multi/existing.err"; fail "no line about the existing file"; }
+[[ -z "$(find "$multi" -name '.existing.xplane.pb.*')" ]] || fail "a temporary file was left"
 
 echo "== two tools: the program's own forced tool and ours from ROCP_TOOL_LIBRARIES"
 # The SDK loads our library inside the forced tool's initialization (status -1 on this very

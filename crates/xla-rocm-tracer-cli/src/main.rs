@@ -41,20 +41,24 @@ enum Command {
     Record(record::RecordArgs),
     /// Print planes, lanes with event counts by kind, copy bytes, time span and drops.
     Inspect {
-        /// An XSpace file (`.xplane.pb`).
-        trace: PathBuf,
+        /// XSpace files (`.xplane.pb`), or folders whose `.xplane.pb` files are read (a
+        /// log folder's run: one file per host or process).
+        #[arg(required = true, value_name = "TRACE")]
+        traces: Vec<PathBuf>,
         /// Report progress on stderr (the default for inputs of 32 MiB or more when stderr is
         /// a terminal).
         #[arg(long)]
         progress: bool,
     },
-    /// Convert an XSpace file to another format.
+    /// Convert XSpace files to another format.
     Convert {
-        /// An XSpace file (`.xplane.pb`).
-        trace: PathBuf,
+        /// XSpace files (`.xplane.pb`), or folders whose `.xplane.pb` files are converted,
+        /// each on its own.
+        #[arg(required = true, value_name = "TRACE")]
+        traces: Vec<PathBuf>,
         #[arg(long, value_enum)]
         to: ConvertFormat,
-        /// Output file; defaults to the input with `.json` appended, beside the input.
+        /// Output file, for one input; defaults to each input with `.json` appended, beside it.
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Report progress on stderr (the default for inputs of 32 MiB or more when stderr is
@@ -92,9 +96,52 @@ fn read_trace(path: &Path, asked_progress: bool) -> Result<(XSpace, bool)> {
     Ok((space, enabled))
 }
 
-fn inspect(trace: &Path, progress: bool) -> Result<()> {
-    let (space, _) = read_trace(trace, progress)?;
-    print!("{}", inspect::render(&space, &trace.display().to_string()));
+/// The trace files named: files as given, folders by their `.xplane.pb` files (sorted).
+fn trace_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.to_string_lossy().ends_with(".xplane.pb"))
+            .collect();
+        if found.is_empty() {
+            anyhow::bail!("{} holds no .xplane.pb file", path.display());
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
+}
+
+fn inspect(traces: &[PathBuf], progress: bool) -> Result<()> {
+    let files = trace_files(traces)?;
+    for (i, trace) in files.iter().enumerate() {
+        let (space, _) = read_trace(trace, progress)?;
+        if i > 0 {
+            println!();
+        }
+        print!("{}", inspect::render(&space, &trace.display().to_string()));
+    }
+    Ok(())
+}
+
+fn convert_all(traces: &[PathBuf], output: Option<PathBuf>, progress: bool) -> Result<()> {
+    let files = trace_files(traces)?;
+    if output.is_some() && files.len() > 1 {
+        anyhow::bail!(
+            "-o names one output, for one input; {} inputs are each written beside themselves",
+            files.len()
+        );
+    }
+    let mut output = output;
+    for trace in &files {
+        convert(trace, output.take(), progress)?;
+    }
     Ok(())
 }
 
@@ -156,13 +203,13 @@ fn main() -> ExitCode {
             })
         }
         Command::Replay(args) => replay::run(args),
-        Command::Inspect { trace, progress } => inspect(&trace, progress),
+        Command::Inspect { traces, progress } => inspect(&traces, progress),
         Command::Convert {
-            trace,
+            traces,
             to: ConvertFormat::ChromeJson,
             output,
             progress,
-        } => convert(&trace, output, progress),
+        } => convert_all(&traces, output, progress),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

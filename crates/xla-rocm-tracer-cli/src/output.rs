@@ -252,6 +252,11 @@ impl Output {
         &self.shown
     }
 
+    /// Whether the output is a regular file (new or replaced), so that files can go beside it.
+    pub fn is_file(&self) -> bool {
+        matches!(self.target, Target::Replace { .. })
+    }
+
     /// Whether the output is this process's standard output (then nothing else goes there).
     pub fn is_stdout(&self) -> bool {
         matches!(self.target, Target::Descriptor(1))

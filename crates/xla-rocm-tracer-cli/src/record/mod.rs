@@ -1,6 +1,7 @@
 //! `xla-rocm-tracer record -- COMMAND ...`: runs a command with the tracer's tool library
 //! loaded, so that any HIP program (stock JAX included) is traced without rebuilding it, and
-//! writes its one XSpace (docs/tool-library.md).
+//! writes one XSpace per process of the command that used HIP: to `-o`, to files beside it
+//! when there are several, or into a jax.profiler log folder (docs/tool-library.md).
 //!
 //! The library goes in through `ROCP_TOOL_LIBRARIES`, not `LD_PRELOAD`: the SDK loads the
 //! libraries listed there in the same pass as every other tool, when it first initializes
@@ -8,29 +9,40 @@
 //! its own tool (XLA's tracer does) keeps it and ours is configured beside it. A preloaded
 //! library would force first instead, and an SDK before 1.3.2 would then refuse the
 //! program's own tool.
+mod captures;
+mod destination;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, ExitStatus};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use xla_rocm_tracer::export::{encode_xspace, read_xspace_file, XSpace};
+use xla_rocm_tracer::export::capture_folder::OUTPUT_FOLDER_VARIABLE;
+use xla_rocm_tracer::export::XSpace;
 
 use crate::{inspect, interrupts, output};
+use destination::Destination;
 
 /// The tool library's file name, found beside this program (cargo's `target/<profile>/`).
 pub const TOOL_LIBRARY: &str = "libxla_rocm_tracer_tool.so";
 /// Names the tool library explicitly (instead of the one beside this program).
 pub const TOOL_LIBRARY_VARIABLE: &str = "XLA_ROCM_TRACER_TOOL_LIBRARY";
-/// The tool library's own variables (`crates/xla-rocm-tracer-tool`).
-const OUTPUT_VARIABLE: &str = "XLA_ROCM_TRACER_OUTPUT";
+/// The tool library's own variable (`crates/xla-rocm-tracer-tool`, `request.rs`).
 const DURATION_VARIABLE: &str = "XLA_ROCM_TRACER_DURATION";
 
 #[derive(Args)]
 pub struct RecordArgs {
-    /// Where to write the trace.
+    /// Where to write the trace. When several processes of the command used HIP, each gets a
+    /// file of its own beside it, `<name>.pid<PID>.xplane.pb`.
     #[arg(short, long, default_value = "record.xplane.pb")]
     pub output: PathBuf,
+    /// Write into this log folder as `jax.profiler.trace` does
+    /// (`DIR/plugins/profile/<run>/<host>.pid<PID>.xplane.pb`, where xprof and TensorBoard
+    /// look): into the run the program's own trace wrote, merged with XLA's host planes, or a
+    /// new run.
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    pub logdir: Option<PathBuf>,
     /// Stop tracing after this many seconds (the command keeps running); default: when it exits.
     #[arg(long, value_name = "S")]
     pub duration: Option<f64>,
@@ -112,12 +124,7 @@ fn exit_code(status: ExitStatus) -> u8 {
 
 /// The line `record` prints about a trace with no GPU events it can explain, if any.
 pub fn diagnosis(space: &XSpace) -> Option<&str> {
-    use xla_rocm_tracer::tracer::{hip_runtime_reach::HIP_NOT_REACHED, SDK_HELD_ELSEWHERE};
-    space
-        .warnings
-        .iter()
-        .find(|warning| warning.as_str() == HIP_NOT_REACHED || warning.contains(SDK_HELD_ELSEWHERE))
-        .map(String::as_str)
+    xla_rocm_tracer::tracer::hip_runtime_reach::diagnosis(&space.warnings)
 }
 
 pub fn run(args: RecordArgs) -> Result<ExitCode> {
@@ -127,9 +134,12 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
         }
     }
     let library = tool_library()?;
-    let out = output::check(&args.output, &[])?;
+    // Checked before the command runs, so that a bad output costs no run.
+    let destination = match &args.logdir {
+        Some(logdir) => Destination::log_folder(logdir)?,
+        None => Destination::File(output::check(&args.output, &[])?),
+    };
     let scratch = Scratch::new()?;
-    let trace = scratch.0.join("trace.xplane.pb");
 
     let (program, rest) = args
         .command
@@ -139,15 +149,16 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
     command
         .args(rest)
         .env("ROCP_TOOL_LIBRARIES", tool_libraries_with(&library))
-        .env(OUTPUT_VARIABLE, &trace);
+        .env(OUTPUT_FOLDER_VARIABLE, &scratch.0);
     if let Some(seconds) = args.duration {
         command.env(DURATION_VARIABLE, seconds.to_string());
     }
+    let since = SystemTime::now();
     let mut child = command
         .spawn()
         .with_context(|| format!("cannot run {}", Path::new(program).display()))?;
     // A stop signal is passed on to the command (a terminal's Ctrl-C reaches it anyway); the
-    // trace it leaves is still written.
+    // traces its processes leave are still written.
     let status = {
         let _graceful = interrupts::graceful();
         let mut forwarded = false;
@@ -165,29 +176,52 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
     };
     let code = exit_code(status);
 
-    if !trace.is_file() {
-        eprintln!(
-            "xla-rocm-tracer: record: the command wrote no trace: the tool library never \
-             loaded (no HIP runtime or rocprofiler-sdk initialized in the process?) or the \
-             process ended without exiting normally"
-        );
+    let (captured, lost) = captures::collect(&scratch.0, (child.id(), status))?;
+    for process in &lost {
+        eprintln!("xla-rocm-tracer: record: {}", process.describe());
+    }
+    if captured.is_empty() {
+        if lost.is_empty() {
+            eprintln!(
+                "xla-rocm-tracer: record: the command wrote no trace: the tool library never \
+                 loaded (no HIP runtime or rocprofiler-sdk initialized in the process?)"
+            );
+        }
         return Ok(ExitCode::from(if code == 0 { 1 } else { code }));
     }
-    let space = read_xspace_file(&trace).context("cannot read the command's trace")?;
-    let bytes = encode_xspace(&space);
-    out.write(|sink| sink.write_all(&bytes))?;
-
-    let title = format!("record of {}", Path::new(program).display());
-    let totals = inspect::DeviceTotals::of_spaces(std::slice::from_ref(&space));
-    let mut report = format!("the trace shows {}\n\n", totals.describe());
-    report.push_str(&inspect::render(&space, &title));
-    report.push_str(&format!(
-        "\nwrote {} ({})\n",
-        out.shown().display(),
-        inspect::format_bytes(bytes.len() as u64)
-    ));
+    let several = captured.len() > 1;
+    let mut report = String::new();
+    let mut diagnoses = Vec::new();
+    let mut all = inspect::DeviceTotals::default();
+    for process in &captured {
+        let written = destination.write(process, several, since)?;
+        let totals = inspect::DeviceTotals::of_spaces(std::slice::from_ref(&process.space));
+        all.add_space(&process.space);
+        let title = if several {
+            let command = captures::shown_command(&process.command_line);
+            report.push_str(&format!("== process {} ({command})\n", process.pid));
+            format!("record of process {} ({command})", process.pid)
+        } else {
+            format!("record of {}", Path::new(program).display())
+        };
+        report.push_str(&format!("the trace shows {}\n\n", totals.describe()));
+        report.push_str(&inspect::render(&process.space, &title));
+        report.push_str(&format!("\n{written}\n"));
+        if let Some(line) = diagnosis(&process.space) {
+            if !diagnoses.iter().any(|known| known == line) {
+                diagnoses.push(line.to_owned());
+            }
+        }
+    }
+    if several {
+        report.push_str(&format!(
+            "\n{} processes traced; their traces show {} in all\n",
+            captured.len(),
+            all.describe()
+        ));
+    }
     print!("{report}");
-    if let Some(line) = diagnosis(&space) {
+    for line in diagnoses {
         eprintln!("xla-rocm-tracer: record: {line}");
     }
     Ok(ExitCode::from(code))
