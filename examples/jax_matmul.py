@@ -17,8 +17,12 @@ and the annotations). The tests run it this way (`tests/jax/run.sh`).
 test (`tests/jax-rocm/run.sh`) runs the GPU path with the real JAX ROCm plugin this way, one
 shape per process.
 
+`--xla-rocm-tracer` imports the `xla_rocm_tracer` package (`pip install` of the project's
+wheel, docs/python.md) before JAX starts: `jax.profiler.trace` then also writes this tracer's
+HIP stream lanes into the run, as `<host>.pid<PID>.xplane.pb` beside XLA's file.
+
 Usage:
-    python3 examples/jax_matmul.py [--logdir DIR] [--tracer PATH/TO/xla-rocm-tracer]
+    python3 examples/jax_matmul.py [--logdir DIR] [--tracer PATH/TO/xla-rocm-tracer] [--xla-rocm-tracer]
     python3 examples/jax_matmul.py --cpu [--size N] [--logdir DIR] [--tracer PATH]
     python3 examples/jax_matmul.py --shape MxKxN [--logdir DIR] [--tracer PATH]
 """
@@ -100,7 +104,11 @@ def main():
     parser.add_argument("--size", type=int,
                         help=f"matrix size (default {SIZE}, or {CPU_SIZE} with --cpu)")
     parser.add_argument("--shape", help="MxKxN: multiply an MxK by a KxN matrix (instead of --size)")
+    parser.add_argument("--xla-rocm-tracer", action="store_true",
+                        help="import xla_rocm_tracer first: its device lanes join jax.profiler's run")
     args = parser.parse_args()
+    if args.xla_rocm_tracer:
+        import xla_rocm_tracer  # noqa: F401  (before JAX starts HIP)
     size = args.size or (CPU_SIZE if args.cpu else SIZE)
     if size <= 0:
         parser.error(f"--size must be positive, not {size}")

@@ -14,7 +14,8 @@ echo "== what this downloads when it is not cached yet:"
 echo "   Debian packages (apt, only missing ones, only as root), Rust crates from crates.io"
 echo "   (cargo, into ~/.cargo), PyPI packages into venvs under $target_dir: xprof (tests/xprof),"
 echo "   jax[cpu] (tests/jax), and about 1.2 GB for the real JAX ROCm plugin (tests/jax-rocm:"
-echo "   jax==0.12.0.1 jaxlib==0.12.0.1 jax-rocm7-pjrt==0.12.0 jax-rocm7-plugin==0.12.0; Python 3.12)"
+echo "   jax==0.12.0.1 jaxlib==0.12.0.1 jax-rocm7-pjrt==0.12.0 jax-rocm7-plugin==0.12.0; Python 3.12),"
+echo "   and maturin (python/build-wheel.sh, into a venv under $target_dir)"
 
 need_pkgs=()
 for pkg in libgtest-dev libgmock-dev libabsl-dev protobuf-compiler libprotobuf-dev cmake bazel-bootstrap binutils python3-venv; do
@@ -78,6 +79,9 @@ tests/jax/run.sh
 echo "== the real JAX ROCm plugin (PyPI) on the simulated GPU: XLA's own tracer and ours in one process, seven matmul shapes and a ROCTx workload"
 python3 tests/jax-rocm/test_compare.py
 tests/jax-rocm/run.sh "$target_dir/jax-rocm/out"
+
+echo "== the Python package (maturin wheel) in a fresh venv with the real JAX ROCm plugin: import xla_rocm_tracer, python -m, a late import, record --logdir of two processes"
+tests/python/run.sh "$target_dir/python/out"
 
 echo "== Bazel 4.2.3 offline build and test of the XLA-shaped example workspace"
 tests/bazel/run.sh

@@ -95,6 +95,16 @@ fn finish() {
     }
 }
 
+/// Whether this process is the `xla-rocm-tracer` command itself. It carries the simulated
+/// SDK (for `replay`), which loads `ROCP_TOOL_LIBRARIES` as a real SDK does; a traced script
+/// that runs `xla-rocm-tracer inspect` must not count it as a HIP process of its own.
+fn is_the_command() -> bool {
+    std::env::current_exe().ok().is_some_and(|exe| {
+        exe.file_name()
+            .is_some_and(|name| name == "xla-rocm-tracer")
+    })
+}
+
 extern "C" fn finish_at_exit() {
     let _ = std::panic::catch_unwind(finish);
 }
@@ -105,6 +115,9 @@ extern "C" fn finish_at_exit() {
 #[ctor::ctor(unsafe)]
 fn at_load() {
     let _ = std::panic::catch_unwind(|| {
+        if is_the_command() {
+            return;
+        }
         if let Some(request) = request() {
             if let Destination::Folder(folder) = &request.destination {
                 if let Err(error) = output::claim(folder) {

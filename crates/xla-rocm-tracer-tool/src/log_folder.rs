@@ -9,6 +9,7 @@ use xla_rocm_tracer::export::log_folder::{place_capture, ProcessCapture};
 use xla_rocm_tracer::export::read_xspace;
 use xla_rocm_tracer::ffi::capi::{write_last_capture, XrtStatus};
 use xla_rocm_tracer::tracer::hip_runtime_reach::diagnosis;
+use xla_rocm_tracer::tracer::{Tracer, TracerError};
 
 use crate::say;
 
@@ -34,6 +35,13 @@ pub unsafe extern "C" fn xrt_tool_write_log_folder(
         };
         let mut bytes = Vec::new();
         if let Err(status) = write_last_capture(&mut bytes) {
+            // No capture: the tracer was refused (said here, once per session) or never
+            // started.
+            say(&match Tracer::get().init_error() {
+                Some(TracerError::Unavailable(reason)) => reason,
+                Some(other) => other.to_string(),
+                None => format!("no capture to write ({status:?})"),
+            });
             return status;
         }
         let Ok(space) = read_xspace(&bytes) else {

@@ -51,7 +51,12 @@ pub struct RecordArgs {
     pub command: Vec<std::ffi::OsString>,
 }
 
-/// Where the tool library is: `XLA_ROCM_TRACER_TOOL_LIBRARY`, else beside this program.
+/// Where an installed layout keeps the tool library, from the command's folder: a `pip
+/// install`ed wheel puts the command in `<prefix>/bin` and the library here (docs/python.md).
+const INSTALLED_LIBRARY_FOLDER: &str = "../lib/xla-rocm-tracer";
+
+/// Where the tool library is: `XLA_ROCM_TRACER_TOOL_LIBRARY`, else beside this program (a
+/// cargo build), else in the installed layout's library folder.
 fn tool_library() -> Result<PathBuf> {
     if let Some(path) = std::env::var_os(TOOL_LIBRARY_VARIABLE) {
         let path = PathBuf::from(path);
@@ -61,16 +66,21 @@ fn tool_library() -> Result<PathBuf> {
         return Ok(path);
     }
     let exe = std::env::current_exe().context("cannot find this program's path")?;
-    let path = exe.with_file_name(TOOL_LIBRARY);
-    if !path.is_file() {
-        bail!(
-            "{} is missing: `record` loads it from beside {}; build it with `cargo build -p \
-             xla-rocm-tracer-tool` (same profile) or name it in {TOOL_LIBRARY_VARIABLE}",
-            path.display(),
-            exe.display()
-        );
+    let beside = exe.with_file_name(TOOL_LIBRARY);
+    let folder = exe.parent().unwrap_or(Path::new("/"));
+    let installed = folder.join(INSTALLED_LIBRARY_FOLDER).join(TOOL_LIBRARY);
+    for path in [&beside, &installed] {
+        if path.is_file() {
+            return Ok(path.clone());
+        }
     }
-    Ok(path)
+    bail!(
+        "{} is missing: `record` loads it from beside {} (or from {}); build it with `cargo \
+         build -p xla-rocm-tracer-tool` (same profile) or name it in {TOOL_LIBRARY_VARIABLE}",
+        beside.display(),
+        exe.display(),
+        installed.display()
+    );
 }
 
 /// A private folder for the tool's trace, removed when dropped.
