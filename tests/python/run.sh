@@ -8,10 +8,10 @@
 #   * `python -m xla_rocm_tracer SCRIPT` does the same, on ROCm 7.14 (the plugin's release);
 #   * imported after HIP started: one line says why on ROCm 7.1 (SDK before 1.3.2, which
 #     refuses a late tool), and on 7.14 the late tool still traces;
-#   * `xla-rocm-tracer record --logdir` from the installed wheel: two independent JAX
-#     processes under one record, both processes' kernels in one run (jax.distributed is not
-#     run: the simulated runtime has no RCCL for a multi-process GPU client, docs/python.md),
-#     and one process whose own jax.profiler.trace shares the log folder, merged with it.
+#   * `xla-rocm-tracer record --logdir` from the installed wheel: a `jax.distributed` job of two
+#     processes on localhost (tests/python/distributed.py), one simulated GPU each, both
+#     processes' kernels in one run, each on its own GPU; and one process whose own
+#     jax.profiler.trace shares the log folder, merged with it.
 # Usage: tests/python/run.sh OUTDIR
 set -euo pipefail
 here_python="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -81,12 +81,17 @@ rm -rf "$outdir/late-7.14"
 ROCSIM_MACHINE='rocm = "7.14"' jax_run late-7.14 "$user_venv/bin/python" "$here_python/late_import.py" "$outdir/late-7.14"
 check_run "$outdir/late-7.14" --processes 1 --kernels 3 --xla --merged
 
-echo "== record --logdir: two JAX processes under one record, from the installed command"
+echo "== record --logdir: a jax.distributed job of two processes, one GPU each, under one record"
 rm -rf "$outdir/two"
-jax_run two "$user_venv/bin/xla-rocm-tracer" record --logdir "$outdir/two/record" -- bash -c \
-    "python '$example' --shape 8x8x8 --logdir '$outdir/two/a' & python '$example' --shape 8x8x8 --logdir '$outdir/two/b'; wait"
-check_run "$outdir/two/record" --processes 2 --kernels 11
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+job="$here_python/distributed.py"
+ROCSIM_MACHINE='gpus = 2' jax_run two "$user_venv/bin/xla-rocm-tracer" record --logdir "$outdir/two/record" -- bash -c \
+    "python '$job' $port 2 0 '$outdir/two/a' & python '$job' $port 2 1 '$outdir/two/b' && wait \$!"
+check_run "$outdir/two/record" --processes 2 --kernels 11 --own-gpus
 grep -q "^2 processes traced; their traces show" "$outdir/two.log" || fail "no total of both processes"
+for id in 0 1; do
+    grep -q "^process $id: ran on" "$outdir/two.log" || fail "process $id of the job did not finish"
+done
 
 echo "== record --logdir into the program's own log folder: merged with its XLA trace"
 rm -rf "$outdir/shared"

@@ -13,6 +13,9 @@
 //   hip_app killed SIGNAL     as plain, then raises SIGNAL (no exit handler runs)
 //   hip_app parent            as plain, then runs `hip_app plain 0` as a child process (fork
 //                             and exec: it inherits the environment) and exits with its status
+//   hip_app forked-exit       as plain, then forks a child that only calls exit(0) (its exit
+//                             handlers run, with the parent's tool state copied), waits for it
+//                             and exits 0
 #include <hip/hip_runtime.h>
 #include <rocsim/hip_host_kernels.h>
 
@@ -168,6 +171,14 @@ int main(int argc, char** argv) {
       execl(argv[0], argv[0], "plain", "0", static_cast<char*>(nullptr));
       _exit(127);
     }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child) return 1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
+  if (mode == "forked-exit") {
+    run_work();
+    const pid_t child = fork();
+    if (child == 0) std::exit(0);
     int status = 0;
     if (child < 0 || waitpid(child, &status, 0) != child) return 1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;

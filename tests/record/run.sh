@@ -117,6 +117,13 @@ echo "== every process: a child started by fork and exec inherits the tool"
   { cat "$multi/parent.err"; fail "record of a parent and its child failed"; }
 [[ "$(kernels_per_file "$multi/parent")" == $'Kernel 3\nKernel 3' ]] || fail "parent and child not both traced"
 
+echo "== every process: a child forked without exec writes nothing over its parent's trace"
+"$cli" record -o "$multi/forked.xplane.pb" -- "$build_dir/hip_app" forked-exit >"$multi/forked.out" 2>"$multi/forked.err" ||
+  { cat "$multi/forked.err"; fail "record of a program whose forked child exits failed"; }
+[[ "$(shows "$multi/forked.xplane.pb" "Kernel 3")" == 1 ]] ||
+  { cat "$multi/forked.err"; fail "the parent's trace is not the one written"; }
+[[ ! -s "$multi/forked.err" ]] || { cat "$multi/forked.err"; fail "record said something of the forked child"; }
+
 echo "== a process killed by a signal loses only its own trace, and is named"
 "$cli" record -o "$multi/killed.xplane.pb" -- bash -c \
   "'$build_dir/hip_app' plain 0 & '$build_dir/hip_app' killed 9; wait" >"$multi/killed.out" 2>"$multi/killed.err" || true

@@ -35,9 +35,9 @@ enum Command {
     /// Run a scenario on the simulated GPU through the real tracer and collector, print a lane
     /// summary and write the trace (`<scenario name>.xplane.pb` unless `-o` says where).
     Replay(replay::ReplayArgs),
-    /// Run a command with the tracer's tool library loaded (ROCP_TOOL_LIBRARIES), trace it
-    /// until it exits (or for --duration seconds), print a lane summary and write one XSpace.
-    /// The command's exit status is passed through.
+    /// Run a command with the tracer's tool library loaded (ROCP_TOOL_LIBRARIES), trace every
+    /// process of it that uses HIP until it exits (or for --duration seconds), print a lane
+    /// summary and write one XSpace per process. The command's exit status is passed through.
     Record(record::RecordArgs),
     /// Print planes, lanes with event counts by kind, copy bytes, time span and drops.
     Inspect {

@@ -14,6 +14,7 @@ mod output;
 mod request;
 
 use std::io::Write;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, Once};
 
 use xla_rocm_tracer::export::{encode_xspace, XSpace};
@@ -25,6 +26,14 @@ use request::{request, Destination};
 static STARTED: Once = Once::new();
 /// Taken by whichever end comes first (duration, SDK finalization, exit).
 static FINISHED: Mutex<bool> = Mutex::new(false);
+/// The process that loaded the library. A child forked without exec inherits the parent's
+/// capture, claim and exit handler, but not its SDK threads: the capture is the parent's to
+/// write, and the child writes nothing (docs/tool-library.md#every-process).
+static LOADED_BY: AtomicU32 = AtomicU32::new(0);
+
+fn is_forked_child() -> bool {
+    LOADED_BY.load(Ordering::Relaxed) != std::process::id()
+}
 
 fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "xla-rocm-tracer tool: {line}");
@@ -60,6 +69,9 @@ fn finish() {
     let Some(request) = request() else {
         return;
     };
+    if is_forked_child() {
+        return;
+    }
     let Ok(mut finished) = FINISHED.lock() else {
         return;
     };
@@ -118,6 +130,7 @@ fn at_load() {
         if is_the_command() {
             return;
         }
+        LOADED_BY.store(std::process::id(), Ordering::Relaxed);
         if let Some(request) = request() {
             if let Destination::Folder(folder) = &request.destination {
                 if let Err(error) = output::claim(folder) {
