@@ -80,7 +80,7 @@ echo "== the real JAX ROCm plugin (PyPI) on the simulated GPU: XLA's own tracer 
 python3 tests/jax-rocm/test_compare.py
 tests/jax-rocm/run.sh "$target_dir/jax-rocm/out"
 
-echo "== the Python package (maturin wheel) in a fresh venv with the real JAX ROCm plugin: import xla_rocm_tracer, python -m, a late import, record --logdir of two processes"
+echo "== the Python package (maturin wheel) in a fresh venv with the real JAX ROCm plugin: import xla_rocm_tracer, python -m, a late import, record --logdir of a jax.distributed job"
 tests/python/run.sh "$target_dir/python/out"
 
 echo "== Bazel 4.2.3 offline build and test of the XLA-shaped example workspace"
