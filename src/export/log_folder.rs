@@ -248,7 +248,8 @@ fn normalized_window(space: &XSpace) -> Option<(i64, i64)> {
 }
 
 /// XLA's trace with our device planes in place of XLA's (ours are the device tracer this
-/// library offers), our host API lines on `/host:CPU` for threads XLA's tracer did not show,
+/// library offers; XLA's plane stats that ours lacks, such as `process_id`, are kept on
+/// ours), our host API lines on `/host:CPU` for threads XLA's tracer did not show,
 /// our other planes merged by name, and our warnings and errors added. Our times are moved
 /// onto XLA's when XLA's are relative to its session, and our events outside that session
 /// are left out.
@@ -267,7 +268,10 @@ pub fn merge_into_xla_trace(mut xla: XSpace, ours: XSpace) -> XSpace {
         }
         if plane.name.starts_with(GPU_PLANE_PREFIX) {
             match xla.planes.iter_mut().find(|p| p.name == plane.name) {
-                Some(existing) => *existing = plane,
+                Some(existing) => {
+                    keep_missing_plane_stats(existing, &mut plane);
+                    *existing = plane;
+                }
                 None => xla.planes.push(plane),
             }
             continue;
@@ -290,6 +294,44 @@ pub fn merge_into_xla_trace(mut xla: XSpace, ours: XSpace) -> XSpace {
         xla.hostnames = ours.hostnames;
     }
     xla
+}
+
+/// Adds to `ours` the plane-level stats of `xla` whose names it lacks (XLA's `process_id`,
+/// by which xprof and our own merge tell processes apart; a device stat ours does not
+/// write), with their metadata.
+fn keep_missing_plane_stats(xla: &XPlane, ours: &mut XPlane) {
+    let name_of = |plane: &XPlane, id: i64| plane.stat_metadata.get(&id).map(|m| m.name.clone());
+    let ours_names: HashSet<String> = ours
+        .stats
+        .iter()
+        .filter_map(|stat| name_of(ours, stat.metadata_id))
+        .collect();
+    let missing: Vec<_> = xla
+        .stats
+        .iter()
+        .filter(|stat| name_of(xla, stat.metadata_id).is_some_and(|n| !ours_names.contains(&n)))
+        .cloned()
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let referenced = |id: &i64| {
+        missing.iter().any(|stat| {
+            stat.metadata_id == *id
+                || matches!(stat.value, Some(x_stat::Value::RefValue(r)) if i64::try_from(r) == Ok(*id))
+        })
+    };
+    let carried = XPlane {
+        stat_metadata: xla
+            .stat_metadata
+            .iter()
+            .filter(|(id, _)| referenced(id))
+            .map(|(id, metadata)| (*id, metadata.clone()))
+            .collect(),
+        stats: missing,
+        ..XPlane::default()
+    };
+    merge_plane(carried, ours);
 }
 
 /// Moves a plane's absolute times onto a session's relative ones, dropping the events that
@@ -424,7 +466,10 @@ mod tests {
     fn xla_space(pid: i64) -> XSpace {
         let mut host = plane_with_stats(HOST_CPU_PLANE_NAME, &[(PROCESS_ID_STAT, pid)]);
         host.lines = vec![line(7, 10, &[0]), line(8, 10, &[0])];
-        let mut gpu = plane_with_stats("/device:GPU:0", &[]);
+        let mut gpu = plane_with_stats(
+            "/device:GPU:0",
+            &[(PROCESS_ID_STAT, pid), ("core_count", 1)],
+        );
         gpu.lines = vec![line(0, 100, &[0])];
         XSpace {
             planes: vec![
@@ -448,7 +493,7 @@ mod tests {
     fn our_space() -> XSpace {
         let mut api = plane_with_stats(HOST_PLANE_NAME, &[]);
         api.lines = vec![line(7, 1_100_000, &[0]), line(9, 1_100_000, &[1000])];
-        let mut gpu = plane_with_stats("/device:GPU:0", &[]);
+        let mut gpu = plane_with_stats("/device:GPU:0", &[("core_count", 304)]);
         gpu.lines = vec![line(
             1000,
             900_000,
@@ -485,6 +530,30 @@ mod tests {
         );
         assert_eq!(merged.warnings, vec!["ours".to_owned()]);
         assert_eq!(merged.hostnames, vec!["vm".to_owned()]);
+        // XLA's process_id is kept on our plane; our own device stat wins over XLA's.
+        let stats: Vec<(String, Option<x_stat::Value>)> = gpu[0]
+            .stats
+            .iter()
+            .map(|s| {
+                (
+                    gpu[0].stat_metadata[&s.metadata_id].name.clone(),
+                    s.value.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            stats,
+            vec![
+                (
+                    "core_count".to_owned(),
+                    Some(x_stat::Value::Int64Value(304))
+                ),
+                (
+                    PROCESS_ID_STAT.to_owned(),
+                    Some(x_stat::Value::Int64Value(42))
+                ),
+            ]
+        );
     }
 
     #[test]
