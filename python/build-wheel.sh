@@ -10,6 +10,7 @@ outdir="${1:-$target_dir/wheels}"
 venv="${MATURIN_VENV:-$target_dir/maturin-venv}"
 log="$target_dir/build-wheel.log"
 mkdir -p "$target_dir" "$outdir"
+outdir="$(cd "$outdir" && pwd)" # maturin runs in python/: a relative OUTDIR is the caller's
 
 if ! "$venv/bin/maturin" --version >/dev/null 2>&1; then
     echo "installing maturin from PyPI into $venv (once)" >&2
