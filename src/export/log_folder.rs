@@ -590,6 +590,18 @@ mod tests {
         assert!(!is_capture_file("host.pidgin.xplane.pb"));
     }
 
+    fn place_ours(logdir: &Path, since: SystemTime, pid: u32) -> Placement {
+        place_capture(
+            logdir,
+            since,
+            ProcessCapture {
+                pid,
+                space: our_space(),
+            },
+        )
+        .unwrap()
+    }
+
     fn scratch() -> tempfile::TempDir {
         tempfile::tempdir().unwrap()
     }
@@ -620,15 +632,7 @@ mod tests {
         other_space.planes[0].lines.clear();
         crate::export::write_xspace(&other, &other_space).unwrap();
 
-        let placed = place_capture(
-            logdir.path(),
-            since,
-            ProcessCapture {
-                pid: 4242,
-                space: our_space(),
-            },
-        )
-        .unwrap();
+        let placed = place_ours(logdir.path(), since, 4242);
         assert_eq!(placed.path, run.join("vm.pid4242.xplane.pb"));
         assert_eq!(placed.merged_with.as_deref(), Some(xla_file.as_path()));
         assert_eq!(std::fs::read(&xla_file).unwrap(), xla_bytes);
@@ -639,15 +643,7 @@ mod tests {
             .any(|p| p.name == TASK_ENVIRONMENT_PLANE));
 
         // A second session of the same process in the same run: a second file.
-        let again = place_capture(
-            logdir.path(),
-            since,
-            ProcessCapture {
-                pid: 4242,
-                space: our_space(),
-            },
-        )
-        .unwrap();
+        let again = place_ours(logdir.path(), since, 4242);
         assert_eq!(again.path, run.join("vm.pid4242-1.xplane.pb"));
         assert_eq!(run_files(logdir.path()).len(), 4);
     }
@@ -665,24 +661,8 @@ mod tests {
             .set_times(old_time)
             .unwrap();
 
-        let first = place_capture(
-            logdir.path(),
-            since,
-            ProcessCapture {
-                pid: 10,
-                space: our_space(),
-            },
-        )
-        .unwrap();
-        let second = place_capture(
-            logdir.path(),
-            since,
-            ProcessCapture {
-                pid: 11,
-                space: our_space(),
-            },
-        )
-        .unwrap();
+        let first = place_ours(logdir.path(), since, 10);
+        let second = place_ours(logdir.path(), since, 11);
         assert!(first.merged_with.is_none());
         assert_ne!(first.path.parent(), Some(old_run.as_path()));
         assert_eq!(first.path.parent(), second.path.parent());
