@@ -12,6 +12,7 @@ pub mod plane_names;
 mod stream_lanes;
 mod timeline;
 mod trace_file;
+mod xla_trace_merge;
 pub mod xplane_proto;
 mod xspace_builder;
 mod xspace_encoder;
