@@ -14,57 +14,30 @@ macro_rules! same_signature {
 
 #[test]
 fn definitions_match_the_declarations() {
-    type Launch = *const rocsim_kernel_launch_t;
-    type Copy = *const rocsim_copy_t;
     same_signature! {
         rocsim_set_device: unsafe extern "C" fn(u32) -> i32;
         rocsim_current_device: unsafe extern "C" fn() -> u32;
         rocsim_device_count: unsafe extern "C" fn() -> u32;
         rocsim_device_gpu_ordinal: unsafe extern "C" fn(u32) -> i32;
-        rocsim_stream_create: unsafe extern "C" fn(*mut u64) -> i32;
-        rocsim_stream_create_with: unsafe extern "C" fn(i32, *mut u64) -> i32;
-        rocsim_stream_create_failed: unsafe extern "C" fn(i32, i32, u64) -> i32;
+        rocsim_stream_create:
+            unsafe extern "C" fn(*const rocsim_stream_create_options_t, *mut u64) -> i32;
         rocsim_stream_destroy: unsafe extern "C" fn(u64) -> i32;
         rocsim_bind_stream_to_queue: unsafe extern "C" fn(u64, u64) -> i32;
-        rocsim_load_code_object:
-            unsafe extern "C" fn(u32, *const *const c_char, usize, *mut u64, *mut u64) -> i32;
-        rocsim_load_code_object_ex: unsafe extern "C" fn(
-            u32,
-            *const rocsim_kernel_symbol_t,
-            usize,
+        rocsim_load_code_object: unsafe extern "C" fn(
+            *const rocsim_code_object_options_t,
             *mut u64,
             *mut u64,
         ) -> i32;
         rocsim_unload_code_object: unsafe extern "C" fn(u64) -> i32;
-        rocsim_launch_kernel: unsafe extern "C" fn(u64, Launch, *mut u64) -> i32;
-        rocsim_module_launch_kernel: unsafe extern "C" fn(u64, Launch, *mut u64) -> i32;
-        rocsim_graph_launch: unsafe extern "C" fn(u64, Launch, usize, *mut u64) -> i32;
-        rocsim_memcpy_async: unsafe extern "C" fn(u64, Copy, *mut u64) -> i32;
-        rocsim_memcpy_sync: unsafe extern "C" fn(Copy, *mut u64) -> i32;
-        rocsim_memcpy_async_ex:
-            unsafe extern "C" fn(u64, Copy, *const rocsim_copy_call_t, *mut u64) -> i32;
-        rocsim_memcpy_sync_ex:
-            unsafe extern "C" fn(Copy, *const rocsim_copy_call_t, *mut u64) -> i32;
-        rocsim_launch_kernel_ex:
-            unsafe extern "C" fn(u64, Launch, *const rocsim_launch_call_t, *mut u64) -> i32;
-        rocsim_module_launch_kernel_ex:
-            unsafe extern "C" fn(u64, Launch, *const rocsim_launch_call_t, *mut u64) -> i32;
-        rocsim_graph_launch_ex: unsafe extern "C" fn(u64, Launch, usize, u64, *mut u64) -> i32;
-        rocsim_memset_async: unsafe extern "C" fn(u64, u64, u64, *mut u64) -> i32;
-        rocsim_memset_sync: unsafe extern "C" fn(u64, u64, *mut u64) -> i32;
-        rocsim_memcpy_async_as: unsafe extern "C" fn(
-            i32,
-            u64,
-            Copy,
-            *const rocsim_copy_call_t,
-            *mut u64,
-        ) -> i32;
-        rocsim_memset_async_as: unsafe extern "C" fn(i32, u64, u64, u64, *mut u64) -> i32;
+        rocsim_launch_kernel: unsafe extern "C" fn(*const rocsim_launch_options_t, *mut u64) -> i32;
+        rocsim_graph_launch:
+            unsafe extern "C" fn(*const rocsim_graph_launch_options_t, *mut u64) -> i32;
+        rocsim_memcpy: unsafe extern "C" fn(*const rocsim_memcpy_options_t, *mut u64) -> i32;
+        rocsim_memset: unsafe extern "C" fn(*const rocsim_memset_options_t, *mut u64) -> i32;
         rocsim_stream_wait: unsafe extern "C" fn(u64) -> i32;
         rocsim_stream_synchronize: unsafe extern "C" fn(u64) -> i32;
         rocsim_device_synchronize: unsafe extern "C" fn() -> i32;
-        rocsim_api_call: unsafe extern "C" fn(i32, i32, u64, *mut u64) -> i32;
-        rocsim_api_call_failed: unsafe extern "C" fn(i32, i32, u64, *mut u64) -> i32;
+        rocsim_api_call: unsafe extern "C" fn(*const rocsim_api_call_options_t, *mut u64) -> i32;
         rocsim_wait_idle: unsafe extern "C" fn();
         rocsim_host_sleep_ns: unsafe extern "C" fn(u64);
         rocsim_fault_inject: unsafe extern "C" fn(*const c_char, u32, u32);
@@ -77,8 +50,8 @@ fn definitions_match_the_declarations() {
 #[test]
 fn statuses_are_the_shared_numbers() {
     let mut corr = 0;
-    // SAFETY: a null launch is rejected before it is read.
-    let status = unsafe { capi::rocsim_launch_kernel(0, std::ptr::null(), &mut corr) };
+    // SAFETY: null options are rejected before they are read.
+    let status = unsafe { capi::rocsim_launch_kernel(std::ptr::null(), &mut corr) };
     assert_eq!(status, ROCSIM_STATUS_INVALID_ARGUMENT);
     let error = rocprofiler_sdk_sim::SimError::UnknownStream(0).code();
     assert_eq!(error, ROCSIM_STATUS_UNKNOWN_STREAM);
