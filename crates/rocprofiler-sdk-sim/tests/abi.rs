@@ -56,3 +56,66 @@ fn statuses_are_the_shared_numbers() {
     let error = rocprofiler_sdk_sim::SimError::UnknownStream(0).code();
     assert_eq!(error, ROCSIM_STATUS_UNKNOWN_STREAM);
 }
+
+/// Options that contradict themselves are refused before the simulator plays anything.
+#[test]
+fn contradicting_options_are_invalid_arguments() {
+    let launch = rocsim_kernel_launch_t {
+        kernel: 1,
+        grid: [1, 1, 1],
+        block: [1, 1, 1],
+        private_segment_size: 0,
+        group_segment_size: 0,
+        duration_ns: 1,
+    };
+    let launch_as_a_copy = rocsim_launch_options_t {
+        launch,
+        stream: 0,
+        function: 0,
+        args: 0,
+        op: rocprofiler_sdk_sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy,
+    };
+    let sync_copy_on_a_stream = rocsim_memcpy_options_t {
+        copy: rocsim_copy_t {
+            kind: ROCSIM_COPY_HOST_TO_DEVICE,
+            bytes: 64,
+            src_device: ROCSIM_DEVICE_DEFAULT,
+            dst_device: ROCSIM_DEVICE_DEFAULT,
+            duration_ns: 1,
+        },
+        sync: 1,
+        op: 0,
+        stream: 0x7f00,
+        host: ROCSIM_HOST_PINNED,
+        has_hip_kind: 0,
+        hip_kind: 0,
+        dst: 0,
+        src: 0,
+    };
+    let names = [c"k".as_ptr()];
+    let symbol = rocsim_kernel_symbol_t {
+        name: names[0],
+        kernarg_segment_size: 0,
+        group_segment_size: 0,
+        private_segment_size: 0,
+        sgpr_count: 0,
+        arch_vgpr_count: 0,
+        accum_vgpr_count: 0,
+    };
+    let names_and_symbols = rocsim_code_object_options_t {
+        device: 0,
+        count: 1,
+        names: names.as_ptr(),
+        symbols: &symbol,
+    };
+    let null = std::ptr::null_mut();
+    // SAFETY: valid options; null out-pointers.
+    let statuses = unsafe {
+        [
+            capi::rocsim_launch_kernel(&launch_as_a_copy, null),
+            capi::rocsim_memcpy(&sync_copy_on_a_stream, null),
+            capi::rocsim_load_code_object(&names_and_symbols, null, null),
+        ]
+    };
+    assert_eq!(statuses, [ROCSIM_STATUS_INVALID_ARGUMENT; 3]);
+}
