@@ -87,12 +87,20 @@ WorkloadAgents workload_agents() {
   WorkloadAgents agents;
   query(ROCPROFILER_AGENT_INFO_VERSION_0, collect_agents, sizeof(rocprofiler_agent_v0_t),
         &agents);
-  using LoadFn = int (*)(uint32_t, const char* const*, size_t, uint64_t*, uint64_t*);
+  // rocsim_code_object_options_t (crates/rocsim-abi): the kernels by name.
+  struct CodeObjectOptions {
+    uint32_t device;
+    size_t count;
+    const char* const* names;
+    const void* symbols;
+  };
+  using LoadFn = int (*)(const CodeObjectOptions*, uint64_t*, uint64_t*);
   auto load = reinterpret_cast<LoadFn>(sdk_symbol("rocsim_load_code_object"));
   const char* names[] = {"bench_gemm_kernel"};
   for (uint32_t device = 0; device < agents.gpus.size(); ++device) {
     uint64_t code_object = 0, kernel = 0;
-    if (load(device, names, 1, &code_object, &kernel) != 0) {
+    const CodeObjectOptions options{device, 1, names, nullptr};
+    if (load(&options, &code_object, &kernel) != 0) {
       std::fprintf(stderr, "rocsim_load_code_object failed on device %u\n", device);
       std::exit(2);
     }
@@ -306,18 +314,47 @@ struct SimCopy {
   uint64_t duration_ns;
 };
 
+// The simulated SDK's options structs (crates/rocsim-abi); zero fields give the plain call
+// (hipLaunchKernel, hipMemcpyAsync from pinned memory, hipStreamCreate).
+struct SimLaunchOptions {
+  SimLaunch launch;
+  uint64_t stream;
+  uint64_t function;
+  uint64_t args;
+  int32_t op;
+};
+
+struct SimMemcpyOptions {
+  SimCopy copy;
+  uint32_t sync;
+  int32_t op;
+  uint64_t stream;
+  uint32_t host;
+  uint32_t has_hip_kind;
+  int32_t hip_kind;
+  uint64_t dst;
+  uint64_t src;
+};
+
+struct SimStreamCreateOptions {
+  int32_t op;
+  uint32_t rejected;
+  uint32_t has_stream_out;
+  uint64_t stream_out;
+};
+
 // The simulated HIP runtime's entry points the SDK benches call.
 struct SimHip {
   using SetDeviceFn = int (*)(uint32_t);
-  using StreamCreateFn = int (*)(uint64_t*);
-  using LaunchFn = int (*)(uint64_t, const SimLaunch*, uint64_t*);
-  using CopyFn = int (*)(uint64_t, const SimCopy*, uint64_t*);
+  using StreamCreateFn = int (*)(const SimStreamCreateOptions*, uint64_t*);
+  using LaunchFn = int (*)(const SimLaunchOptions*, uint64_t*);
+  using CopyFn = int (*)(const SimMemcpyOptions*, uint64_t*);
   using SyncFn = int (*)();
   SetDeviceFn set_device = reinterpret_cast<SetDeviceFn>(sdk_symbol("rocsim_set_device"));
   StreamCreateFn stream_create =
       reinterpret_cast<StreamCreateFn>(sdk_symbol("rocsim_stream_create"));
   LaunchFn launch = reinterpret_cast<LaunchFn>(sdk_symbol("rocsim_launch_kernel"));
-  CopyFn memcpy_async = reinterpret_cast<CopyFn>(sdk_symbol("rocsim_memcpy_async"));
+  CopyFn memcpy = reinterpret_cast<CopyFn>(sdk_symbol("rocsim_memcpy"));
   SyncFn device_synchronize = reinterpret_cast<SyncFn>(sdk_symbol("rocsim_device_synchronize"));
 };
 
@@ -329,7 +366,8 @@ std::vector<uint64_t> create_streams(const SimHip& hip, uint32_t num_gpus) {
     if (hip.set_device(device) != 0) return {};
     for (int k = 0; k < 4; ++k) {
       uint64_t stream = 0;
-      if (hip.stream_create(&stream) != 0) return {};
+      const SimStreamCreateOptions options{};
+      if (hip.stream_create(&options, &stream) != 0) return {};
       streams.push_back(stream);
     }
   }
@@ -356,11 +394,15 @@ bool issue_hip_calls(const SimHip& hip, const WorkloadAgents& agents,
     if (count_in_call) in_call.fetch_add(1, std::memory_order_relaxed);
     int status;
     if (i % 4 == 3) {
-      SimCopy copy{(i / 4) % 2 == 0 ? 1u : 2u, 1 << 20, -1, -1, 2000};
-      status = hip.memcpy_async(stream, &copy, &corr);
+      SimMemcpyOptions copy{};
+      copy.copy = SimCopy{(i / 4) % 2 == 0 ? 1u : 2u, 1 << 20, -1, -1, 2000};
+      copy.stream = stream;
+      status = hip.memcpy(&copy, &corr);
     } else {
-      SimLaunch k{agents.kernels[device], {65536, 1, 1}, {256, 1, 1}, 0, 0, 1000};
-      status = hip.launch(stream, &k, &corr);
+      SimLaunchOptions k{};
+      k.launch = SimLaunch{agents.kernels[device], {65536, 1, 1}, {256, 1, 1}, 0, 0, 1000};
+      k.stream = stream;
+      status = hip.launch(&k, &corr);
     }
     if (count_in_call) in_call.fetch_sub(1, std::memory_order_relaxed);
     if (status != 0) {

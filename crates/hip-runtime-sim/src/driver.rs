@@ -42,14 +42,24 @@ pub struct CopyCall {
     pub hip_kind: i32,
 }
 
-/// `rocsim_launch_call_t`: the host stub or `hipFunction_t`, and the argument array.
-pub use rocsim_abi::rocsim_launch_call_t as LaunchCall;
+/// What the program passed to a launch, for the HIP API payload: the host stub or
+/// `hipFunction_t`, and the argument array.
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchCall {
+    pub function: u64,
+    pub args: u64,
+}
 
 /// `rocsim_kernel_launch_t` (`kernel` is the SDK's kernel id; `grid` counts work-items per
 /// dimension).
 pub use rocsim_abi::rocsim_kernel_launch_t as KernelLaunch;
 
-use rocsim_abi::{rocsim_copy_call_t, rocsim_copy_t};
+use rocprofiler_sdk_sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchKernel;
+use rocsim_abi::{
+    rocsim_api_call_options_t, rocsim_code_object_options_t, rocsim_copy_t,
+    rocsim_graph_launch_options_t, rocsim_launch_options_t, rocsim_memcpy_options_t,
+    rocsim_memset_options_t, rocsim_stream_create_options_t,
+};
 
 /// The `rocsim_*` functions, declared once in `rocsim-abi`.
 use rocsim_abi as ffi;
@@ -99,22 +109,26 @@ pub fn set_device(device: u32) -> Result<(), HipError> {
 /// `hipStreamCreateWithFlags`, ...), traced under that function's operation id.
 pub fn stream_create(op: i32) -> Result<Stream, HipError> {
     let mut stream = 0;
-    // SAFETY: `stream` is a valid out-pointer.
-    check(unsafe { ffi::rocsim_stream_create_with(op, &mut stream) })?;
+    let options = rocsim_stream_create_options_t {
+        op,
+        ..Default::default()
+    };
+    // SAFETY: valid options; `stream` is a valid out-pointer.
+    check(unsafe { ffi::rocsim_stream_create(&options, &mut stream) })?;
     Ok(stream)
 }
 
 /// A stream creation HIP rejected, traced with the SDK's CREATE bookkeeping; `stream_out` is
 /// what the program's `*stream` held (`None`: a null `hipStream_t*`).
 pub fn stream_create_failed(op: i32, stream_out: Option<Stream>) -> Result<(), HipError> {
-    // SAFETY: plain value call.
-    check(unsafe {
-        ffi::rocsim_stream_create_failed(
-            op,
-            i32::from(stream_out.is_some()),
-            stream_out.unwrap_or(0),
-        )
-    })
+    let options = rocsim_stream_create_options_t {
+        op,
+        rejected: 1,
+        has_stream_out: u32::from(stream_out.is_some()),
+        stream_out: stream_out.unwrap_or(0),
+    };
+    // SAFETY: valid options; no stream is written.
+    check(unsafe { ffi::rocsim_stream_create(&options, std::ptr::null_mut()) })
 }
 
 pub fn stream_destroy(stream: Stream) -> Result<(), HipError> {
@@ -136,48 +150,42 @@ pub fn load_code_object(
     let mut id = 0;
     let mut kernel_ids = vec![0u64; kernels.len()];
     let described = !kernels.is_empty() && kernels.iter().all(|k| k.resources.is_some());
-    let status = if described {
-        let symbols: Vec<rocsim_abi::rocsim_kernel_symbol_t> = kernels
-            .iter()
-            .zip(&owned)
-            .filter_map(|(k, name)| {
-                let r = k.resources?;
-                Some(rocsim_abi::rocsim_kernel_symbol_t {
-                    name: name.as_ptr(),
-                    kernarg_segment_size: r.kernarg_segment_size,
-                    group_segment_size: r.group_segment_size,
-                    private_segment_size: r.private_segment_size,
-                    sgpr_count: r.sgpr_count,
-                    arch_vgpr_count: r.arch_vgpr_count,
-                    accum_vgpr_count: r.accum_vgpr_count,
-                })
+    let symbols: Vec<rocsim_abi::rocsim_kernel_symbol_t> = kernels
+        .iter()
+        .zip(&owned)
+        .filter_map(|(k, name)| {
+            let r = k.resources?;
+            Some(rocsim_abi::rocsim_kernel_symbol_t {
+                name: name.as_ptr(),
+                kernarg_segment_size: r.kernarg_segment_size,
+                group_segment_size: r.group_segment_size,
+                private_segment_size: r.private_segment_size,
+                sgpr_count: r.sgpr_count,
+                arch_vgpr_count: r.arch_vgpr_count,
+                accum_vgpr_count: r.accum_vgpr_count,
             })
-            .collect();
-        // SAFETY: `symbols` holds `len` symbols whose names live in `owned` for the call;
-        // `kernel_ids` has room for `len` ids.
-        unsafe {
-            ffi::rocsim_load_code_object_ex(
-                device,
-                symbols.as_ptr(),
-                symbols.len(),
-                &mut id,
-                kernel_ids.as_mut_ptr(),
-            )
-        }
-    } else {
-        let pointers: Vec<*const c_char> = owned.iter().map(|n| n.as_ptr()).collect();
-        // SAFETY: `pointers` holds `len` C strings alive for the call; `kernel_ids` has room
-        // for `len` ids.
-        unsafe {
-            ffi::rocsim_load_code_object(
-                device,
-                pointers.as_ptr(),
-                pointers.len(),
-                &mut id,
-                kernel_ids.as_mut_ptr(),
-            )
-        }
+        })
+        .collect();
+    let names: Vec<*const c_char> = owned.iter().map(|n| n.as_ptr()).collect();
+    let options = rocsim_code_object_options_t {
+        device,
+        count: kernels.len(),
+        names: if described {
+            std::ptr::null()
+        } else {
+            names.as_ptr()
+        },
+        symbols: if described {
+            symbols.as_ptr()
+        } else {
+            std::ptr::null()
+        },
     };
+    // SAFETY: the array passed (`symbols` when every kernel is described, else `names`) holds
+    // `count` entries whose names live in `owned` for the call; `kernel_ids` has room for
+    // `count` ids.
+    let status =
+        unsafe { ffi::rocsim_load_code_object(&options, &mut id, kernel_ids.as_mut_ptr()) };
     check(status)?;
     Ok((id, kernel_ids))
 }
@@ -193,9 +201,7 @@ pub fn launch_kernel(
     launch: &KernelLaunch,
     call: &LaunchCall,
 ) -> Result<(), HipError> {
-    // SAFETY: valid `rocsim_kernel_launch_t` and `rocsim_launch_call_t`; null correlation
-    // out-pointer.
-    check(unsafe { ffi::rocsim_launch_kernel_ex(stream, launch, call, std::ptr::null_mut()) })
+    launch_as(0, stream, launch, call)
 }
 
 pub fn module_launch_kernel(
@@ -203,10 +209,30 @@ pub fn module_launch_kernel(
     launch: &KernelLaunch,
     call: &LaunchCall,
 ) -> Result<(), HipError> {
-    // SAFETY: as `launch_kernel`.
-    check(unsafe {
-        ffi::rocsim_module_launch_kernel_ex(stream, launch, call, std::ptr::null_mut())
-    })
+    launch_as(
+        ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchKernel,
+        stream,
+        launch,
+        call,
+    )
+}
+
+/// One kernel launched by HIP function `op` (0: `hipLaunchKernel`).
+fn launch_as(
+    op: i32,
+    stream: Stream,
+    launch: &KernelLaunch,
+    call: &LaunchCall,
+) -> Result<(), HipError> {
+    let options = rocsim_launch_options_t {
+        launch: *launch,
+        stream,
+        function: call.function,
+        args: call.args,
+        op,
+    };
+    // SAFETY: valid options; null correlation out-pointer.
+    check(unsafe { ffi::rocsim_launch_kernel(&options, std::ptr::null_mut()) })
 }
 
 /// All kernels under the one correlation id of the hipGraphLaunch call.
@@ -215,16 +241,14 @@ pub fn graph_launch(
     launches: &[KernelLaunch],
     graph_exec: u64,
 ) -> Result<(), HipError> {
-    // SAFETY: `launches` is a valid array of `len` launches.
-    check(unsafe {
-        ffi::rocsim_graph_launch_ex(
-            stream,
-            launches.as_ptr(),
-            launches.len(),
-            graph_exec,
-            std::ptr::null_mut(),
-        )
-    })
+    let options = rocsim_graph_launch_options_t {
+        kernels: launches.as_ptr(),
+        count: launches.len(),
+        stream,
+        graph_exec,
+    };
+    // SAFETY: `kernels` is a valid array of `count` launches.
+    check(unsafe { ffi::rocsim_graph_launch(&options, std::ptr::null_mut()) })
 }
 
 fn rocsim_copy(copy: &CopyWork) -> rocsim_copy_t {
@@ -244,36 +268,40 @@ fn rocsim_copy(copy: &CopyWork) -> rocsim_copy_t {
     }
 }
 
-fn rocsim_copy_call(call: &CopyCall) -> rocsim_copy_call_t {
-    rocsim_copy_call_t {
+/// A copy by HIP function `op` (0: the plain one), on `stream` or, with `sync`, `hipMemcpy`.
+fn memcpy(
+    sync: bool,
+    op: i32,
+    stream: Stream,
+    copy: &CopyWork,
+    call: &CopyCall,
+) -> Result<(), HipError> {
+    let options = rocsim_memcpy_options_t {
+        copy: rocsim_copy(copy),
+        sync: u32::from(sync),
+        op,
+        stream,
         host: if call.pageable {
             rocsim_abi::ROCSIM_HOST_PAGEABLE
         } else {
             rocsim_abi::ROCSIM_HOST_PINNED
         },
+        has_hip_kind: 1,
         hip_kind: call.hip_kind,
         dst: call.dst,
         src: call.src,
-    }
+    };
+    // SAFETY: valid options; null correlation out-pointer.
+    check(unsafe { ffi::rocsim_memcpy(&options, std::ptr::null_mut()) })
 }
 
 pub fn memcpy_async(stream: Stream, copy: &CopyWork, call: &CopyCall) -> Result<(), HipError> {
-    let (copy, call) = (rocsim_copy(copy), rocsim_copy_call(call));
-    // SAFETY: valid `rocsim_copy_t` and `rocsim_copy_call_t`.
-    check(unsafe { ffi::rocsim_memcpy_async_ex(stream, &copy, &call, std::ptr::null_mut()) })
+    memcpy(false, 0, stream, copy, call)
 }
 
 /// `hipMemcpy`: no SET; returns when the copy completed.
 pub fn memcpy_sync(copy: &CopyWork, call: &CopyCall) -> Result<(), HipError> {
-    let (copy, call) = (rocsim_copy(copy), rocsim_copy_call(call));
-    // SAFETY: valid `rocsim_copy_t` and `rocsim_copy_call_t`.
-    check(unsafe { ffi::rocsim_memcpy_sync_ex(&copy, &call, std::ptr::null_mut()) })
-}
-
-/// `hipMemsetAsync`: a fill blit kernel on the stream.
-pub fn memset_async(stream: Stream, bytes: u64, duration_ns: u64) -> Result<(), HipError> {
-    // SAFETY: plain value call.
-    check(unsafe { ffi::rocsim_memset_async(stream, bytes, duration_ns, std::ptr::null_mut()) })
+    memcpy(true, 0, 0, copy, call)
 }
 
 /// A stream copy traced as HIP function `op` (`hipMemcpyHtoDAsync`, `hipMemcpyWithStream`, ...).
@@ -283,9 +311,32 @@ pub fn memcpy_async_as(
     copy: &CopyWork,
     call: &CopyCall,
 ) -> Result<(), HipError> {
-    let (copy, call) = (rocsim_copy(copy), rocsim_copy_call(call));
-    // SAFETY: valid `rocsim_copy_t` and `rocsim_copy_call_t`.
-    check(unsafe { ffi::rocsim_memcpy_async_as(op, stream, &copy, &call, std::ptr::null_mut()) })
+    memcpy(false, op, stream, copy, call)
+}
+
+/// A fill of `bytes`: on `stream` by HIP function `op` (0: `hipMemsetAsync`), or with `sync`
+/// `hipMemset`.
+fn memset(
+    sync: bool,
+    op: i32,
+    stream: Stream,
+    bytes: u64,
+    duration_ns: u64,
+) -> Result<(), HipError> {
+    let options = rocsim_memset_options_t {
+        bytes,
+        duration_ns,
+        sync: u32::from(sync),
+        op,
+        stream,
+    };
+    // SAFETY: valid options; null correlation out-pointer.
+    check(unsafe { ffi::rocsim_memset(&options, std::ptr::null_mut()) })
+}
+
+/// `hipMemsetAsync`: a fill blit kernel on the stream.
+pub fn memset_async(stream: Stream, bytes: u64, duration_ns: u64) -> Result<(), HipError> {
+    memset(false, 0, stream, bytes, duration_ns)
 }
 
 /// A stream fill traced as HIP function `op` (`hipMemsetD32Async`, ...).
@@ -295,17 +346,13 @@ pub fn memset_async_as(
     bytes: u64,
     duration_ns: u64,
 ) -> Result<(), HipError> {
-    // SAFETY: plain value call.
-    check(unsafe {
-        ffi::rocsim_memset_async_as(op, stream, bytes, duration_ns, std::ptr::null_mut())
-    })
+    memset(false, op, stream, bytes, duration_ns)
 }
 
 /// `hipMemset`: the fill kernel on the current device's null stream, no SET; returns when it
 /// completed.
 pub fn memset_sync(bytes: u64, duration_ns: u64) -> Result<(), HipError> {
-    // SAFETY: plain value call; null correlation out-pointer.
-    check(unsafe { ffi::rocsim_memset_sync(bytes, duration_ns, std::ptr::null_mut()) })
+    memset(true, 0, 0, bytes, duration_ns)
 }
 
 pub fn stream_synchronize(stream: Stream) -> Result<(), HipError> {
@@ -326,29 +373,24 @@ pub fn device_synchronize() -> Result<(), HipError> {
 
 /// A HIP call without device work; `Some(stream)` gives it a SET (one stream argument).
 pub fn api_call(op: i32, stream: Option<Stream>) -> Result<(), HipError> {
-    // SAFETY: plain value call; null correlation out-pointer.
-    check(unsafe {
-        ffi::rocsim_api_call(
-            op,
-            i32::from(stream.is_some()),
-            stream.unwrap_or(0),
-            std::ptr::null_mut(),
-        )
-    })
+    call(op, stream, false)
 }
 
 /// A HIP call without device work, possibly rejected, on a stream HIP may not know: the SDK's
 /// wrappers see it before HIP validates, so its SET follows the SDK's stream map.
 pub fn api_call_failed(op: i32, stream: Option<Stream>) -> Result<(), HipError> {
-    // SAFETY: plain value call; null correlation out-pointer.
-    check(unsafe {
-        ffi::rocsim_api_call_failed(
-            op,
-            i32::from(stream.is_some()),
-            stream.unwrap_or(0),
-            std::ptr::null_mut(),
-        )
-    })
+    call(op, stream, true)
+}
+
+fn call(op: i32, stream: Option<Stream>, rejected: bool) -> Result<(), HipError> {
+    let options = rocsim_api_call_options_t {
+        op,
+        has_stream: u32::from(stream.is_some()),
+        stream: stream.unwrap_or(0),
+        rejected: u32::from(rejected),
+    };
+    // SAFETY: valid options; null correlation out-pointer.
+    check(unsafe { ffi::rocsim_api_call(&options, std::ptr::null_mut()) })
 }
 
 /// CLOCK_BOOTTIME in ns, the clock of the SDK's timestamps.

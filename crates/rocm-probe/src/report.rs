@@ -279,6 +279,9 @@ pub struct RunInputs<'a> {
     pub steps: Vec<StepOutcome>,
 }
 
+/// The run's normalised text, built in stages: the libraries, the agents' labels, which step
+/// and HIP call each correlation id belongs to, then each step's callbacks, requests and
+/// records, and the SDK statuses.
 pub fn build_run(input: RunInputs) -> Run {
     let RunInputs {
         libraries,
@@ -293,6 +296,35 @@ pub fn build_run(input: RunInputs) -> Run {
         sdk,
         cache: HashMap::new(),
     };
+    let agents = Agents::label(&rec.agents);
+    let calls = Calls::of(&rec, &mut names);
+    let mut steps = empty_steps(&outcomes);
+    add_callbacks(&mut steps, &rec, &calls, &mut names);
+    add_requests(&mut steps, &rec, &calls, &mut names);
+    let unattributed = add_records(&mut steps, &rec, &calls, &mut names, &agents);
+    finish_steps(&mut steps);
+    Run {
+        libraries: libraries_of(libraries, sdk_version, hip_version),
+        configure: rec
+            .configure
+            .map(|(v, text)| format!("version {v}, runtime {text:?}"))
+            .unwrap_or_else(|| "rocprofiler_configure was not called".into()),
+        hip_devices: hip_devices.into(),
+        agents: agents.lines,
+        gpu_names: agents.gpu_names,
+        sdk_statuses: sdk_statuses(sdk, &rec.statuses, unattributed),
+        buffer_callback_threads: rec.buffer_threads,
+        steps,
+        exit: exit_normal(),
+    }
+}
+
+/// The libraries' paths and versions, and the simulator's machine keys for a simulated run.
+fn libraries_of(
+    libraries: &LibraryPair,
+    (a, b, c): (u32, u32, u32),
+    hip_version: i32,
+) -> Libraries {
     let simulator_options = crate::machine::machine_keys()
         .into_iter()
         .filter(|_| libraries.origin == crate::libs::Origin::Simulated)
@@ -301,8 +333,7 @@ pub fn build_run(input: RunInputs) -> Run {
             other => (key, other.to_string()),
         })
         .collect();
-    let (a, b, c) = sdk_version;
-    let libs = Libraries {
+    Libraries {
         origin: libraries.origin.name().into(),
         hip: Library {
             path: libraries.hip.display().to_string(),
@@ -313,86 +344,141 @@ pub fn build_run(input: RunInputs) -> Run {
             version: format!("{a}.{b}.{c}"),
         },
         simulator_options,
-    };
-
-    // Agents: "cpu0", "gpu0", ... in the SDK's order.
-    let mut agent_names: HashMap<u64, String> = HashMap::new();
-    let mut agents = Vec::new();
-    let mut gpu_names = Vec::new();
-    let (mut cpus, mut gpus) = (0, 0);
-    for (handle, ty, node, logical, type_id, vis, name) in &rec.agents {
-        let label = match *ty {
-            ROCPROFILER_AGENT_TYPE_CPU => {
-                cpus += 1;
-                format!("cpu{}", cpus - 1)
-            }
-            ROCPROFILER_AGENT_TYPE_GPU => {
-                gpus += 1;
-                format!("gpu{}", gpus - 1)
-            }
-            t => format!("agent-type{t}"),
-        };
-        agents.push(format!(
-            "{label}: node {node}, logical node {logical}, logical type index {type_id}, \
-             visibility {vis:#x}"
-        ));
-        // The model is the machine's, not a behaviour: the GPU models go apart (the compare
-        // names them as the simulated model), CPU names not at all.
-        if *ty == ROCPROFILER_AGENT_TYPE_GPU && !gpu_names.contains(name) {
-            gpu_names.push(name.clone());
-        }
-        agent_names.insert(*handle, label);
     }
-    gpu_names.sort();
-    let agent = |h: u64| {
-        agent_names.get(&h).cloned().unwrap_or_else(|| {
-            if h == 0 {
+}
+
+/// The agents as "cpu0", "gpu0", ... in the SDK's order.
+struct Agents {
+    labels: HashMap<u64, String>,
+    /// One line per agent: its label and topology.
+    lines: Vec<String>,
+    /// The distinct GPU models, sorted.
+    gpu_names: Vec<String>,
+}
+
+impl Agents {
+    fn label(agents: &[(u64, u32, u32, i32, i32, u32, String)]) -> Agents {
+        let mut labels = HashMap::new();
+        let (mut lines, mut gpu_names) = (Vec::new(), Vec::new());
+        let (mut cpus, mut gpus) = (0, 0);
+        for (handle, ty, node, logical, type_id, vis, name) in agents {
+            let label = match *ty {
+                ROCPROFILER_AGENT_TYPE_CPU => {
+                    cpus += 1;
+                    format!("cpu{}", cpus - 1)
+                }
+                ROCPROFILER_AGENT_TYPE_GPU => {
+                    gpus += 1;
+                    format!("gpu{}", gpus - 1)
+                }
+                t => format!("agent-type{t}"),
+            };
+            lines.push(format!(
+                "{label}: node {node}, logical node {logical}, logical type index {type_id}, \
+                 visibility {vis:#x}"
+            ));
+            // The model is the machine's, not a behaviour: the GPU models go apart (the
+            // compare names them as the simulated model), CPU names not at all.
+            if *ty == ROCPROFILER_AGENT_TYPE_GPU && !gpu_names.contains(name) {
+                gpu_names.push(name.clone());
+            }
+            labels.insert(*handle, label);
+        }
+        gpu_names.sort();
+        Agents {
+            labels,
+            lines,
+            gpu_names,
+        }
+    }
+
+    fn of(&self, handle: u64) -> String {
+        self.labels.get(&handle).cloned().unwrap_or_else(|| {
+            if handle == 0 {
                 "null-agent".into()
             } else {
                 "unknown-agent".into()
             }
         })
-    };
-
-    // Which step and HIP function each internal correlation id belongs to.
-    let mut corr_step: HashMap<u64, usize> = HashMap::new();
-    let mut corr_call: HashMap<u64, String> = HashMap::new();
-    for cb in &rec.callbacks {
-        if cb.kind == ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
-            && cb.phase == ROCPROFILER_CALLBACK_PHASE_ENTER
-        {
-            corr_step.entry(cb.internal).or_insert(cb.step);
-            corr_call
-                .entry(cb.internal)
-                .or_insert_with(|| names.callback_op(cb.kind, cb.op));
-        }
     }
-    for r in &rec.records {
-        if r.record.kind() == ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API {
-            let name = names.callback_op(
-                ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
-                r.record.operation(),
-            );
-            corr_call.entry(r.record.internal()).or_insert(name);
+}
+
+/// Which step and HIP function each internal correlation id belongs to.
+struct Calls {
+    step: HashMap<u64, usize>,
+    function: HashMap<u64, String>,
+}
+
+impl Calls {
+    fn of(rec: &Recording, names: &mut Names) -> Calls {
+        let mut calls = Calls {
+            step: HashMap::new(),
+            function: HashMap::new(),
+        };
+        for cb in &rec.callbacks {
+            if cb.kind == ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
+                && cb.phase == ROCPROFILER_CALLBACK_PHASE_ENTER
+            {
+                calls.step.entry(cb.internal).or_insert(cb.step);
+                calls
+                    .function
+                    .entry(cb.internal)
+                    .or_insert_with(|| names.callback_op(cb.kind, cb.op));
+            }
         }
+        for r in &rec.records {
+            if r.record.kind() == ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API {
+                let name = names.callback_op(
+                    ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                    r.record.operation(),
+                );
+                calls.function.entry(r.record.internal()).or_insert(name);
+            }
+        }
+        calls
     }
 
-    // Stream labels in order of first appearance.
-    let mut stream_names: HashMap<u64, String> = HashMap::new();
-    let mut stream_label = |value: u64| -> String {
-        let n = stream_names.len();
-        stream_names
+    /// The step of a correlation id; `fallback` (the step the recorder saw) when no HIP call
+    /// has it.
+    fn step_of(&self, internal: u64, fallback: usize) -> usize {
+        *self.step.get(&internal).unwrap_or(&fallback)
+    }
+}
+
+/// Stream labels in order of first appearance: the tracer's words for the `hipStream_t` values
+/// HIP reserves, "stream#N" for the others.
+#[derive(Default)]
+struct StreamLabels(HashMap<u64, String>);
+
+impl StreamLabels {
+    fn of(&mut self, value: u64) -> String {
+        let n = self.0.len();
+        self.0
             .entry(value)
-            .or_insert_with(|| match value {
-                0 => "null".into(),
-                1 => "legacy".into(),
-                2 => "per-thread".into(),
-                _ => format!("stream#{}", n + 1),
+            .or_insert_with(|| match reserved_stream_word(value) {
+                Some(word) => word.into(),
+                None => format!("stream#{}", n + 1),
             })
             .clone()
-    };
+    }
+}
 
-    let mut steps: Vec<Step> = outcomes
+/// The word for a `hipStream_t` value HIP reserves: the tracer's, `StreamKind::label` in
+/// `xla_rocm_tracer::event` (docs/xla-interface.md#stream-lanes). The probe cannot call it:
+/// linking the tracer's library links the SDK, and the probe loads whichever SDK it is pointed
+/// at; the test below holds the two equal.
+fn reserved_stream_word(value: u64) -> Option<&'static str> {
+    match value {
+        0 => Some("null"),
+        1 => Some("legacy"),
+        2 => Some("per-thread"),
+        _ => None,
+    }
+}
+
+/// One report step per battery step, with its calls and notes.
+fn empty_steps(outcomes: &[StepOutcome]) -> Vec<Step> {
+    outcomes
         .iter()
         .map(|o| Step {
             name: o.name.clone(),
@@ -401,14 +487,18 @@ pub fn build_run(input: RunInputs) -> Run {
             notes: o.notes.clone(),
             ..Default::default()
         })
-        .collect();
-    let step_of_corr =
-        |internal: u64, fallback: usize| *corr_step.get(&internal).unwrap_or(&fallback);
+        .collect()
+}
 
+/// The callbacks in the order they were made: per thread, the HIP_STREAM ids, and when the
+/// completion callbacks arrived.
+fn add_callbacks(steps: &mut [Step], rec: &Recording, calls: &Calls, names: &mut Names) {
+    let mut streams = StreamLabels::default();
     let mut callbacks = rec.callbacks.clone();
     callbacks.sort_by_key(|c| c.seq);
     for cb in &callbacks {
-        let step = step_of_corr(cb.internal, cb.step);
+        let index = calls.step_of(cb.internal, cb.step);
+        let step = &mut steps[index];
         let kind = callback_kind(cb.kind);
         let op = names.callback_op(cb.kind, cb.op);
         let mut line = format!("{kind} {op} {}", phase(cb.phase));
@@ -416,8 +506,8 @@ pub fn build_run(input: RunInputs) -> Run {
             line.push_str(&format!(" ext={}", cb.external));
         }
         if let Some((id, value)) = cb.stream {
-            let label = stream_label(value);
-            steps[step].stream_ids.push(format!(
+            let label = streams.of(value);
+            step.stream_ids.push(format!(
                 "{}: {op} {} {label} id={id}",
                 cb.thread,
                 phase(cb.phase)
@@ -426,60 +516,56 @@ pub fn build_run(input: RunInputs) -> Run {
         if cb.kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH
             || cb.kind == ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY
         {
-            let at = when(cb.seq, step, &rec.marks);
-            steps[step]
-                .arrival
+            let at = when(cb.seq, index, &rec.marks);
+            step.arrival
                 .push(format!("callback {line} on {}: {at}", cb.thread));
         }
-        steps[step]
-            .callbacks
+        step.callbacks
             .entry(cb.thread.clone())
             .or_default()
             .push(line);
     }
+}
 
+/// The external-correlation requests in the order they were made.
+fn add_requests(steps: &mut [Step], rec: &Recording, calls: &Calls, names: &mut Names) {
     let mut requests = rec.requests.clone();
     requests.sort_by_key(|r| r.seq);
     for r in &requests {
-        let step = step_of_corr(r.internal, r.step);
         let (kind, cb_kind) = request_kind(r.kind);
         let op = names.callback_op(cb_kind, r.op);
-        steps[step]
+        steps[calls.step_of(r.internal, r.step)]
             .external_correlation_requests
             .push(format!("{}: {kind} {op}", r.thread));
     }
+}
 
-    // Buffer records, grouped per step and call.
+/// The buffer records, one line per step, call and kind of record with their count (and a
+/// copy's bytes), and when each device record arrived. Returns how many records belong to no
+/// step.
+fn add_records(
+    steps: &mut [Step],
+    rec: &Recording,
+    calls: &Calls,
+    names: &mut Names,
+    agents: &Agents,
+) -> usize {
+    // (step, line) -> (count, copy bytes), in first-seen order.
     let mut groups: BTreeMap<(usize, String), (usize, Vec<String>)> = BTreeMap::new();
     let mut order: Vec<(usize, String)> = Vec::new();
     let mut records = rec.records.clone();
     records.sort_by_key(|r| r.seq);
     let mut unattributed = 0usize;
     for r in &records {
-        let step = if r.record.external() > 0 && (r.record.external() as usize) <= steps.len() {
-            r.record.external() as usize - 1
-        } else if let Some(&s) = corr_step.get(&r.record.internal()) {
-            s
-        } else {
+        let Some(step) = record_step(&r.record, steps.len(), calls) else {
             unattributed += 1;
             continue;
         };
-        let call = corr_call
-            .get(&r.record.internal())
-            .cloned()
-            .unwrap_or_else(|| "(no HIP call with this correlation id)".into());
-        let kind = buffer_kind(r.record.kind());
-        let op = names.buffer_op(r.record.kind(), r.record.operation());
-        let what = match (r.record.kind(), r.record.agents()) {
-            (ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, Some((src, dst, _))) => {
-                format!("{call}: {kind} {op} {} -> {}", agent(src), agent(dst))
-            }
-            (ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, Some((a, _, _))) => {
-                format!("{call}: {kind} {op} on {}", agent(a))
-            }
-            _ => format!("{call}: {kind} {op}"),
-        };
-        let key = (step, what);
+        let (kind, op) = (
+            buffer_kind(r.record.kind()),
+            names.buffer_op(r.record.kind(), r.record.operation()),
+        );
+        let key = (step, record_line(&r.record, calls, &kind, &op, agents));
         let entry = groups.entry(key.clone()).or_insert_with(|| {
             order.push(key.clone());
             (0, Vec::new())
@@ -509,37 +595,105 @@ pub fn build_run(input: RunInputs) -> Run {
         line.push_str(&format!(" x{count}"));
         steps[key.0].records.push(line);
     }
+    unattributed
+}
+
+/// A record's step: the one its external correlation id names (the battery answers each
+/// request with its step), else its HIP call's.
+fn record_step(record: &sdk_recorder::Record, steps: usize, calls: &Calls) -> Option<usize> {
+    let external = record.external();
+    if external > 0 && (external as usize) <= steps {
+        Some(external as usize - 1)
+    } else {
+        calls.step.get(&record.internal()).copied()
+    }
+}
+
+/// "call: KIND operation" and, for a device record, its agents.
+fn record_line(
+    record: &sdk_recorder::Record,
+    calls: &Calls,
+    kind: &str,
+    op: &str,
+    agents: &Agents,
+) -> String {
+    let call = calls
+        .function
+        .get(&record.internal())
+        .cloned()
+        .unwrap_or_else(|| "(no HIP call with this correlation id)".into());
+    match (record.kind(), record.agents()) {
+        (ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, Some((src, dst, _))) => {
+            format!(
+                "{call}: {kind} {op} {} -> {}",
+                agents.of(src),
+                agents.of(dst)
+            )
+        }
+        (ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, Some((a, _, _))) => {
+            format!("{call}: {kind} {op} on {}", agents.of(a))
+        }
+        _ => format!("{call}: {kind} {op}"),
+    }
+}
+
+/// Drops the teardown step; sorts each step's records and arrivals.
+fn finish_steps(steps: &mut Vec<Step>) {
     steps.retain(|s| s.name != "teardown");
     // Which records and arrivals a step has matters, not the order threads happened to
     // interleave in; callback order stays as seen, per thread.
-    for step in &mut steps {
+    for step in steps {
         step.records.sort();
         step.arrival.sort();
     }
+}
 
-    // Distinct lines in first-seen order: how often the battery flushed is not the SDK's doing.
-    let mut sdk_statuses: Vec<String> = Vec::new();
-    for (call, status) in &rec.statuses {
+/// Distinct lines in first-seen order: how often the battery flushed is not the SDK's doing.
+fn sdk_statuses(
+    sdk: &Sdk,
+    statuses: &[(String, rocprofiler_status_t)],
+    unattributed: usize,
+) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for (call, status) in statuses {
         let line = format!("{call}: {}", status_name(sdk, *status));
-        if !sdk_statuses.contains(&line) {
-            sdk_statuses.push(line);
+        if !lines.contains(&line) {
+            lines.push(line);
         }
     }
     if unattributed > 0 {
-        sdk_statuses.push(format!("records with no battery step: {unattributed}"));
+        lines.push(format!("records with no battery step: {unattributed}"));
     }
-    Run {
-        libraries: libs,
-        configure: rec
-            .configure
-            .map(|(v, text)| format!("version {v}, runtime {text:?}"))
-            .unwrap_or_else(|| "rocprofiler_configure was not called".into()),
-        hip_devices: hip_devices.into(),
-        agents,
-        gpu_names,
-        sdk_statuses,
-        buffer_callback_threads: rec.buffer_threads,
-        steps,
-        exit: exit_normal(),
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    // The simulated SDK supplies the symbols the tracer's library links against.
+    use rocprofiler_sdk_sim as _;
+    use xla_rocm_tracer::event::StreamKind;
+
+    #[test]
+    fn reserved_stream_words_are_the_tracers() {
+        for value in 0..4 {
+            assert_eq!(
+                reserved_stream_word(value),
+                StreamKind::of_handle(value).label()
+            );
+        }
+    }
+
+    #[test]
+    fn streams_are_labelled_in_order_of_first_appearance() {
+        let mut labels = StreamLabels::default();
+        let seen: Vec<String> = [0x7f00, 0, 0x7f00, 2, 0x7e00]
+            .into_iter()
+            .map(|v| labels.of(v))
+            .collect();
+        assert_eq!(
+            seen,
+            ["stream#1", "null", "stream#1", "per-thread", "stream#4"]
+        );
     }
 }

@@ -14,57 +14,30 @@ macro_rules! same_signature {
 
 #[test]
 fn definitions_match_the_declarations() {
-    type Launch = *const rocsim_kernel_launch_t;
-    type Copy = *const rocsim_copy_t;
     same_signature! {
         rocsim_set_device: unsafe extern "C" fn(u32) -> i32;
         rocsim_current_device: unsafe extern "C" fn() -> u32;
         rocsim_device_count: unsafe extern "C" fn() -> u32;
         rocsim_device_gpu_ordinal: unsafe extern "C" fn(u32) -> i32;
-        rocsim_stream_create: unsafe extern "C" fn(*mut u64) -> i32;
-        rocsim_stream_create_with: unsafe extern "C" fn(i32, *mut u64) -> i32;
-        rocsim_stream_create_failed: unsafe extern "C" fn(i32, i32, u64) -> i32;
+        rocsim_stream_create:
+            unsafe extern "C" fn(*const rocsim_stream_create_options_t, *mut u64) -> i32;
         rocsim_stream_destroy: unsafe extern "C" fn(u64) -> i32;
         rocsim_bind_stream_to_queue: unsafe extern "C" fn(u64, u64) -> i32;
-        rocsim_load_code_object:
-            unsafe extern "C" fn(u32, *const *const c_char, usize, *mut u64, *mut u64) -> i32;
-        rocsim_load_code_object_ex: unsafe extern "C" fn(
-            u32,
-            *const rocsim_kernel_symbol_t,
-            usize,
+        rocsim_load_code_object: unsafe extern "C" fn(
+            *const rocsim_code_object_options_t,
             *mut u64,
             *mut u64,
         ) -> i32;
         rocsim_unload_code_object: unsafe extern "C" fn(u64) -> i32;
-        rocsim_launch_kernel: unsafe extern "C" fn(u64, Launch, *mut u64) -> i32;
-        rocsim_module_launch_kernel: unsafe extern "C" fn(u64, Launch, *mut u64) -> i32;
-        rocsim_graph_launch: unsafe extern "C" fn(u64, Launch, usize, *mut u64) -> i32;
-        rocsim_memcpy_async: unsafe extern "C" fn(u64, Copy, *mut u64) -> i32;
-        rocsim_memcpy_sync: unsafe extern "C" fn(Copy, *mut u64) -> i32;
-        rocsim_memcpy_async_ex:
-            unsafe extern "C" fn(u64, Copy, *const rocsim_copy_call_t, *mut u64) -> i32;
-        rocsim_memcpy_sync_ex:
-            unsafe extern "C" fn(Copy, *const rocsim_copy_call_t, *mut u64) -> i32;
-        rocsim_launch_kernel_ex:
-            unsafe extern "C" fn(u64, Launch, *const rocsim_launch_call_t, *mut u64) -> i32;
-        rocsim_module_launch_kernel_ex:
-            unsafe extern "C" fn(u64, Launch, *const rocsim_launch_call_t, *mut u64) -> i32;
-        rocsim_graph_launch_ex: unsafe extern "C" fn(u64, Launch, usize, u64, *mut u64) -> i32;
-        rocsim_memset_async: unsafe extern "C" fn(u64, u64, u64, *mut u64) -> i32;
-        rocsim_memset_sync: unsafe extern "C" fn(u64, u64, *mut u64) -> i32;
-        rocsim_memcpy_async_as: unsafe extern "C" fn(
-            i32,
-            u64,
-            Copy,
-            *const rocsim_copy_call_t,
-            *mut u64,
-        ) -> i32;
-        rocsim_memset_async_as: unsafe extern "C" fn(i32, u64, u64, u64, *mut u64) -> i32;
+        rocsim_launch_kernel: unsafe extern "C" fn(*const rocsim_launch_options_t, *mut u64) -> i32;
+        rocsim_graph_launch:
+            unsafe extern "C" fn(*const rocsim_graph_launch_options_t, *mut u64) -> i32;
+        rocsim_memcpy: unsafe extern "C" fn(*const rocsim_memcpy_options_t, *mut u64) -> i32;
+        rocsim_memset: unsafe extern "C" fn(*const rocsim_memset_options_t, *mut u64) -> i32;
         rocsim_stream_wait: unsafe extern "C" fn(u64) -> i32;
         rocsim_stream_synchronize: unsafe extern "C" fn(u64) -> i32;
         rocsim_device_synchronize: unsafe extern "C" fn() -> i32;
-        rocsim_api_call: unsafe extern "C" fn(i32, i32, u64, *mut u64) -> i32;
-        rocsim_api_call_failed: unsafe extern "C" fn(i32, i32, u64, *mut u64) -> i32;
+        rocsim_api_call: unsafe extern "C" fn(*const rocsim_api_call_options_t, *mut u64) -> i32;
         rocsim_wait_idle: unsafe extern "C" fn();
         rocsim_host_sleep_ns: unsafe extern "C" fn(u64);
         rocsim_fault_inject: unsafe extern "C" fn(*const c_char, u32, u32);
@@ -77,9 +50,72 @@ fn definitions_match_the_declarations() {
 #[test]
 fn statuses_are_the_shared_numbers() {
     let mut corr = 0;
-    // SAFETY: a null launch is rejected before it is read.
-    let status = unsafe { capi::rocsim_launch_kernel(0, std::ptr::null(), &mut corr) };
+    // SAFETY: null options are rejected before they are read.
+    let status = unsafe { capi::rocsim_launch_kernel(std::ptr::null(), &mut corr) };
     assert_eq!(status, ROCSIM_STATUS_INVALID_ARGUMENT);
     let error = rocprofiler_sdk_sim::SimError::UnknownStream(0).code();
     assert_eq!(error, ROCSIM_STATUS_UNKNOWN_STREAM);
+}
+
+/// Options that contradict themselves are refused before the simulator plays anything.
+#[test]
+fn contradicting_options_are_invalid_arguments() {
+    let launch = rocsim_kernel_launch_t {
+        kernel: 1,
+        grid: [1, 1, 1],
+        block: [1, 1, 1],
+        private_segment_size: 0,
+        group_segment_size: 0,
+        duration_ns: 1,
+    };
+    let launch_as_a_copy = rocsim_launch_options_t {
+        launch,
+        stream: 0,
+        function: 0,
+        args: 0,
+        op: rocprofiler_sdk_sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy,
+    };
+    let sync_copy_on_a_stream = rocsim_memcpy_options_t {
+        copy: rocsim_copy_t {
+            kind: ROCSIM_COPY_HOST_TO_DEVICE,
+            bytes: 64,
+            src_device: ROCSIM_DEVICE_DEFAULT,
+            dst_device: ROCSIM_DEVICE_DEFAULT,
+            duration_ns: 1,
+        },
+        sync: 1,
+        op: 0,
+        stream: 0x7f00,
+        host: ROCSIM_HOST_PINNED,
+        has_hip_kind: 0,
+        hip_kind: 0,
+        dst: 0,
+        src: 0,
+    };
+    let names = [c"k".as_ptr()];
+    let symbol = rocsim_kernel_symbol_t {
+        name: names[0],
+        kernarg_segment_size: 0,
+        group_segment_size: 0,
+        private_segment_size: 0,
+        sgpr_count: 0,
+        arch_vgpr_count: 0,
+        accum_vgpr_count: 0,
+    };
+    let names_and_symbols = rocsim_code_object_options_t {
+        device: 0,
+        count: 1,
+        names: names.as_ptr(),
+        symbols: &symbol,
+    };
+    let null = std::ptr::null_mut();
+    // SAFETY: valid options; null out-pointers.
+    let statuses = unsafe {
+        [
+            capi::rocsim_launch_kernel(&launch_as_a_copy, null),
+            capi::rocsim_memcpy(&sync_copy_on_a_stream, null),
+            capi::rocsim_load_code_object(&names_and_symbols, null, null),
+        ]
+    };
+    assert_eq!(statuses, [ROCSIM_STATUS_INVALID_ARGUMENT; 3]);
 }

@@ -75,7 +75,7 @@ fn nm_lists_every_declared_sdk_function() {
     assert!(missing.is_empty(), "not exported: {missing:?}");
     for driver in [
         "rocsim_launch_kernel",
-        "rocsim_memcpy_async",
+        "rocsim_memcpy",
         "rocsim_replay_scenario",
     ] {
         assert!(exported.contains(&driver), "{driver}");

@@ -28,21 +28,77 @@ fn copy_layout() {
 }
 
 #[test]
-fn copy_call_layout() {
-    assert_eq!(size_of::<rocsim_copy_call_t>(), 24);
-    assert_eq!(align_of::<rocsim_copy_call_t>(), 8);
-    assert_eq!(offset_of!(rocsim_copy_call_t, host), 0);
-    assert_eq!(offset_of!(rocsim_copy_call_t, hip_kind), 4);
-    assert_eq!(offset_of!(rocsim_copy_call_t, dst), 8);
-    assert_eq!(offset_of!(rocsim_copy_call_t, src), 16);
+fn stream_create_options_layout() {
+    assert_eq!(size_of::<rocsim_stream_create_options_t>(), 24);
+    assert_eq!(align_of::<rocsim_stream_create_options_t>(), 8);
+    assert_eq!(offset_of!(rocsim_stream_create_options_t, op), 0);
+    assert_eq!(offset_of!(rocsim_stream_create_options_t, rejected), 4);
+    assert_eq!(
+        offset_of!(rocsim_stream_create_options_t, has_stream_out),
+        8
+    );
+    assert_eq!(offset_of!(rocsim_stream_create_options_t, stream_out), 16);
 }
 
 #[test]
-fn launch_call_layout() {
-    assert_eq!(size_of::<rocsim_launch_call_t>(), 16);
-    assert_eq!(align_of::<rocsim_launch_call_t>(), 8);
-    assert_eq!(offset_of!(rocsim_launch_call_t, function), 0);
-    assert_eq!(offset_of!(rocsim_launch_call_t, args), 8);
+fn code_object_options_layout() {
+    assert_eq!(size_of::<rocsim_code_object_options_t>(), 32);
+    assert_eq!(offset_of!(rocsim_code_object_options_t, device), 0);
+    assert_eq!(offset_of!(rocsim_code_object_options_t, count), 8);
+    assert_eq!(offset_of!(rocsim_code_object_options_t, names), 16);
+    assert_eq!(offset_of!(rocsim_code_object_options_t, symbols), 24);
+}
+
+#[test]
+fn launch_options_layout() {
+    assert_eq!(size_of::<rocsim_launch_options_t>(), 80);
+    assert_eq!(offset_of!(rocsim_launch_options_t, launch), 0);
+    assert_eq!(offset_of!(rocsim_launch_options_t, stream), 48);
+    assert_eq!(offset_of!(rocsim_launch_options_t, function), 56);
+    assert_eq!(offset_of!(rocsim_launch_options_t, args), 64);
+    assert_eq!(offset_of!(rocsim_launch_options_t, op), 72);
+}
+
+#[test]
+fn graph_launch_options_layout() {
+    assert_eq!(size_of::<rocsim_graph_launch_options_t>(), 32);
+    assert_eq!(offset_of!(rocsim_graph_launch_options_t, kernels), 0);
+    assert_eq!(offset_of!(rocsim_graph_launch_options_t, count), 8);
+    assert_eq!(offset_of!(rocsim_graph_launch_options_t, stream), 16);
+    assert_eq!(offset_of!(rocsim_graph_launch_options_t, graph_exec), 24);
+}
+
+#[test]
+fn memcpy_options_layout() {
+    assert_eq!(size_of::<rocsim_memcpy_options_t>(), 80);
+    assert_eq!(offset_of!(rocsim_memcpy_options_t, copy), 0);
+    assert_eq!(offset_of!(rocsim_memcpy_options_t, sync), 32);
+    assert_eq!(offset_of!(rocsim_memcpy_options_t, op), 36);
+    assert_eq!(offset_of!(rocsim_memcpy_options_t, stream), 40);
+    assert_eq!(offset_of!(rocsim_memcpy_options_t, host), 48);
+    assert_eq!(offset_of!(rocsim_memcpy_options_t, has_hip_kind), 52);
+    assert_eq!(offset_of!(rocsim_memcpy_options_t, hip_kind), 56);
+    assert_eq!(offset_of!(rocsim_memcpy_options_t, dst), 64);
+    assert_eq!(offset_of!(rocsim_memcpy_options_t, src), 72);
+}
+
+#[test]
+fn memset_options_layout() {
+    assert_eq!(size_of::<rocsim_memset_options_t>(), 32);
+    assert_eq!(offset_of!(rocsim_memset_options_t, bytes), 0);
+    assert_eq!(offset_of!(rocsim_memset_options_t, duration_ns), 8);
+    assert_eq!(offset_of!(rocsim_memset_options_t, sync), 16);
+    assert_eq!(offset_of!(rocsim_memset_options_t, op), 20);
+    assert_eq!(offset_of!(rocsim_memset_options_t, stream), 24);
+}
+
+#[test]
+fn api_call_options_layout() {
+    assert_eq!(size_of::<rocsim_api_call_options_t>(), 24);
+    assert_eq!(offset_of!(rocsim_api_call_options_t, op), 0);
+    assert_eq!(offset_of!(rocsim_api_call_options_t, has_stream), 4);
+    assert_eq!(offset_of!(rocsim_api_call_options_t, stream), 8);
+    assert_eq!(offset_of!(rocsim_api_call_options_t, rejected), 16);
 }
 
 /// The numbers the C side hard-codes (C++ tests compare statuses and kinds to literals).
@@ -71,5 +127,5 @@ fn numbers() {
         [0, 1, 2, 3]
     );
     assert_eq!((ROCSIM_HOST_PINNED, ROCSIM_HOST_PAGEABLE), (0, 1));
-    assert_eq!((ROCSIM_DEVICE_DEFAULT, ROCSIM_HIP_KIND_FROM_COPY), (-1, -1));
+    assert_eq!(ROCSIM_DEVICE_DEFAULT, -1);
 }

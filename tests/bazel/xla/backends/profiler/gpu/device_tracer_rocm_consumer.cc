@@ -30,12 +30,42 @@ struct rocsim_copy_t {
   int32_t dst_device;
   uint64_t duration_ns;
 };
-int32_t rocsim_stream_create(uint64_t* stream);
-int32_t rocsim_load_code_object(uint32_t device, const char* const* names, size_t count,
+// Options structs (crates/rocsim-abi): zero fields give the plain call.
+struct rocsim_stream_create_options_t {
+  int32_t op;  // 0 = hipStreamCreate
+  uint32_t rejected;
+  uint32_t has_stream_out;
+  uint64_t stream_out;
+};
+struct rocsim_code_object_options_t {
+  uint32_t device;
+  size_t count;
+  const char* const* names;
+  const void* symbols;  // rocsim_kernel_symbol_t*, or null for `names`
+};
+struct rocsim_launch_options_t {
+  rocsim_kernel_launch_t launch;
+  uint64_t stream;
+  uint64_t function;
+  uint64_t args;
+  int32_t op;  // 0 = hipLaunchKernel
+};
+struct rocsim_memcpy_options_t {
+  rocsim_copy_t copy;
+  uint32_t sync;
+  int32_t op;  // 0 = hipMemcpyAsync
+  uint64_t stream;
+  uint32_t host;  // 0 = pinned
+  uint32_t has_hip_kind;
+  int32_t hip_kind;
+  uint64_t dst;
+  uint64_t src;
+};
+int32_t rocsim_stream_create(const rocsim_stream_create_options_t* options, uint64_t* stream);
+int32_t rocsim_load_code_object(const rocsim_code_object_options_t* options,
                                 uint64_t* code_object_id, uint64_t* kernel_ids);
-int32_t rocsim_launch_kernel(uint64_t stream, const rocsim_kernel_launch_t* launch,
-                             uint64_t* correlation_id);
-int32_t rocsim_memcpy_async(uint64_t stream, const rocsim_copy_t* copy, uint64_t* correlation_id);
+int32_t rocsim_launch_kernel(const rocsim_launch_options_t* options, uint64_t* correlation_id);
+int32_t rocsim_memcpy(const rocsim_memcpy_options_t* options, uint64_t* correlation_id);
 int32_t rocsim_device_synchronize(void);
 void rocsim_wait_idle(void);
 }
@@ -86,13 +116,19 @@ int CountEventsNamed(const tsl::profiler::XPlane& plane, const std::string& name
 bool RunGpuWork() {
   const char* kernel_names[] = {"consumer_kernel"};
   uint64_t code_object = 0, kernel = 0;
-  if (rocsim_load_code_object(0, kernel_names, 1, &code_object, &kernel) != 0) return false;
+  const rocsim_code_object_options_t code{0, 1, kernel_names, nullptr};
+  if (rocsim_load_code_object(&code, &code_object, &kernel) != 0) return false;
   uint64_t stream = 0;
-  if (rocsim_stream_create(&stream) != 0) return false;
-  rocsim_kernel_launch_t launch = {kernel, {1024, 1, 1}, {256, 1, 1}, 0, 0, 20000};
-  if (rocsim_launch_kernel(stream, &launch, nullptr) != 0) return false;
-  rocsim_copy_t copy = {1, 1 << 20, -1, 0, 10000};
-  if (rocsim_memcpy_async(stream, &copy, nullptr) != 0) return false;
+  const rocsim_stream_create_options_t create{};
+  if (rocsim_stream_create(&create, &stream) != 0) return false;
+  rocsim_launch_options_t launch{};
+  launch.launch = {kernel, {1024, 1, 1}, {256, 1, 1}, 0, 0, 20000};
+  launch.stream = stream;
+  if (rocsim_launch_kernel(&launch, nullptr) != 0) return false;
+  rocsim_memcpy_options_t copy{};
+  copy.copy = {1, 1 << 20, -1, 0, 10000};
+  copy.stream = stream;
+  if (rocsim_memcpy(&copy, nullptr) != 0) return false;
   if (rocsim_device_synchronize() != 0) return false;
   // Kernel records can reach the SDK's buffer after the synchronize returned, as on real
   // hardware. This consumer checks the Bazel targets and the data path, not the session's tail
