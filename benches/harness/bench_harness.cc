@@ -5,6 +5,8 @@
 //   bench_harness SIDE LIBRARY hotpath CALLS [bare|roctx]
 //     (bare: no annotation active; roctx: annotated and inside a ROCTx range)
 //   bench_harness SIDE LIBRARY drain EVENTS THREADS [XSPACE_PATH]
+//     (with BENCH_SAME_XSPACE_AS=FILE: fails unless the XSpace written has FILE's XEvent
+//     count and size; the export floor's check)
 //   bench_harness SIDE LIBRARY sdk CALLS XSPACE_PATH
 //   bench_harness SIDE LIBRARY stall CALLS THREADS
 #include <dlfcn.h>
@@ -286,7 +288,20 @@ int run_drain(const TracerSide& tracer, size_t events, unsigned threads,
   std::printf("export_events_per_s=%.0f\n", static_cast<double>(w.header_ptrs.size()) / export_s);
   std::printf("xspace_bytes=%llu\n", static_cast<unsigned long long>(bytes.size()));
   std::printf("xspace_events=%lld\n", static_cast<long long>(xevents));
-  return xevents == static_cast<int64_t>(w.header_ptrs.size()) ? 0 : 7;
+  if (xevents != static_cast<int64_t>(w.header_ptrs.size())) return 7;
+  // The export floor writes another side's XSpace again: the same events, the same bytes.
+  if (const char* reference = std::getenv("BENCH_SAME_XSPACE_AS"); reference && *reference) {
+    const std::string reference_bytes = read_file(reference);
+    const int64_t reference_events = count_xevents(reference_bytes);
+    std::printf("reference_xspace_events=%lld\n", static_cast<long long>(reference_events));
+    std::printf("reference_xspace_bytes=%llu\n",
+                static_cast<unsigned long long>(reference_bytes.size()));
+    if (reference_events != xevents || reference_bytes.size() != bytes.size()) {
+      std::fprintf(stderr, "the XSpace differs from %s\n", reference);
+      return 10;
+    }
+  }
+  return 0;
 }
 
 // ---- sdk: HIP calls through the simulated runtime, records delivered by the SDK ----

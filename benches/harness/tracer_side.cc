@@ -86,7 +86,8 @@ TracerSide load_tracer_side(const std::string& side, const std::string& library)
         handle_symbol(handle, "bench_push_annotation"));
     tracer.pop_annotation =
         reinterpret_cast<void (*)()>(handle_symbol(handle, "bench_pop_annotation"));
-  } else if (side == "cpp" || side == "xla" || side == "orig" || side == "floor") {
+  } else if (side == "cpp" || side == "xla" || side == "orig" || side == "floor" ||
+             side == "export_floor") {
     // The same five functions under the library's prefix.
     const std::string prefix = side == "cpp" ? "baseline" : side == "xla" ? "xla_path" : side;
     auto fn = [&](const char* suffix) { return handle_symbol(handle, (prefix + suffix).c_str()); };
@@ -97,7 +98,7 @@ TracerSide load_tracer_side(const std::string& side, const std::string& library)
         reinterpret_cast<void (*)(const char*)>(fn("_push_annotation"));
     tracer.pop_annotation = reinterpret_cast<void (*)()>(fn("_pop_annotation"));
   } else {
-    std::fprintf(stderr, "unknown side %s (rust, xla, cpp, orig or floor)\n", side.c_str());
+    std::fprintf(stderr, "unknown side %s (rust, xla, cpp, orig, floor or export_floor)\n", side.c_str());
     std::exit(2);
   }
   const CapturedCallbacks& cb = captured();

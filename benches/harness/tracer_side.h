@@ -5,7 +5,9 @@
 //   cpp    the C++ baseline, our rendition of XLA's design (benches/baseline);
 //   orig   XLA's own rocm_tracer.cc / rocm_collector.cc behind the same functions (built
 //          locally for the calibration, never committed; see BENCHMARKS.md);
-//   floor  the hot path's floor (benches/floor): one thread-local access per callback.
+//   floor  the hot path's floor (benches/floor): one thread-local access per callback;
+//   export_floor  the export's floor (benches/floor/export_floor.cc): the XLA path's XSpace
+//          rebuilt from joined events held in plain arrays, serialized and written.
 #ifndef XLA_ROCM_TRACER_BENCH_HARNESS_TRACER_SIDE_H_
 #define XLA_ROCM_TRACER_BENCH_HARNESS_TRACER_SIDE_H_
 
