@@ -1,5 +1,5 @@
 //! Declarative workloads (format: `SCENARIOS.md` beside this crate's Cargo.toml): a machine,
-//! code objects, streams and threads with ordered steps, replayed through [`crate::driver`]
+//! code objects, streams and threads with ordered steps, replayed through [`crate::hip::driver`]
 //! on real OS threads.
 //!
 //! [`load`] reads and validates a file; every error names the file, line, column and the

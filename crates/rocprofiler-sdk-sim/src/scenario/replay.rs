@@ -12,7 +12,7 @@ use super::error::ReplayError;
 use super::model::RandomSpec;
 use super::model::*;
 use super::random::RandomDraws;
-use crate::driver::{self, Copy, CopyCall, CopyKind, HipStream, KernelId, KernelLaunch};
+use crate::hip::driver::{self, Copy, CopyCall, CopyKind, HipStream, KernelId, KernelLaunch};
 use crate::SimError;
 use parking_lot::{Condvar, Mutex};
 use rustc_hash::FxHashMap as HashMap;
@@ -203,7 +203,7 @@ fn check_machine(scenario: &Scenario) -> Result<(), ReplayError> {
 /// completed and was pushed into buffers.
 pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySummary, ReplayError> {
     check_machine(scenario)?;
-    *crate::streams::SCENARIO_HINT.lock() = scenario.special_stream.as_ref().map(|at| {
+    *crate::hip::streams::SCENARIO_HINT.lock() = scenario.special_stream.as_ref().map(|at| {
         format!(
             " The scenario uses such a stream at {at}: add rocm = \"7.1\" (or later) to its \
              [machine] to model an SDK that maps it."
@@ -307,7 +307,7 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
     let creation = Creation::default();
     let creation = &creation;
     let barrier = Barrier::new(scenario.threads.len());
-    let turns = crate::clock::is_virtual().then(|| Turns::new(scenario.threads.len()));
+    let turns = crate::time::clock::is_virtual().then(|| Turns::new(scenario.threads.len()));
     let turns = turns.as_ref();
     let results: Vec<Result<ReplaySummary, ReplayError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenario
@@ -319,7 +319,7 @@ pub fn replay(scenario: &Scenario, hooks: &dyn ReplayHooks) -> Result<ReplaySumm
                 std::thread::Builder::new()
                     .name(format!("scenario-{}", thread.name))
                     .spawn_scoped(scope, move || {
-                        crate::clock::name_thread(index);
+                        crate::time::clock::name_thread(index);
                         let gate = Gate { turns, index };
                         let mut out = ReplaySummary::default();
                         let created =
@@ -515,7 +515,7 @@ struct TurnState {
 impl Turns {
     fn new(threads: usize) -> Turns {
         let mut state = TurnState {
-            local_ns: vec![crate::clock::now_ns(); threads],
+            local_ns: vec![crate::time::clock::now_ns(); threads],
             finished: vec![false; threads],
             turn: None,
         };
@@ -563,7 +563,7 @@ impl Gate<'_> {
                 }
                 state.local_ns[self.index]
             };
-            crate::signal::advance_to(local);
+            crate::engine::signal::advance_to(local);
         }
     }
 
@@ -572,11 +572,11 @@ impl Gate<'_> {
         match self.turns {
             Some(turns) => {
                 let mut state = turns.state.lock();
-                state.local_ns[self.index] = crate::clock::now_ns().saturating_add(sleep_ns);
+                state.local_ns[self.index] = crate::time::clock::now_ns().saturating_add(sleep_ns);
                 state.pick();
                 turns.wake(&state);
             }
-            None if sleep_ns > 0 => crate::signal::sleep_ns(sleep_ns),
+            None if sleep_ns > 0 => crate::engine::signal::sleep_ns(sleep_ns),
             None => {}
         }
     }

@@ -28,16 +28,18 @@
 //!
 //! The HIP API callback payload carries the call's arguments for the calls modelled here
 //! (`*_with` variants take the program's pointers; the others make up plausible ones).
-use crate::dispatch::{self, ApiCall, CopyWork, KernelWork};
+use crate::engine::dispatch::{self, ApiCall, CopyWork, KernelWork};
+use crate::engine::signal;
+use crate::hip::streams::{self, StreamInfo};
+use crate::hip::{code_objects, hip_args, worker};
 use crate::machine::SmallCopies;
-use crate::streams::{self, StreamInfo};
-use crate::{code_objects, hip_args, signal, worker, SimError};
+use crate::SimError;
 use rocprofiler_sdk_sys as sys;
 use std::cell::Cell;
 use std::sync::OnceLock;
 
-pub use crate::code_objects::KernelResources;
-pub use crate::streams::{NULL_STREAM, STREAM_LEGACY, STREAM_PER_THREAD};
+pub use crate::hip::code_objects::KernelResources;
+pub use crate::hip::streams::{NULL_STREAM, STREAM_LEGACY, STREAM_PER_THREAD};
 
 /// A `hipStream_t` value: 0 = null stream, 0x1 = `hipStreamLegacy`, 0x2 = `hipStreamPerThread`.
 pub type HipStream = u64;
@@ -135,7 +137,7 @@ static RUNTIME_LOADED: OnceLock<()> = OnceLock::new();
 
 /// The runtime's first contact with the SDK (registration, blit code objects).
 fn runtime() -> Result<(), SimError> {
-    crate::registration::runtime_registration()?;
+    crate::engine::registration::runtime_registration()?;
     RUNTIME_LOADED.get_or_init(|| {
         for device in 0..gpus() {
             let _ = code_objects::load(device, &BLIT_KERNELS);
@@ -146,7 +148,7 @@ fn runtime() -> Result<(), SimError> {
 
 /// HIP devices: the GPUs visible to HIP, in HIP's order (`HIP_VISIBLE_DEVICES` & co.).
 fn gpus() -> u32 {
-    crate::agents::agents().hip_device_count()
+    crate::engine::agents::agents().hip_device_count()
 }
 
 /// `hipGetDeviceCount`: the number of GPUs visible to HIP (no HIP call is recorded). Device
@@ -170,7 +172,7 @@ fn op(id: sys::rocprofiler_hip_runtime_api_id_t) -> i32 {
 /// The GPU (its ordinal among all GPUs, the agent's `logical_node_type_id`) that HIP device
 /// `device` is; `None` if HIP has no such device.
 pub fn device_gpu_ordinal(device: u32) -> Option<u32> {
-    crate::agents::agents().hip_device_gpu(device)
+    crate::engine::agents::agents().hip_device_gpu(device)
 }
 
 /// `hipSetDevice`: the calling thread's current device.
@@ -316,7 +318,7 @@ pub fn stream_destroy(stream: HipStream) -> Result<(), SimError> {
 /// the same thread (they run inside the window, so a tool's thread-local stream stack holds
 /// `stream` for them), or around a call that never returns. Dropping it without
 /// [`stream_window_exit`] fires no SET EXIT, as for a call that never returned.
-pub struct StreamWindow(crate::dispatch::SetWindow);
+pub struct StreamWindow(crate::engine::dispatch::SetWindow);
 
 /// Opens a [`StreamWindow`]: HIP_STREAM SET ENTER for `stream`, to the HIP_STREAM callback
 /// contexts active now (they, and only they, get the EXIT). Under the SDK 1.0.0 map a stream
@@ -324,9 +326,9 @@ pub struct StreamWindow(crate::dispatch::SetWindow);
 pub fn stream_window_enter(stream: HipStream) -> Result<StreamWindow, SimError> {
     runtime()?;
     let info = streams::resolve(stream, current_device())?;
-    Ok(StreamWindow(crate::dispatch::SetWindow::enter(
+    Ok(StreamWindow(crate::engine::dispatch::SetWindow::enter(
         &info,
-        crate::clock::gettid(),
+        crate::time::clock::gettid(),
     )))
 }
 
@@ -345,7 +347,7 @@ pub fn bind_stream_to_queue(stream: HipStream, queue: u64) -> Result<(), SimErro
 /// ENTER and EXIT to the contexts that trace it (see `roctx.rs`); returns ROCTx's 0. Not a HIP
 /// call, so no HIP API record and no HIP_STREAM SET. `name` must not contain NUL.
 pub fn roctx_name_hip_stream(stream: HipStream, name: &str) -> Result<i32, SimError> {
-    crate::roctx::name_hip_stream_str(name, stream)
+    crate::engine::roctx::name_hip_stream_str(name, stream)
 }
 
 /// ROCTx's `roctxRangePushA(message)` on the calling thread: MARKER_CORE_API ENTER and EXIT to
@@ -353,19 +355,19 @@ pub fn roctx_name_hip_stream(stream: HipStream, name: &str) -> Result<i32, SimEr
 /// HIP call. `message` must not contain NUL.
 pub fn roctx_range_push(message: &str) -> Result<i32, SimError> {
     let message = roctx_message(message)?;
-    Ok(crate::roctx::range_push(Some(&message)))
+    Ok(crate::engine::roctx::range_push(Some(&message)))
 }
 
 /// ROCTx's `roctxRangePop()` on the calling thread; returns the closed range's level, or -1
 /// when the thread had none open (the callbacks fire either way, as the SDK's do).
 pub fn roctx_range_pop() -> i32 {
-    crate::roctx::range_pop()
+    crate::engine::roctx::range_pop()
 }
 
 /// ROCTx's `roctxMarkA(message)` on the calling thread. `message` must not contain NUL.
 pub fn roctx_mark(message: &str) -> Result<(), SimError> {
     let message = roctx_message(message)?;
-    crate::roctx::mark(Some(&message));
+    crate::engine::roctx::mark(Some(&message));
     Ok(())
 }
 
@@ -1090,7 +1092,7 @@ pub fn hip_operation(name: &str) -> Option<i32> {
 /// time moving forward by `duration` (the completions due by then are pushed). A tool that
 /// waits for records (the tracer's `disable()`) sleeps through this to let simulated time pass.
 pub fn host_sleep(duration: std::time::Duration) {
-    crate::signal::sleep_ns(u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX));
+    crate::engine::signal::sleep_ns(u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX));
 }
 
 /// Waits until every device's submitted work completed and every record (kernel records

@@ -37,8 +37,8 @@
 //! * Headers and payloads live in memory the sim reuses; in debug builds it is overwritten with
 //!   `0xDB` bytes as soon as the callback returns, so a tool that keeps pointers sees garbage.
 //! * No sim lock is held while the tool's callback runs.
+use crate::engine::user_ptr::UserPtr;
 use crate::machine::{BufferSync, SelfDeadlock};
-use crate::user_ptr::UserPtr;
 use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 use rocprofiler_sdk_sys as sys;
 use rustc_hash::FxHashMap as HashMap;
@@ -267,7 +267,7 @@ struct Buffers {
 
 static BUFFERS: LazyLock<RwLock<Buffers>> = LazyLock::new(|| {
     RwLock::new(Buffers {
-        offset: crate::handles::random_offset(),
+        offset: crate::engine::handles::random_offset(),
         created: 0,
         by_handle: HashMap::default(),
     })
@@ -312,7 +312,7 @@ pub(crate) fn create(
         policy,
         callback,
         data,
-        thread: AtomicU64::new(crate::callback_thread::default_thread()),
+        thread: AtomicU64::new(crate::engine::callback_thread::default_thread()),
         state: Mutex::new(State {
             halves: [half(capacity), half(second)],
             idx: 0,
@@ -355,7 +355,7 @@ impl Buffer {
     /// True on the callback thread that runs this buffer's deliveries: anything this thread
     /// waits for that only a delivery task can release never comes.
     fn on_own_callback_thread(&self) -> bool {
-        let here = crate::callback_thread::current();
+        let here = crate::engine::callback_thread::current();
         here != 0 && here == self.thread.load(Ordering::Acquire)
     }
 
@@ -405,7 +405,7 @@ impl Buffer {
             }
         }
         if state.halves[idx].used() >= self.watermark {
-            if crate::lifecycle::fini_status() < 0 {
+            if crate::engine::lifecycle::fini_status() < 0 {
                 // During finalization the SDK turns every flush into a waiting one.
                 if self.on_own_callback_thread() {
                     self.self_deadlock(&mut state, "a flush during finalization");
@@ -565,7 +565,7 @@ impl Buffer {
         state.halves[idx].busy = true;
         state.queued += 1;
         let buffer = Arc::clone(self);
-        crate::callback_thread::submit(
+        crate::engine::callback_thread::submit(
             self.thread.load(Ordering::Acquire),
             Box::new(move || buffer.deliver(idx)),
         );
@@ -629,7 +629,7 @@ pub fn record_counts(handle: u64) -> Option<BufferRecordCounts> {
 /// `rocprofiler_flush_buffer`: deliver what the buffer holds and wait for the callback. A
 /// concurrent flush is waited out, never answered with BUFFER_BUSY.
 pub(crate) fn flush(handle: u64) -> sys::rocprofiler_status_t {
-    if crate::lifecycle::fini_status() > 0 {
+    if crate::engine::lifecycle::fini_status() > 0 {
         return sys::ROCPROFILER_STATUS_ERROR_FINALIZED;
     }
     let Some(buffer) = get(handle) else {
@@ -679,7 +679,7 @@ pub(crate) fn wait_client_deliveries(client: u32) {
         .read()
         .by_handle
         .values()
-        .filter(|b| crate::registry::client_of(b.context) == Some(client))
+        .filter(|b| crate::engine::registry::client_of(b.context) == Some(client))
         .cloned()
         .collect();
     for buffer in buffers {

@@ -8,12 +8,12 @@
 //! exit, the call body submits device work with [`enqueue_kernel`] / [`enqueue_copy`]: request,
 //! enqueue callbacks, timing, and a completion on the signal thread that fires COMPLETE / EXIT
 //! callbacks and pushes the kernel and copy records.
-use crate::agents::agents;
-use crate::clock::{gettid, now_ns};
-use crate::device::Engine;
-use crate::external_correlation as ext;
-use crate::registry::{self, CallbackService, Selector, Targets};
-use crate::streams::StreamInfo;
+use crate::engine::agents::agents;
+use crate::engine::external_correlation as ext;
+use crate::engine::registry::{self, CallbackService, Selector, Targets};
+use crate::hip::streams::StreamInfo;
+use crate::time::clock::{gettid, now_ns};
+use crate::time::device::Engine;
 use rocprofiler_sdk_sys as sys;
 use smallvec::SmallVec;
 use std::ffi::c_void;
@@ -212,7 +212,7 @@ impl SetWindow {
         let targets = hip_stream_targets(sys::ROCPROFILER_HIP_STREAM_SET);
         // The SDK looks the stream up only when a HIP_STREAM callback context is active.
         if !targets.is_empty() && !s.mapped {
-            crate::streams::abort_unmapped(s.value, "SET");
+            crate::hip::streams::abort_unmapped(s.value, "SET");
         }
         let mut payload = stream_payload(s.id, s.value);
         let mut participants = Participants::new();
@@ -282,12 +282,12 @@ impl ApiCall {
     /// SET ENTER (only for calls with a stream argument), then HIP_RUNTIME_API ENTER, for a
     /// call whose arguments are not modelled (the payload's arguments read as zero).
     pub(crate) fn enter(op: i32, stream: Option<&StreamInfo>) -> ApiCall {
-        let mut args = crate::hip_args::zeroed();
+        let mut args = crate::hip::hip_args::zeroed();
         // A function whose one argument is its stream still shows that stream.
         if let (sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamSynchronize, Some(info)) = (op, stream)
         {
             args.hipStreamSynchronize = sys::rocprofiler_hip_api_args_stream_t {
-                stream: crate::hip_args::stream_ptr(info.value),
+                stream: crate::hip::hip_args::stream_ptr(info.value),
             };
         }
         ApiCall::enter_with_args(op, stream, args)
@@ -361,7 +361,7 @@ impl ApiCall {
 
     /// HIP_RUNTIME_API EXIT, the HIP API buffer records, then SET EXIT.
     pub(crate) fn exit(mut self) {
-        crate::signal::api_call_elapsed();
+        crate::engine::signal::api_call_elapsed();
         let end_ns = now_ns();
         let (op, tid, correlation_id) = (self.op, self.tid, self.correlation_id);
         // The call returned hipSuccess (failures are reported before the call is traced).
@@ -398,7 +398,7 @@ impl ApiCall {
                     end_timestamp: end_ns,
                     thread_id: tid,
                 };
-                crate::buffer::push(
+                crate::engine::buffer::push(
                     buffer,
                     sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
                     &record,
@@ -448,8 +448,8 @@ fn dim3(v: [u32; 3]) -> sys::rocprofiler_dim3_t {
 /// The caller has registered the work with `signal::begin`.
 pub(crate) fn enqueue_kernel(mut work: KernelWork) {
     // A full queue makes the launch wait, before its packet is written (and intercepted).
-    while let Some(room_at) = crate::device::queue_full_until(work.stream.queue, now_ns()) {
-        crate::signal::wait_until_time(room_at);
+    while let Some(room_at) = crate::time::device::queue_full_until(work.stream.queue, now_ns()) {
+        crate::engine::signal::wait_until_time(room_at);
     }
     let tid = gettid();
     work.correlation_id = submitting_thread_correlation_id(work.correlation_id);
@@ -534,7 +534,7 @@ pub(crate) fn enqueue_kernel(mut work: KernelWork) {
             p.external = ext::top(p.target.context, tid);
         }
     }
-    let (start, end) = crate::device::schedule(
+    let (start, end) = crate::time::device::schedule(
         Engine::Queue(work.stream.queue),
         work.stream.key(),
         now_ns(),
@@ -546,44 +546,49 @@ pub(crate) fn enqueue_kernel(mut work: KernelWork) {
         &mut payload,
     );
 
-    crate::signal::complete_kernel_at(end, work.stream.device, work.stream.key(), move || {
-        let mut payload = sys::rocprofiler_callback_tracing_kernel_dispatch_data_t {
-            start_timestamp: start,
-            end_timestamp: end,
-            ..*payload
-        };
-        for p in &mut participants {
-            // COMPLETE gets a copy of the ENTER user data (docs/sdk-facts.md#callback-tracing).
-            p.notify(
-                tid,
-                work.correlation_id,
-                sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-                sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
-                sys::ROCPROFILER_CALLBACK_PHASE_NONE,
-                (&mut payload as *mut sys::rocprofiler_callback_tracing_kernel_dispatch_data_t)
-                    .cast(),
-            );
-            if let Some(buffer) = p.target.buffer {
-                let record = sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t {
-                    size: std::mem::size_of::<
-                        sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t,
-                    >() as u64,
-                    kind: sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-                    operation: sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
-                    correlation_id: async_correlation(work.correlation_id, p.external),
-                    thread_id: tid,
-                    start_timestamp: start,
-                    end_timestamp: end,
-                    dispatch_info: payload.dispatch_info,
-                };
-                crate::buffer::push(
-                    buffer,
-                    sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-                    &record,
+    crate::engine::signal::complete_kernel_at(
+        end,
+        work.stream.device,
+        work.stream.key(),
+        move || {
+            let mut payload = sys::rocprofiler_callback_tracing_kernel_dispatch_data_t {
+                start_timestamp: start,
+                end_timestamp: end,
+                ..*payload
+            };
+            for p in &mut participants {
+                // COMPLETE gets a copy of the ENTER user data (docs/sdk-facts.md#callback-tracing).
+                p.notify(
+                    tid,
+                    work.correlation_id,
+                    sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                    sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
+                    sys::ROCPROFILER_CALLBACK_PHASE_NONE,
+                    (&mut payload as *mut sys::rocprofiler_callback_tracing_kernel_dispatch_data_t)
+                        .cast(),
                 );
+                if let Some(buffer) = p.target.buffer {
+                    let record = sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t {
+                        size: std::mem::size_of::<
+                            sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t,
+                        >() as u64,
+                        kind: sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+                        operation: sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
+                        correlation_id: async_correlation(work.correlation_id, p.external),
+                        thread_id: tid,
+                        start_timestamp: start,
+                        end_timestamp: end,
+                        dispatch_info: payload.dispatch_info,
+                    };
+                    crate::engine::buffer::push(
+                        buffer,
+                        sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+                        &record,
+                    );
+                }
             }
-        }
-    });
+        },
+    );
 }
 
 /// An SDMA copy (`hsa_amd_memory_async_copy`) to submit.
@@ -675,14 +680,14 @@ pub(crate) fn enqueue_copy(mut work: CopyWork) {
             (&mut payload as *mut sys::rocprofiler_callback_tracing_memory_copy_data_t).cast(),
         );
     }
-    let (start, end) = crate::device::schedule(
+    let (start, end) = crate::time::device::schedule(
         Engine::Sdma(work.stream.device, work.direction),
         work.stream.key(),
         now_ns(),
         work.duration_ns,
     );
     let payload = Plain(payload);
-    crate::signal::complete_at(end, work.stream.device, work.stream.key(), move || {
+    crate::engine::signal::complete_at(end, work.stream.device, work.stream.key(), move || {
         let mut payload = payload.into_inner();
         payload.start_timestamp = start;
         payload.end_timestamp = end;
@@ -711,7 +716,11 @@ pub(crate) fn enqueue_copy(mut work: CopyWork) {
                     dst_address: payload.dst_address,
                     src_address: payload.src_address,
                 };
-                crate::buffer::push(buffer, sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, &record);
+                crate::engine::buffer::push(
+                    buffer,
+                    sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+                    &record,
+                );
             }
         }
     });
