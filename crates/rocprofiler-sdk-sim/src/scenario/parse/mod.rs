@@ -6,7 +6,9 @@
 //! who owns them), [`profiler`] (`[profiler]`), [`threads`] (`[[thread]]`, sessions),
 //! [`steps`] (a step's shape, groups, flags), [`work`] (launches, graphs, copies, memsets)
 //! and [`random`] (`random = { ... }` steps). This file holds the limits, the entry point and
-//! the [`Validator`] that the table files extend.
+//! the [`Validator`] that the table files extend. The limits and messages are the format's
+//! (SCENARIOS.md "Errors"); what a scenario makes the simulator reproduce is
+//! docs/simulator-fidelity.md's.
 mod code_objects;
 mod lifecycle;
 mod machine;

@@ -7,7 +7,7 @@
 //! thread in the file). A sleep moves only the sleeping thread's local time, so the others run
 //! meanwhile; every other step starts no earlier than the thread's local time and leaves it
 //! at the virtual time the step ended. So a replay's trace depends only on the scenario and
-//! `seed`.
+//! `seed` (docs/simulator-fidelity.md#threading).
 //!
 //! Rooms: [`world`] (what the threads share: kernels, streams, queues, and the streams made
 //! before the threads start), [`turns`] (the virtual clock's turns), [`steps`] (one thread's
