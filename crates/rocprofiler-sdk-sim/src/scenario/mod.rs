@@ -1,10 +1,12 @@
 //! Declarative workloads (format: `SCENARIOS.md` beside this crate's Cargo.toml): a machine,
-//! code objects, streams and threads with ordered steps, replayed through [`crate::driver`]
+//! code objects, streams and threads with ordered steps, replayed through [`crate::hip::driver`]
 //! on real OS threads.
 //!
 //! [`load`] reads and validates a file; every error names the file, line, column and the
 //! problem, whether TOML syntax, a wrong field, or a semantic mistake such as an unknown
 //! stream or kernel. [`replay`] runs it and ends with all device work completed and pushed.
+//! `parse/` has one file per table of the format, `replay/` the threads and their turns;
+//! what a replay must reproduce of the real SDK is docs/simulator-fidelity.md's.
 mod error;
 mod model;
 mod nesting;

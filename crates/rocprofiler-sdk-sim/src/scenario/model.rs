@@ -1,5 +1,5 @@
 //! A validated scenario: every name resolved, every number in range.
-use crate::driver::{CopyKind, HostMemory};
+use crate::hip::driver::{CopyKind, HostMemory};
 use crate::machine::Machine;
 use std::path::PathBuf;
 
@@ -47,7 +47,8 @@ impl Scenario {
     /// The HIP devices the scenario's machine has: its GPUs that its visibility lists leave
     /// to HIP. Device numbers in the scenario count these.
     pub fn hip_devices(&self) -> u32 {
-        crate::agents::hip_device_order(self.machine.gpus, &self.machine.visibility()).len() as u32
+        crate::engine::agents::hip_device_order(self.machine.gpus, &self.machine.visibility()).len()
+            as u32
     }
 }
 

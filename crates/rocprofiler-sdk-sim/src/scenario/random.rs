@@ -10,7 +10,7 @@
 //! direction (copy), then the size or duration. Each draw of `0..n` is the high 64 bits of
 //! `next_u64() * n`.
 use super::model::{default_copy_ns, default_memset_ns, GraphNode, RandomSpec, Step};
-use crate::driver::HostMemory;
+use crate::hip::driver::HostMemory;
 use chacha20::rand_core::{Rng, SeedableRng};
 use chacha20::ChaCha8Rng;
 

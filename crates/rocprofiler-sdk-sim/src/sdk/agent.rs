@@ -1,5 +1,5 @@
 //! `agent.h` (docs/sdk-facts.md#agents).
-use crate::ffi_guard::guard;
+use crate::sdk::ffi_guard::guard;
 use rocprofiler_sdk_sys as sys;
 use std::ffi::c_void;
 
@@ -23,7 +23,7 @@ pub unsafe extern "C" fn rocprofiler_query_available_agents(
         if agent_size > crate::machine::machine().rocm.agent_struct_size() {
             return sys::ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
         }
-        let mut pointers = crate::agents::agents().pointers().to_vec();
+        let mut pointers = crate::engine::agents::agents().pointers().to_vec();
         // SAFETY: the tool's callback with an array of `pointers.len()` agent pointers that
         // stay valid for the life of the process.
         unsafe { callback(version, pointers.as_mut_ptr(), pointers.len(), user_data) }

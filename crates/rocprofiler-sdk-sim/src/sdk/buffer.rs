@@ -1,8 +1,8 @@
 //! `buffer.h` (docs/sdk-facts.md#buffers, #buffer-behaviour).
 use super::write_out;
-use crate::buffer;
-use crate::ffi_guard::guard;
-use crate::user_ptr::UserPtr;
+use crate::engine::buffer;
+use crate::engine::user_ptr::UserPtr;
+use crate::sdk::ffi_guard::guard;
 use rocprofiler_sdk_sys as sys;
 use std::ffi::c_void;
 
@@ -25,7 +25,7 @@ pub unsafe extern "C" fn rocprofiler_create_buffer(
         if buffer_id.is_null() {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        if !crate::lifecycle::configuration_open() {
+        if !crate::engine::lifecycle::configuration_open() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         // SAFETY: non-null, valid per the SDK contract.

@@ -3,9 +3,9 @@ use super::callback_tracing::{
     iterate_kinds, iterate_operations, query_kind_name, query_operation_name,
 };
 use super::read_operations;
-use crate::ffi_guard::guard;
-use crate::names::{self, Domain};
-use crate::registry::{self, BufferService, ConfigureError, OpFilter};
+use crate::engine::registry::{self, BufferService, ConfigureError, OpFilter};
+use crate::sdk::ffi_guard::guard;
+use crate::sdk::names::{self, Domain};
 use rocprofiler_sdk_sys as sys;
 use std::ffi::{c_char, c_void};
 
@@ -18,7 +18,7 @@ pub unsafe extern "C" fn rocprofiler_configure_buffer_tracing_service(
     buffer_id: sys::rocprofiler_buffer_id_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_configure_buffer_tracing_service", || {
-        if !crate::lifecycle::configuration_open() {
+        if !crate::engine::lifecycle::configuration_open() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         if !registry::exists(context_id.handle) {
@@ -27,7 +27,7 @@ pub unsafe extern "C" fn rocprofiler_configure_buffer_tracing_service(
         if !names::is_valid_kind(Domain::Buffer, kind) {
             return sys::ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
         }
-        if !crate::buffer::exists(buffer_id.handle) {
+        if !crate::engine::buffer::exists(buffer_id.handle) {
             return sys::ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
         }
         // SAFETY: the caller's array contract.

@@ -1,9 +1,9 @@
 //! `callback_tracing.h`: service configuration (docs/sdk-facts.md#callback-tracing) and the names API (docs/sdk-facts.md#names-api).
 use super::read_operations;
-use crate::ffi_guard::guard;
-use crate::names::{self, Domain};
-use crate::registry::{self, CallbackService, ConfigureError, OpFilter};
-use crate::user_ptr::UserPtr;
+use crate::engine::registry::{self, CallbackService, ConfigureError, OpFilter};
+use crate::engine::user_ptr::UserPtr;
+use crate::sdk::ffi_guard::guard;
+use crate::sdk::names::{self, Domain};
 use rocprofiler_sdk_sys as sys;
 use std::ffi::{c_char, c_void};
 
@@ -17,7 +17,7 @@ pub unsafe extern "C" fn rocprofiler_configure_callback_tracing_service(
     callback_args: *mut c_void,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_configure_callback_tracing_service", || {
-        if !crate::lifecycle::configuration_open() {
+        if !crate::engine::lifecycle::configuration_open() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         if !registry::exists(context_id.handle) {
@@ -246,7 +246,7 @@ pub unsafe extern "C" fn rocprofiler_iterate_callback_tracing_kind_operation_arg
                 .args
             };
             let described =
-                crate::hip_args::describe(record.operation, &args, max_dereference_count);
+                crate::hip::hip_args::describe(record.operation, &args, max_dereference_count);
             for (number, arg) in described.iter().enumerate() {
                 // SAFETY: the tool's callback with strings and addresses alive for the call.
                 let stop = unsafe {

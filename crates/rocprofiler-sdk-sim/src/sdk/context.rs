@@ -1,7 +1,7 @@
 //! `context.h` (docs/sdk-facts.md#contexts).
 use super::write_out;
-use crate::ffi_guard::guard;
-use crate::{registration, registry};
+use crate::engine::{registration, registry};
+use crate::sdk::ffi_guard::guard;
 use rocprofiler_sdk_sys as sys;
 use std::ffi::c_int;
 
@@ -22,7 +22,7 @@ pub unsafe extern "C" fn rocprofiler_create_context(
         let none = crate::machine::machine().rocm.context_none();
         // SAFETY: as above.
         unsafe { (*context_id).handle = none };
-        if !crate::lifecycle::configuration_open() {
+        if !crate::engine::lifecycle::configuration_open() {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         let handle = registry::create_context(registration::initializing_client());
@@ -41,7 +41,7 @@ pub unsafe extern "C" fn rocprofiler_start_context(
         if !registry::exists(context_id.handle) {
             return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
         }
-        if crate::lifecycle::fini_status() != 0 {
+        if crate::engine::lifecycle::fini_status() != 0 {
             return sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         }
         registry::set_active(context_id.handle, true);
@@ -57,7 +57,7 @@ pub unsafe extern "C" fn rocprofiler_stop_context(
     context_id: sys::rocprofiler_context_id_t,
 ) -> sys::rocprofiler_status_t {
     guard("rocprofiler_stop_context", || {
-        if crate::lifecycle::fini_status() > 0 {
+        if crate::engine::lifecycle::fini_status() > 0 {
             return sys::ROCPROFILER_STATUS_SUCCESS;
         }
         if registry::deactivate(context_id.handle) {

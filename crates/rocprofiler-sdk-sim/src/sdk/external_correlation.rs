@@ -1,8 +1,9 @@
 //! `external_correlation.h` (docs/sdk-facts.md#external-correlation).
-use crate::ffi_guard::guard;
-use crate::registry::{self, ConfigureError, RequestService};
-use crate::user_ptr::UserPtr;
-use crate::{clock, external_correlation as ext};
+use crate::engine::external_correlation as ext;
+use crate::engine::registry::{self, ConfigureError, RequestService};
+use crate::engine::user_ptr::UserPtr;
+use crate::sdk::ffi_guard::guard;
+use crate::time::clock;
 use rocprofiler_sdk_sys as sys;
 use std::ffi::c_void;
 

@@ -1,13 +1,13 @@
 //! `internal_threading.h` (docs/sdk-facts.md#callback-threads). As in the SDK's `internal_threading.cpp`, both calls are
 //! LOCKED only once initialization finished: before it started they work too.
 use super::write_out;
-use crate::ffi_guard::guard;
-use crate::{buffer, callback_thread};
+use crate::engine::{buffer, callback_thread};
+use crate::sdk::ffi_guard::guard;
 use rocprofiler_sdk_sys as sys;
 
 /// LOCKED once initialization finished, as the SDK.
 fn locked() -> bool {
-    crate::lifecycle::init_status() > 0
+    crate::engine::lifecycle::init_status() > 0
 }
 
 #[no_mangle]

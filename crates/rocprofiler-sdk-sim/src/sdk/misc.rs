@@ -1,7 +1,9 @@
 //! `rocprofiler.h`: time, thread ids, version and status strings (docs/sdk-facts.md#status-codes-and-time).
 use super::write_out;
-use crate::ffi_guard::{guard, guard_value};
-use crate::{clock, registration, status_names};
+use crate::engine::registration;
+use crate::sdk::ffi_guard::{guard, guard_value};
+use crate::sdk::status_names;
+use crate::time::clock;
 use rocprofiler_sdk_sys as sys;
 use std::ffi::c_char;
 

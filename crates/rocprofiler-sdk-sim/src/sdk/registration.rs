@@ -1,7 +1,7 @@
 //! `registration.h`.
 use super::write_out;
-use crate::ffi_guard::guard;
-use crate::registration;
+use crate::engine::registration;
+use crate::sdk::ffi_guard::guard;
 use rocprofiler_sdk_sys as sys;
 use std::ffi::c_int;
 
@@ -20,7 +20,7 @@ pub unsafe extern "C" fn rocprofiler_is_initialized(
 ) -> sys::rocprofiler_status_t {
     // SAFETY: write_out rejects a null `status`; a non-null one is writable per the SDK contract.
     guard("rocprofiler_is_initialized", || unsafe {
-        write_out(status, crate::lifecycle::init_status())
+        write_out(status, crate::engine::lifecycle::init_status())
     })
 }
 
@@ -28,6 +28,6 @@ pub unsafe extern "C" fn rocprofiler_is_initialized(
 pub unsafe extern "C" fn rocprofiler_is_finalized(status: *mut c_int) -> sys::rocprofiler_status_t {
     // SAFETY: write_out rejects a null `status`; a non-null one is writable per the SDK contract.
     guard("rocprofiler_is_finalized", || unsafe {
-        write_out(status, crate::lifecycle::fini_status())
+        write_out(status, crate::engine::lifecycle::fini_status())
     })
 }

@@ -241,7 +241,7 @@ fn build() -> Agents {
     let cpus = machine.cpus;
     let rocm = machine.rocm;
     let struct_size = rocm.agent_struct_size() as u64;
-    let offset = crate::handles::random_offset();
+    let offset = crate::engine::handles::random_offset();
     let mut structs = Vec::new();
 
     for socket in 0..cpus {

@@ -36,7 +36,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{LazyLock, Once};
 use std::time::Duration;
 
-use crate::bell::Bell;
+use crate::engine::bell::Bell;
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -167,7 +167,7 @@ pub(crate) fn complete_kernel_at(
     stream: (u32, u64),
     job: impl FnOnce() + Send + 'static,
 ) {
-    let lag = crate::clock::kernel_record_lag_ns();
+    let lag = crate::time::clock::kernel_record_lag_ns();
     complete_after_lag(end_ns, lag, device, stream, Box::new(job));
 }
 
@@ -182,7 +182,7 @@ fn complete_after_lag(end_ns: u64, lag_ns: u64, device: u32, stream: (u32, u64),
         let due = end_ns.saturating_add(lag_ns);
         schedule(&mut state, due, Pending::Push { job, finish: None });
         let seq = state.next_seq - 1;
-        let visible = end_ns.saturating_add(crate::clock::kernel_record_min_lag_ns());
+        let visible = end_ns.saturating_add(crate::time::clock::kernel_record_min_lag_ns());
         if visible < due {
             state.visible.push(Reverse((visible, seq)));
         }
@@ -190,7 +190,7 @@ fn complete_after_lag(end_ns: u64, lag_ns: u64, device: u32, stream: (u32, u64),
     // Under the virtual clock an entry due later waits for `run_due`, which wakes the thread
     // itself: waking it for every completion only to find nothing due was two context
     // switches per kernel (most of a long replay's time).
-    if !crate::clock::is_virtual() || end_ns <= crate::clock::now_ns() {
+    if !crate::time::clock::is_virtual() || end_ns <= crate::time::clock::now_ns() {
         SIGNAL.work.ring_one(&state);
     }
     // A waiter under the virtual clock may be waiting for work the HIP worker registers.
@@ -237,7 +237,7 @@ fn run_entry(state: &mut MutexGuard<'_, State>, seq: u64) -> bool {
     // Under the virtual clock the thread that moved time waits for the whole wake: the signal
     // thread tells it once, when the wake ends (waking it after every push only for it to
     // wait again was a context switch per record).
-    if !pushed || !crate::clock::is_virtual() {
+    if !pushed || !crate::time::clock::is_virtual() {
         SIGNAL.done.ring_all(state);
     }
     pushed
@@ -259,10 +259,10 @@ fn spawn() {
         .name("rocsim-signal".into())
         .spawn(|| {
             ON_SIGNAL_THREAD.set(true);
-            crate::clock::set_virtual_tid(crate::clock::SIGNAL_THREAD_TID);
+            crate::time::clock::set_virtual_tid(crate::time::clock::SIGNAL_THREAD_TID);
             let mut state = SIGNAL.state.lock();
             loop {
-                let now = crate::clock::now_ns();
+                let now = crate::time::clock::now_ns();
                 if state.next_due().is_some_and(|due| due <= now) {
                     if run_next(&mut state) {
                         state.awake = true;
@@ -282,7 +282,7 @@ fn spawn() {
                         SIGNAL.work.wait(&mut state)
                     }
                     // Virtual time moves only when a driver thread advances it (and notifies).
-                    Some(due) if due > now && crate::clock::is_virtual() => {
+                    Some(due) if due > now && crate::time::clock::is_virtual() => {
                         SIGNAL.work.wait(&mut state)
                     }
                     Some(due) if due > now => {
@@ -331,7 +331,7 @@ pub(crate) fn run_due(now: u64) {
 }
 
 fn wait_until(mut idle: impl FnMut(&State) -> bool) {
-    if crate::clock::is_virtual() {
+    if crate::time::clock::is_virtual() {
         return wait_virtual(idle);
     }
     let mut state = SIGNAL.state.lock();
@@ -343,7 +343,7 @@ fn wait_until(mut idle: impl FnMut(&State) -> bool) {
 /// Virtual clock: moves time to the next due entry until `idle` holds.
 fn wait_virtual(mut idle: impl FnMut(&State) -> bool) {
     loop {
-        crate::worker::wait_idle();
+        crate::hip::worker::wait_idle();
         let next = {
             let mut state = SIGNAL.state.lock();
             if idle(&state) {
@@ -384,24 +384,24 @@ pub(crate) fn wait_all() {
 /// Moves virtual time forward to `t` (never back), then waits until every completion due by
 /// then ran. No-op with the real clock.
 pub(crate) fn advance_to(t: u64) {
-    if !crate::clock::is_virtual() {
+    if !crate::time::clock::is_virtual() {
         return;
     }
     // Work the HIP worker still has to submit reads "now" when it does: let it finish first.
-    crate::worker::wait_idle();
-    run_due(crate::clock::advance_virtual_now(t));
+    crate::hip::worker::wait_idle();
+    run_due(crate::time::clock::advance_virtual_now(t));
 }
 
 /// Moves virtual time forward by `ns` (see [`advance_to`]).
 pub(crate) fn advance_by(ns: u64) {
-    if crate::clock::is_virtual() {
-        advance_to(crate::clock::now_ns().saturating_add(ns));
+    if crate::time::clock::is_virtual() {
+        advance_to(crate::time::clock::now_ns().saturating_add(ns));
     }
 }
 
 /// The modelled duration of one HIP call: called between ENTER and EXIT.
 pub(crate) fn api_call_elapsed() {
-    advance_by(crate::clock::API_CALL_NS);
+    advance_by(crate::time::clock::API_CALL_NS);
 }
 
 /// A host thread waiting until time `t`: virtual time moving forward, or a real sleep.
@@ -409,20 +409,23 @@ pub(crate) fn api_call_elapsed() {
 /// thread could wait on a tool callback that waits for the worker; the completions that
 /// became due run at the next wait of an API thread.
 pub(crate) fn wait_until_time(t: u64) {
-    if crate::clock::is_virtual() {
-        if crate::worker::on_worker() {
-            crate::clock::advance_virtual_now(t);
+    if crate::time::clock::is_virtual() {
+        if crate::hip::worker::on_worker() {
+            crate::time::clock::advance_virtual_now(t);
         } else {
             advance_to(t);
         }
-    } else if let Some(ns) = t.checked_sub(crate::clock::now_ns()).filter(|&ns| ns > 0) {
+    } else if let Some(ns) = t
+        .checked_sub(crate::time::clock::now_ns())
+        .filter(|&ns| ns > 0)
+    {
         std::thread::sleep(std::time::Duration::from_nanos(ns));
     }
 }
 
 /// A host thread sleeping `ns`: real sleep, or virtual time moving forward.
 pub(crate) fn sleep_ns(ns: u64) {
-    if crate::clock::is_virtual() {
+    if crate::time::clock::is_virtual() {
         advance_by(ns);
     } else {
         std::thread::sleep(std::time::Duration::from_nanos(ns));

@@ -3,7 +3,7 @@
 //! loaded libraries, `ROCP_TOOL_LIBRARIES`), the HIP runtime's table reaching the SDK or not,
 //! late tools from SDK 1.3.2, `initialize` on the triggering thread under the registration
 //! mutex, and finalization at exit or on request.
-use crate::user_ptr::UserPtr;
+use crate::engine::user_ptr::UserPtr;
 use crate::SimError;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
@@ -39,7 +39,7 @@ struct Client {
     finalized: bool,
 }
 
-use crate::lifecycle::{init_status, runtime_tables, set_runtime_tables, RuntimeTables};
+use crate::engine::lifecycle::{init_status, runtime_tables, set_runtime_tables, RuntimeTables};
 
 /// The HIP version the simulated runtime reports with its initialization (7.1.0).
 const HIP_VERSION: u64 = 70_100_000;
@@ -77,7 +77,7 @@ pub(crate) fn force_configure(configure: sys::rocprofiler_configure_func_t) -> u
     let _registration = REGISTRATION_LOCK.lock();
     if init_status() == 0 && !FORCED.load(Ordering::Acquire) {
         FORCED.store(true, Ordering::Release);
-        crate::lifecycle::set_init(-1);
+        crate::engine::lifecycle::set_init(-1);
         let clients = find_clients(Some(configure));
         initialize_tools(&clients);
         if runtime_tables() == RuntimeTables::Untraced && accepts_late_tools() {
@@ -86,7 +86,7 @@ pub(crate) fn force_configure(configure: sys::rocprofiler_configure_func_t) -> u
         return sys::ROCPROFILER_STATUS_SUCCESS;
     }
     if init_status() == 1 && accepts_late_tools() && !already_invoked(configure) {
-        crate::lifecycle::set_init(-1);
+        crate::engine::lifecycle::set_init(-1);
         initialize_tools(&[configure]);
         if runtime_tables() != RuntimeTables::NotRegistered {
             propagate_runtime_tables();
@@ -113,10 +113,10 @@ pub(crate) fn runtime_registration() -> Result<(), SimError> {
         return Ok(());
     }
     if init_status() == 0 {
-        crate::lifecycle::set_init(-1);
+        crate::engine::lifecycle::set_init(-1);
         let clients = find_clients(None);
         if clients.is_empty() {
-            crate::lifecycle::set_init(0);
+            crate::engine::lifecycle::set_init(0);
             set_runtime_tables(RuntimeTables::Untraced);
             return Ok(());
         }
@@ -130,8 +130,8 @@ pub(crate) fn runtime_registration() -> Result<(), SimError> {
 /// tracing RUNTIME_INITIALIZATION hears that HIP initialized.
 fn propagate_runtime_tables() {
     set_runtime_tables(RuntimeTables::Traced);
-    let targets = crate::registry::targets(
-        crate::registry::Selector {
+    let targets = crate::engine::registry::targets(
+        crate::engine::registry::Selector {
             callback_kind: Some(sys::ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION),
             buffer_kind: None,
             request_kind: None,
@@ -139,7 +139,7 @@ fn propagate_runtime_tables() {
         &[sys::ROCPROFILER_RUNTIME_INITIALIZATION_HIP],
         sys::ROCPROFILER_RUNTIME_INITIALIZATION_HIP,
     );
-    let tid = crate::clock::gettid();
+    let tid = crate::time::clock::gettid();
     for target in targets {
         let Some(service) = &target.callback else {
             continue;
@@ -151,7 +151,7 @@ fn propagate_runtime_tables() {
             instance: 0,
         };
         let mut user_data = 0u64;
-        crate::dispatch::invoke(
+        crate::engine::dispatch::invoke(
             service,
             target.context,
             tid,
@@ -272,7 +272,7 @@ fn loaded_libraries() -> Vec<CString> {
 /// Calls every `configure`, then every non-null `initialize` (docs/sdk-facts.md#tool-start-up "Order of calls").
 /// Caller holds the registration lock and has set the initialization status to -1.
 fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
-    crate::lifecycle::set_init(-1);
+    crate::engine::lifecycle::set_init(-1);
     let (major, minor, patch) = version();
     let version = 10000 * major + 100 * minor + patch;
     let version_text = CString::new(format!("{major}.{minor}.{patch}")).unwrap_or_default();
@@ -325,7 +325,7 @@ fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
         IN_INITIALIZE.set(false);
         INITIALIZING_CLIENT.store(0, Ordering::Release);
     }
-    crate::lifecycle::set_init(1);
+    crate::engine::lifecycle::set_init(1);
     AT_EXIT.call_once(|| {
         // SAFETY: registering a plain extern "C" fn with no captured state.
         unsafe { libc::atexit(finalize_at_exit) };
@@ -363,7 +363,7 @@ extern "C" fn finalize_at_exit() {
         for handle in handles {
             finalize_client(handle);
         }
-        crate::lifecycle::set_fini(1);
+        crate::engine::lifecycle::set_fini(1);
     });
 }
 
@@ -386,15 +386,15 @@ fn finalize_client(handle: u32) {
         client.finalized = true;
         (client.finalize, client.tool_data)
     };
-    crate::lifecycle::set_fini(-1);
-    crate::worker::wait_idle();
-    crate::signal::wait_all();
-    crate::registry::stop_client_contexts(handle);
+    crate::engine::lifecycle::set_fini(-1);
+    crate::hip::worker::wait_idle();
+    crate::engine::signal::wait_all();
+    crate::engine::registry::stop_client_contexts(handle);
     if let Some(finalize) = finalize {
         // SAFETY: the tool's finalize with the tool data it gave us.
         unsafe { finalize(tool_data.0) };
     }
-    crate::buffer::wait_client_deliveries(handle);
+    crate::engine::buffer::wait_client_deliveries(handle);
     let all_done = CLIENTS.lock().iter().all(|c| c.finalized);
-    crate::lifecycle::set_fini(if all_done { 1 } else { 0 });
+    crate::engine::lifecycle::set_fini(if all_done { 1 } else { 0 });
 }

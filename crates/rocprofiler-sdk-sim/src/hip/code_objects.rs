@@ -1,11 +1,11 @@
 //! Code objects and kernel symbols (docs/sdk-facts.md#code-objects-and-kernel-symbols, docs/simulator-fidelity.md#names): LOAD, then DEVICE_KERNEL_SYMBOL_REGISTER per
 //! kernel (phase LOAD) on the loading thread; at unload the reverse, phase UNLOAD. A kernel's
 //! `kernel_name` stays valid until its code object is unloaded, and not after.
-use crate::agents::agents;
-use crate::clock::gettid;
-use crate::dispatch::invoke;
-use crate::external_correlation as ext;
-use crate::registry::{self, Selector};
+use crate::engine::agents::agents;
+use crate::engine::dispatch::invoke;
+use crate::engine::external_correlation as ext;
+use crate::engine::registry::{self, Selector};
+use crate::time::clock::gettid;
 use crate::SimError;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
@@ -253,7 +253,7 @@ pub(crate) fn load_with_resources(
             device,
             uri: CString::new(format!(
                 "memory://{}#offset=0x{:x}&size=1048576",
-                crate::clock::getpid(),
+                crate::time::clock::getpid(),
                 id << 24
             ))
             .unwrap_or_default(),

@@ -37,8 +37,15 @@
 //! * Headers and payloads live in memory the sim reuses; in debug builds it is overwritten with
 //!   `0xDB` bytes as soon as the callback returns, so a tool that keeps pointers sees garbage.
 //! * No sim lock is held while the tool's callback runs.
+mod arena;
+mod counts;
+
+pub use counts::BufferRecordCounts;
+
+use crate::engine::user_ptr::UserPtr;
 use crate::machine::{BufferSync, SelfDeadlock};
-use crate::user_ptr::UserPtr;
+use arena::Arena;
+use counts::kind_slot;
 use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 use rocprofiler_sdk_sys as sys;
 use rustc_hash::FxHashMap as HashMap;
@@ -54,169 +61,6 @@ pub(crate) type BufferCallbackFn = unsafe extern "C" fn(
     *mut c_void,
     u64,
 );
-
-const POISON: u64 = 0xDBDB_DBDB_DBDB_DBDB;
-
-/// One slot per buffer tracing kind; kinds past the SDK's last one share the final slot.
-const KIND_SLOTS: usize = sys::ROCPROFILER_BUFFER_TRACING_LAST as usize + 1;
-
-fn kind_slot(kind: u32) -> usize {
-    (kind as usize).min(KIND_SLOTS - 1)
-}
-
-/// What happened to the records pushed into one buffer, for tests that account for every
-/// record: `total_written() == delivered + destroyed_undelivered + (records still held)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BufferRecordCounts {
-    written: [u64; KIND_SLOTS],
-    discarded: [u64; KIND_SLOTS],
-    lost: [u64; KIND_SLOTS],
-    /// Records handed to the tool's buffer callback (after it returned).
-    pub delivered: u64,
-    /// Written records thrown away because the buffer was destroyed before delivering them.
-    pub destroyed_undelivered: u64,
-    /// Times a producer waited for a buffer callback (`Machine::buffer_sync`).
-    pub producer_waits: u64,
-    /// Nanoseconds (real time) producers spent in those waits.
-    pub producer_wait_ns: u64,
-    /// Times a waiting flush (`rocprofiler_flush_buffer`, or a producer on a full LOSSLESS
-    /// buffer) waited for a delivery already queued or running.
-    pub flush_waits: u64,
-    /// Records dropped because their producer would have deadlocked on the buffer's own
-    /// callback thread (only with `buffer_self_deadlock = "drop"`).
-    pub self_deadlocks: u64,
-}
-
-impl Default for BufferRecordCounts {
-    fn default() -> Self {
-        BufferRecordCounts {
-            written: [0; KIND_SLOTS],
-            discarded: [0; KIND_SLOTS],
-            lost: [0; KIND_SLOTS],
-            delivered: 0,
-            destroyed_undelivered: 0,
-            producer_waits: 0,
-            producer_wait_ns: 0,
-            flush_waits: 0,
-            self_deadlocks: 0,
-        }
-    }
-}
-
-impl BufferRecordCounts {
-    /// Records of `kind` written into the buffer.
-    pub fn written(&self, kind: u32) -> u64 {
-        self.written[kind_slot(kind)]
-    }
-
-    pub fn total_written(&self) -> u64 {
-        self.written.iter().sum()
-    }
-
-    /// Records of `kind` dropped under the DISCARD policy (reported as `drop_count`).
-    pub fn discarded(&self, kind: u32) -> u64 {
-        self.discarded[kind_slot(kind)]
-    }
-
-    pub fn total_discarded(&self) -> u64 {
-        self.discarded.iter().sum()
-    }
-
-    /// Records of `kind` lost without a trace: written while the index pointed at DISCARD's
-    /// unallocated half, or larger than the buffer. They are neither written nor discarded.
-    pub fn lost(&self, kind: u32) -> u64 {
-        self.lost[kind_slot(kind)]
-    }
-
-    pub fn total_lost(&self) -> u64 {
-        self.lost.iter().sum()
-    }
-}
-
-/// One half of a buffer: records packed at 8-byte aligned offsets, plus the header arrays
-/// built for delivery.
-struct Arena {
-    words: Vec<u64>,
-    used: usize,
-    entries: Vec<(u32, usize)>,
-    headers: Vec<sys::rocprofiler_record_header_t>,
-    header_ptrs: Vec<*mut sys::rocprofiler_record_header_t>,
-}
-
-// SAFETY: the raw pointers in `headers`/`header_ptrs` only ever point into this arena's own
-// vectors, and are rebuilt before each use; moving the arena to the callback thread is sound.
-unsafe impl Send for Arena {}
-
-impl Arena {
-    fn new(capacity_bytes: usize) -> Self {
-        Arena {
-            words: Vec::with_capacity(capacity_bytes.div_ceil(8)),
-            used: 0,
-            entries: Vec::new(),
-            headers: Vec::new(),
-            header_ptrs: Vec::new(),
-        }
-    }
-
-    fn fits(&self, bytes: usize, capacity: usize) -> bool {
-        self.used + bytes <= capacity
-    }
-
-    fn write<T: Copy>(&mut self, kind: u32, record: &T) {
-        debug_assert!(std::mem::align_of::<T>() <= 8);
-        let offset = self.used;
-        let end = (offset + std::mem::size_of::<T>()).div_ceil(8) * 8;
-        if self.words.len() < end / 8 {
-            self.words.resize(end / 8, 0);
-        }
-        // SAFETY: `offset` is a multiple of 8 inside `words` (resized above), the base of a
-        // Vec<u64> is 8-aligned and T needs at most 8-byte alignment.
-        unsafe {
-            let dst = self.words.as_mut_ptr().cast::<u8>().add(offset).cast::<T>();
-            std::ptr::write(dst, *record);
-        }
-        self.entries.push((kind, offset));
-        self.used = end;
-    }
-
-    fn build_headers(&mut self) {
-        let base = self.words.as_mut_ptr().cast::<u8>();
-        self.headers.clear();
-        for &(kind, offset) in &self.entries {
-            self.headers.push(sys::rocprofiler_record_header_t {
-                id: sys::rocprofiler_record_header_id_t {
-                    ck: sys::rocprofiler_record_header_category_kind_t {
-                        category: sys::ROCPROFILER_BUFFER_CATEGORY_TRACING,
-                        kind,
-                    },
-                },
-                // SAFETY: every entry offset lies inside `words`.
-                payload: unsafe { base.add(offset) }.cast(),
-            });
-        }
-        self.header_ptrs.clear();
-        let headers = self.headers.as_mut_ptr();
-        // SAFETY: indices are within `headers`, which is not resized until the next build.
-        self.header_ptrs
-            .extend((0..self.headers.len()).map(|i| unsafe { headers.add(i) }));
-    }
-
-    /// Forgets the records; in debug builds, first overwrites everything a tool was shown.
-    fn recycle(&mut self) {
-        if cfg!(debug_assertions) {
-            self.words.fill(POISON);
-            for header in &mut self.headers {
-                header.id.hash = POISON;
-                header.payload = POISON as usize as *mut c_void;
-            }
-            for ptr in &mut self.header_ptrs {
-                *ptr = POISON as usize as *mut _;
-            }
-        }
-        self.used = 0;
-        self.entries.clear();
-    }
-}
 
 /// The SDK's ring buffers are whole pages.
 const PAGE: usize = 4096;
@@ -267,7 +111,7 @@ struct Buffers {
 
 static BUFFERS: LazyLock<RwLock<Buffers>> = LazyLock::new(|| {
     RwLock::new(Buffers {
-        offset: crate::handles::random_offset(),
+        offset: crate::engine::handles::random_offset(),
         created: 0,
         by_handle: HashMap::default(),
     })
@@ -312,7 +156,7 @@ pub(crate) fn create(
         policy,
         callback,
         data,
-        thread: AtomicU64::new(crate::callback_thread::default_thread()),
+        thread: AtomicU64::new(crate::engine::callback_thread::default_thread()),
         state: Mutex::new(State {
             halves: [half(capacity), half(second)],
             idx: 0,
@@ -355,7 +199,7 @@ impl Buffer {
     /// True on the callback thread that runs this buffer's deliveries: anything this thread
     /// waits for that only a delivery task can release never comes.
     fn on_own_callback_thread(&self) -> bool {
-        let here = crate::callback_thread::current();
+        let here = crate::engine::callback_thread::current();
         here != 0 && here == self.thread.load(Ordering::Acquire)
     }
 
@@ -405,7 +249,7 @@ impl Buffer {
             }
         }
         if state.halves[idx].used() >= self.watermark {
-            if crate::lifecycle::fini_status() < 0 {
+            if crate::engine::lifecycle::fini_status() < 0 {
                 // During finalization the SDK turns every flush into a waiting one.
                 if self.on_own_callback_thread() {
                     self.self_deadlock(&mut state, "a flush during finalization");
@@ -565,7 +409,7 @@ impl Buffer {
         state.halves[idx].busy = true;
         state.queued += 1;
         let buffer = Arc::clone(self);
-        crate::callback_thread::submit(
+        crate::engine::callback_thread::submit(
             self.thread.load(Ordering::Acquire),
             Box::new(move || buffer.deliver(idx)),
         );
@@ -629,7 +473,7 @@ pub fn record_counts(handle: u64) -> Option<BufferRecordCounts> {
 /// `rocprofiler_flush_buffer`: deliver what the buffer holds and wait for the callback. A
 /// concurrent flush is waited out, never answered with BUFFER_BUSY.
 pub(crate) fn flush(handle: u64) -> sys::rocprofiler_status_t {
-    if crate::lifecycle::fini_status() > 0 {
+    if crate::engine::lifecycle::fini_status() > 0 {
         return sys::ROCPROFILER_STATUS_ERROR_FINALIZED;
     }
     let Some(buffer) = get(handle) else {
@@ -679,7 +523,7 @@ pub(crate) fn wait_client_deliveries(client: u32) {
         .read()
         .by_handle
         .values()
-        .filter(|b| crate::registry::client_of(b.context) == Some(client))
+        .filter(|b| crate::engine::registry::client_of(b.context) == Some(client))
         .cloned()
         .collect();
     for buffer in buffers {

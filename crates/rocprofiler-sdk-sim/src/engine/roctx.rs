@@ -15,10 +15,10 @@
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
-use crate::clock::gettid;
-use crate::dispatch::{invoke, next_correlation_id};
-use crate::external_correlation as ext;
-use crate::registry::{self, Selector};
+use crate::engine::dispatch::{invoke, next_correlation_id};
+use crate::engine::external_correlation as ext;
+use crate::engine::registry::{self, Selector};
+use crate::time::clock::gettid;
 use crate::SimError;
 use rocprofiler_sdk_sys as sys;
 
@@ -205,7 +205,7 @@ pub unsafe extern "C" fn rocsim_roctx_name_hip_stream(
     name: *const c_char,
     stream: *const c_void,
 ) -> c_int {
-    crate::ffi_guard::guard_value(-1, || {
+    crate::sdk::ffi_guard::guard_value(-1, || {
         if name.is_null() {
             return -1;
         }
@@ -222,7 +222,7 @@ pub unsafe extern "C" fn rocsim_roctx_name_hip_stream(
 /// `message` is null or a NUL-terminated string valid for the call.
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_roctx_range_push_a(message: *const c_char) -> c_int {
-    crate::ffi_guard::guard_value(-1, || {
+    crate::sdk::ffi_guard::guard_value(-1, || {
         // SAFETY: the caller's contract.
         let message = (!message.is_null()).then(|| unsafe { CStr::from_ptr(message) });
         range_push(message)
@@ -232,7 +232,7 @@ pub unsafe extern "C" fn rocsim_roctx_range_push_a(message: *const c_char) -> c_
 /// `roctxRangePop()`.
 #[no_mangle]
 pub extern "C" fn rocsim_roctx_range_pop() -> c_int {
-    crate::ffi_guard::guard_value(-1, range_pop)
+    crate::sdk::ffi_guard::guard_value(-1, range_pop)
 }
 
 /// `roctxMarkA(message)`.
@@ -241,7 +241,7 @@ pub extern "C" fn rocsim_roctx_range_pop() -> c_int {
 /// `message` is null or a NUL-terminated string valid for the call.
 #[no_mangle]
 pub unsafe extern "C" fn rocsim_roctx_mark_a(message: *const c_char) {
-    crate::ffi_guard::guard_value((), || {
+    crate::sdk::ffi_guard::guard_value((), || {
         // SAFETY: the caller's contract.
         let message = (!message.is_null()).then(|| unsafe { CStr::from_ptr(message) });
         mark(message);

@@ -1,6 +1,6 @@
 //! External correlation ids (docs/sdk-facts.md#external-correlation): per-(context, thread) push/pop stacks and the request
 //! service's return contract.
-use crate::registry::Target;
+use crate::engine::registry::Target;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 use rustc_hash::FxHashMap as HashMap;
@@ -19,7 +19,7 @@ static STACKS: LazyLock<Mutex<Stacks>> = LazyLock::new(|| Mutex::new(HashMap::de
 static DEFAULT: AtomicU64 = AtomicU64::new(0);
 
 fn is_default_thread(tid: u64) -> bool {
-    tid == crate::clock::getpid()
+    tid == crate::time::clock::getpid()
 }
 
 pub(crate) fn push(context: u64, tid: u64, value: u64) {

@@ -6,11 +6,11 @@ use std::hash::{BuildHasher, Hasher};
 
 /// A fresh random value in [255, 65535].
 pub(crate) fn random_offset() -> u64 {
-    if let Some(seeded) = crate::clock::seeded_offset() {
+    if let Some(seeded) = crate::time::clock::seeded_offset() {
         return 255 + seeded % (65535 - 255 + 1);
     }
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(crate::clock::now_ns());
-    hasher.write_u64(crate::clock::getpid());
+    hasher.write_u64(crate::time::clock::now_ns());
+    hasher.write_u64(crate::time::clock::getpid());
     255 + hasher.finish() % (65535 - 255 + 1)
 }

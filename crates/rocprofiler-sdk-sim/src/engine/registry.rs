@@ -5,7 +5,7 @@
 //!
 //! Producers never call into a tool while holding this registry's lock: they copy out the
 //! [`Target`]s they need, release the lock, then invoke (docs/simulator-fidelity.md#threading).
-use crate::user_ptr::UserPtr;
+use crate::engine::user_ptr::UserPtr;
 use parking_lot::RwLock;
 use rocprofiler_sdk_sys as sys;
 use smallvec::SmallVec;
@@ -77,7 +77,7 @@ struct Registry {
 
 static REGISTRY: LazyLock<RwLock<Registry>> = LazyLock::new(|| {
     RwLock::new(Registry {
-        offset: crate::handles::random_offset(),
+        offset: crate::engine::handles::random_offset(),
         contexts: Vec::new(),
     })
 });
@@ -234,7 +234,9 @@ pub(crate) fn targets(sel: Selector, callback_ops: &[i32], buffer_op: i32) -> Ta
     let mut out = Targets::new();
     // A runtime whose table never reached the SDK is not intercepted: no tool sees its calls
     // or its device work, whatever contexts are active.
-    if crate::lifecycle::runtime_tables() == crate::lifecycle::RuntimeTables::Untraced {
+    if crate::engine::lifecycle::runtime_tables()
+        == crate::engine::lifecycle::RuntimeTables::Untraced
+    {
         return out;
     }
     let registry = REGISTRY.read();

@@ -7,7 +7,7 @@ pub(crate) fn guard(
     name: &'static str,
     body: impl FnOnce() -> rocprofiler_status_t,
 ) -> rocprofiler_status_t {
-    if let Some(status) = crate::faults::take(name) {
+    if let Some(status) = crate::sdk::faults::take(name) {
         return status;
     }
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(ROCPROFILER_STATUS_ERROR)

@@ -19,7 +19,7 @@ struct Threads {
 }
 
 static THREADS: LazyLock<Mutex<Threads>> = LazyLock::new(|| {
-    let offset = crate::handles::random_offset();
+    let offset = crate::engine::handles::random_offset();
     let default = Arc::new(CallbackThread {
         handle: offset,
         sender: OnceLock::new(),
