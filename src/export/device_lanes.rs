@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::line_builder::LineBuilder;
 use super::options::{ExportOptions, GroupBy};
-use super::placed::{EventKey, Events, List, Placed};
+use super::placement::{EventKey, Events, List, Placed};
 use super::plane_builder::PlaneBuilder;
 use super::stream_lanes::{
     dense_lane_numbers, dense_stream_numbers, lane_line_id, queue_line_name,

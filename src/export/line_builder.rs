@@ -2,7 +2,7 @@
 //! (event_stats.rs, plus the copy stats below and the line's own) and its place on the
 //! timeline (docs/xla-interface.md#event-stats).
 use super::event_stats::event_stats;
-use super::placed::{Events, Placed};
+use super::placement::{Events, Placed};
 use super::plane_builder::PlaneBuilder;
 use super::timeline::Timeline;
 use super::xplane_proto::{x_event, XStat};

@@ -1,8 +1,8 @@
 //! From collected events to an XSpace, and XSpace files (docs/xla-interface.md#export).
-//! The path of an export: placement.rs decides each event's line (placed.rs: the handles it
-//! hands on), xspace_builder.rs builds the planes in order, line_builder.rs writes a line's
-//! events (event_stats.rs: their stats), device_lanes.rs a device's lanes (stream_lanes.rs:
-//! their numbers and names), all into a sink (xspace_sink.rs; xspace_encoder.rs for bytes).
+//! The path of an export: placement.rs decides each event's line, xspace_builder.rs builds
+//! the planes in order, line_builder.rs writes a line's events (event_stats.rs: their stats),
+//! device_lanes.rs a device's lanes (stream_lanes.rs: their numbers and names), all into a
+//! sink (xspace_sink.rs; xspace_encoder.rs for a file's bytes).
 mod annotation;
 pub mod capture_folder;
 mod details_input;
@@ -14,7 +14,6 @@ mod line_builder;
 pub mod log_folder;
 mod occupancy;
 mod options;
-mod placed;
 mod placement;
 mod plane_builder;
 pub mod plane_names;

@@ -3,12 +3,158 @@
 //! device (its lane is chosen in device_lanes.rs), a HIP copy the CPU did on its thread's line
 //! only, a ROCTx range or mark on its thread's ROCTx line. Events outside the capture window
 //! or without a lane are counted by reason, and the warnings of the trace are written here.
+//! A placed event is a 12-byte handle to where the trace keeps it, read in place by [`Events`]
+//! (docs/ARCHITECTURE.md#collected-event-memory).
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::placed::{Events, List, Placed};
+use super::event_stats::KernelDevice;
 use super::timeline::Timeline;
-use crate::collector::{CollectedTrace, DropCounters, DropReason, EventLog};
-use crate::event::{EventSource, RocmTracerEvent};
+use crate::collector::{CollectedTrace, DropCounters, DropReason, EventLog, LoggedEvent};
+use crate::event::{EventSource, EventType, RocmTracerEvent};
+
+/// Which of the trace's lists an exported event is kept in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum List {
+    /// The joined events of a device ordinal.
+    Device(u32),
+    /// HIP copy calls the CPU did.
+    HostOnly,
+    /// ROCTx ranges and marks.
+    Markers,
+}
+
+/// One event on its way to a line: where the trace keeps it, not a copy of it, so that a
+/// line of a million events costs 12 MB on its way (docs/ARCHITECTURE.md#collected-event-memory).
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Placed {
+    pub(super) list: List,
+    pub(super) index: u32,
+}
+
+/// The events of an export, read in place from the collected trace.
+pub(super) struct Events<'a> {
+    trace: &'a CollectedTrace,
+    /// The joined events of each device ordinal below `num_gpus`.
+    devices: Vec<Option<&'a EventLog>>,
+    /// What the occupancy model needs of each device ordinal with a known agent.
+    kernel_devices: Vec<Option<KernelDevice>>,
+    /// The `copy_done_by` stat of a HIP copy call without a device record: "CPU", or
+    /// "unknown" under indirect dispatch.
+    copy_done_by: &'static str,
+}
+
+impl<'a> Events<'a> {
+    pub(super) fn new(trace: &'a CollectedTrace, copy_done_by: &'static str) -> Events<'a> {
+        let ordinals = 0..trace.options.num_gpus;
+        Events {
+            trace,
+            devices: ordinals.clone().map(|o| trace.devices.get(&o)).collect(),
+            kernel_devices: ordinals
+                .map(|ordinal| {
+                    trace
+                        .gpu_agents
+                        .get(ordinal as usize)
+                        .map(|agent| KernelDevice {
+                            gfx_target_version: agent.gfx_target_version,
+                            cu_count: agent.cu_count,
+                        })
+                })
+                .collect(),
+            copy_done_by,
+        }
+    }
+
+    /// The joined events of a device that events were placed from.
+    #[inline]
+    fn log(&self, ordinal: u32) -> &'a EventLog {
+        self.devices[ordinal as usize].expect("a placed event's device has a log")
+    }
+
+    /// A device's joined event, read in place.
+    #[inline]
+    fn logged(&self, ordinal: u32, index: u32) -> LoggedEvent<'a> {
+        self.log(ordinal).get(index as usize, &self.trace.strings)
+    }
+
+    /// The event, as the tracer sent it (joined events are rebuilt from their stored form).
+    pub(super) fn event(&self, placed: Placed) -> Cow<'a, RocmTracerEvent> {
+        match placed.list {
+            List::Device(ordinal) => Cow::Owned(self.logged(ordinal, placed.index).to_event()),
+            List::HostOnly => Cow::Borrowed(&self.trace.host_only[placed.index as usize]),
+            List::Markers => Cow::Borrowed(&self.trace.markers[placed.index as usize]),
+        }
+    }
+
+    /// What lane assignment reads: `(start, stream, queue, type)`, without rebuilding the
+    /// event.
+    pub(super) fn key(&self, placed: Placed) -> EventKey {
+        let plain = |event: &RocmTracerEvent| EventKey {
+            start_time_ns: event.start_time_ns,
+            stream_id: event.stream_id,
+            queue_id: event.queue_id,
+            event_type: event.event_type,
+        };
+        match placed.list {
+            List::Device(ordinal) => {
+                let event = self.logged(ordinal, placed.index);
+                EventKey {
+                    start_time_ns: event.start_time_ns(),
+                    stream_id: event.stream_id(),
+                    queue_id: event.queue_id(),
+                    event_type: event.event_type(),
+                }
+            }
+            List::HostOnly => plain(&self.trace.host_only[placed.index as usize]),
+            List::Markers => plain(&self.trace.markers[placed.index as usize]),
+        }
+    }
+
+    /// `(start, end)`: where the event sits on its line.
+    #[inline]
+    pub(super) fn times(&self, placed: Placed) -> (u64, u64) {
+        let plain = |event: &RocmTracerEvent| (event.start_time_ns, event.end_time_ns);
+        match placed.list {
+            List::Device(ordinal) => self.log(ordinal).times(placed.index as usize),
+            List::HostOnly => plain(&self.trace.host_only[placed.index as usize]),
+            List::Markers => plain(&self.trace.markers[placed.index as usize]),
+        }
+    }
+
+    /// The device plane an event belongs to (`u32::MAX`: none).
+    pub(super) fn device_ordinal(placed: Placed) -> u32 {
+        match placed.list {
+            List::Device(ordinal) => ordinal,
+            List::HostOnly | List::Markers => u32::MAX,
+        }
+    }
+
+    /// For an event of a GPU with a known agent: what the occupancy model needs.
+    pub(super) fn device(&self, placed: Placed) -> Option<KernelDevice> {
+        match placed.list {
+            List::Device(ordinal) => self.kernel_devices[ordinal as usize],
+            List::HostOnly | List::Markers => None,
+        }
+    }
+
+    pub(super) fn copy_done_by(&self, placed: Placed) -> Option<&'static str> {
+        (placed.list == List::HostOnly).then_some(self.copy_done_by)
+    }
+
+    /// Sorting events by start (then end) keeps lines ordered whatever the arrival order
+    /// was; the sort is stable, so equal times keep the collector's deterministic order.
+    pub(super) fn sort_by_time(&self, events: &mut [Placed]) {
+        events.sort_by_key(|&placed| self.times(placed));
+    }
+}
+
+/// The fields of an event its lane depends on.
+pub(super) struct EventKey {
+    pub(super) start_time_ns: u64,
+    pub(super) stream_id: u64,
+    pub(super) queue_id: u64,
+    pub(super) event_type: EventType,
+}
 
 /// The events of an export, each placed on its way to a line.
 pub(super) struct PlacedEvents<'a> {
@@ -49,14 +195,39 @@ pub(super) fn place_events<'a>(trace: &'a CollectedTrace, timeline: &Timeline) -
                 && event.event_type().is_memcpy()
         })
     });
-    place_cpu_copies(
-        trace,
+    // Copies the CPU did: their HIP calls, on their threads, with no device.
+    place_on_threads(
+        &trace.host_only,
+        List::HostOnly,
         timeline,
-        indirect_copies,
-        &mut host_threads,
         &mut drops,
+        &mut host_threads,
+        |event, drops| {
+            if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
+                drops.add(DropReason::NoLane, 1);
+                return false;
+            }
+            if !indirect_copies {
+                drops.add(DropReason::CopyDoneByCpu, 1);
+            }
+            true
+        },
     );
-    let roctx_threads = place_roctx(trace, timeline, &mut drops);
+    // ROCTx ranges and marks: a line of their own right after their thread's line. Like XLA,
+    // a capture without GPUs exports none (they are counted as without a device).
+    let mut roctx_threads = BTreeMap::new();
+    if trace.options.num_gpus == 0 {
+        drops.add(DropReason::InvalidDevice, trace.markers.len() as u64);
+    } else {
+        place_on_threads(
+            &trace.markers,
+            List::Markers,
+            timeline,
+            &mut drops,
+            &mut roctx_threads,
+            |_, _| true,
+        );
+    }
     // A thread whose every API event was left out has no line.
     host_threads.retain(|_, events| !events.is_empty());
     PlacedEvents {
@@ -137,69 +308,30 @@ fn place_joined(
     (host_threads, devices, unattributed)
 }
 
-/// Copies the CPU did: their HIP calls, on their threads, with no device; counted as
-/// [`DropReason::CopyDoneByCpu`] unless `indirect_copies` leaves the copier unknown.
-fn place_cpu_copies(
-    trace: &CollectedTrace,
+/// The events of `list` on their threads' lines in `threads`: those `timeline` shows and
+/// `placeable` keeps (it counts what it leaves out); the others are counted.
+fn place_on_threads(
+    events: &[RocmTracerEvent],
+    list: List,
     timeline: &Timeline,
-    indirect_copies: bool,
-    host_threads: &mut BTreeMap<u64, Vec<Placed>>,
     drops: &mut DropCounters,
+    threads: &mut BTreeMap<u64, Vec<Placed>>,
+    placeable: impl Fn(&RocmTracerEvent, &mut DropCounters) -> bool,
 ) {
-    for (index, event) in trace.host_only.iter().enumerate() {
+    for (index, event) in events.iter().enumerate() {
         if timeline
             .place((event.start_time_ns, event.end_time_ns))
             .is_none()
         {
             drops.add(DropReason::OutOfTimeWindow, 1);
-            continue;
+        } else if placeable(event, drops) {
+            let index = index as u32;
+            threads
+                .entry(event.thread_id)
+                .or_default()
+                .push(Placed { list, index });
         }
-        if event.thread_id == RocmTracerEvent::INVALID_THREAD_ID {
-            drops.add(DropReason::NoLane, 1);
-            continue;
-        }
-        if !indirect_copies {
-            drops.add(DropReason::CopyDoneByCpu, 1);
-        }
-        host_threads
-            .entry(event.thread_id)
-            .or_default()
-            .push(Placed {
-                list: List::HostOnly,
-                index: index as u32,
-            });
     }
-}
-
-/// ROCTx ranges and marks, by thread: a line of their own right after their thread's line.
-/// Like XLA, a capture without GPUs exports none (they are counted as without a device).
-fn place_roctx(
-    trace: &CollectedTrace,
-    timeline: &Timeline,
-    drops: &mut DropCounters,
-) -> BTreeMap<u64, Vec<Placed>> {
-    let mut roctx_threads: BTreeMap<u64, Vec<Placed>> = BTreeMap::new();
-    if trace.options.num_gpus == 0 {
-        drops.add(DropReason::InvalidDevice, trace.markers.len() as u64);
-        return roctx_threads;
-    }
-    for (index, event) in trace.markers.iter().enumerate() {
-        if timeline
-            .place((event.start_time_ns, event.end_time_ns))
-            .is_none()
-        {
-            drops.add(DropReason::OutOfTimeWindow, 1);
-            continue;
-        }
-        roctx_threads
-            .entry(event.thread_id)
-            .or_default()
-            .push(Placed {
-                list: List::Markers,
-                index: index as u32,
-            });
-    }
-    roctx_threads
 }
 
 /// The trace's warnings: the collector's drop counts merged with the export's, the note on

@@ -9,8 +9,7 @@ use super::device_capabilities::add_device_capabilities;
 use super::device_lanes::{add_device_lanes, Lane, LaneContext};
 use super::line_builder::LineBuilder;
 use super::options::ExportOptions;
-use super::placed::Placed;
-use super::placement::place_events;
+use super::placement::{place_events, Placed};
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
     gpu_plane_name, host_line_name, roctx_line_name, HOST_PLANE_NAME, ROCTX_LINE_ID_BASE,
