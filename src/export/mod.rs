@@ -22,6 +22,7 @@ mod timeline;
 mod trace_file;
 mod xla_trace_merge;
 pub mod xplane_proto;
+mod xplane_wire;
 mod xspace_builder;
 mod xspace_encoder;
 mod xspace_sink;
