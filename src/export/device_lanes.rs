@@ -70,6 +70,7 @@ fn add_stream_lines<S: XSpaceSink>(
         let key = key(placed);
         (key.stream_id, key.start_time_ns)
     }));
+    let stream_of_lane = by_lane(&lanes);
     // Work no HIP call submitted has no known stream: one lane per HSA queue, and one for
     // the copies (which have no queue), after the stream lanes so line ids stay unique.
     let queues = queue_numbers(&lines.events, &events, unattributed);
@@ -87,7 +88,6 @@ fn add_stream_lines<S: XSpaceSink>(
             lanes.get(&key.stream_id).map(|&lane| lane as usize)
         }
     });
-    let stream_of_lane = by_lane(&lanes);
 
     let mut out = Vec::new();
     for lane in 0..stream_lanes as u32 {
@@ -148,13 +148,13 @@ fn add_queue_lines<S: XSpaceSink>(
     context: &LaneContext<'_>,
 ) -> Vec<Lane> {
     let queues = queue_numbers(&lines.events, &events, |_| true);
+    let queue_of_lane = by_lane(&queues);
     let queue_lanes = queues.len();
     // Copies after the queues, so `Queue #n` is line `base + n` and lines are in lane order.
     let mut grouped = group_in_order(events, queue_lanes + 1, |placed| {
         let lane = queues.get(&lines.events.key(placed).queue_id).copied();
         Some(lane.map_or(queue_lanes, |lane| lane as usize))
     });
-    let queue_of_lane = by_lane(&queues);
 
     let mut out = Vec::new();
     for lane in 0..=queue_lanes as u32 {

@@ -166,8 +166,10 @@ pub(super) struct PlacedEvents<'a> {
     pub(super) roctx_threads: BTreeMap<u64, Vec<Placed>>,
     /// The activities of each device ordinal below `num_gpus`.
     pub(super) devices: Vec<Vec<Placed>>,
-    /// The trace's warnings: the collector's drops and the export's, then its notes.
-    pub(super) warnings: Vec<String>,
+    /// What the export left out, by reason (the trace's warnings count them: [`warnings`]).
+    pub(super) drops: DropCounters,
+    /// How many activities no HIP API call submitted.
+    pub(super) unattributed: u64,
 }
 
 impl PlacedEvents<'_> {
@@ -195,6 +197,7 @@ pub(super) fn place_events<'a>(trace: &'a CollectedTrace, timeline: &Timeline) -
                 && event.event_type().is_memcpy()
         })
     });
+    let events = Events::new(trace, if indirect_copies { "unknown" } else { "CPU" });
     // Copies the CPU did: their HIP calls, on their threads, with no device.
     place_on_threads(
         &trace.host_only,
@@ -231,11 +234,12 @@ pub(super) fn place_events<'a>(trace: &'a CollectedTrace, timeline: &Timeline) -
     // A thread whose every API event was left out has no line.
     host_threads.retain(|_, events| !events.is_empty());
     PlacedEvents {
-        events: Events::new(trace, if indirect_copies { "unknown" } else { "CPU" }),
+        events,
         host_threads,
         roctx_threads,
         devices,
-        warnings: warnings(trace, &drops, unattributed),
+        drops,
+        unattributed,
     }
 }
 
@@ -336,7 +340,11 @@ fn place_on_threads(
 
 /// The trace's warnings: the collector's drop counts merged with the export's, the note on
 /// CPU copies, the warning on unattributed work, then the tracer's warnings.
-fn warnings(trace: &CollectedTrace, export_drops: &DropCounters, unattributed: u64) -> Vec<String> {
+pub(super) fn warnings(
+    trace: &CollectedTrace,
+    export_drops: &DropCounters,
+    unattributed: u64,
+) -> Vec<String> {
     let mut drops = trace.drops.clone();
     drops.merge(export_drops);
     let mut warnings = drops.warnings();

@@ -9,7 +9,7 @@ use super::device_capabilities::add_device_capabilities;
 use super::device_lanes::{add_device_lanes, Lane, LaneContext};
 use super::line_builder::LineBuilder;
 use super::options::ExportOptions;
-use super::placement::{place_events, Placed};
+use super::placement::{place_events, warnings, Placed};
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
     gpu_plane_name, host_line_name, roctx_line_name, HOST_PLANE_NAME, ROCTX_LINE_ID_BASE,
@@ -127,7 +127,8 @@ pub fn export_into<S: XSpaceSink>(
     // (docs/xla-interface.md#scope-range-tree).
     let sink = lines.sink;
     sink.finish_plane(scope_range_tree_plane(0, &trace.scope_range_tree));
-    sink.finish_space(&[], &placed.warnings, &[]);
+    let warnings = warnings(trace, &placed.drops, placed.unattributed);
+    sink.finish_space(&[], &warnings, &[]);
     all_lanes
 }
 
