@@ -1,18 +1,21 @@
-//! A device plane's lanes (docs/xla-interface.md#stream-lanes): one line per HIP stream, then
-//! the unattributed work's lines, or under `--group-by queue` one line per HSA queue. Lanes are
-//! numbered and named by the rules of stream_lanes.rs; this file groups the device's placed
-//! events into them and builds their lines.
+//! A device plane: its capabilities, then its lanes (docs/xla-interface.md#stream-lanes): one
+//! line per HIP stream, then the unattributed work's lines, or under `--group-by queue` one
+//! line per HSA queue. Lanes are numbered and named by the rules of stream_lanes.rs; this file
+//! groups the device's placed events into them and builds their lines.
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::device_capabilities::add_device_capabilities;
 use super::line_builder::LineBuilder;
 use super::options::{ExportOptions, GroupBy};
 use super::placement::{EventKey, Events, List, Placed};
 use super::plane_builder::PlaneBuilder;
+use super::plane_names::gpu_plane_name;
 use super::stream_lanes::{
     dense_lane_numbers, dense_stream_numbers, lane_line_id, queue_line_name,
     queue_line_name_for_copies, stream_label_suffix, stream_line_name, unattributed_line_name,
 };
 use super::xspace_sink::XSpaceSink;
+use crate::collector::CollectedTrace;
 use crate::event::{EventType, RocmTracerEvent, StreamKind, StreamLabel};
 
 /// One device lane of an export: which line of which device plane shows which stream or queue.
@@ -32,10 +35,10 @@ pub struct Lane {
 }
 
 /// What the line builders of one device plane share.
-pub(super) struct LaneContext<'a> {
-    pub(super) device_ordinal: u32,
-    pub(super) options: &'a ExportOptions,
-    pub(super) labels: &'a BTreeMap<u64, StreamLabel>,
+struct LaneContext<'a> {
+    device_ordinal: u32,
+    options: &'a ExportOptions,
+    labels: &'a BTreeMap<u64, StreamLabel>,
 }
 
 /// The stat a stream lane's events carry for its kind (null, legacy, per-thread).
@@ -43,18 +46,30 @@ const STREAM_KIND_STAT: &str = "stream_kind";
 /// The stat a stream lane's events carry for its ROCTx name.
 const STREAM_NAME_STAT: &str = "stream_name";
 
-/// The lines of a device's `events` on `plane`, grouped as `context.options` says; returns
-/// which stream or queue each line shows.
-pub(super) fn add_device_lanes<S: XSpaceSink>(
-    plane: &mut PlaneBuilder,
+/// Device `ordinal`'s plane: its capabilities, then the lines of its `events`, grouped as
+/// `options` says; returns which stream or queue each line shows.
+pub(super) fn add_device_plane<S: XSpaceSink>(
     lines: &mut LineBuilder<'_, S>,
+    trace: &CollectedTrace,
+    ordinal: u32,
     events: Vec<Placed>,
-    context: &LaneContext<'_>,
+    options: &ExportOptions,
 ) -> Vec<Lane> {
-    match context.options.group_by {
-        GroupBy::Stream => add_stream_lines(plane, lines, events, context),
-        GroupBy::Queue => add_queue_lines(plane, lines, events, context),
+    let mut plane = PlaneBuilder::new(i64::from(ordinal), gpu_plane_name(ordinal));
+    if let Some(agent) = trace.gpu_agents.get(ordinal as usize) {
+        add_device_capabilities(&mut plane, agent);
     }
+    let context = LaneContext {
+        device_ordinal: ordinal,
+        options,
+        labels: &trace.stream_labels,
+    };
+    let lanes = match options.group_by {
+        GroupBy::Stream => add_stream_lines(&mut plane, lines, events, &context),
+        GroupBy::Queue => add_queue_lines(&mut plane, lines, events, &context),
+    };
+    plane.finish_into(lines.sink);
+    lanes
 }
 
 fn add_stream_lines<S: XSpaceSink>(

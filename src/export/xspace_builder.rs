@@ -2,17 +2,16 @@
 //! docs/xla-interface.md#planes-and-lines), built line by line into a sink (xspace_sink.rs): a
 //! prost `XSpace`, the bridge's columns for the C++ shim (src/ffi/flat_xspace.rs), or a file's
 //! bytes (trace_file.rs). The driver is here; each event's line is decided in placement.rs, a
-//! line is written by line_builder.rs, and a device's lanes by device_lanes.rs.
+//! line is written by line_builder.rs, and a device plane with its lanes by device_lanes.rs.
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::device_capabilities::add_device_capabilities;
-use super::device_lanes::{add_device_lanes, Lane, LaneContext};
+use super::device_lanes::{add_device_plane, Lane};
 use super::line_builder::LineBuilder;
 use super::options::ExportOptions;
 use super::placement::{place_events, warnings, Placed};
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
-    gpu_plane_name, host_line_name, roctx_line_name, HOST_PLANE_NAME, ROCTX_LINE_ID_BASE,
+    host_line_name, roctx_line_name, HOST_PLANE_NAME, ROCTX_LINE_ID_BASE,
     SCOPE_RANGE_TREE_PLANE_NAME,
 };
 use super::timeline::Timeline;
@@ -106,22 +105,8 @@ pub fn export_into<S: XSpaceSink>(
     add_host_plane(&mut lines, placed.host_threads, placed.roctx_threads);
     let mut all_lanes = Vec::new();
     for (ordinal, device_events) in (0..trace.options.num_gpus).zip(placed.devices) {
-        let mut plane = PlaneBuilder::new(i64::from(ordinal), gpu_plane_name(ordinal));
-        if let Some(agent) = trace.gpu_agents.get(ordinal as usize) {
-            add_device_capabilities(&mut plane, agent);
-        }
-        let context = LaneContext {
-            device_ordinal: ordinal,
-            options,
-            labels: &trace.stream_labels,
-        };
-        all_lanes.extend(add_device_lanes(
-            &mut plane,
-            &mut lines,
-            device_events,
-            &context,
-        ));
-        plane.finish_into(lines.sink);
+        let lanes = add_device_plane(&mut lines, trace, ordinal, device_events, options);
+        all_lanes.extend(lanes);
     }
     // Id 0 like XLA's: it adds the plane by name and never sets an id
     // (docs/xla-interface.md#scope-range-tree).
