@@ -4,55 +4,38 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::event::{EventType, RocmTracerEvent, StreamLabel};
 
-/// Lane numbers of one device's streams, ordered by each stream's first event start and, for
-/// equal starts, by the raw id. XLA numbers them in hash-map order, which differs between runs
-/// (docs/xla-interface.md#xla-edge-17); this order is the same for the same events whatever their arrival order.
-/// `events`: each event's `(stream_id, start_time_ns)`.
+/// Lane numbers of one device's streams (the numbering of [`dense_lane_numbers`]), without the
+/// invalid and the unattributed pseudo-streams. `events`: each event's `(stream_id, start_time_ns)`.
 pub(crate) fn dense_stream_numbers(
     events: impl IntoIterator<Item = (u64, u64)>,
 ) -> BTreeMap<u64, u32> {
-    let mut first_start: BTreeMap<u64, u64> = BTreeMap::new();
-    for (stream_id, start_time_ns) in events {
-        if stream_id == RocmTracerEvent::INVALID_STREAM_ID
-            || stream_id == RocmTracerEvent::UNATTRIBUTED_STREAM_ID
-        {
-            continue;
-        }
-        let start = first_start.entry(stream_id).or_insert(start_time_ns);
-        *start = (*start).min(start_time_ns);
-    }
-    let mut order: Vec<(u64, u64)> = first_start
-        .into_iter()
-        .map(|(stream, start)| (start, stream))
-        .collect();
-    order.sort_unstable();
-    order
-        .into_iter()
-        .enumerate()
-        .map(|(lane, (_, stream))| (stream, lane as u32))
-        .collect()
+    dense_lane_numbers(events.into_iter().filter(|&(stream_id, _)| {
+        stream_id != RocmTracerEvent::INVALID_STREAM_ID
+            && stream_id != RocmTracerEvent::UNATTRIBUTED_STREAM_ID
+    }))
 }
 
-/// Lane numbers of the HSA queues of one device's unattributed work (see
-/// `RocmTracerEvent::UNATTRIBUTED_STREAM_ID`), in the same order as [`dense_stream_numbers`].
-/// `events`: each event's `(queue_id, start_time_ns)`.
-pub(crate) fn dense_queue_numbers(
+/// Lane numbers of one device's streams or HSA queues, ordered by each id's first event start
+/// and, for equal starts, by the raw id. XLA numbers streams in hash-map order, which differs
+/// between runs (docs/xla-interface.md#xla-edge-17); this order is the same for the same events
+/// whatever their arrival order. `events`: each event's `(id, start_time_ns)`.
+pub(crate) fn dense_lane_numbers(
     events: impl IntoIterator<Item = (u64, u64)>,
 ) -> BTreeMap<u64, u32> {
     let mut first_start: BTreeMap<u64, u64> = BTreeMap::new();
-    for (queue_id, start_time_ns) in events {
-        let start = first_start.entry(queue_id).or_insert(start_time_ns);
+    for (id, start_time_ns) in events {
+        let start = first_start.entry(id).or_insert(start_time_ns);
         *start = (*start).min(start_time_ns);
     }
     let mut order: Vec<(u64, u64)> = first_start
         .into_iter()
-        .map(|(queue, start)| (start, queue))
+        .map(|(id, start)| (start, id))
         .collect();
     order.sort_unstable();
     order
         .into_iter()
         .enumerate()
-        .map(|(lane, (_, queue))| (queue, lane as u32))
+        .map(|(lane, (_, id))| (id, lane as u32))
         .collect()
 }
 

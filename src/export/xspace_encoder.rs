@@ -6,7 +6,7 @@
 //! those of prost's encoding of the XSpace the export describes: prost writes a message's
 //! fields in tag order, so a line is its fields numbered below `events` (4), its events, then
 //! its fields numbered above; a plane is its id and name, its lines (3), then its metadata
-//! and stats.
+//! and stats (the field numbers and lengths: xplane_wire.rs).
 use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
@@ -16,6 +16,11 @@ use prost::encoding::{encode_key, encode_varint, int64, message, string, WireTyp
 use prost::Message;
 
 use super::xplane_proto::{XEvent, XLine, XPlane, XStatMetadata};
+use super::xplane_wire::{
+    encode_map_entry, encoded_len_delimited, map_entry_len, name_stat_metadata, plane_tail_len,
+    LINE_EVENTS_TAG, PLANE_EVENT_METADATA_TAG, PLANE_ID_TAG, PLANE_LINES_TAG, PLANE_NAME_TAG,
+    PLANE_STATS_TAG, PLANE_STAT_METADATA_TAG, SPACE_PLANES_TAG,
+};
 use super::xspace_sink::{EventView, LineHeader, XSpaceSink};
 
 /// A line whose events' encoding is at least this long is kept as it is, not copied into the
@@ -25,17 +30,6 @@ const MOVED_LINE_BYTES: usize = 64 << 10;
 /// to twice its bytes, and copy them at each doubling. Also the most of a plane's metadata
 /// encoded at once before it is written.
 const PIECE_BYTES: usize = 1 << 20;
-
-/// `XSpace.planes`, `XPlane.lines` and `XLine.events`.
-const SPACE_PLANES_TAG: u32 = 1;
-const PLANE_LINES_TAG: u32 = 3;
-const LINE_EVENTS_TAG: u32 = 4;
-/// `XPlane`'s fields: before its lines, and after them.
-const PLANE_ID_TAG: u32 = 1;
-const PLANE_NAME_TAG: u32 = 2;
-const PLANE_EVENT_METADATA_TAG: u32 = 4;
-const PLANE_STAT_METADATA_TAG: u32 = 5;
-const PLANE_STATS_TAG: u32 = 6;
 
 /// Encoded bytes of a plane's lines, in order, waiting for the plane's end.
 enum Piece {
@@ -298,67 +292,6 @@ impl<W: Write> XSpaceEncoder<W> {
             self.write(buffer);
             buffer.clear();
         }
-    }
-}
-
-/// `metadata` made stat metadata `id` named `name` (its buffer reused).
-fn name_stat_metadata(metadata: &mut XStatMetadata, id: i64, name: &str) {
-    metadata.id = id;
-    metadata.name.clear();
-    metadata.name.push_str(name);
-}
-
-/// The length of `plane`'s fields after its lines, as [`XSpaceEncoder::write_plane`] writes
-/// them.
-fn plane_tail_len(plane: &XPlane) -> usize {
-    let entries = |tag: u32, len: usize| encoded_len_delimited(tag, len);
-    plane
-        .event_metadata
-        .iter()
-        .map(|(id, metadata)| entries(PLANE_EVENT_METADATA_TAG, map_entry_len(*id, metadata)))
-        .sum::<usize>()
-        + plane
-            .stat_metadata
-            .iter()
-            .map(|(id, metadata)| entries(PLANE_STAT_METADATA_TAG, map_entry_len(*id, metadata)))
-            .sum::<usize>()
-        + message::encoded_len_repeated(PLANE_STATS_TAG, &plane.stats)
-}
-
-fn encoded_len_delimited(tag: u32, len: usize) -> usize {
-    prost::encoding::key_len(tag) + prost::encoding::encoded_len_varint(len as u64) + len
-}
-
-/// The length of a map entry `{1: id, 2: value}` without its key and length, leaving out
-/// fields of default value as prost does.
-fn map_entry_len<M: Message + PartialEq + Default>(id: i64, value: &M) -> usize {
-    let key = if id == 0 {
-        0
-    } else {
-        int64::encoded_len(1, &id)
-    };
-    let value = if *value == M::default() {
-        0
-    } else {
-        message::encoded_len(2, value)
-    };
-    key + value
-}
-
-/// One entry of a protobuf map field `tag` from `i64` to a message, as prost encodes it.
-fn encode_map_entry<M: Message + PartialEq + Default>(
-    tag: u32,
-    id: i64,
-    value: &M,
-    buffer: &mut Vec<u8>,
-) {
-    encode_key(tag, WireType::LengthDelimited, buffer);
-    encode_varint(map_entry_len(id, value) as u64, buffer);
-    if id != 0 {
-        int64::encode(1, &id, buffer);
-    }
-    if *value != M::default() {
-        message::encode(2, value, buffer);
     }
 }
 
