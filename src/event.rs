@@ -168,9 +168,9 @@ pub struct KernelDetails {
     pub static_group_segment_size: u32,
 }
 
-/// How many words [`KernelDetails::to_array`] gives: the length of the C ABI's
-/// `XrtEvent::kernel` (exported to `include/xla_rocm_tracer.h` as `XRT_KERNEL_WORDS`, which the
-/// C++ shims use too). The one place the count is written.
+/// How many words `KernelDetails::to_array` gives: the length of the C ABI's
+/// `XrtEvent::kernel`, written once here (cbindgen exports it to include/xla_rocm_tracer.h as
+/// `XRT_KERNEL_WORDS`, which the C++ shims use too).
 pub const KERNEL_WORDS: usize = 12;
 
 impl KernelDetails {

@@ -11,9 +11,9 @@ use crate::event::{
     MemcpyDetails, MemsetDetails, RocmTracerEvent, KERNEL_WORDS,
 };
 
-/// One event for [`xrt_export_events`](super::capi::xrt_export_events): XLA's
-/// `RocmTracerEvent` with its enums as XLA's integer values (`RocmTracerEventType`,
-/// `...Source`, `...Domain`) and the detail union flattened.
+/// One event for `xrt_export_events`: XLA's `RocmTracerEvent` with its enums as XLA's
+/// integer values (`RocmTracerEventType`, `...Source`, `...Domain`) and the detail union
+/// flattened.
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct XrtEvent {
@@ -46,7 +46,7 @@ pub struct XrtEvent {
     pub roctx_range: *const c_char,
 }
 
-/// The values of [`XrtEvent::detail_kind`]; unknown values mean "no details", as XLA's export
+/// The values of `XrtEvent::detail_kind`; unknown values mean "no details", as XLA's export
 /// ignores the union for such events.
 #[repr(u32)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
