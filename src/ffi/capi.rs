@@ -18,8 +18,8 @@ use crate::tracer::sdk;
 use crate::tracer::stream_stack;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
 
-pub use super::event::{XrtDetailKind, XrtEvent};
 use super::event::Utf8;
+pub use super::event::{XrtDetailKind, XrtEvent};
 
 /// Result of the C functions.
 #[repr(C)]

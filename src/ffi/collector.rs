@@ -8,9 +8,9 @@ use prost::Message;
 use rocprofiler_sdk_sys as sys;
 
 use super::event::{Utf8, XrtEvent};
+use super::flat_xspace::{FlatXSpace, FlatXSpaceSink};
 use super::status::{agent_size_matches, guarded, ok, status, BridgeStatus, StatusCode};
 use super::tracer::{enable, Delivery};
-use super::flat_xspace::{FlatXSpace, FlatXSpaceSink};
 use crate::collector::{CaptureStart, Collector, CollectorOptions};
 use crate::export::{device_capabilities_plane, export_into, merge_plane, plane_names, XPlane};
 use crate::gpu_agent::GpuAgentInfo;

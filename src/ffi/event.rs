@@ -234,7 +234,10 @@ impl XrtEvents {
     pub(crate) fn one(event: &RocmTracerEvent) -> (XrtEvent, Vec<u8>) {
         let XrtEvents { events, text } = XrtEvents::of(std::slice::from_ref(event));
         // `of` gives one event per event; the fallback (strings read as "") is never taken.
-        let flat = events.first().copied().unwrap_or_else(|| XrtEvent::of(event));
+        let flat = events
+            .first()
+            .copied()
+            .unwrap_or_else(|| XrtEvent::of(event));
         (flat, text)
     }
 }
@@ -276,7 +279,10 @@ mod tests {
         let flat = XrtEvents::of(&events);
         for (flat, event) in flat.events.iter().zip(&events) {
             // SAFETY: the strings are `flat`'s own, NUL-terminated.
-            assert_eq!(unsafe { flat.to_event(Utf8::Required) }.as_ref(), Some(event));
+            assert_eq!(
+                unsafe { flat.to_event(Utf8::Required) }.as_ref(),
+                Some(event)
+            );
         }
         assert_eq!(kernel.to_array(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         assert_eq!(kernel.workgroup_z, 5);

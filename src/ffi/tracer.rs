@@ -227,10 +227,7 @@ pub(super) fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeS
     enable_status(result)
 }
 
-fn tracer_enable_for_cpp_collector(
-    max_annotation_strings: u64,
-    collector: usize,
-) -> BridgeStatus {
+fn tracer_enable_for_cpp_collector(max_annotation_strings: u64, collector: usize) -> BridgeStatus {
     guarded(
         "tracer_enable_for_cpp_collector",
         || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
@@ -273,8 +270,7 @@ unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
             text,
         }
     };
-    let failed =
-        |message: &str| record(status(StatusCode::Internal, message), &Default::default());
+    let failed = |message: &str| record(status(StatusCode::Internal, message), &Default::default());
     guarded(
         "tracer_decode_record",
         || failed("panic while decoding a rocprofiler record"),
