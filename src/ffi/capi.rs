@@ -324,7 +324,7 @@ pub unsafe extern "C" fn xrt_export_events(
         }
         for event in events {
             // SAFETY: the strings are null or NUL-terminated per this function's contract.
-            match unsafe { event.to_event(Utf8::Required) } {
+            match unsafe { event.rust_event(Utf8::Required) } {
                 Some(event) => collector.add_event(event, false),
                 None => return XrtStatus::InvalidArgument,
             }

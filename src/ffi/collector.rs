@@ -147,7 +147,7 @@ impl SessionCollector {
             || (),
             || {
                 // SAFETY: per this function's contract.
-                if let Some(event) = unsafe { event.to_event(Utf8::Lossy) } {
+                if let Some(event) = unsafe { event.rust_event(Utf8::Lossy) } {
                     self.current().add_event(event, is_auxiliary);
                 }
             },

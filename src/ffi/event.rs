@@ -65,7 +65,7 @@ unsafe impl cxx::ExternType for XrtEvent {
     type Kind = cxx::kind::Trivial;
 }
 
-/// How [`XrtEvent::to_event`] reads a string that is not UTF-8.
+/// How [`XrtEvent::rust_event`] reads a string that is not UTF-8.
 #[derive(Copy, Clone)]
 pub(crate) enum Utf8 {
     /// The C ABI: the event is refused.
@@ -81,7 +81,7 @@ impl XrtEvent {
     ///
     /// # Safety
     /// Each string pointer is null or NUL-terminated, valid for the call.
-    pub(crate) unsafe fn to_event(&self, utf8: Utf8) -> Option<RocmTracerEvent> {
+    pub(crate) unsafe fn rust_event(&self, utf8: Utf8) -> Option<RocmTracerEvent> {
         let text = |ptr: *const c_char| -> Option<Arc<str>> {
             if ptr.is_null() {
                 return Some(Arc::from(""));
@@ -279,10 +279,8 @@ mod tests {
         let flat = XrtEvents::of(&events);
         for (flat, event) in flat.events.iter().zip(&events) {
             // SAFETY: the strings are `flat`'s own, NUL-terminated.
-            assert_eq!(
-                unsafe { flat.to_event(Utf8::Required) }.as_ref(),
-                Some(event)
-            );
+            let back = unsafe { flat.rust_event(Utf8::Required) };
+            assert_eq!(back.as_ref(), Some(event));
         }
         assert_eq!(kernel.to_array(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         assert_eq!(kernel.workgroup_z, 5);
@@ -299,7 +297,7 @@ mod tests {
         flat.domain = 9;
         flat.detail_kind = 5;
         // SAFETY: null strings are allowed.
-        let back = unsafe { flat.to_event(Utf8::Required) }.expect("an event");
+        let back = unsafe { flat.rust_event(Utf8::Required) }.expect("an event");
         assert_eq!(back.event_type, EventType::Unsupported);
         assert_eq!(back.source, EventSource::Invalid);
         assert_eq!(back.domain, EventDomain::InvalidDomain);
@@ -308,9 +306,9 @@ mod tests {
 
         flat.name = c"k\xff".as_ptr();
         // SAFETY: a NUL-terminated literal.
-        assert_eq!(unsafe { flat.to_event(Utf8::Required) }, None);
+        assert_eq!(unsafe { flat.rust_event(Utf8::Required) }, None);
         // SAFETY: as above.
-        let lossy = unsafe { flat.to_event(Utf8::Lossy) }.expect("an event");
+        let lossy = unsafe { flat.rust_event(Utf8::Lossy) }.expect("an event");
         assert_eq!(&*lossy.name, "k\u{fffd}");
     }
 }
