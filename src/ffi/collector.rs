@@ -107,7 +107,7 @@ use bridge::{Bytes, CollectorConfig, DevicePlanes, DropCount, ExportResult, Scop
 /// The Rust collector of one C++ collector object. Export forgets what was exported (XLA's
 /// collectors empty themselves on export), so the collector is replaced by a fresh one with
 /// the same options, start and agents.
-pub(crate) struct SessionCollector {
+pub(super) struct SessionCollector {
     current: Mutex<Arc<Collector>>,
 }
 

@@ -67,7 +67,7 @@ unsafe impl cxx::ExternType for XrtEvent {
 
 /// How [`XrtEvent::rust_event`] reads a string that is not UTF-8.
 #[derive(Copy, Clone)]
-pub(crate) enum Utf8 {
+pub(super) enum Utf8 {
     /// The C ABI: the event is refused.
     Required,
     /// The C++ shims (XLA's strings): read lossily.
@@ -81,7 +81,7 @@ impl XrtEvent {
     ///
     /// # Safety
     /// Each string pointer is null or NUL-terminated, valid for the call.
-    pub(crate) unsafe fn rust_event(&self, utf8: Utf8) -> Option<RocmTracerEvent> {
+    pub(super) unsafe fn rust_event(&self, utf8: Utf8) -> Option<RocmTracerEvent> {
         let text = |ptr: *const c_char| -> Option<Arc<str>> {
             if ptr.is_null() {
                 return Some(Arc::from(""));
@@ -183,13 +183,13 @@ impl XrtEvent {
 /// Events as [`XrtEvent`]s for C++, with the NUL-terminated strings they point to: `text`
 /// owns them (its heap buffer does not move when the value does), so the events are valid
 /// while `text` lives. A string's interior NUL ends it, as it would in C.
-pub(crate) struct XrtEvents {
-    pub(crate) events: Vec<XrtEvent>,
-    pub(crate) text: Vec<u8>,
+pub(super) struct XrtEvents {
+    pub(super) events: Vec<XrtEvent>,
+    pub(super) text: Vec<u8>,
 }
 
 impl XrtEvents {
-    pub(crate) fn of(events: &[RocmTracerEvent]) -> XrtEvents {
+    pub(super) fn of(events: &[RocmTracerEvent]) -> XrtEvents {
         fn strings(event: &RocmTracerEvent) -> [&str; 3] {
             [
                 Some(&*event.name),
@@ -231,7 +231,7 @@ impl XrtEvents {
     }
 
     /// One event and the text it points to.
-    pub(crate) fn one(event: &RocmTracerEvent) -> (XrtEvent, Vec<u8>) {
+    pub(super) fn one(event: &RocmTracerEvent) -> (XrtEvent, Vec<u8>) {
         let XrtEvents { events, text } = XrtEvents::of(std::slice::from_ref(event));
         // `of` gives one event per event; the fallback (strings read as "") is never taken.
         let flat = events

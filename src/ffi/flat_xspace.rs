@@ -110,7 +110,7 @@ mod bridge {
     }
 }
 
-pub(crate) use bridge::FlatXSpace;
+pub(super) use bridge::FlatXSpace;
 use bridge::{
     FlatXEvent, FlatXEventMetadata, FlatXLine, FlatXPlane, FlatXStat, FlatXStatMetadata, Span,
     XStatValueKind,
@@ -119,14 +119,14 @@ use bridge::{
 impl FlatXSpace {
     /// `space` as columns (the export writes them directly; tests compare).
     #[cfg(test)]
-    pub(crate) fn of(space: &crate::export::XSpace) -> FlatXSpace {
+    pub(super) fn of(space: &crate::export::XSpace) -> FlatXSpace {
         let mut sink = FlatXSpaceSink::default();
         crate::export::replay_xspace(space, &mut sink);
         sink.finish()
     }
 
     /// `planes` as columns (no errors, warnings or host names).
-    pub(crate) fn of_planes<'a>(
+    pub(super) fn of_planes<'a>(
         planes: impl IntoIterator<Item = &'a XPlane> + Clone,
     ) -> FlatXSpace {
         let mut sink = FlatXSpaceSink::default();
@@ -200,14 +200,14 @@ impl FlatXSpace {
 /// `lines` (they arrive before the plane), each line's events in `events`, each event's
 /// stats in `stats`.
 #[derive(Default)]
-pub(crate) struct FlatXSpaceSink {
+pub(super) struct FlatXSpaceSink {
     flat: FlatXSpace,
     /// Where the lines of the plane being built start.
     plane_lines_start: usize,
 }
 
 impl FlatXSpaceSink {
-    pub(crate) fn finish(self) -> FlatXSpace {
+    pub(super) fn finish(self) -> FlatXSpace {
         self.flat
     }
 }

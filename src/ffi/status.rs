@@ -23,7 +23,7 @@ mod bridge {
     }
 }
 
-pub(crate) use bridge::{BridgeStatus, StatusCode};
+pub(super) use bridge::{BridgeStatus, StatusCode};
 
 /// Runs `body`, turning a panic into `fallback` so that it never unwinds into C++.
 pub(super) fn guarded<T>(what: &str, fallback: impl FnOnce() -> T, body: impl FnOnce() -> T) -> T {
