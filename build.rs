@@ -23,14 +23,28 @@ fn compile_xplane_proto() {
     }
 }
 
-/// The C++ side of `src/ffi/bridge.rs` (generated glue plus weak defaults of the C++ callbacks);
-/// the headers land in `$CARGO_TARGET_DIR/cxxbridge/` for the C++ shims' build.
+/// The cxx bridges of `src/ffi/`, one per concern.
+const CXX_BRIDGES: &[&str] = &[
+    "src/ffi/status.rs",
+    "src/ffi/flat_xspace.rs",
+    "src/ffi/tracer.rs",
+    "src/ffi/collector.rs",
+    "src/ffi/host.rs",
+];
+
+/// The C++ side of the cxx bridges (generated glue plus weak defaults of the C++ callbacks);
+/// the headers land in `$CARGO_TARGET_DIR/cxxbridge/` for the C++ shims' build. The bridges
+/// carry the C ABI's `XrtEvent`, so `include/` (its header) is on the include path.
 fn compile_cxx_bridge() {
-    println!("cargo:rerun-if-changed=src/ffi/bridge.rs");
+    for bridge in CXX_BRIDGES {
+        println!("cargo:rerun-if-changed={bridge}");
+    }
     println!("cargo:rerun-if-changed=cpp/bridge_callbacks.h");
     println!("cargo:rerun-if-changed=cpp/bridge_defaults.cc");
-    cxx_build::bridge("src/ffi/bridge.rs")
+    println!("cargo:rerun-if-changed=include/xla_rocm_tracer.h");
+    cxx_build::bridges(CXX_BRIDGES)
         .file("cpp/bridge_defaults.cc")
+        .include("include")
         .std("c++17")
         .compile("xla-rocm-tracer-bridge");
 }

@@ -187,7 +187,7 @@ def rust_staticlib_cc_library(
     Args:
       name: the cc_library.
       staticlib: label of the `lib<crate>.a`.
-      hdrs: the bridge headers (`<crate>/src/ffi/bridge.rs.h`, `rust/cxx.h`, ...).
+      hdrs: the bridge headers (`<crate>/src/ffi/tracer.rs.h`, `rust/cxx.h`, ...).
       strip_include_prefix: folder, relative to the package, that `#include` paths start below.
       deps: other libraries, e.g. the cbindgen C header.
       alwayslink: link every object of the archive even when nothing references it.
@@ -245,8 +245,8 @@ def cargo_staticlib(
     write: `--sandbox_writable_path=DIR`).
 
     Outputs, under `<name>/`: `lib<lib_name>.a` and, for each `bridge_headers` or
-    `crate_headers` entry `p` (a path inside the crate such as `src/ffi/bridge.rs.h`),
-    `include/<package>/<p>`, plus `include/rust/cxx.h`; `#include "<package>/src/ffi/bridge.rs.h"`
+    `crate_headers` entry `p` (a path inside the crate such as `src/ffi/tracer.rs.h`),
+    `include/<package>/<p>`, plus `include/rust/cxx.h`; `#include "<package>/src/ffi/tracer.rs.h"`
     then works, as with cxx-build.
 
     Args:

@@ -1,4 +1,4 @@
-// The C++ functions the Rust core calls through the cxx bridge (src/ffi/bridge.rs). Defined by
+// The C++ functions the Rust core calls through the host bridge (src/ffi/host.rs). Defined by
 // cpp/rocm_tracer.cc; cpp/bridge_defaults.cc gives weak do-nothing definitions so that Rust
 // programs without the C++ shims still link.
 #ifndef XLA_ROCM_TRACER_CPP_BRIDGE_CALLBACKS_H_
@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "rust/cxx.h"
+#include "xla_rocm_tracer.h"
 
 extern "C" {
 
@@ -42,7 +43,7 @@ void xrt_bridge_record_annotation(XrtSourceStackSlot* slot, uint64_t generation,
 XrtAnnotationStack xrt_bridge_read_annotation_stack(XrtSourceStackSlot* slot,
                                                     uint64_t generation) noexcept;
 
-// Defined by the Rust tracer (src/ffi/bridge/host.rs): records `*stack` (or only the thread's
+// Defined by the Rust tracer (src/ffi/host.rs): records `*stack` (or only the thread's
 // ROCTx label, for an empty one) under `correlation_id`. Never unwinds.
 void xrt_bridge_record_annotation_stack(const void* thread, const void* map,
                                         uint64_t correlation_id,
@@ -54,12 +55,12 @@ namespace xla {
 namespace profiler {
 namespace rust_bridge {
 
-struct FlatEvent;
 enum class LogLevel : uint8_t;
 
 void record_hip_api_annotation(uint64_t correlation_id);
 void clear_hip_api_annotations();
-void deliver_events(size_t collector, rust::Slice<const FlatEvent> events);
+// The events' strings are valid for the call.
+void deliver_events(size_t collector, rust::Slice<const ::XrtEvent> events);
 void deliver_dropped(size_t collector, rust::Str reason, uint64_t count);
 int32_t shim_vlog_level();
 void log_from_rust(LogLevel level, rust::Str message);

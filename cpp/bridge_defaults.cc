@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "xla-rocm-tracer/cpp/bridge_callbacks.h"
-#include "xla-rocm-tracer/src/ffi/bridge.rs.h"
+#include "xla-rocm-tracer/src/ffi/host.rs.h"
 
 // Without tsl every thread is outside any annotation; a ROCTx label is still recorded.
 extern "C" __attribute__((weak)) void xrt_bridge_record_annotation(
@@ -32,7 +32,7 @@ __attribute__((weak)) void record_hip_api_annotation(uint64_t) {}
 // losing every event silently.
 __attribute__((weak)) void clear_hip_api_annotations() {}
 
-__attribute__((weak)) void deliver_events(size_t, rust::Slice<const FlatEvent> events) {
+__attribute__((weak)) void deliver_events(size_t, rust::Slice<const ::XrtEvent> events) {
   static std::atomic<bool> warned{false};
   if (!events.empty() && !warned.exchange(true)) {
     std::cerr << "xla-rocm-tracer: events dropped: the C++ shim (rocm_tracer.cc) is not linked "

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "tsl/profiler/protobuf/xplane.pb.h"
-#include "xla-rocm-tracer/src/ffi/bridge.rs.h"
+#include "xla-rocm-tracer/src/ffi/flat_xspace.rs.h"
 
 namespace xla {
 namespace profiler {

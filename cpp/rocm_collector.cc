@@ -26,7 +26,8 @@
 #include "xla-rocm-tracer/cpp/log.h"
 #include "xla-rocm-tracer/cpp/session_collector.h"
 #include "xla-rocm-tracer/cpp/xplane_copy.h"
-#include "xla-rocm-tracer/src/ffi/bridge.rs.h"
+#include "xla-rocm-tracer/src/ffi/collector.rs.h"
+#include "xla-rocm-tracer/src/ffi/tracer.rs.h"
 
 namespace xla {
 namespace profiler {
@@ -165,7 +166,7 @@ class RustBackedCollector final : public RocmTraceCollector {
     SetAgents(rust_, agents);
   }
   void AddEvent(RocmTracerEvent&& event, bool is_auxiliary) override {
-    rust_.add_event(ToFlatEvent(event), is_auxiliary);
+    rust_.add_event(XrtEventOf(event).get(), is_auxiliary);
   }
   void OnEventsDropped(const std::string& reason, uint64_t num_events) override {
     rust_.add_drop(reason, num_events);
@@ -245,14 +246,16 @@ void RocmTraceCollectorImpl::Export(tsl::profiler::XSpace* space) {
     for (uint64_t id : ids) {
       auto auxiliary = auxiliary_api_events_map_.find(id);
       if (auxiliary != auxiliary_api_events_map_.end()) {
-        rust->add_event(ToFlatEvent(auxiliary->second), /*is_auxiliary=*/true);
+        rust->add_event(XrtEventOf(auxiliary->second).get(), /*is_auxiliary=*/true);
       }
       auto events = activity_ops_events_map_.find(id);
       if (events == activity_ops_events_map_.end()) continue;
-      for (const RocmTracerEvent& event : events->second) rust->add_event(ToFlatEvent(event), false);
+      for (const RocmTracerEvent& event : events->second) {
+        rust->add_event(XrtEventOf(event).get(), false);
+      }
     }
     for (const RocmTracerEvent& event : standalone_events_) {
-      rust->add_event(ToFlatEvent(event), false);
+      rust->add_event(XrtEventOf(event).get(), false);
     }
     auxiliary_api_events_map_.clear();
     activity_ops_events_map_.clear();
@@ -310,7 +313,7 @@ void PerDeviceCollector::Export(uint64_t start_walltime_ns, uint64_t start_gputi
   options.num_gpus = 1;
   rust::Box<bridge::SessionCollector> rust =
       bridge::new_session_collector(ConfigOf(options, start_walltime_ns, start_gputime_ns));
-  for (const RocmTracerEvent& event : events) rust->add_event(ToFlatEvent(event), false);
+  for (const RocmTracerEvent& event : events) rust->add_event(XrtEventOf(event).get(), false);
   bridge::DevicePlanes planes = rust->export_device_planes(end_gputime_ns);
   if (planes.status.code != bridge::StatusCode::Ok) {
     ROCM_SHIM_LOG(ERROR) << "ROCm device export failed: " << std::string(planes.status.message);

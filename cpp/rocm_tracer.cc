@@ -1,4 +1,4 @@
-// XLA's RocmTracer as a thin shim over the Rust tracer (src/tracer/, through src/ffi/bridge.rs);
+// XLA's RocmTracer as a thin shim over the Rust tracer (src/tracer/, through src/ffi/tracer.rs);
 // docs/ARCHITECTURE.md draws the flow.
 //
 // The Rust core owns everything rocprofiler-sdk: it exports `rocprofiler_configure`, creates
@@ -30,7 +30,9 @@
 #include "xla-rocm-tracer/cpp/event_bridge.h"
 #include "xla-rocm-tracer/cpp/log.h"
 #include "xla-rocm-tracer/cpp/session_collector.h"
-#include "xla-rocm-tracer/src/ffi/bridge.rs.h"
+#include "xla-rocm-tracer/src/ffi/collector.rs.h"
+#include "xla-rocm-tracer/src/ffi/host.rs.h"
+#include "xla-rocm-tracer/src/ffi/tracer.rs.h"
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 #include "xla/tsl/profiler/backends/cpu/annotation_stack.h"
 
@@ -64,7 +66,7 @@ void DecodeRecord(const rocprofiler_record_header_t* header, uint32_t expected_k
     bridge::DecodedRecord decoded =
         bridge::tracer_decode_record(reinterpret_cast<const uint8_t*>(header));
     if (decoded.status.code == bridge::StatusCode::Ok) {
-      *event = FromFlatEvent(decoded.event, annotations);
+      *event = FromXrtEvent(decoded.event, annotations);
       return;
     }
     ROCM_SHIM_VLOG(2) << "rocprofiler record not decoded: " << ToStdString(decoded.status.message);
@@ -318,13 +320,13 @@ void clear_hip_api_annotations() {
 
 // Reached only in a session with a C++ collector, which Enable passed to the Rust tracer and
 // which stays valid until Disable has drained the session.
-void deliver_events(size_t collector, rust::Slice<const FlatEvent> events) {
+void deliver_events(size_t collector, rust::Slice<const ::XrtEvent> events) {
   RocmTracer* tracer = g_tracer.load(std::memory_order_acquire);
   if (tracer == nullptr || collector == 0 || events.empty()) return;
   WithoutEscapingExceptions("delivering events to the collector", [&] {
-    for (const FlatEvent& event : events) {
+    for (const ::XrtEvent& event : events) {
       reinterpret_cast<RocmTraceCollector*>(collector)->AddEvent(
-          FromFlatEvent(event, *tracer->annotation_map()), /*is_auxiliary=*/false);
+          FromXrtEvent(event, *tracer->annotation_map()), /*is_auxiliary=*/false);
     }
   });
 }

@@ -4,7 +4,7 @@
 #ifndef XLA_ROCM_TRACER_CPP_SESSION_COLLECTOR_H_
 #define XLA_ROCM_TRACER_CPP_SESSION_COLLECTOR_H_
 
-#include "xla-rocm-tracer/src/ffi/bridge.rs.h"
+#include "xla-rocm-tracer/src/ffi/collector.rs.h"
 #include "xla/backends/profiler/gpu/rocm_collector.h"
 
 namespace xla {

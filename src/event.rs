@@ -168,12 +168,17 @@ pub struct KernelDetails {
     pub static_group_segment_size: u32,
 }
 
+/// How many words `KernelDetails::to_array` gives: the length of the C ABI's
+/// `XrtEvent::kernel`, written once here (cbindgen exports it to include/xla_rocm_tracer.h as
+/// `XRT_KERNEL_WORDS`, which the C++ shims use too).
+pub const KERNEL_WORDS: usize = 12;
+
 impl KernelDetails {
     /// The fields in the order of the C ABI's `XrtEvent::kernel` array: private and group
     /// segment sizes, workgroup x/y/z, grid x/y/z, arch and accumulation VGPRs, SGPRs, static
     /// LDS. The one place that order is written.
     #[inline]
-    pub fn to_array(self) -> [u32; 12] {
+    pub fn to_array(self) -> [u32; KERNEL_WORDS] {
         [
             self.private_segment_size,
             self.group_segment_size,
@@ -191,7 +196,7 @@ impl KernelDetails {
     }
 
     #[inline]
-    pub fn from_array(fields: [u32; 12]) -> KernelDetails {
+    pub fn from_array(fields: [u32; KERNEL_WORDS]) -> KernelDetails {
         let [private_segment_size, group_segment_size, workgroup_x, workgroup_y, workgroup_z, grid_x, grid_y, grid_z, arch_vgpr_count, accum_vgpr_count, sgpr_count, static_group_segment_size] =
             fields;
         KernelDetails {

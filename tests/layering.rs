@@ -1,7 +1,8 @@
 //! The layering rules of docs/ARCHITECTURE.md, checked on the source: every `crate::X` path
 //! (also inside `use crate::{...}` groups) and every `super::` path that climbs out of a
-//! top-level module in `src/**/*.rs` must name a module the table below allows. Comments and
-//! string literals are ignored, so prose may name any module.
+//! top-level module in `src/**/*.rs` must name a module the table below allows; and no import
+//! circle among the files (child modules) themselves. Comments and string literals are
+//! ignored, so prose may name any module.
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -468,4 +469,229 @@ fn scanner_reports_what_breaks_a_rule() {
         "#[cfg(test)]\nmod tests {\n    use rocprofiler_sdk_sim::X;\n}\n"
     )
     .is_empty());
+}
+
+/// A file's module as written in reports: `ffi/bridge`, `crate` for lib.rs.
+fn module_name(path: &[String]) -> String {
+    if path.is_empty() {
+        "crate".to_owned()
+    } else {
+        path.join("/")
+    }
+}
+
+/// The file modules a file's code refers to: `crate::`, `super::` and `self::` paths, and paths
+/// that start with a child module the file declares (`mod x;` then `x::...`), each resolved to
+/// the longest file module it names. A reference to the file's own module or to one of its
+/// ancestors is not an edge (a child using its parent's items is normal), nor is one made only
+/// under `#[cfg(test)]`.
+fn file_references(rel: &str, src: &str, modules: &BTreeSet<Vec<String>>) -> BTreeSet<Vec<String>> {
+    let code = code_only(src);
+    let file = module_path(rel);
+    let text = String::from_utf8_lossy(&code);
+    let children: BTreeSet<String> = text
+        .split(';')
+        .filter_map(|statement| {
+            let words: Vec<&str> = statement.split_whitespace().collect();
+            match words.as_slice() {
+                [.., "mod", name] if name.bytes().all(is_ident) => Some((*name).to_owned()),
+                _ => None,
+            }
+        })
+        .collect();
+    let mut inline: Vec<(String, usize, bool)> = Vec::new();
+    let (mut depth, mut found) = (0usize, BTreeSet::new());
+    let mut i = 0;
+    while i < code.len() {
+        match code[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                if inline.last().is_some_and(|m| m.1 == depth) {
+                    inline.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+        let starts_path = is_ident(code[i])
+            && (i == 0 || !(is_ident(code[i - 1]) || code[i - 1] == b'$' || code[i - 1] == b':'));
+        if !starts_path {
+            i += 1;
+            continue;
+        }
+        let (word, end) = ident_at(&code, i).expect("ident");
+        if word == "mod" {
+            if let Some((name, after)) = ident_at(&code, end) {
+                let brace = skip_ws(&code, after);
+                if code.get(brace) == Some(&b'{') {
+                    depth += 1;
+                    let test_only =
+                        item_is_test_only(&code, i) || inline.last().is_some_and(|m| m.2);
+                    inline.push((name, depth, test_only));
+                    i = brace + 1;
+                    continue;
+                }
+            }
+        }
+        let mut current = file.clone();
+        current.extend(inline.iter().map(|m| m.0.clone()));
+        // The segments of the path starting here, up to a `{...}` group or its last name.
+        let mut segments = vec![word.clone()];
+        let mut at = end;
+        let mut group = Vec::new();
+        while let Some(after) = path_sep_at(&code, at) {
+            match ident_at(&code, after) {
+                Some((next, next_end)) => {
+                    segments.push(next);
+                    at = next_end;
+                }
+                None => {
+                    group = first_segments(&code, after);
+                    break;
+                }
+            }
+        }
+        i = at.max(end);
+        let test_only = item_is_test_only(&code, i) || inline.last().is_some_and(|m| m.2);
+        if test_only || (segments.len() == 1 && group.is_empty()) {
+            continue;
+        }
+        let mut absolute = match segments[0].as_str() {
+            "crate" => Vec::new(),
+            "self" => current.clone(),
+            "super" => {
+                let climbs = segments.iter().take_while(|s| *s == "super").count();
+                current[..current.len().saturating_sub(climbs)].to_vec()
+            }
+            name if inline.is_empty() && children.contains(name) => file.clone(),
+            _ => continue,
+        };
+        let skip = match segments[0].as_str() {
+            "crate" | "self" => 1,
+            "super" => segments.iter().take_while(|s| *s == "super").count(),
+            _ => 0,
+        };
+        absolute.extend(segments[skip..].iter().cloned());
+        let targets = if group.is_empty() {
+            vec![absolute]
+        } else {
+            group
+                .iter()
+                .map(|name| [absolute.clone(), vec![name.clone()]].concat())
+                .collect()
+        };
+        for target in targets {
+            let Some(module) = (0..=target.len())
+                .rev()
+                .map(|len| target[..len].to_vec())
+                .find(|prefix| modules.contains(prefix))
+            else {
+                continue;
+            };
+            if !file.starts_with(&module) {
+                found.insert(module);
+            }
+        }
+    }
+    found
+}
+
+/// The import circles among the files of `files` (path relative to `src/`, source): each as
+/// its modules, the first one repeated at the end. Found by one depth-first walk, so each
+/// strongly connected group of files shows at least one of its circles.
+fn import_circles(files: &[(String, String)]) -> Vec<String> {
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|(rel, _)| module_path(rel)).collect();
+    let edges: std::collections::BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = files
+        .iter()
+        .map(|(rel, src)| (module_path(rel), file_references(rel, src, &modules)))
+        .collect();
+    fn visit(
+        node: &Vec<String>,
+        edges: &std::collections::BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        done: &mut BTreeSet<Vec<String>>,
+        stack: &mut Vec<Vec<String>>,
+        found: &mut Vec<String>,
+    ) {
+        stack.push(node.clone());
+        for next in edges.get(node).into_iter().flatten() {
+            if let Some(at) = stack.iter().position(|n| n == next) {
+                let mut circle: Vec<String> = stack[at..].iter().map(|m| module_name(m)).collect();
+                circle.push(module_name(next));
+                found.push(circle.join(" -> "));
+            } else if !done.contains(next) {
+                visit(next, edges, done, stack, found);
+            }
+        }
+        stack.pop();
+        done.insert(node.clone());
+    }
+    let (mut done, mut found) = (BTreeSet::new(), Vec::new());
+    for node in edges.keys() {
+        if !done.contains(node) {
+            visit(node, &edges, &mut done, &mut Vec::new(), &mut found);
+        }
+    }
+    found
+}
+
+#[test]
+fn no_import_circle_among_files() {
+    let root = src_dir();
+    let mut paths = Vec::new();
+    rust_files(&root, &mut paths);
+    let files: Vec<(String, String)> = paths
+        .iter()
+        .map(|path| {
+            let rel = path.strip_prefix(&root).expect("under src");
+            let src = fs::read_to_string(path).expect("read source");
+            (rel.to_string_lossy().replace('\\', "/"), src)
+        })
+        .collect();
+    // Guards the scanner itself: the product's files do reference each other.
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|(rel, _)| module_path(rel)).collect();
+    let edges: usize = files
+        .iter()
+        .map(|(rel, src)| file_references(rel, src, &modules).len())
+        .sum();
+    assert!(
+        edges > 50,
+        "only {edges} references between files; scanner broken?"
+    );
+    let circles = import_circles(&files);
+    assert!(
+        circles.is_empty(),
+        "import circles among src/ files:\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn scanner_reports_an_import_circle_among_files() {
+    let file = |rel: &str, src: &str| (rel.to_owned(), src.to_owned());
+    let mut files = vec![
+        file("lib.rs", "pub mod ffi;\n"),
+        file("ffi/mod.rs", "mod bridge;\nmod columns;\n"),
+        // A parent naming its child module.
+        file("ffi/bridge.rs", "mod collector;\nuse collector::export;\n"),
+        // A child using its parent's items is not an edge.
+        file(
+            "ffi/bridge/collector.rs",
+            "use super::{ok, Status};\nuse crate::ffi::columns::Sink;\n",
+        ),
+        file("ffi/columns.rs", "use super::bridge::{Span, Plane};\n"),
+    ];
+    assert_eq!(
+        import_circles(&files),
+        ["ffi/bridge -> ffi/bridge/collector -> ffi/columns -> ffi/bridge"]
+    );
+    // The columns naming no bridge: no circle; nor does a test-only reference make one.
+    files[4] = file(
+        "ffi/columns.rs",
+        "pub struct Span;\n#[cfg(test)]\nmod tests {\n    use super::super::bridge::Plane;\n}\n",
+    );
+    assert!(
+        import_circles(&files).is_empty(),
+        "{:?}",
+        import_circles(&files)
+    );
 }

@@ -46,7 +46,7 @@ impl CacheSlot for Place {
 /// A kernel's dispatch facts as the words [`KernelDetails::to_array`] gives: compared as one
 /// block of memory, not field by field (this compare runs for every stored kernel event).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(super) struct KernelWords([u32; 12]);
+pub(super) struct KernelWords([u32; crate::event::KERNEL_WORDS]);
 
 impl CacheSlot for KernelWords {
     #[inline]

@@ -1,7 +1,8 @@
 //! A plain C ABI over the tracer, for programs that are not XLA (C, Python ctypes, other
 //! runtimes): one capture at a time into the Rust collector, written out as an XSpace, plus
 //! the stream-stack statistics. The header `include/xla_rocm_tracer.h` is generated from this
-//! file by cbindgen (`cbindgen.toml`); a unit test below fails when it is out of date.
+//! file, the flat event (`event.rs`) and the kernel word count (`crate::event::KERNEL_WORDS`) by
+//! cbindgen (`cbindgen.toml`); a unit test below fails when it is out of date.
 //!
 //! Every function catches panics and reports them as `XrtStatus::Internal`; pointers are
 //! checked for null; strings must be NUL-terminated UTF-8.
@@ -12,12 +13,13 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
-use crate::event::RocmTracerEvent;
 use crate::export::encode_xspace;
-use crate::ffi::bridge::{DetailKind, FlatEvent};
 use crate::tracer::sdk;
 use crate::tracer::stream_stack;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
+
+use super::event::Utf8;
+pub use super::event::{XrtDetailKind, XrtEvent};
 
 /// Result of the C functions.
 #[repr(C)]
@@ -65,41 +67,6 @@ pub struct XrtStreamStackStats {
     pub current_stream_id: u64,
     /// SET EXITs with nothing to pop, over all threads.
     pub unmatched_exits_all_threads: u64,
-}
-
-/// One event for [`xrt_export_events`]: XLA's `RocmTracerEvent` with its enums as XLA's
-/// integer values (`RocmTracerEventType`, `...Source`, `...Domain`) and the detail union
-/// flattened.
-#[repr(C)]
-#[derive(Copy, Clone, Debug)]
-pub struct XrtEvent {
-    pub event_type: u32,
-    pub source: u32,
-    pub domain: u32,
-    /// NUL-terminated UTF-8; null means "".
-    pub name: *const c_char,
-    /// NUL-terminated UTF-8; null or "" means none.
-    pub annotation: *const c_char,
-    pub start_time_ns: u64,
-    pub end_time_ns: u64,
-    pub device_id: u32,
-    pub correlation_id: u64,
-    pub thread_id: u64,
-    pub stream_id: u64,
-    pub queue_id: u64,
-    pub scope_range_id: i64,
-    /// Which detail fields are meaningful: 0 none, 1 kernel, 2 memcpy, 3 memset, 4 memory
-    /// allocation.
-    pub detail_kind: u32,
-    /// Kernel: private/group segment sizes, workgroup x/y/z, grid x/y/z (work-items), arch
-    /// and accumulation VGPRs, SGPRs, static LDS bytes.
-    pub kernel: [u32; 12],
-    pub num_bytes: u64,
-    pub destination: u32,
-    pub is_async: bool,
-    /// The innermost ROCTx range label at the HIP call (NUL-terminated UTF-8; null or "" means
-    /// none); a ROCTx range or mark (`Generic`) carries its own label.
-    pub roctx_range: *const c_char,
 }
 
 /// The capture an [`xrt_export_events`] call describes.
@@ -357,7 +324,7 @@ pub unsafe extern "C" fn xrt_export_events(
         }
         for event in events {
             // SAFETY: the strings are null or NUL-terminated per this function's contract.
-            match unsafe { rust_event(event) } {
+            match unsafe { event.rust_event(Utf8::Required) } {
                 Some(event) => collector.add_event(event, false),
                 None => return XrtStatus::InvalidArgument,
             }
@@ -385,40 +352,6 @@ pub unsafe extern "C" fn xrt_free_bytes(bytes: XrtBytes) {
     }
     // SAFETY: allocated as a boxed slice of exactly `len` bytes by `xrt_export_events`.
     drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(bytes.data, bytes.len)) });
-}
-
-/// # Safety
-/// The event's string pointers are null or NUL-terminated.
-unsafe fn rust_event(event: &XrtEvent) -> Option<RocmTracerEvent> {
-    let text = |ptr: *const c_char| -> Option<&str> {
-        if ptr.is_null() {
-            return Some("");
-        }
-        // SAFETY: non-null and NUL-terminated per this function's contract.
-        unsafe { CStr::from_ptr(ptr) }.to_str().ok()
-    };
-    let flat = FlatEvent {
-        event_type: event.event_type,
-        source: event.source,
-        domain: event.domain,
-        name: text(event.name)?.to_owned(),
-        annotation: text(event.annotation)?.to_owned(),
-        roctx_range: text(event.roctx_range)?.to_owned(),
-        start_time_ns: event.start_time_ns,
-        end_time_ns: event.end_time_ns,
-        device_id: event.device_id,
-        correlation_id: event.correlation_id,
-        thread_id: event.thread_id,
-        stream_id: event.stream_id,
-        queue_id: event.queue_id,
-        scope_range_id: event.scope_range_id,
-        detail_kind: DetailKind::from_u32(event.detail_kind),
-        kernel: event.kernel,
-        num_bytes: event.num_bytes,
-        destination: event.destination,
-        is_async: event.is_async,
-    };
-    Some(flat.to_event())
 }
 
 /// The calling thread's stream-stack statistics.
@@ -466,6 +399,8 @@ mod tests {
         cbindgen::Builder::new()
             .with_config(config)
             .with_src(format!("{crate_dir}/src/ffi/capi.rs"))
+            .with_src(format!("{crate_dir}/src/ffi/event.rs"))
+            .with_src(format!("{crate_dir}/src/event.rs"))
             .generate()
             .expect("cbindgen generates the C header")
             .write(&mut out);

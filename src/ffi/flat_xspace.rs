@@ -5,24 +5,128 @@
 //! builds each line ([`FlatXSpaceSink`], an export sink): no prost XSpace is built on the way,
 //! the event column is reserved to the exact count, and no allocation is made per event.
 //! Every field of the schema is carried, so the C++ XSpace is the one the Rust export built.
-use super::bridge::{
-    FlatXEvent, FlatXEventMetadata, FlatXLine, FlatXPlane, FlatXSpace, FlatXStat,
-    FlatXStatMetadata, Span, XStatValueKind,
-};
+//!
+//! The columns are a cxx bridge of their own (types only); the collector's bridge names
+//! [`FlatXSpace`] as `type FlatXSpace = crate::ffi::flat_xspace::FlatXSpace`.
 use crate::export::xplane_proto::{x_event, x_stat, XEventMetadata, XStat};
 use crate::export::{replay_planes, EventView, LineHeader, XPlane, XSpaceSink};
+
+#[cxx::bridge(namespace = "xla::profiler::rust_bridge")]
+mod bridge {
+    /// A stretch of one of [`FlatXSpace`]'s columns (or of its `text`): `len` items from
+    /// `start`.
+    #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+    struct Span {
+        start: usize,
+        len: usize,
+    }
+
+    /// Which member of `XStat`'s value oneof is set.
+    #[derive(Debug)]
+    enum XStatValueKind {
+        None,
+        Double,
+        Uint64,
+        Int64,
+        Str,
+        Bytes,
+        Ref,
+    }
+
+    /// An `XStat`: `number` holds a double's bits, a uint64, an int64's bits or a ref;
+    /// `text` a string or bytes.
+    #[derive(Debug)]
+    struct FlatXStat {
+        metadata_id: i64,
+        kind: XStatValueKind,
+        number: u64,
+        text: Span,
+    }
+
+    /// An `XEvent`; `data` is the oneof's member: 0 none, 1 `offset_ps`, 2 `num_occurrences`.
+    #[derive(Debug)]
+    struct FlatXEvent {
+        metadata_id: i64,
+        data: u8,
+        data_value: i64,
+        duration_ps: i64,
+        stats: Span,
+    }
+
+    #[derive(Debug)]
+    struct FlatXLine {
+        id: i64,
+        display_id: i64,
+        name: Span,
+        display_name: Span,
+        timestamp_ns: i64,
+        duration_ps: i64,
+        events: Span,
+    }
+
+    #[derive(Debug)]
+    struct FlatXEventMetadata {
+        id: i64,
+        name: Span,
+        display_name: Span,
+        metadata: Span,
+        stats: Span,
+        child_ids: Span,
+    }
+
+    #[derive(Debug)]
+    struct FlatXStatMetadata {
+        id: i64,
+        name: Span,
+        description: Span,
+    }
+
+    #[derive(Debug)]
+    struct FlatXPlane {
+        id: i64,
+        name: Span,
+        lines: Span,
+        event_metadata: Span,
+        stat_metadata: Span,
+        stats: Span,
+    }
+
+    /// A `tensorflow.profiler.XSpace` as columns: the export hands it to C++, which builds
+    /// the caller's XSpace from it without a parse. Every string and byte string is a
+    /// [`Span`] of `text`; every repeated field a [`Span`] of its column.
+    #[derive(Debug, Default)]
+    struct FlatXSpace {
+        planes: Vec<FlatXPlane>,
+        lines: Vec<FlatXLine>,
+        events: Vec<FlatXEvent>,
+        stats: Vec<FlatXStat>,
+        event_metadata: Vec<FlatXEventMetadata>,
+        stat_metadata: Vec<FlatXStatMetadata>,
+        child_ids: Vec<i64>,
+        text: Vec<u8>,
+        errors: Vec<Span>,
+        warnings: Vec<Span>,
+        hostnames: Vec<Span>,
+    }
+}
+
+pub(super) use bridge::FlatXSpace;
+use bridge::{
+    FlatXEvent, FlatXEventMetadata, FlatXLine, FlatXPlane, FlatXStat, FlatXStatMetadata, Span,
+    XStatValueKind,
+};
 
 impl FlatXSpace {
     /// `space` as columns (the export writes them directly; tests compare).
     #[cfg(test)]
-    pub(crate) fn of(space: &crate::export::XSpace) -> FlatXSpace {
+    pub(super) fn of(space: &crate::export::XSpace) -> FlatXSpace {
         let mut sink = FlatXSpaceSink::default();
         crate::export::replay_xspace(space, &mut sink);
         sink.finish()
     }
 
     /// `planes` as columns (no errors, warnings or host names).
-    pub(crate) fn of_planes<'a>(
+    pub(super) fn of_planes<'a>(
         planes: impl IntoIterator<Item = &'a XPlane> + Clone,
     ) -> FlatXSpace {
         let mut sink = FlatXSpaceSink::default();
@@ -96,14 +200,14 @@ impl FlatXSpace {
 /// `lines` (they arrive before the plane), each line's events in `events`, each event's
 /// stats in `stats`.
 #[derive(Default)]
-pub(crate) struct FlatXSpaceSink {
+pub(super) struct FlatXSpaceSink {
     flat: FlatXSpace,
     /// Where the lines of the plane being built start.
     plane_lines_start: usize,
 }
 
 impl FlatXSpaceSink {
-    pub(crate) fn finish(self) -> FlatXSpace {
+    pub(super) fn finish(self) -> FlatXSpace {
         self.flat
     }
 }

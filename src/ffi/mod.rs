@@ -1,10 +1,27 @@
-//! The two foreign boundaries: the cxx bridge the XLA-facing C++ shims (`cpp/`) call, and the
-//! C ABI (`include/xla_rocm_tracer.h`) for C and other languages. Both carry events in the one
-//! flat form of `flat_event`.
-mod bridge;
+//! The two foreign boundaries, both carrying events as the one flat event of `event`
+//! (`XrtEvent`):
+//! - the C ABI (`capi`, `include/xla_rocm_tracer.h`) for C and other languages;
+//! - the cxx bridges the XLA-facing C++ shims (`cpp/`) call, one per concern, around the
+//!   shared status of `status`: `tracer` (registration, sessions to a C++ collector, the
+//!   record decoder, ROCTx), `collector` (the Rust collector of a C++ collector object, its
+//!   session and export), `flat_xspace` (the export's XSpace as columns) and `host` (what the
+//!   Rust core calls in C++). docs/ARCHITECTURE.md draws the flow.
+//!
+//! The path XLA runs crosses per session, not per event: `CreateRocmCollector` returns a
+//! collector backed by a Rust `SessionCollector`, `RocmTracer::Enable` with it makes the
+//! tracer deliver straight into that collector (`tracer_enable_into`), and `Export` crosses
+//! once for the XSpace, as columns C++ builds it from. Any other `RocmTraceCollector` (a
+//! test's subclass, `hlo_op_profiler`'s) is served by a narrow adapter: each buffer
+//! callback's events are handed to C++ once (`deliver_events`), which calls that collector's
+//! `AddEvent`. Every bridge function runs on the calling C++ thread; the host functions run on
+//! the SDK's threads (delivery) and the application's (HIP API ENTER).
 pub mod capi;
-mod flat_event;
+mod collector;
+mod event;
 mod flat_xspace;
+mod host;
+mod status;
+mod tracer;
 
 use crate::collector::Collector;
 use crate::tracer::Tracer;

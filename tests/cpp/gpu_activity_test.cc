@@ -454,11 +454,10 @@ XrtEvent ToXrtEvent(const RocmTracerEvent& event, std::vector<std::string>& stri
   if (event.type == RocmTracerEventType::Kernel) {
     const KernelDetails& k = event.kernel_info;
     out.detail_kind = 1;
-    const uint32_t kernel[12] = {k.private_segment_size, k.group_segment_size, k.workgroup_x,
-                                 k.workgroup_y,          k.workgroup_z,        k.grid_x,
-                                 k.grid_y,               k.grid_z,             k.arch_vgpr_count,
-                                 k.accum_vgpr_count,     k.sgpr_count,
-                                 k.static_group_segment_size};
+    const uint32_t kernel[XRT_KERNEL_WORDS] = {
+        k.private_segment_size, k.group_segment_size, k.workgroup_x,     k.workgroup_y,
+        k.workgroup_z,          k.grid_x,             k.grid_y,          k.grid_z,
+        k.arch_vgpr_count,      k.accum_vgpr_count,   k.sgpr_count,      k.static_group_segment_size};
     std::copy(std::begin(kernel), std::end(kernel), out.kernel);
   } else if (event.type >= RocmTracerEventType::MemcpyH2D &&
              event.type <= RocmTracerEventType::MemcpyOther) {

@@ -1,27 +1,118 @@
-//! The bridge's collector functions: the Rust collector behind a C++ collector object, its
-//! export, and the plane helpers `PerDeviceCollector` uses.
+//! The collector's cxx bridge: the Rust collector behind a C++ collector object, the session
+//! that delivers straight into it, its export (as the columns of `flat_xspace`), and the
+//! plane helpers `PerDeviceCollector` uses.
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use prost::Message;
 use rocprofiler_sdk_sys as sys;
 
-use super::{guarded, ok, status, Bytes, CollectorConfig, DevicePlanes, DropCount, ExportResult};
-use super::{FlatEvent, FlatXSpace, ScopeRangeEdge, StatusCode};
+use super::event::{Utf8, XrtEvent};
+use super::flat_xspace::{FlatXSpace, FlatXSpaceSink};
+use super::status::{agent_size_matches, guarded, ok, status, BridgeStatus, StatusCode};
+use super::tracer::{enable, Delivery};
 use crate::collector::{CaptureStart, Collector, CollectorOptions};
 use crate::export::{device_capabilities_plane, export_into, merge_plane, plane_names, XPlane};
-use crate::ffi::flat_xspace::FlatXSpaceSink;
 use crate::gpu_agent::GpuAgentInfo;
+
+#[cxx::bridge(namespace = "xla::profiler::rust_bridge")]
+mod bridge {
+    struct ScopeRangeEdge {
+        child: i64,
+        parent: i64,
+    }
+
+    /// `RocmTraceCollectorOptions` and the capture start of one collector.
+    struct CollectorConfig {
+        max_callback_api_events: u64,
+        max_activity_api_events: u64,
+        max_annotation_strings: u64,
+        num_gpus: u32,
+        start_walltime_ns: u64,
+        start_gputime_ns: u64,
+    }
+
+    struct DropCount {
+        reason: String,
+        count: u64,
+    }
+
+    struct ExportResult {
+        status: BridgeStatus,
+        xspace: FlatXSpace,
+        /// What the collector dropped, for a C++ collector's `OnEventsDropped`.
+        drops: Vec<DropCount>,
+    }
+
+    /// One device's export, as `PerDeviceCollector::Export` writes it: its device plane and
+    /// its host plane, each a space of that one plane (of none when there is nothing for it).
+    struct DevicePlanes {
+        status: BridgeStatus,
+        device_plane: FlatXSpace,
+        host_plane: FlatXSpace,
+    }
+
+    struct Bytes {
+        status: BridgeStatus,
+        bytes: Vec<u8>,
+    }
+
+    extern "C++" {
+        include!("xla-rocm-tracer/src/ffi/status.rs.h");
+        include!("xla-rocm-tracer/src/ffi/flat_xspace.rs.h");
+        include!("xla_rocm_tracer.h");
+        type BridgeStatus = crate::ffi::status::BridgeStatus;
+        type FlatXSpace = crate::ffi::flat_xspace::FlatXSpace;
+        #[namespace = ""]
+        type XrtEvent = crate::ffi::event::XrtEvent;
+    }
+
+    extern "Rust" {
+        /// The Rust collector behind `CreateRocmCollector`'s collector (and behind a
+        /// `RocmTraceCollectorImpl` that C++ code builds itself).
+        type SessionCollector;
+
+        fn new_session_collector(config: &CollectorConfig) -> Box<SessionCollector>;
+        /// Starts a tracer session that delivers straight into `collector`.
+        fn tracer_enable_into(
+            max_annotation_strings: u64,
+            collector: &SessionCollector,
+        ) -> BridgeStatus;
+        /// `count` `rocprofiler_agent_v0_t` of `agent_size` bytes each, in device order.
+        unsafe fn set_gpu_agents(
+            self: &SessionCollector,
+            agents: *const u8,
+            count: usize,
+            agent_size: usize,
+        );
+        /// `event`'s strings are null or NUL-terminated (read lossily if not UTF-8).
+        unsafe fn add_event(self: &SessionCollector, event: &XrtEvent, is_auxiliary: bool);
+        fn add_drop(self: &SessionCollector, reason: &str, count: u64);
+        fn add_scope_range_edges(self: &SessionCollector, edges: &[ScopeRangeEdge]);
+        /// Exports and forgets what was collected; `end_gputime_ns` 0 bounds nothing.
+        fn export_xspace(self: &SessionCollector, end_gputime_ns: u64) -> ExportResult;
+        /// As `export_xspace`, for a one-GPU collector: its device plane and host plane.
+        fn export_device_planes(self: &SessionCollector, end_gputime_ns: u64) -> DevicePlanes;
+
+        /// A serialized XPlane holding only the capability stats of `agent` (a
+        /// `const rocprofiler_agent_v0_t*` of `agent_size` bytes).
+        unsafe fn device_capability_stats(agent: *const u8, agent_size: usize) -> Bytes;
+        /// Merges serialized XPlane `from` into serialized XPlane `into`.
+        fn merge_xplanes(into: &[u8], from: &[u8]) -> Bytes;
+    }
+}
+
+use bridge::{Bytes, CollectorConfig, DevicePlanes, DropCount, ExportResult, ScopeRangeEdge};
 
 /// The Rust collector of one C++ collector object. Export forgets what was exported (XLA's
 /// collectors empty themselves on export), so the collector is replaced by a fresh one with
 /// the same options, start and agents.
-pub(crate) struct SessionCollector {
+pub(super) struct SessionCollector {
     current: Mutex<Arc<Collector>>,
 }
 
 impl SessionCollector {
-    pub(super) fn current(&self) -> Arc<Collector> {
+    fn current(&self) -> Arc<Collector> {
         self.current.lock().clone()
     }
 
@@ -36,7 +127,7 @@ impl SessionCollector {
     /// # Safety
     /// `agents` is null or points to `count` SDK agent structs of `agent_size` bytes, whose
     /// string and bank pointers are valid for the call.
-    pub(super) unsafe fn set_gpu_agents(&self, agents: *const u8, count: usize, agent_size: usize) {
+    unsafe fn set_gpu_agents(&self, agents: *const u8, count: usize, agent_size: usize) {
         guarded(
             "SessionCollector::set_gpu_agents",
             || (),
@@ -48,15 +139,22 @@ impl SessionCollector {
         )
     }
 
-    pub(super) fn add_event(&self, event: &FlatEvent, is_auxiliary: bool) {
+    /// # Safety
+    /// `event`'s strings are null or NUL-terminated, valid for the call.
+    unsafe fn add_event(&self, event: &XrtEvent, is_auxiliary: bool) {
         guarded(
             "SessionCollector::add_event",
             || (),
-            || self.current().add_event(event.to_event(), is_auxiliary),
+            || {
+                // SAFETY: per this function's contract.
+                if let Some(event) = unsafe { event.rust_event(Utf8::Lossy) } {
+                    self.current().add_event(event, is_auxiliary);
+                }
+            },
         )
     }
 
-    pub(super) fn add_drop(&self, reason: &str, count: u64) {
+    fn add_drop(&self, reason: &str, count: u64) {
         guarded(
             "SessionCollector::add_drop",
             || (),
@@ -64,7 +162,7 @@ impl SessionCollector {
         )
     }
 
-    pub(super) fn add_scope_range_edges(&self, edges: &[ScopeRangeEdge]) {
+    fn add_scope_range_edges(&self, edges: &[ScopeRangeEdge]) {
         guarded(
             "SessionCollector::add_scope_range_edges",
             || (),
@@ -75,7 +173,7 @@ impl SessionCollector {
         )
     }
 
-    pub(super) fn export_xspace(&self, end_gputime_ns: u64) -> ExportResult {
+    fn export_xspace(&self, end_gputime_ns: u64) -> ExportResult {
         guarded(
             "SessionCollector::export_xspace",
             || ExportResult {
@@ -100,7 +198,7 @@ impl SessionCollector {
         )
     }
 
-    pub(super) fn export_device_planes(&self, end_gputime_ns: u64) -> DevicePlanes {
+    fn export_device_planes(&self, end_gputime_ns: u64) -> DevicePlanes {
         guarded(
             "SessionCollector::export_device_planes",
             || DevicePlanes {
@@ -125,7 +223,20 @@ impl SessionCollector {
     }
 }
 
-pub(super) fn new_session_collector(config: &CollectorConfig) -> Box<SessionCollector> {
+fn tracer_enable_into(max_annotation_strings: u64, collector: &SessionCollector) -> BridgeStatus {
+    guarded(
+        "tracer_enable_into",
+        || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
+        || {
+            enable(
+                max_annotation_strings,
+                Delivery::Direct(collector.current()),
+            )
+        },
+    )
+}
+
+fn new_session_collector(config: &CollectorConfig) -> Box<SessionCollector> {
     let collector = Collector::new(
         CollectorOptions {
             max_callback_api_events: config.max_callback_api_events,
@@ -168,7 +279,7 @@ unsafe fn gpu_agent_infos(agents: *const u8, count: usize, agent_size: usize) ->
     if agents.is_null() || count == 0 {
         return Vec::new();
     }
-    if !super::agent_size_matches(agent_size) {
+    if !agent_size_matches(agent_size) {
         return Vec::new();
     }
     (0..count)
@@ -189,7 +300,7 @@ unsafe fn gpu_agent_infos(agents: *const u8, count: usize, agent_size: usize) ->
 /// # Safety
 /// `agent` is null or points to an SDK agent struct of `agent_size` bytes whose string and
 /// bank pointers are valid for the call.
-pub(super) unsafe fn device_capability_stats(agent: *const u8, agent_size: usize) -> Bytes {
+unsafe fn device_capability_stats(agent: *const u8, agent_size: usize) -> Bytes {
     guarded(
         "device_capability_stats",
         || Bytes::failed("panic while reading device capabilities"),
@@ -203,7 +314,7 @@ pub(super) unsafe fn device_capability_stats(agent: *const u8, agent_size: usize
     )
 }
 
-pub(super) fn merge_xplanes(into: &[u8], from: &[u8]) -> Bytes {
+fn merge_xplanes(into: &[u8], from: &[u8]) -> Bytes {
     guarded(
         "merge_xplanes",
         || Bytes::failed("panic while merging planes"),
@@ -290,8 +401,9 @@ mod tests {
     fn a_session_collector_exports_what_the_rust_collector_exports_then_forgets_it() {
         let events = launch_and_kernel();
         let session = new_session_collector(&config());
-        for event in &events {
-            session.add_event(&FlatEvent::of(event), false);
+        for event in &crate::ffi::event::XrtEvents::of(&events).events {
+            // SAFETY: the strings are the batch's own, alive here.
+            unsafe { session.add_event(event, false) };
         }
         session.add_scope_range_edges(&[ScopeRangeEdge {
             child: 5,

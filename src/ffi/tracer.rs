@@ -1,21 +1,96 @@
-//! The bridge's tracer functions: registration, the state XLA's `RocmTracer` mirrors, and the
-//! sessions the C++ tracer starts (straight into a Rust collector, or to a C++ collector).
+//! The tracer's cxx bridge: registration, the state XLA's `RocmTracer` mirrors, the sessions
+//! the C++ tracer starts to a C++ collector (a session into a Rust collector starts from the
+//! collector's bridge, which owns that type), the SDK record decoder and ROCTx.
 use std::sync::{Arc, Once};
 
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
-use super::{guarded, host, ok, status, BridgeStatus, DecodedRecord, FlatEvent, SessionCollector};
-use super::{StatusCode, TracerState};
+use super::event::XrtEvents;
+use super::host;
+use super::status::{guarded, ok, status, BridgeStatus, StatusCode};
 use crate::collector::Collector;
 use crate::event::RocmTracerEvent;
 use crate::sink::EventSink;
 use crate::tracer::agents::AgentInfo;
 use crate::tracer::{roctx, Tracer, TracerError, TracerOptions};
 
+#[cxx::bridge(namespace = "xla::profiler::rust_bridge")]
+mod bridge {
+    /// What the C++ `RocmTracer` mirrors into XLA's public members.
+    #[derive(Default)]
+    struct TracerState {
+        available: bool,
+        /// Why the tracer cannot trace (empty if it can).
+        init_error: String,
+        num_gpus: u32,
+        utility_context: u64,
+        context: u64,
+        buffer: u64,
+        hip_stream_context: u64,
+    }
+
+    /// One rocprofiler-sdk record decoded by the tracer (XLA's `HipApiEvent`, `KernelEvent`,
+    /// `MemcpyEvent`).
+    struct DecodedRecord {
+        /// `Ok`, or `Internal` with why the record gives no event.
+        status: BridgeStatus,
+        /// Its strings point into `text`: valid while this record lives.
+        event: XrtEvent,
+        text: Vec<u8>,
+    }
+
+    extern "C++" {
+        include!("xla-rocm-tracer/src/ffi/status.rs.h");
+        include!("xla_rocm_tracer.h");
+        type BridgeStatus = crate::ffi::status::BridgeStatus;
+        #[namespace = ""]
+        type XrtEvent = crate::ffi::event::XrtEvent;
+    }
+
+    extern "Rust" {
+        /// Registers the tool with rocprofiler-sdk if the load-time constructor did not, and
+        /// routes Rust log lines and annotations through the C++ side. Idempotent.
+        fn ensure_registered();
+        fn tracer_state() -> TracerState;
+        /// Copies up to `capacity` agents (`rocprofiler_agent_v0_t`) to `out`: the GPUs in
+        /// query order, or every agent (CPUs too) in no particular order. Returns how many
+        /// there are, or 0 if `agent_size` is not the size this library was built with.
+        unsafe fn tracer_copy_agents(
+            gpus_only: bool,
+            out: *mut u8,
+            capacity: usize,
+            agent_size: usize,
+        ) -> usize;
+        /// Starts a session that delivers through `deliver_events` to `collector` (a
+        /// `RocmTraceCollector*`, valid until `tracer_disable` returns).
+        fn tracer_enable_for_cpp_collector(
+            max_annotation_strings: u64,
+            collector: usize,
+        ) -> BridgeStatus;
+        /// Ends the session started through the bridge (no other): every record it made has
+        /// been delivered when this returns.
+        fn tracer_disable();
+        fn tracer_timestamp() -> u64;
+        /// Decodes the record behind `header` (a `const rocprofiler_record_header_t*`) with
+        /// the tracer's own decoder.
+        unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord;
+        /// XLA's `MarkerCallback` after its phase check: one ROCTx call (`operation` of
+        /// MARKER_CORE_API) on the calling thread, with the message of a push or mark.
+        /// A message that is not UTF-8 is read lossily.
+        fn tracer_roctx_call(operation: i32, has_message: bool, message: &[u8], thread_id: u64);
+        /// XLA's `GetCurrentRoctxLabel` for the calling thread ("" for none).
+        fn tracer_roctx_current_label() -> String;
+        /// XLA's `EmitMarkerEvent`.
+        fn tracer_roctx_emit(label: &[u8], start_ns: u64, end_ns: u64, thread_id: u64);
+    }
+}
+
+use bridge::{DecodedRecord, TracerState};
+
 static CPP_SIDE: Once = Once::new();
 
-pub(super) fn ensure_registered() {
+fn ensure_registered() {
     guarded(
         "ensure_registered",
         || (),
@@ -23,7 +98,7 @@ pub(super) fn ensure_registered() {
             CPP_SIDE.call_once(|| {
                 // Another logger (the host program's) keeps priority.
                 if log::set_logger(&host::CPP_LOGGER).is_ok() {
-                    log::set_max_level(match super::ffi::shim_vlog_level() {
+                    log::set_max_level(match host::shim_vlog_level() {
                         level if level >= 2 => log::LevelFilter::Trace,
                         1 => log::LevelFilter::Debug,
                         _ => log::LevelFilter::Info,
@@ -44,7 +119,7 @@ pub(super) fn ensure_registered() {
     )
 }
 
-pub(super) fn tracer_state() -> TracerState {
+fn tracer_state() -> TracerState {
     guarded(
         "tracer_state",
         || TracerState {
@@ -71,7 +146,7 @@ pub(super) fn tracer_state() -> TracerState {
 
 /// # Safety
 /// `out` is null or valid for writes of `capacity * agent_size` bytes.
-pub(super) unsafe fn tracer_copy_agents(
+unsafe fn tracer_copy_agents(
     gpus_only: bool,
     out: *mut u8,
     capacity: usize,
@@ -87,7 +162,7 @@ pub(super) unsafe fn tracer_copy_agents(
                 Some(agents) => agents.iter().collect(),
                 None => Vec::new(),
             };
-            if !super::agent_size_matches(agent_size) {
+            if !super::status::agent_size_matches(agent_size) {
                 return 0;
             }
             if !out.is_null() {
@@ -104,7 +179,7 @@ pub(super) unsafe fn tracer_copy_agents(
 }
 
 /// Where the running session's events go, as far as the bridge is concerned.
-enum Delivery {
+pub(super) enum Delivery {
     /// No session started through the bridge.
     Idle,
     /// Straight into this collector (`CreateRocmCollector`'s).
@@ -130,7 +205,7 @@ fn enable_status(result: Result<(), TracerError>) -> BridgeStatus {
 
 /// Starts a session delivering to `delivery`. Whether one may start is the tracer's decision
 /// alone ([`Tracer::enable`]), for the C++ tracer as for the C ABI.
-fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
+pub(super) fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
     let sink: Arc<dyn EventSink> = match &delivery {
         Delivery::Direct(collector) => collector.clone(),
         Delivery::Cpp(collector) => Arc::new(host::CppCollectorSink(*collector)),
@@ -152,26 +227,7 @@ fn enable(max_annotation_strings: u64, delivery: Delivery) -> BridgeStatus {
     enable_status(result)
 }
 
-pub(super) fn tracer_enable_into(
-    max_annotation_strings: u64,
-    collector: &SessionCollector,
-) -> BridgeStatus {
-    guarded(
-        "tracer_enable_into",
-        || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
-        || {
-            enable(
-                max_annotation_strings,
-                Delivery::Direct(collector.current()),
-            )
-        },
-    )
-}
-
-pub(super) fn tracer_enable_for_cpp_collector(
-    max_annotation_strings: u64,
-    collector: usize,
-) -> BridgeStatus {
+fn tracer_enable_for_cpp_collector(max_annotation_strings: u64, collector: usize) -> BridgeStatus {
     guarded(
         "tracer_enable_for_cpp_collector",
         || status(StatusCode::Internal, "panic while enabling the ROCm tracer"),
@@ -179,7 +235,7 @@ pub(super) fn tracer_enable_for_cpp_collector(
     )
 }
 
-pub(super) fn tracer_disable() {
+fn tracer_disable() {
     guarded(
         "tracer_disable",
         || (),
@@ -198,18 +254,23 @@ pub(super) fn tracer_disable() {
     )
 }
 
-pub(super) fn tracer_timestamp() -> u64 {
+fn tracer_timestamp() -> u64 {
     guarded("tracer_timestamp", || 0, Tracer::timestamp)
 }
 
 /// # Safety
 /// `header` is null or points to a `rocprofiler_record_header_t` whose payload is a record of
 /// the header's (category, kind), valid for the duration of the call.
-pub(super) unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
-    let failed = |message: &str| DecodedRecord {
-        status: status(StatusCode::Internal, message),
-        event: FlatEvent::of(&RocmTracerEvent::default()),
+unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
+    let record = |status: BridgeStatus, event: &RocmTracerEvent| {
+        let (event, text) = XrtEvents::one(event);
+        DecodedRecord {
+            status,
+            event,
+            text,
+        }
     };
+    let failed = |message: &str| record(status(StatusCode::Internal, message), &Default::default());
     guarded(
         "tracer_decode_record",
         || failed("panic while decoding a rocprofiler record"),
@@ -219,17 +280,14 @@ pub(super) unsafe fn tracer_decode_record(header: *const u8) -> DecodedRecord {
                 Tracer::get().decode_record(header as *const sys::rocprofiler_record_header_t)
             };
             match decoded {
-                Ok(event) => DecodedRecord {
-                    status: ok(),
-                    event: FlatEvent::of(&event),
-                },
+                Ok(event) => record(ok(), &event),
                 Err(reason) => failed(reason),
             }
         },
     )
 }
 
-pub(super) fn tracer_roctx_call(operation: i32, has_message: bool, message: &[u8], thread_id: u64) {
+fn tracer_roctx_call(operation: i32, has_message: bool, message: &[u8], thread_id: u64) {
     guarded(
         "tracer_roctx_call",
         || (),
@@ -240,13 +298,13 @@ pub(super) fn tracer_roctx_call(operation: i32, has_message: bool, message: &[u8
     )
 }
 
-pub(super) fn tracer_roctx_current_label() -> String {
+fn tracer_roctx_current_label() -> String {
     guarded("tracer_roctx_current_label", String::new, || {
         roctx::current_label().map_or_else(String::new, |label| label.to_string())
     })
 }
 
-pub(super) fn tracer_roctx_emit(label: &[u8], start_ns: u64, end_ns: u64, thread_id: u64) {
+fn tracer_roctx_emit(label: &[u8], start_ns: u64, end_ns: u64, thread_id: u64) {
     guarded(
         "tracer_roctx_emit",
         || (),

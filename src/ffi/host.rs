@@ -1,17 +1,57 @@
-//! What the Rust core calls in C++: a C++ collector's sink, tsl's annotation stack, absl
-//! logging.
+//! The host functions' cxx bridge: what the Rust core calls in C++ (a C++ collector's sink,
+//! tsl's annotation stack, absl logging). The HIP API ENTER's annotation recording is a plain
+//! C pair beside it (`xrt_bridge_record_annotation`, below): a cxx call there would cost a
+//! frame on every HIP call.
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{ffi, FlatEvent};
+use super::event::XrtEvents;
 use crate::drop_reason::DropReason;
 use crate::event::{EventDetails, EventSource, EventType, RocmTracerEvent};
 use crate::sink::{EventSink, SessionEnd};
 use crate::tracer::annotation::{AnnotationMap, AnnotationSource};
 use crate::tracer::roctx;
 use crate::tracer::thread_state::{self, SourceStackSlot, ThreadState};
+
+#[cxx::bridge(namespace = "xla::profiler::rust_bridge")]
+mod bridge {
+    /// `log::Level`, for the shim's absl LOG.
+    enum LogLevel {
+        Error,
+        Warn,
+        Info,
+        Debug,
+        Trace,
+    }
+
+    extern "C++" {
+        include!("xla_rocm_tracer.h");
+        #[namespace = ""]
+        type XrtEvent = crate::ffi::event::XrtEvent;
+    }
+
+    unsafe extern "C++" {
+        include!("xla-rocm-tracer/cpp/bridge_callbacks.h");
+
+        /// Records tsl's `AnnotationStack` of the calling thread under `correlation_id` into
+        /// the C++ tracer's `annotation_map_` (sessions with a C++ collector).
+        fn record_hip_api_annotation(correlation_id: u64);
+        /// Clears the C++ tracer's `annotation_map_`: a session is starting.
+        fn clear_hip_api_annotations();
+        /// One buffer callback's events, for `collector` (a `RocmTraceCollector*`); their
+        /// strings are valid for the call.
+        fn deliver_events(collector: usize, events: &[XrtEvent]);
+        fn deliver_dropped(collector: usize, reason: &str, count: u64);
+        /// The absl VLOG verbosity of the shim (0 if none), read once for Rust's log level.
+        fn shim_vlog_level() -> i32;
+        fn log_from_rust(level: LogLevel, message: &str);
+    }
+}
+
+pub(super) use bridge::shim_vlog_level;
+use bridge::{clear_hip_api_annotations, deliver_dropped, record_hip_api_annotation, LogLevel};
 
 /// The sink of a session whose collector is C++ code (a test's `RocmTraceCollectorImpl`
 /// subclass, `hlo_op_profiler`'s collector), a `RocmTraceCollector*`: one crossing per buffer
@@ -20,25 +60,26 @@ pub(super) struct CppCollectorSink(pub usize);
 
 impl EventSink for CppCollectorSink {
     fn add_events(&self, batch: &mut Vec<RocmTracerEvent>) {
-        let named = |mut event: RocmTracerEvent| {
+        let named = |event: &mut RocmTracerEvent| {
             if let (EventSource::Activity, EventDetails::Memcpy(details)) =
                 (event.source, event.details)
             {
                 if event.event_type == EventType::Kernel {
                     // A blit kernel that carries its copy call's facts.
-                    crate::collector::name_blit_kernel_by_call(&mut event, details);
+                    crate::collector::name_blit_kernel_by_call(event, details);
                 } else if let Some(asked) = details.call_direction {
-                    crate::collector::name_by_call(&mut event, asked);
+                    crate::collector::name_by_call(event, asked);
                 }
             }
-            FlatEvent::of(&event)
         };
-        let bridged: Vec<FlatEvent> = batch.drain(..).map(named).collect();
-        ffi::deliver_events(self.0, &bridged);
+        batch.iter_mut().for_each(named);
+        let bridged = XrtEvents::of(batch);
+        batch.clear();
+        bridge::deliver_events(self.0, &bridged.events);
     }
 
     fn on_events_dropped(&self, reason: DropReason, count: u64) {
-        ffi::deliver_dropped(self.0, reason.describe(), count);
+        deliver_dropped(self.0, reason.describe(), count);
     }
 
     /// What XLA's `RocmTraceCollector` interface can take of the end: the in-flight count
@@ -47,7 +88,7 @@ impl EventSink for CppCollectorSink {
     /// dropped (C++ collectors name lanes by stream id, as XLA's do) and the warnings logged.
     fn end_session(&self, end: SessionEnd) {
         if end.in_flight > 0 {
-            ffi::deliver_dropped(
+            deliver_dropped(
                 self.0,
                 DropReason::InFlightAtDisable.describe(),
                 end.in_flight,
@@ -64,7 +105,7 @@ impl EventSink for CppCollectorSink {
 #[cold]
 #[inline(never)]
 fn record_in_cpp(correlation_id: u64, map: &AnnotationMap, thread: &ThreadState) {
-    ffi::record_hip_api_annotation(correlation_id);
+    record_hip_api_annotation(correlation_id);
     map.add_on_thread(thread, correlation_id, &[], &[]);
 }
 
@@ -221,7 +262,7 @@ impl AnnotationSource for CppAnnotationSource {
         map.clear();
         let through_bridge = STARTING_FOR_CPP.with(Cell::get);
         if through_bridge.is_some() {
-            ffi::clear_hip_api_annotations();
+            clear_hip_api_annotations();
         }
         ANNOTATIONS_IN_RUST.store(through_bridge != Some(true), Ordering::Release);
     }
@@ -240,13 +281,13 @@ impl log::Log for CppLogger {
             return;
         }
         let level = match record.level() {
-            log::Level::Error => ffi::LogLevel::Error,
-            log::Level::Warn => ffi::LogLevel::Warn,
-            log::Level::Info => ffi::LogLevel::Info,
-            log::Level::Debug => ffi::LogLevel::Debug,
-            log::Level::Trace => ffi::LogLevel::Trace,
+            log::Level::Error => LogLevel::Error,
+            log::Level::Warn => LogLevel::Warn,
+            log::Level::Info => LogLevel::Info,
+            log::Level::Debug => LogLevel::Debug,
+            log::Level::Trace => LogLevel::Trace,
         };
-        ffi::log_from_rust(level, &record.args().to_string());
+        bridge::log_from_rust(level, &record.args().to_string());
     }
 
     fn flush(&self) {}
