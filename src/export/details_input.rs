@@ -4,11 +4,13 @@
 //! occupancy included, cost more instructions than the rest of the event's export
 //! (benches/run.sh, `xla_export_instructions`).
 
+use crate::event::KERNEL_WORDS;
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum DetailsInput {
     /// A kernel's fields (`KernelDetails::to_array`) and its device.
     Kernel {
-        fields: [u32; 12],
+        fields: [u32; KERNEL_WORDS],
         gfx_target_version: u32,
         cu_count: u32,
     },
