@@ -24,28 +24,36 @@ pub mod tracer;
 #[doc(hidden)]
 pub mod testing {
     pub mod agents {
-        pub use crate::tracer::agents::*;
+        pub use crate::tracer::sdk::agents::*;
     }
     pub mod correlation {
-        pub use crate::tracer::correlation::*;
+        pub use crate::tracer::streams::correlation::*;
+
+        /// The callback data the tracer registers the request callback with (its session
+        /// ledger), for a test that calls the callback as the SDK does.
+        pub fn request_callback_data() -> *mut std::ffi::c_void {
+            std::ptr::from_ref(crate::tracer::instance().ledger())
+                .cast_mut()
+                .cast()
+        }
     }
     pub mod hip_api {
-        pub use crate::tracer::hip_api::*;
+        pub use crate::tracer::hip_api::names::*;
     }
     pub mod kernel_names {
-        pub use crate::tracer::kernel_names::*;
+        pub use crate::tracer::decode::kernel_names::*;
     }
     pub mod record_decoder {
-        pub use crate::tracer::record_decoder::*;
+        pub use crate::tracer::decode::record_decoder::*;
     }
     pub mod registration {
-        pub use crate::tracer::registration::*;
+        pub use crate::tracer::sdk::registration::*;
     }
     pub mod sdk {
-        pub use crate::tracer::sdk::*;
+        pub use crate::tracer::sdk::calls::*;
     }
     pub mod stream_stack {
-        pub use crate::tracer::stream_stack::*;
+        pub use crate::tracer::streams::stack::*;
     }
 }
 

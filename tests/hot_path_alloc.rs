@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sim as _; // the SDK symbols the tracer library leaves open
 use rocprofiler_sdk_sys as sys;
-use xla_rocm_tracer::testing::correlation::stream_external_correlation_callback;
+use xla_rocm_tracer::testing::correlation::{
+    request_callback_data, stream_external_correlation_callback,
+};
 use xla_rocm_tracer::testing::stream_stack::{self, hip_stream_callback};
 use xla_rocm_tracer::tracer::annotation::{
     pop_annotation, push_annotation, record_current_annotation, AnnotationMap,
@@ -118,7 +120,7 @@ impl HipCall {
                 0,
                 correlation_id,
                 &mut external,
-                std::ptr::null_mut(),
+                request_callback_data(),
             )
         };
         assert_eq!(status, 0);

@@ -15,8 +15,8 @@ use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
 use crate::event::RocmTracerEvent;
 use crate::export::encode_xspace;
 use crate::ffi::bridge::{DetailKind, FlatEvent};
-use crate::tracer::sdk;
-use crate::tracer::stream_stack;
+use crate::tracer::sdk::calls as sdk;
+use crate::tracer::streams::stack as stream_stack;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
 
 /// Result of the C functions.

@@ -20,9 +20,9 @@ use std::sync::Arc;
 
 use rocprofiler_sdk_sys as sys;
 
-use super::thread_state::{self, InnermostRange};
-use super::{instance, Tracer, IN_BUFFER_CALLBACK};
 use crate::event::{EventDomain, EventSource, EventType, RocmTracerEvent};
+use crate::tracer::thread_state::{self, InnermostRange};
+use crate::tracer::{instance, Tracer, IN_BUFFER_CALLBACK};
 
 /// Bumped when a session starts and when it ends, so that a frame pushed outside a session, or
 /// in another one, never matches the running session's generation.

@@ -1,7 +1,8 @@
 //! Everything the SDK's callbacks keep per application thread, in one thread-local: the HIP
 //! stream stack, the last HIP API call entered, the reserved stream handles seen lately, the
 //! innermost ROCTx range, the annotation cache, where the annotation source found the thread's
-//! stack and where the thread counts its requests (docs/ARCHITECTURE.md, "The hot path").
+//! stack, where the thread counts its requests and where it notes its copy calls
+//! (docs/ARCHITECTURE.md, "The hot path").
 //!
 //! Each callback around a HIP call reaches its thread's state once. The state is made of
 //! `Cell`s of plain values with a constant initializer and no destructor, so reaching it is a
@@ -16,7 +17,8 @@
 use std::cell::Cell;
 use std::sync::atomic::AtomicU64;
 
-use super::annotation_log::ThreadAnnotationLog;
+use crate::tracer::annotation::thread_log::ThreadAnnotationLog;
+use crate::tracer::hip_api::copy_log::ThreadCopyLog;
 
 /// The calling thread's tracer state; reached through [`with`].
 pub struct ThreadState {
@@ -27,6 +29,7 @@ pub struct ThreadState {
     pub(crate) annotation: ThreadAnnotationCache,
     pub(crate) source_stack: SourceStackSlot,
     pub(crate) ledger: ThreadLedger,
+    pub(crate) copy_calls: ThreadCopyCalls,
 }
 
 thread_local! {
@@ -150,6 +153,16 @@ pub(crate) struct ThreadLedger {
     pub(crate) requests: Cell<*const ThreadRequests>,
 }
 
+/// Where the calling thread notes its copy calls for one store, without a lock. Rules in
+/// `hip_api/copy_calls.rs`.
+pub(crate) struct ThreadCopyCalls {
+    /// The store the log is registered with (0: none; store ids start at 1).
+    pub(crate) store_id: Cell<u64>,
+    /// Set only from an `Arc` the thread's own handle on its log holds, which keeps it alive;
+    /// forgotten before that handle goes.
+    pub(crate) log: Cell<*const ThreadCopyLog>,
+}
+
 impl ThreadState {
     #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
     const EMPTY: ThreadState = ThreadState {
@@ -182,6 +195,10 @@ impl ThreadState {
         ledger: ThreadLedger {
             session_key: Cell::new(0),
             requests: Cell::new(std::ptr::null()),
+        },
+        copy_calls: ThreadCopyCalls {
+            store_id: Cell::new(0),
+            log: Cell::new(std::ptr::null()),
         },
     };
 }

@@ -10,7 +10,7 @@ use super::{StatusCode, TracerState};
 use crate::collector::Collector;
 use crate::event::RocmTracerEvent;
 use crate::sink::EventSink;
-use crate::tracer::agents::AgentInfo;
+use crate::tracer::sdk::agents::AgentInfo;
 use crate::tracer::{roctx, Tracer, TracerError, TracerOptions};
 
 static CPP_SIDE: Once = Once::new();
@@ -39,7 +39,7 @@ pub(super) fn ensure_registered() {
                     );
                 }
             });
-            crate::tracer::registration::ensure_registered();
+            crate::tracer::sdk::registration::ensure_registered();
         },
     )
 }

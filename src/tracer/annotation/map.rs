@@ -16,10 +16,10 @@ use hashbrown::HashTable;
 use parking_lot::Mutex;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
-use super::annotation_log::{Run, ThreadAnnotationLog};
-use super::roctx;
-use super::taken_runs::TakenRuns;
-use super::thread_state::{self, StackIdentity, ThreadAnnotationCache, ThreadState};
+use crate::tracer::annotation::taken_runs::TakenRuns;
+use crate::tracer::annotation::thread_log::{Run, ThreadAnnotationLog};
+use crate::tracer::roctx;
+use crate::tracer::thread_state::{self, StackIdentity, ThreadAnnotationCache, ThreadState};
 
 /// XLA's `ScopeRangeIdTree`: child scope-range id -> parent id.
 pub type ScopeRangeIdTree = HashMap<i64, i64>;

@@ -6,13 +6,13 @@
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
 //! where `record_decoder.rs` reads it back as `stream_id`.
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
 
 use crate::event::RocmTracerEvent;
-use crate::tracer::session_ledger::SessionLedger;
-use crate::tracer::stream_stack;
+use crate::tracer::session::ledger::SessionLedger;
+use crate::tracer::streams::stack as stream_stack;
 use crate::tracer::thread_state::{self, LastHipCall, ThreadState};
 
 /// Requests made on a thread that was in no HIP API call: HIP's worker thread
@@ -70,9 +70,12 @@ fn unattributed() -> u64 {
 /// Writes the stream of the calling thread's innermost HIP_STREAM SET window (or, outside one,
 /// the null stream inside a HIP call and [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`] outside
 /// any), notes the request in the session ledger, and returns 0 ("use the value I wrote").
+/// `ledger` is the callback data the tracer registered it with: its session ledger (null:
+/// the request is stamped and counted nowhere).
 ///
 /// # Safety
-/// `external_corr_id_value` is null or points to the SDK's writable `rocprofiler_user_data_t`.
+/// `external_corr_id_value` is null or points to the SDK's writable `rocprofiler_user_data_t`;
+/// `ledger` is null or points to a `'static` [`SessionLedger`].
 #[doc(hidden)] // public for tests/hot_path_alloc.rs, which calls it as the SDK does
 pub unsafe extern "C" fn stream_external_correlation_callback(
     thread_id: sys::rocprofiler_thread_id_t,
@@ -81,7 +84,7 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     _operation: sys::rocprofiler_tracing_operation_t,
     internal_corr_id_value: u64,
     external_corr_id_value: *mut sys::rocprofiler_user_data_t,
-    _data: *mut c_void,
+    ledger: *mut c_void,
 ) -> c_int {
     // Panic-free: a thread-local read, a checked pointer write and the thread's request
     // counter (plain stores; a thread's first request of a session goes out of line, and its
@@ -93,7 +96,10 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     }
     // The SDK's thread id is not needed on this path: the ledger counts per thread state, and
     // its shared stripes (for a thread whose counters are gone) are picked by that state's
-    // address, so only the id and the output pointer stay live across the thread-local look-up.
+    // address, so only the id, the output pointer and the ledger stay live across the
+    // thread-local look-up.
+    // SAFETY: this function's contract.
+    let ledger = unsafe { (ledger as *const SessionLedger).as_ref() };
     let counted = thread_state::with(|thread| {
         let stream_id = stream_of_request(thread, internal_corr_id_value);
         // SAFETY: non-null and writable per the SDK contract.
@@ -101,7 +107,9 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
             (*external_corr_id_value).value = stream_id;
         }
         // One record to come for the running session (`disable()` waits for it).
-        ledger().on_request_on_thread(thread, internal_corr_id_value);
+        if let Some(ledger) = ledger {
+            ledger.on_request_on_thread(thread, internal_corr_id_value);
+        }
     });
     if counted.is_none() {
         // The thread's state never fails to be reached (`thread_state`, so this is compiled
@@ -110,33 +118,11 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
         unsafe {
             (*external_corr_id_value).value = stream_stack::NULL_STREAM_ID;
         }
-        ledger().on_request(thread_id, internal_corr_id_value);
+        if let Some(ledger) = ledger {
+            ledger.on_request(thread_id, internal_corr_id_value);
+        }
     }
     0
-}
-
-/// The tracer's session ledger, remembered at the first request: reaching it through the
-/// tracer's lazy initialization on every request would put that initialization's call, and the
-/// registers and stack it needs, on the hot path.
-static LEDGER: AtomicPtr<SessionLedger> = AtomicPtr::new(std::ptr::null_mut());
-
-#[inline]
-fn ledger() -> &'static SessionLedger {
-    // Acquire, paired with the Release below: the ledger's fields are seen as initialized.
-    let ledger = LEDGER.load(Ordering::Acquire);
-    if ledger.is_null() {
-        return first_ledger();
-    }
-    // SAFETY: only ever set to the `'static` tracer's ledger.
-    unsafe { &*ledger }
-}
-
-#[cold]
-#[inline(never)]
-fn first_ledger() -> &'static SessionLedger {
-    let ledger = crate::tracer::instance().ledger();
-    LEDGER.store(std::ptr::from_ref(ledger).cast_mut(), Ordering::Release);
-    ledger
 }
 
 #[cfg(test)]

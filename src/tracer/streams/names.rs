@@ -17,9 +17,9 @@ use std::sync::{Arc, LazyLock};
 use parking_lot::{Mutex, MutexGuard};
 use rocprofiler_sdk_sys as sys;
 
-use super::stream_notes::{StreamNote, StreamNotes};
-use super::thread_state::{self, SeenReservedHandles, ThreadState, REMEMBERED_IDS};
 use crate::event::{StreamKind, StreamLabel};
+use crate::tracer::streams::notes::{StreamNote, StreamNotes};
+use crate::tracer::thread_state::{self, SeenReservedHandles, ThreadState, REMEMBERED_IDS};
 
 /// Longest name kept, in bytes; longer ones are cut at a character boundary.
 pub(crate) const MAX_NAME_BYTES: usize = 256;

@@ -1,19 +1,22 @@
 //! The tracer's set-up: the three contexts and the buffer, created once inside the SDK's tool
 //! `initialize`, and stopped at its `finalize` (docs/xla-interface.md#initialization-order).
+use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 
 use rocprofiler_sdk_sys as sys;
 
-use super::agents::Agents;
-use super::callbacks::{buffer_callback, code_object_callback, hip_api_callback};
-use super::correlation::stream_external_correlation_callback;
-use super::hip_api::HipApiNames;
-use super::hip_runtime_reach;
-use super::sdk::{self, SdkError};
-use super::stream_stack::hip_stream_callback;
-use super::version::SdkVersion;
-use super::{roctx, stream_names};
-use super::{SdkSetup, Tracer, TracerError};
+use crate::tracer::decode::buffer_callback::buffer_callback;
+use crate::tracer::decode::kernel_names::code_object_callback;
+use crate::tracer::hip_api::enter_callback::hip_api_callback;
+use crate::tracer::hip_api::names::HipApiNames;
+use crate::tracer::sdk::agents::Agents;
+use crate::tracer::sdk::calls::{self as sdk, SdkError};
+use crate::tracer::sdk::hip_runtime_reach;
+use crate::tracer::sdk::version::SdkVersion;
+use crate::tracer::streams::correlation::stream_external_correlation_callback;
+use crate::tracer::streams::names as stream_names;
+use crate::tracer::streams::stack::hip_stream_callback;
+use crate::tracer::{roctx, SdkSetup, Tracer, TracerError};
 
 /// XLA's buffer geometry (docs/xla-interface.md#initialization-order): 100 pages, flushed at 40.
 pub const BUFFER_SIZE_BYTES: usize = 100 * 4096;
@@ -53,6 +56,11 @@ fn unavailable(error: SdkError) -> TracerError {
     TracerError::Unavailable(format!("rocprofiler-sdk initialization failed: {error}"))
 }
 
+/// A `'static` part of the tracer as the callback data the SDK hands back to its callback.
+fn data_of<T>(part: &'static T) -> *mut c_void {
+    std::ptr::from_ref(part).cast_mut().cast()
+}
+
 /// Contexts started during initialization, stopped again if a later step fails.
 #[derive(Default)]
 struct StartedContexts(Vec<sys::rocprofiler_context_id_t>);
@@ -77,7 +85,7 @@ impl Tracer {
     }
 
     /// The tool's `initialize`: returns XLA's 0 / -1.
-    pub(crate) fn initialize_from_tool(&self) -> i32 {
+    pub(crate) fn initialize_from_tool(&'static self) -> i32 {
         if self.setup.get().is_some() {
             return -1;
         }
@@ -95,7 +103,7 @@ impl Tracer {
         code
     }
 
-    fn initialize_sdk(&self) -> Result<SdkSetup, TracerError> {
+    fn initialize_sdk(&'static self) -> Result<SdkSetup, TracerError> {
         let (major, minor, patch) = sdk::get_version().map_err(unavailable)?;
         let version = SdkVersion {
             major,
@@ -111,6 +119,9 @@ impl Tracer {
         let _ = self.queried_agents.set(agents.clone());
         let hip_names = HipApiNames::query().map_err(unavailable)?;
         let mut started = StartedContexts::default();
+        // What each callback is handed back as its callback data: the part of this `'static`
+        // tracer it works on, so no callback reaches for the process-wide tracer.
+        let tracer = data_of(self);
 
         let utility_context = sdk::create_context().map_err(unavailable)?;
         sdk::configure_callback_tracing(
@@ -118,6 +129,7 @@ impl Tracer {
             sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
             &[sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER],
             Some(code_object_callback),
+            data_of(&self.kernel_names),
         )
         .map_err(unavailable)?;
         // The signal for the "no GPU events" diagnosis; an SDK without the service traces
@@ -127,6 +139,7 @@ impl Tracer {
             sys::ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION,
             &[sys::ROCPROFILER_RUNTIME_INITIALIZATION_HIP],
             Some(hip_runtime_reach::runtime_initialization_callback),
+            std::ptr::null_mut(),
         ) {
             Ok(()) => hip_runtime_reach::watch(),
             Err(error) => log::debug!("HIP's initialization will not be reported: {error}"),
@@ -136,9 +149,15 @@ impl Tracer {
 
         let main_context = sdk::create_context().map_err(unavailable)?;
         let (size, watermark, policy) = buffer_geometry();
-        let buffer =
-            sdk::create_buffer(main_context, size, watermark, policy, Some(buffer_callback))
-                .map_err(unavailable)?;
+        let buffer = sdk::create_buffer(
+            main_context,
+            size,
+            watermark,
+            policy,
+            Some(buffer_callback),
+            tracer,
+        )
+        .map_err(unavailable)?;
         for kind in [
             sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
             sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
@@ -153,6 +172,7 @@ impl Tracer {
                 sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
             ],
             Some(stream_external_correlation_callback),
+            data_of(self.ledger()),
         )
         .map_err(unavailable)?;
 
@@ -162,6 +182,7 @@ impl Tracer {
             sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
             &[],
             Some(hip_stream_callback),
+            std::ptr::null_mut(),
         )
         .map_err(unavailable)?;
         // Stream names are a nicety: an SDK that cannot trace ROCTx's name API still traces.
@@ -170,6 +191,7 @@ impl Tracer {
             sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
             &[sys::ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream],
             Some(stream_names::marker_name_callback),
+            std::ptr::null_mut(),
         ) {
             log::warn!("stream names (roctxNameHipStream) will not be shown: {error}");
         }
@@ -183,6 +205,7 @@ impl Tracer {
                 sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop,
             ],
             Some(roctx::marker_core_callback),
+            std::ptr::null_mut(),
         ) {
             log::warn!("ROCTx ranges and marks will not be shown: {error}");
         }
@@ -194,6 +217,7 @@ impl Tracer {
             sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
             &[],
             Some(hip_api_callback),
+            tracer,
         )
         .map_err(unavailable)?;
         let callback_thread = sdk::create_callback_thread().map_err(unavailable)?;
@@ -300,7 +324,7 @@ mod tests {
         }
 
         const NAME: &str =
-            "tracer::setup::tests::records_the_sdk_drops_are_reported_once_across_sessions";
+            "tracer::sdk::setup::tests::records_the_sdk_drops_are_reported_once_across_sessions";
         // The buffer is made once per process, at the tool's initialize: in a child process.
         if std::env::var_os(DISCARD_BUFFER_TEST_ENV).is_none() {
             let output = std::process::Command::new(std::env::current_exe().unwrap())

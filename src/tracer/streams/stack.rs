@@ -10,7 +10,7 @@
 //! This runs around every HIP call of the profiled program: no locks, no allocation, no
 //! logging, one thread-local access at SET ENTER and none at SET EXIT (the ENTER keeps where
 //! the stack is in the window's `user_data`, which the SDK hands back at EXIT). The stack is a fixed array of `Cell`s in the
-//! thread's [`ThreadState`](super::thread_state) (one thread-local without destructor), so
+//! thread's [`ThreadState`](crate::tracer::thread_state) (one thread-local without destructor), so
 //! reaching it can never fail or panic, even during thread teardown. Nesting deeper than [`MAX_DEPTH`] entries (the SDK
 //! never nests deeper than one) is counted, not stored: the deepest stored stream stays the
 //! top until the extra entries are popped. A SET on a reserved handle (null, legacy,
@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
 
-use super::thread_state::{self, ThreadStack, ThreadState};
+use crate::tracer::thread_state::{self, ThreadStack, ThreadState};
 
 /// The stream id used before any SET: the null stream.
 pub(crate) const NULL_STREAM_ID: u64 = 0;
@@ -323,9 +323,9 @@ unsafe extern "C" fn note_stream_lifetime(
         // not reach the SDK.
         let _ = std::panic::catch_unwind(|| {
             if operation == sys::ROCPROFILER_HIP_STREAM_CREATE {
-                super::stream_names::note_created(stream_id, handle);
+                crate::tracer::streams::names::note_created(stream_id, handle);
             } else {
-                super::stream_names::note_destroyed(handle);
+                crate::tracer::streams::names::note_destroyed(handle);
             }
         });
     }
@@ -336,7 +336,7 @@ unsafe extern "C" fn note_stream_lifetime(
 #[inline]
 fn push_set(thread: &ThreadState, stream_id: u64, handle: u64) {
     thread.streams.push(stream_id);
-    super::stream_names::note_set(thread, stream_id, handle);
+    crate::tracer::streams::names::note_set(thread, stream_id, handle);
 }
 
 /// The SDK stream id of a SET payload and the `hipStream_t` behind it (`u64::MAX`, an ordinary

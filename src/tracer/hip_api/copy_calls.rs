@@ -4,15 +4,22 @@
 //! runtime moved the bytes, not what the program asked for (docs/ARCHITECTURE.md#a-copy). So
 //! the HIP API ENTER callback notes, per correlation id, the direction the call asked for
 //! (from the function, `hipMemcpyHtoD*` / `DtoH*` / `DtoD*`, or from the `kind` argument of
-//! `hipMemcpy`, `hipMemcpyAsync` and `hipMemcpyWithStream`) and its size; the decoder takes
-//! the note when it decodes the call's API record and puts it on that event's
-//! `MemcpyDetails`. The collector does the rest (`collector/copies.rs`).
+//! `hipMemcpy`, `hipMemcpyAsync` and `hipMemcpyWithStream`) and its size, in the calling
+//! thread's own log, without a lock (`copy_log.rs`); the decoder takes the note when it decodes
+//! the call's API record and puts it on that event's `MemcpyDetails`. The collector does the
+//! rest (`collector/copies.rs`).
+
+use std::cell::RefCell;
+use std::sync::atomic::{fence, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 use rustc_hash::FxHashMap;
 
+use super::copy_log::ThreadCopyLog;
 use crate::event::EventType;
+use crate::tracer::thread_state::{self, ThreadCopyCalls, ThreadState};
 
 /// What one HIP copy call asked for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -119,36 +126,179 @@ pub(crate) unsafe fn hip_api_args(
 }
 
 /// Copy calls of the running session by correlation id, from ENTER to the session's end (its
-/// API record and copy records come in any order). Bounded: past the bound new calls are not
+/// API record and copy records come in any order). A call is noted on its own thread without a
+/// lock, in that thread's log (`copy_log.rs`); the buffer thread takes the logs into one map
+/// when it looks for a call it has not seen. Bounded: past the bound new calls are not
 /// noted, and their records keep the record's own direction.
-#[derive(Default)]
 pub struct CopyCalls {
-    calls: Mutex<FxHashMap<u64, CopyCall>>,
+    /// Tells the threads' cached logs of this store from another store's (tests make more).
+    id: u64,
+    noted: Mutex<Noted>,
+}
+
+#[derive(Default)]
+struct Noted {
+    calls: FxHashMap<u64, CopyCall>,
+    /// Every thread's log (a thread's own is registered at its first copy call).
+    logs: Vec<Arc<ThreadCopyLog>>,
+}
+
+impl Noted {
+    fn insert(&mut self, correlation_id: u64, call: CopyCall) {
+        insert_bounded(&mut self.calls, correlation_id, call);
+    }
+
+    /// Takes what every log noted since; the log of a thread that has exited is dropped.
+    fn take_logs(&mut self) {
+        let calls = &mut self.calls;
+        let mut keep = |correlation_id, call| insert_bounded(calls, correlation_id, call);
+        self.logs.retain(|log| {
+            log.take(&mut keep);
+            if Arc::strong_count(log) > 1 {
+                return true;
+            }
+            // Its thread dropped its handle: the writes before that are visible after this.
+            fence(Ordering::Acquire);
+            log.take(&mut keep);
+            false
+        });
+    }
+
+    /// Forgets every call, noted or still in a log.
+    fn forget(&mut self) {
+        for log in &self.logs {
+            log.discard();
+        }
+        self.logs.retain(|log| Arc::strong_count(log) > 1);
+    }
 }
 
 /// Copy calls noted per session at most; a noted call costs about 40 bytes.
 const MAX_NOTED_CALLS: usize = 1 << 20;
 
+fn insert_bounded(calls: &mut FxHashMap<u64, CopyCall>, correlation_id: u64, call: CopyCall) {
+    if calls.len() < MAX_NOTED_CALLS {
+        calls.insert(correlation_id, call);
+    }
+}
+
+static NEXT_STORE_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Default for CopyCalls {
+    fn default() -> Self {
+        CopyCalls {
+            id: NEXT_STORE_ID.fetch_add(1, Ordering::Relaxed),
+            noted: Mutex::new(Noted::default()),
+        }
+    }
+}
+
+/// The calling thread's log and the store it is registered with; they own the thread's log.
+struct OwnLog(RefCell<Option<(u64, Arc<ThreadCopyLog>)>>);
+
+impl Drop for OwnLog {
+    fn drop(&mut self) {
+        // The log may go with this: the thread's state must not point at it any more.
+        thread_state::with(|thread| thread.copy_calls.forget());
+    }
+}
+
+thread_local! {
+    static OWN_LOG: OwnLog = const { OwnLog(RefCell::new(None)) };
+}
+
+/// The thread's pointer to its log (layout in `thread_state`): set only from the `Arc` in this
+/// thread's [`OwnLog`], forgotten before that can go.
+impl ThreadCopyCalls {
+    fn forget(&self) {
+        self.store_id.set(0);
+        self.log.set(std::ptr::null());
+    }
+}
+
 impl CopyCalls {
+    /// At the call's HIP API ENTER, on the calling thread, whose state the caller holds: into
+    /// the thread's own log, without a lock. A thread's first copy call registers its log
+    /// (once, under the store's lock), and a thread whose log is full (none of its notes taken
+    /// for `COPY_LOG_CAPACITY` calls) takes the logs in itself.
+    #[inline]
+    pub(crate) fn note_on_thread(&self, thread: &ThreadState, correlation_id: u64, call: CopyCall) {
+        let own = &thread.copy_calls;
+        if own.store_id.get() == self.id {
+            // SAFETY: a store id of this store means `log` points at the log this thread's
+            // `OwnLog` holds (see `ThreadCopyCalls`), alive.
+            if unsafe { &*own.log.get() }.push(correlation_id, call) {
+                return;
+            }
+        }
+        self.note_slow(thread, correlation_id, call);
+    }
+
+    /// [`CopyCalls::note_on_thread`] for a caller without the thread's state.
+    #[cfg(test)]
     pub fn note(&self, correlation_id: u64, call: CopyCall) {
-        let mut calls = self.calls.lock();
-        if calls.len() < MAX_NOTED_CALLS {
-            calls.insert(correlation_id, call);
+        if thread_state::with(|thread| self.note_on_thread(thread, correlation_id, call)).is_none()
+        {
+            self.noted.lock().insert(correlation_id, call);
         }
     }
 
+    /// The thread's first copy call for this store, or its log is full.
+    #[cold]
+    #[inline(never)]
+    fn note_slow(&self, thread: &ThreadState, correlation_id: u64, call: CopyCall) {
+        let written = OWN_LOG.try_with(|own| {
+            let Ok(mut own) = own.0.try_borrow_mut() else {
+                return false;
+            };
+            let log = match own.as_ref() {
+                Some((id, log)) if *id == self.id => log.clone(),
+                _ => {
+                    let log = Arc::new(ThreadCopyLog::new());
+                    self.noted.lock().logs.push(log.clone());
+                    // The thread's state stops pointing at the log this replaces first.
+                    thread.copy_calls.forget();
+                    *own = Some((self.id, log.clone()));
+                    thread.copy_calls.log.set(Arc::as_ptr(&log));
+                    thread.copy_calls.store_id.set(self.id);
+                    log
+                }
+            };
+            if log.push(correlation_id, call) {
+                return true;
+            }
+            // Nobody has read the logs for a while: take them in here.
+            self.noted.lock().take_logs();
+            log.push(correlation_id, call)
+        });
+        if written != Ok(true) {
+            // No thread-local (the thread is exiting) or a re-entrant call: into the map.
+            self.noted.lock().insert(correlation_id, call);
+        }
+    }
+
+    /// On the buffer thread: what call `correlation_id` asked for, if it was noted.
     pub fn get(&self, correlation_id: u64) -> Option<CopyCall> {
-        self.calls.lock().get(&correlation_id).copied()
+        let mut noted = self.noted.lock();
+        if let Some(&call) = noted.calls.get(&correlation_id) {
+            return Some(call);
+        }
+        noted.take_logs();
+        noted.calls.get(&correlation_id).copied()
     }
 
     pub fn clear(&self) {
-        self.calls.lock().clear();
+        let mut noted = self.noted.lock();
+        noted.forget();
+        noted.calls.clear();
     }
 
     /// Forgets every call and gives the table's memory back (the session's records were
     /// all decoded).
     pub fn release(&self) {
-        drop(std::mem::take(&mut *self.calls.lock()));
+        let mut noted = self.noted.lock();
+        noted.forget();
+        drop(std::mem::take(&mut noted.calls));
     }
 }
 
@@ -207,7 +357,7 @@ mod tests {
         assert_eq!(calls.get(7), Some(asked));
         calls.release();
         assert_eq!(calls.get(7), None);
-        assert_eq!(calls.calls.lock().capacity(), 0);
+        assert_eq!(calls.noted.lock().calls.capacity(), 0);
         calls.note(8, asked);
         assert_eq!(calls.get(8), Some(asked));
     }
