@@ -17,7 +17,7 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 use rustc_hash::FxHashMap;
 
-use super::copy_log::ThreadCopyLog;
+use super::copy_log::{CopyNote, ThreadCopyLog};
 use crate::event::EventType;
 use crate::tracer::thread_state::{self, ThreadCopyCalls, ThreadState};
 
@@ -151,7 +151,10 @@ impl Noted {
     /// Takes what every log noted since; the log of a thread that has exited is dropped.
     fn take_logs(&mut self) {
         let calls = &mut self.calls;
-        let mut keep = |correlation_id, call| insert_bounded(calls, correlation_id, call);
+        let mut keep = |note| {
+            let (correlation_id, call) = call_of(note);
+            insert_bounded(calls, correlation_id, call)
+        };
         self.logs.retain(|log| {
             log.take(&mut keep);
             if Arc::strong_count(log) > 1 {
@@ -180,6 +183,33 @@ fn insert_bounded(calls: &mut FxHashMap<u64, CopyCall>, correlation_id: u64, cal
     if calls.len() < MAX_NOTED_CALLS {
         calls.insert(correlation_id, call);
     }
+}
+
+/// The directions a copy call can ask for, coded by their index in a thread's log.
+const DIRECTIONS: [EventType; 4] = [
+    EventType::MemcpyH2D,
+    EventType::MemcpyD2H,
+    EventType::MemcpyD2D,
+    EventType::MemcpyOther,
+];
+
+/// `call` as its thread's log holds it; `None` for a direction no copy call asks for.
+fn note_of(correlation_id: u64, call: CopyCall) -> Option<CopyNote> {
+    let direction = DIRECTIONS.iter().position(|&d| d == call.direction)?;
+    Some(CopyNote {
+        correlation_id,
+        bytes: call.bytes,
+        direction: direction as u8,
+    })
+}
+
+/// What a note in a thread's log stands for.
+fn call_of(note: CopyNote) -> (u64, CopyCall) {
+    let call = CopyCall {
+        direction: DIRECTIONS[usize::from(note.direction) % DIRECTIONS.len()],
+        bytes: note.bytes,
+    };
+    (note.correlation_id, call)
 }
 
 static NEXT_STORE_ID: AtomicU64 = AtomicU64::new(1);
@@ -223,15 +253,18 @@ impl CopyCalls {
     /// for `COPY_LOG_CAPACITY` calls) takes the logs in itself.
     #[inline]
     pub(crate) fn note_on_thread(&self, thread: &ThreadState, correlation_id: u64, call: CopyCall) {
+        let Some(note) = note_of(correlation_id, call) else {
+            return;
+        };
         let own = &thread.copy_calls;
         if own.store_id.get() == self.id {
             // SAFETY: a store id of this store means `log` points at the log this thread's
             // `OwnLog` holds (see `ThreadCopyCalls`), alive.
-            if unsafe { &*own.log.get() }.push(correlation_id, call) {
+            if unsafe { &*own.log.get() }.push(note) {
                 return;
             }
         }
-        self.note_slow(thread, correlation_id, call);
+        self.note_slow(thread, note);
     }
 
     /// [`CopyCalls::note_on_thread`] for a caller without the thread's state.
@@ -246,7 +279,7 @@ impl CopyCalls {
     /// The thread's first copy call for this store, or its log is full.
     #[cold]
     #[inline(never)]
-    fn note_slow(&self, thread: &ThreadState, correlation_id: u64, call: CopyCall) {
+    fn note_slow(&self, thread: &ThreadState, note: CopyNote) {
         let written = OWN_LOG.try_with(|own| {
             let Ok(mut own) = own.0.try_borrow_mut() else {
                 return false;
@@ -264,15 +297,16 @@ impl CopyCalls {
                     log
                 }
             };
-            if log.push(correlation_id, call) {
+            if log.push(note) {
                 return true;
             }
             // Nobody has read the logs for a while: take them in here.
             self.noted.lock().take_logs();
-            log.push(correlation_id, call)
+            log.push(note)
         });
         if written != Ok(true) {
             // No thread-local (the thread is exiting) or a re-entrant call: into the map.
+            let (correlation_id, call) = call_of(note);
             self.noted.lock().insert(correlation_id, call);
         }
     }
@@ -360,6 +394,39 @@ mod tests {
         assert_eq!(calls.noted.lock().calls.capacity(), 0);
         calls.note(8, asked);
         assert_eq!(calls.get(8), Some(asked));
+    }
+
+    #[test]
+    fn notes_of_exited_threads_and_of_full_logs_reach_the_store() {
+        use crate::tracer::hip_api::copy_log::COPY_LOG_CAPACITY;
+        let calls = Arc::new(CopyCalls::default());
+        let asked = |bytes| CopyCall {
+            direction: EventType::MemcpyD2H,
+            bytes,
+        };
+        let threads: Vec<_> = (0..3u64)
+            .map(|thread| {
+                let calls = calls.clone();
+                std::thread::spawn(move || {
+                    // More than the log holds: the thread takes the logs in itself once.
+                    for i in 0..COPY_LOG_CAPACITY + 10 {
+                        calls.note(thread * 10_000 + i, asked(i));
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        for thread in 0..3u64 {
+            for i in [0, COPY_LOG_CAPACITY - 1, COPY_LOG_CAPACITY + 9] {
+                assert_eq!(calls.get(thread * 10_000 + i), Some(asked(i)));
+            }
+        }
+        assert!(
+            calls.noted.lock().logs.is_empty(),
+            "the logs of exited threads go once taken"
+        );
     }
 
     #[test]

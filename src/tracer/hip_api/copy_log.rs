@@ -7,20 +7,18 @@
 //! written since.
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-use super::copy_calls::CopyCall;
-use crate::event::EventType;
-
 /// Copy calls a thread may note before a reader takes them (each entry is 24 bytes): more than
 /// a buffer callback's worth of copies, so the thread rarely takes its notes in itself.
 pub(crate) const COPY_LOG_CAPACITY: u64 = 1024;
 
-/// The directions a note can hold, by their index in the log.
-const DIRECTIONS: [EventType; 4] = [
-    EventType::MemcpyH2D,
-    EventType::MemcpyD2H,
-    EventType::MemcpyD2D,
-    EventType::MemcpyOther,
-];
+/// One copy call as the log holds it: the call's correlation id, its size and the code of
+/// its direction (`copy_calls.rs` codes them).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CopyNote {
+    pub correlation_id: u64,
+    pub bytes: u64,
+    pub direction: u8,
+}
 
 #[derive(Default)]
 struct Slot {
@@ -51,37 +49,33 @@ impl ThreadCopyLog {
         &self.slots[(index % COPY_LOG_CAPACITY) as usize]
     }
 
-    /// Owning thread only. Notes call `correlation_id`; false if the ring is full (a reader
-    /// must take notes first). A direction no copy call has is not noted (true).
-    pub(crate) fn push(&self, correlation_id: u64, call: CopyCall) -> bool {
-        let Some(direction) = DIRECTIONS.iter().position(|&d| d == call.direction) else {
-            return true;
-        };
+    /// Owning thread only. False if the ring is full (a reader must take notes first).
+    pub(crate) fn push(&self, note: CopyNote) -> bool {
         let written = self.written.load(Ordering::Relaxed);
         if written - self.taken.load(Ordering::Acquire) >= COPY_LOG_CAPACITY {
             return false;
         }
         let slot = self.slot(written);
-        slot.correlation_id.store(correlation_id, Ordering::Relaxed);
-        slot.bytes.store(call.bytes, Ordering::Relaxed);
-        slot.direction.store(direction as u8, Ordering::Relaxed);
+        slot.correlation_id
+            .store(note.correlation_id, Ordering::Relaxed);
+        slot.bytes.store(note.bytes, Ordering::Relaxed);
+        slot.direction.store(note.direction, Ordering::Relaxed);
         self.written.store(written + 1, Ordering::Release);
         true
     }
 
     /// One reader at a time. Hands every note written since the last take to `f` and frees
     /// its slot.
-    pub(crate) fn take(&self, mut f: impl FnMut(u64, CopyCall)) {
+    pub(crate) fn take(&self, mut f: impl FnMut(CopyNote)) {
         let taken = self.taken.load(Ordering::Relaxed);
         let written = self.written.load(Ordering::Acquire);
         for index in taken..written {
             let slot = self.slot(index);
-            let direction = DIRECTIONS[usize::from(slot.direction.load(Ordering::Relaxed)) % 4];
-            let call = CopyCall {
-                direction,
+            f(CopyNote {
+                correlation_id: slot.correlation_id.load(Ordering::Relaxed),
                 bytes: slot.bytes.load(Ordering::Relaxed),
-            };
-            f(slot.correlation_id.load(Ordering::Relaxed), call);
+                direction: slot.direction.load(Ordering::Relaxed),
+            });
         }
         self.taken.store(written, Ordering::Release);
     }
@@ -97,34 +91,32 @@ impl ThreadCopyLog {
 mod tests {
     use super::*;
 
-    fn call(direction: EventType, bytes: u64) -> CopyCall {
-        CopyCall { direction, bytes }
+    fn note(correlation_id: u64, bytes: u64) -> CopyNote {
+        CopyNote {
+            correlation_id,
+            bytes,
+            direction: (correlation_id % 4) as u8,
+        }
     }
 
     #[test]
     fn notes_come_back_in_order_once_and_a_full_ring_refuses() {
         let log = ThreadCopyLog::new();
-        assert!(log.push(1, call(EventType::MemcpyH2D, 64)));
-        assert!(log.push(2, call(EventType::MemcpyOther, 0)));
+        assert!(log.push(note(1, 64)));
+        assert!(log.push(note(2, 0)));
         let mut taken = vec![];
-        log.take(|id, call| taken.push((id, call)));
-        assert_eq!(
-            taken,
-            vec![
-                (1, call(EventType::MemcpyH2D, 64)),
-                (2, call(EventType::MemcpyOther, 0))
-            ]
-        );
-        log.take(|_, _| panic!("taken twice"));
+        log.take(|noted| taken.push(noted));
+        assert_eq!(taken, vec![note(1, 64), note(2, 0)]);
+        log.take(|_| panic!("taken twice"));
         for id in 0..COPY_LOG_CAPACITY {
-            assert!(log.push(id, call(EventType::MemcpyD2H, id)));
+            assert!(log.push(note(id, id)));
         }
-        assert!(!log.push(7, call(EventType::MemcpyD2D, 7)));
+        assert!(!log.push(note(7, 7)));
         log.discard();
-        assert!(log.push(7, call(EventType::MemcpyD2D, 7)));
+        assert!(log.push(note(7, 7)));
         let mut count = 0;
-        log.take(|id, noted| {
-            assert_eq!((id, noted), (7, call(EventType::MemcpyD2D, 7)));
+        log.take(|noted| {
+            assert_eq!(noted, note(7, 7));
             count += 1;
         });
         assert_eq!(count, 1);
