@@ -7,14 +7,14 @@
 //! stopped by `disable()`), and the process-lifetime HIP_STREAM context that keeps every
 //! thread's stream stack right even before the first `enable()` (and, through HIP_STREAM
 //! CREATE/DESTROY and MARKER_NAME_API, knows the streams' kinds and ROCTx names:
-//! `stream_names`). Any failure leaves the tracer unavailable with the error kept for
+//! `streams/names.rs`). Any failure leaves the tracer unavailable with the error kept for
 //! `enable()`; only the stream names are optional.
 //!
 //! Deliberate differences from XLA: `max_annotation_strings` is honoured (docs/xla-interface.md#xla-edge-1); `disable()`
 //! without `enable()` is a no-op (docs/xla-interface.md#xla-edge-4); the annotation map is cleared *before* the main
 //! context starts, so annotations of the first calls of a session are not wiped by a late
 //! clear; events go to the sink in one batch per buffer callback; kernel and copy records are
-//! assigned to sessions by correlation id (`session_ledger`), and `disable()` waits, bounded,
+//! assigned to sessions by correlation id (`session/ledger.rs`), and `disable()` waits, bounded,
 //! for the ones its session still expects; other records that started before the session are
 //! dropped and counted; finalize flushes the buffer first; a failed initialization makes
 //! `is_available()` false.
@@ -84,7 +84,7 @@ impl fmt::Display for TracerError {
 
 impl std::error::Error for TracerError {}
 
-/// What a successful initialization created (`setup.rs`); read by the callbacks and the
+/// What a successful initialization created (`sdk/setup.rs`); read by the callbacks and the
 /// session for the life of the process.
 pub(crate) struct SdkSetup {
     pub version: SdkVersion,

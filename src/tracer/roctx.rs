@@ -10,7 +10,7 @@
 //! and only a range pushed and popped within one session is emitted; a label is put on HIP
 //! calls only while the thread's innermost range belongs to the running session. The stack is a
 //! thread-local, so the HIP path reads it without a lock; the label travels with the call's
-//! annotation in the thread's lock-free annotation log (`annotation.rs`), interned once per
+//! annotation in the thread's lock-free annotation log (`annotation/record.rs`), interned once per
 //! session, so an unchanged label costs the HIP path one read of the top frame.
 use std::cell::RefCell;
 use std::ffi::{c_void, CStr};

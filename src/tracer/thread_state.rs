@@ -46,7 +46,7 @@ pub(crate) fn with<R>(f: impl FnOnce(&ThreadState) -> R) -> Option<R> {
 /// Stream entries stored above the base null-stream entry (`stream_stack::MAX_DEPTH`).
 pub(crate) const STREAM_STACK_DEPTH: usize = 32;
 
-/// The thread's HIP stream stack and its statistics; rules in `stream_stack`.
+/// The thread's HIP stream stack and its statistics; rules in `streams/stack.rs`.
 pub(crate) struct ThreadStack {
     /// Logical entries above the base, including any beyond the stored depth.
     pub(crate) depth: Cell<u64>,
@@ -59,14 +59,14 @@ pub(crate) struct ThreadStack {
 }
 
 /// The internal correlation id of the last HIP API call this thread entered (0: none); rules
-/// in `correlation`.
+/// in `streams/correlation.rs`.
 pub(crate) struct LastHipCall(pub(crate) Cell<u64>);
 
-/// SDK ids remembered per reserved stream handle and thread (`stream_names`).
+/// SDK ids remembered per reserved stream handle and thread (`streams/names.rs`).
 pub(crate) const REMEMBERED_IDS: usize = 4;
 
 /// The SDK ids this thread saw for each reserved handle (row 0 null, 1 legacy, 2 per-thread;
-/// most recent first; `u64::MAX` = none); rules in `stream_names`.
+/// most recent first; `u64::MAX` = none); rules in `streams/names.rs`.
 pub(crate) struct SeenReservedHandles(pub(crate) Cell<[[u64; REMEMBERED_IDS]; 3]>);
 
 /// The thread's innermost ROCTx range as the HIP path needs it; rules in `roctx`.
@@ -130,7 +130,7 @@ pub(crate) struct SourceStackSlot {
 }
 
 /// One thread's requests through a session ledger, written by that thread alone (a load and a
-/// store each, no read-modify-write) and read by `disable()`. Rules in `session_ledger`.
+/// store each, no read-modify-write) and read by `disable()`. Rules in `session/ledger.rs`.
 #[derive(Default)]
 #[repr(align(64))]
 pub(crate) struct ThreadRequests {
@@ -143,7 +143,7 @@ pub(crate) struct ThreadRequests {
     pub(crate) max_id: AtomicU64,
 }
 
-/// Where the calling thread's [`ThreadRequests`] for one ledger are. Rules in `session_ledger`.
+/// Where the calling thread's [`ThreadRequests`] for one ledger are. Rules in `session/ledger.rs`.
 pub(crate) struct ThreadLedger {
     /// The key of the running session these counters were last noted for (0: none; keys start
     /// at 1). Equal to a ledger's running session's key only when `requests` are that ledger's.

@@ -34,7 +34,7 @@ fn buffer_geometry() -> (usize, usize, sys::rocprofiler_buffer_policy_t) {
 
 /// The unit tests' seam: with [`DISCARD_BUFFER_TEST_ENV`] set, one page, DISCARD, delivered
 /// only by explicit flushes, so that the SDK drops records and the tracer's reading of its
-/// cumulative `drop_count` runs end to end (`callbacks.rs` tests). Only the library's own unit
+/// cumulative `drop_count` runs end to end (`decode/buffer_callback.rs` tests). Only the library's own unit
 /// tests compile this; the product always uses XLA's lossless buffer.
 #[cfg(test)]
 fn buffer_geometry() -> (usize, usize, sys::rocprofiler_buffer_policy_t) {
@@ -272,7 +272,7 @@ impl Tracer {
 }
 
 /// End to end on the simulated SDK through this file's DISCARD seam: the tracer's reading of
-/// the SDK's cumulative drop count (`callbacks.rs`) over several sessions.
+/// the SDK's cumulative drop count (`decode/buffer_callback.rs`) over several sessions.
 #[cfg(test)]
 mod tests {
     use super::DISCARD_BUFFER_TEST_ENV;

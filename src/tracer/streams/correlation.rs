@@ -4,7 +4,7 @@
 //! The SDK calls it for KERNEL_DISPATCH and MEMORY_COPY operations of the main context, on the
 //! thread that enqueues the work, inside the HIP_STREAM SET window of the issuing HIP call. The
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
-//! where `record_decoder.rs` reads it back as `stream_id`.
+//! where `decode/record_decoder.rs` reads it back as `stream_id`.
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 

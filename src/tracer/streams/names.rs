@@ -4,7 +4,7 @@
 //!
 //! Fed by the process-lifetime stream context, so streams created and named before the first
 //! `enable()` count: HIP_STREAM CREATE and DESTROY (phase NONE; queued without a lock by
-//! `stream_notes.rs`, applied by the registry's next holder), HIP_STREAM SET ENTER on
+//! `notes.rs`, applied by the registry's next holder), HIP_STREAM SET ENTER on
 //! one of the reserved handles 0/1/2 (a thread-local cache keeps repeated SETs off the lock),
 //! and MARKER_NAME_API `roctxNameHipStream` ENTER. `disable()` sends a snapshot to the sink.
 //!
