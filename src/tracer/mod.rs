@@ -43,6 +43,7 @@ use annotation::{
 use decode::kernel_names::KernelNames;
 use decode::record_decoder::RecordDecoder;
 use hip_api::copy_calls::CopyCalls;
+use hip_api::enter_callback::EnterTarget;
 use hip_api::names::HipApiNames;
 use sdk::agents::{AgentInfo, Agents};
 use sdk::calls::SdkError;
@@ -313,5 +314,24 @@ impl Tracer {
     /// `on_events_dropped` panicked.
     pub fn drops_lost_to_sink_panics(&self) -> u64 {
         self.drops_lost_to_sink_panics.load(Ordering::Relaxed)
+    }
+}
+
+/// What the HIP API ENTER callback, registered with this tracer as its callback data, records
+/// into.
+impl EnterTarget for Tracer {
+    #[inline]
+    fn annotation_source(&self) -> &dyn AnnotationSource {
+        Tracer::annotation_source(self)
+    }
+
+    #[inline]
+    fn annotations(&self) -> &AnnotationMap {
+        &self.annotations
+    }
+
+    #[inline]
+    fn copy_calls(&self) -> &CopyCalls {
+        &self.copy_calls
     }
 }

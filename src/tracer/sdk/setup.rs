@@ -216,7 +216,7 @@ impl Tracer {
             main_context,
             sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
             &[],
-            Some(hip_api_callback),
+            Some(hip_api_callback::<Tracer>),
             tracer,
         )
         .map_err(unavailable)?;
