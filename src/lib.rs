@@ -28,14 +28,6 @@ pub mod testing {
     }
     pub mod correlation {
         pub use crate::tracer::streams::correlation::*;
-
-        /// The callback data the tracer registers the request callback with (its session
-        /// ledger), for a test that calls the callback as the SDK does.
-        pub fn request_callback_data() -> *mut std::ffi::c_void {
-            std::ptr::from_ref(crate::tracer::instance().ledger())
-                .cast_mut()
-                .cast()
-        }
     }
     pub mod hip_api {
         pub use crate::tracer::hip_api::names::*;

@@ -43,7 +43,7 @@ use annotation::{
 use decode::kernel_names::KernelNames;
 use decode::record_decoder::RecordDecoder;
 use hip_api::copy_calls::CopyCalls;
-use hip_api::enter_callback::EnterTarget;
+use hip_api::enter_callback::{self, EnterTarget};
 use hip_api::names::HipApiNames;
 use sdk::agents::{AgentInfo, Agents};
 use sdk::calls::SdkError;
@@ -228,7 +228,29 @@ impl Tracer {
         &self,
         source: Box<dyn AnnotationSource>,
     ) -> Result<(), Box<dyn AnnotationSource>> {
-        self.annotation_source.set(source)
+        self.annotation_source.set(source)?;
+        let tracer = instance();
+        if std::ptr::eq(self, tracer) {
+            tracer.serve_enter();
+        }
+        Ok(())
+    }
+
+    /// Gives the HIP API ENTER what it records into, with the annotation source as it is now.
+    /// The set-up and the installation of a source may race: whoever serves last checks that
+    /// the source did not change meanwhile (it changes once), so the source installed wins.
+    fn serve_enter(&'static self) {
+        loop {
+            let source = self.annotation_source();
+            enter_callback::serve(EnterTarget {
+                source,
+                annotations: &self.annotations,
+                copy_calls: &self.copy_calls,
+            });
+            if std::ptr::addr_eq(source, self.annotation_source()) {
+                return;
+            }
+        }
     }
 
     /// The source the HIP API ENTER records through: the installed one, else the standalone
@@ -314,24 +336,5 @@ impl Tracer {
     /// `on_events_dropped` panicked.
     pub fn drops_lost_to_sink_panics(&self) -> u64 {
         self.drops_lost_to_sink_panics.load(Ordering::Relaxed)
-    }
-}
-
-/// What the HIP API ENTER callback, registered with this tracer as its callback data, records
-/// into.
-impl EnterTarget for Tracer {
-    #[inline]
-    fn annotation_source(&self) -> &dyn AnnotationSource {
-        Tracer::annotation_source(self)
-    }
-
-    #[inline]
-    fn annotations(&self) -> &AnnotationMap {
-        &self.annotations
-    }
-
-    #[inline]
-    fn copy_calls(&self) -> &CopyCalls {
-        &self.copy_calls
     }
 }

@@ -13,7 +13,7 @@ use crate::tracer::sdk::agents::Agents;
 use crate::tracer::sdk::calls::{self as sdk, SdkError};
 use crate::tracer::sdk::hip_runtime_reach;
 use crate::tracer::sdk::version::SdkVersion;
-use crate::tracer::streams::correlation::stream_external_correlation_callback;
+use crate::tracer::streams::correlation::{self, stream_external_correlation_callback};
 use crate::tracer::streams::names as stream_names;
 use crate::tracer::streams::stack::hip_stream_callback;
 use crate::tracer::{roctx, SdkSetup, Tracer, TracerError};
@@ -119,8 +119,10 @@ impl Tracer {
         let _ = self.queried_agents.set(agents.clone());
         let hip_names = HipApiNames::query().map_err(unavailable)?;
         let mut started = StartedContexts::default();
-        // What each callback is handed back as its callback data: the part of this `'static`
-        // tracer it works on, so no callback reaches for the process-wide tracer.
+        // No callback reaches for the process-wide tracer: the buffer and code-object callbacks
+        // are handed the part of this `'static` tracer they work on as their callback data; the
+        // HIP API ENTER and the request, on the application thread's hot path, are given theirs
+        // here (`serve`), read with one load.
         let tracer = data_of(self);
 
         let utility_context = sdk::create_context().map_err(unavailable)?;
@@ -165,6 +167,7 @@ impl Tracer {
         ] {
             sdk::configure_buffer_tracing(main_context, kind, buffer).map_err(unavailable)?;
         }
+        correlation::serve(self.ledger());
         sdk::configure_external_correlation_request(
             main_context,
             &[
@@ -172,7 +175,7 @@ impl Tracer {
                 sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
             ],
             Some(stream_external_correlation_callback),
-            data_of(self.ledger()),
+            std::ptr::null_mut(),
         )
         .map_err(unavailable)?;
 
@@ -212,12 +215,13 @@ impl Tracer {
         sdk::start_context(stream_context).map_err(unavailable)?;
         started.0.push(stream_context);
 
+        self.serve_enter();
         sdk::configure_callback_tracing(
             main_context,
             sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
             &[],
-            Some(hip_api_callback::<Tracer>),
-            tracer,
+            Some(hip_api_callback),
+            std::ptr::null_mut(),
         )
         .map_err(unavailable)?;
         let callback_thread = sdk::create_callback_thread().map_err(unavailable)?;

@@ -6,7 +6,8 @@
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
 //! where `decode/record_decoder.rs` reads it back as `stream_id`.
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::LazyLock;
 
 use rocprofiler_sdk_sys as sys;
 
@@ -69,13 +70,11 @@ fn unattributed() -> u64 {
 
 /// Writes the stream of the calling thread's innermost HIP_STREAM SET window (or, outside one,
 /// the null stream inside a HIP call and [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`] outside
-/// any), notes the request in the session ledger, and returns 0 ("use the value I wrote").
-/// `ledger` is the callback data the tracer registered it with: its session ledger (null:
-/// the request is stamped and counted nowhere).
+/// any), notes the request in the session ledger [`serve`] gave, and returns 0 ("use the
+/// value I wrote").
 ///
 /// # Safety
-/// `external_corr_id_value` is null or points to the SDK's writable `rocprofiler_user_data_t`;
-/// `ledger` is null or points to a `'static` [`SessionLedger`].
+/// `external_corr_id_value` is null or points to the SDK's writable `rocprofiler_user_data_t`.
 #[doc(hidden)] // public for tests/hot_path_alloc.rs, which calls it as the SDK does
 pub unsafe extern "C" fn stream_external_correlation_callback(
     thread_id: sys::rocprofiler_thread_id_t,
@@ -84,7 +83,7 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     _operation: sys::rocprofiler_tracing_operation_t,
     internal_corr_id_value: u64,
     external_corr_id_value: *mut sys::rocprofiler_user_data_t,
-    ledger: *mut c_void,
+    _data: *mut c_void,
 ) -> c_int {
     // Panic-free: a thread-local read, a checked pointer write and the thread's request
     // counter (plain stores; a thread's first request of a session goes out of line, and its
@@ -96,10 +95,7 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     }
     // The SDK's thread id is not needed on this path: the ledger counts per thread state, and
     // its shared stripes (for a thread whose counters are gone) are picked by that state's
-    // address, so only the id, the output pointer and the ledger stay live across the
-    // thread-local look-up.
-    // SAFETY: this function's contract.
-    let ledger = unsafe { (ledger as *const SessionLedger).as_ref() };
+    // address, so only the id and the output pointer stay live across the thread-local look-up.
     let counted = thread_state::with(|thread| {
         let stream_id = stream_of_request(thread, internal_corr_id_value);
         // SAFETY: non-null and writable per the SDK contract.
@@ -107,9 +103,7 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
             (*external_corr_id_value).value = stream_id;
         }
         // One record to come for the running session (`disable()` waits for it).
-        if let Some(ledger) = ledger {
-            ledger.on_request_on_thread(thread, internal_corr_id_value);
-        }
+        ledger().on_request_on_thread(thread, internal_corr_id_value);
     });
     if counted.is_none() {
         // The thread's state never fails to be reached (`thread_state`, so this is compiled
@@ -118,11 +112,40 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
         unsafe {
             (*external_corr_id_value).value = stream_stack::NULL_STREAM_ID;
         }
-        if let Some(ledger) = ledger {
-            ledger.on_request(thread_id, internal_corr_id_value);
-        }
+        ledger().on_request(thread_id, internal_corr_id_value);
     }
     0
+}
+
+/// The session ledger requests are counted in, given once by the tracer's set-up before it
+/// registers the callback (`sdk/setup.rs`). A static rather than the callback data: read
+/// after the thread-local look-up, it keeps no register live across that call (five
+/// instructions per request on the benchmarks' hot path).
+static LEDGER: AtomicPtr<SessionLedger> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Counts every later request in `ledger`.
+pub(crate) fn serve(ledger: &'static SessionLedger) {
+    LEDGER.store(std::ptr::from_ref(ledger).cast_mut(), Ordering::Release);
+}
+
+#[inline]
+fn ledger() -> &'static SessionLedger {
+    // Acquire, paired with `serve`'s Release: the ledger's fields are seen as initialized.
+    let ledger = LEDGER.load(Ordering::Acquire);
+    if ledger.is_null() {
+        return unserved();
+    }
+    // SAFETY: only ever set to the `'static` ledger `serve` was given.
+    unsafe { &*ledger }
+}
+
+/// Where a request before the set-up would count (the callback is registered after it): a
+/// ledger no session reads.
+#[cold]
+#[inline(never)]
+fn unserved() -> &'static SessionLedger {
+    static UNSERVED: LazyLock<SessionLedger> = LazyLock::new(SessionLedger::default);
+    &UNSERVED
 }
 
 #[cfg(test)]
