@@ -317,6 +317,10 @@ impl CopyCalls {
         if let Some(&call) = noted.calls.get(&correlation_id) {
             return Some(call);
         }
+        if noted.logs.is_empty() {
+            // No thread noted a copy call (most records of most sessions): no second look.
+            return None;
+        }
         noted.take_logs();
         noted.calls.get(&correlation_id).copied()
     }
