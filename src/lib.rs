@@ -24,28 +24,28 @@ pub mod tracer;
 #[doc(hidden)]
 pub mod testing {
     pub mod agents {
-        pub use crate::tracer::agents::*;
+        pub use crate::tracer::sdk::agents::*;
     }
     pub mod correlation {
-        pub use crate::tracer::correlation::*;
+        pub use crate::tracer::streams::correlation::*;
     }
     pub mod hip_api {
-        pub use crate::tracer::hip_api::*;
+        pub use crate::tracer::hip_api::names::*;
     }
     pub mod kernel_names {
-        pub use crate::tracer::kernel_names::*;
+        pub use crate::tracer::decode::kernel_names::*;
     }
     pub mod record_decoder {
-        pub use crate::tracer::record_decoder::*;
+        pub use crate::tracer::decode::record_decoder::*;
     }
     pub mod registration {
-        pub use crate::tracer::registration::*;
+        pub use crate::tracer::sdk::registration::*;
     }
     pub mod sdk {
-        pub use crate::tracer::sdk::*;
+        pub use crate::tracer::sdk::calls::*;
     }
     pub mod stream_stack {
-        pub use crate::tracer::stream_stack::*;
+        pub use crate::tracer::streams::stack::*;
     }
 }
 

@@ -138,6 +138,9 @@ impl HipCall {
 
 #[test]
 fn hip_call_hot_path_makes_no_heap_allocation_after_warm_up() {
+    // Registered and set up, the tracer counts the requests in its session ledger, as the SDK's
+    // requests are counted.
+    xla_rocm_tracer::tracer::Tracer::get();
     std::thread::spawn(|| {
         let mut call = HipCall::new();
         // Warm-up: the thread's first calls may set up its thread-locals (and note the null

@@ -211,7 +211,7 @@ fn a_failed_stream_name_service_leaves_the_tracer_available() {
         return;
     }
     // Call 2: the notice of HIP's initialization (the "no GPU events" diagnosis,
-    // src/tracer/hip_runtime_reach.rs); call 4: the stream names; call 5: the ROCTx ranges.
+    // src/tracer/sdk/hip_runtime_reach.rs); call 4: the stream names; call 5: the ROCTx ranges.
     for rule in [
         "rocprofiler_configure_callback_tracing_service@2=16",
         "rocprofiler_configure_callback_tracing_service@4=16",

@@ -14,8 +14,8 @@ use parking_lot::Mutex;
 
 use crate::collector::{CaptureStart, Collector, CollectorOptions, GpuAgentInfo};
 use crate::export::encode_xspace;
-use crate::tracer::sdk;
-use crate::tracer::stream_stack;
+use crate::tracer::sdk::calls as sdk;
+use crate::tracer::streams::stack as stream_stack;
 use crate::tracer::{Tracer, TracerError, TracerOptions};
 
 use super::event::Utf8;

@@ -12,7 +12,7 @@ use super::status::{guarded, ok, status, BridgeStatus, StatusCode};
 use crate::collector::Collector;
 use crate::event::RocmTracerEvent;
 use crate::sink::EventSink;
-use crate::tracer::agents::AgentInfo;
+use crate::tracer::sdk::agents::AgentInfo;
 use crate::tracer::{roctx, Tracer, TracerError, TracerOptions};
 
 #[cxx::bridge(namespace = "xla::profiler::rust_bridge")]
@@ -114,7 +114,7 @@ fn ensure_registered() {
                     );
                 }
             });
-            crate::tracer::registration::ensure_registered();
+            crate::tracer::sdk::registration::ensure_registered();
         },
     )
 }

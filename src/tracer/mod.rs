@@ -7,44 +7,29 @@
 //! stopped by `disable()`), and the process-lifetime HIP_STREAM context that keeps every
 //! thread's stream stack right even before the first `enable()` (and, through HIP_STREAM
 //! CREATE/DESTROY and MARKER_NAME_API, knows the streams' kinds and ROCTx names:
-//! `stream_names`). Any failure leaves the tracer unavailable with the error kept for
+//! `streams/names.rs`). Any failure leaves the tracer unavailable with the error kept for
 //! `enable()`; only the stream names are optional.
 //!
 //! Deliberate differences from XLA: `max_annotation_strings` is honoured (docs/xla-interface.md#xla-edge-1); `disable()`
 //! without `enable()` is a no-op (docs/xla-interface.md#xla-edge-4); the annotation map is cleared *before* the main
 //! context starts, so annotations of the first calls of a session are not wiped by a late
 //! clear; events go to the sink in one batch per buffer callback; kernel and copy records are
-//! assigned to sessions by correlation id (`session_ledger`), and `disable()` waits, bounded,
+//! assigned to sessions by correlation id (`session/ledger.rs`), and `disable()` waits, bounded,
 //! for the ones its session still expects; other records that started before the session are
 //! dropped and counted; finalize flushes the buffer first; a failed initialization makes
 //! `is_available()` false.
-pub(crate) mod agents;
 pub mod annotation;
-pub(crate) mod annotation_log;
-mod callbacks;
-pub(crate) mod copy_calls;
-pub(crate) mod correlation;
+pub(crate) mod decode;
 pub(crate) mod hip_api;
-pub mod hip_runtime_reach;
-pub(crate) mod kernel_names;
-pub(crate) mod record_decoder;
-pub(crate) mod registration;
 pub mod roctx;
 pub(crate) mod sdk;
-pub(crate) mod sdk_id_map;
 mod session;
-pub(crate) mod session_ledger;
-mod setup;
-pub(crate) mod stream_names;
-mod stream_notes;
-pub(crate) mod stream_stack;
-mod taken_runs;
+pub(crate) mod streams;
 pub mod thread_state;
-pub(crate) mod version;
 
 use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{LazyLock, OnceLock};
 
 use parking_lot::Mutex;
@@ -52,23 +37,25 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::drop_reason::DropReason;
 use crate::event::RocmTracerEvent;
-use crate::tracer::agents::{AgentInfo, Agents};
-use crate::tracer::annotation::{
+use annotation::{
     AnnotationMap, AnnotationSource, ThreadAnnotationStack, DEFAULT_MAX_ANNOTATION_STRINGS,
 };
-use crate::tracer::copy_calls::CopyCalls;
-use crate::tracer::hip_api::HipApiNames;
-use crate::tracer::kernel_names::KernelNames;
-use crate::tracer::record_decoder::RecordDecoder;
-use crate::tracer::sdk::SdkError;
-use crate::tracer::session_ledger::SessionLedger;
-use crate::tracer::version::SdkVersion;
-pub use registration::{register_as_tool_library, ToolLibraryHooks, SDK_HELD_ELSEWHERE};
+use decode::kernel_names::KernelNames;
+use decode::record_decoder::RecordDecoder;
+use hip_api::copy_calls::CopyCalls;
+use hip_api::enter_callback::{self, EnterTarget};
+use hip_api::names::HipApiNames;
+use sdk::agents::{AgentInfo, Agents};
+use sdk::calls::SdkError;
+pub use sdk::hip_runtime_reach;
+pub use sdk::registration::{register_as_tool_library, ToolLibraryHooks, SDK_HELD_ELSEWHERE};
+pub use sdk::setup::{BUFFER_SIZE_BYTES, BUFFER_WATERMARK_BYTES};
+use sdk::version::SdkVersion;
+use session::ledger::SessionLedger;
 use session::SessionSlot;
 pub use session::{
     disable_wait_from_env, set_wait_sleeper, TracerOptions, DEFAULT_DISABLE_WAIT, DISABLE_WAIT_ENV,
 };
-pub use setup::{BUFFER_SIZE_BYTES, BUFFER_WATERMARK_BYTES};
 
 // The unit tests of this crate link the simulated SDK for the symbols the `sys` layer leaves
 // open; the library itself never contains it.
@@ -98,9 +85,9 @@ impl fmt::Display for TracerError {
 
 impl std::error::Error for TracerError {}
 
-/// What a successful initialization created (`setup.rs`); read by the callbacks and the
+/// What a successful initialization created (`sdk/setup.rs`); read by the callbacks and the
 /// session for the life of the process.
-pub(super) struct SdkSetup {
+pub(crate) struct SdkSetup {
     pub version: SdkVersion,
     pub utility_context: sys::rocprofiler_context_id_t,
     pub main_context: sys::rocprofiler_context_id_t,
@@ -163,25 +150,6 @@ thread_local! {
     static IN_BUFFER_CALLBACK: Cell<bool> = const { Cell::new(false) };
 }
 
-/// What the HIP API ENTER records through once an annotation source is set: the source and the
-/// tracer's map, reached with one load instead of the tracer's lazy initialization and the
-/// source's `OnceLock` (every HIP call makes that ENTER; a source, once set, stays the
-/// tracer's for the life of the process).
-pub(super) struct EnterTarget {
-    pub(super) source: &'static dyn AnnotationSource,
-    pub(super) annotations: &'static AnnotationMap,
-}
-
-/// Null until [`Tracer::set_annotation_source`] sets the singleton's source.
-static ENTER_TARGET: AtomicPtr<EnterTarget> = AtomicPtr::new(std::ptr::null_mut());
-
-/// The singleton's annotation source and map, if a source was set.
-#[inline]
-pub(super) fn enter_target() -> Option<&'static EnterTarget> {
-    // SAFETY: null or a leaked `EnterTarget`, published with Release, never freed.
-    unsafe { ENTER_TARGET.load(Ordering::Acquire).as_ref() }
-}
-
 /// The singleton without the registration check: for the SDK's callbacks, which only run
 /// once the tool is registered.
 pub(crate) fn instance() -> &'static Tracer {
@@ -222,7 +190,7 @@ impl Tracer {
     /// XLA's `GetTimestamp()`: the SDK clock (CLOCK_BOOTTIME ns) of the record timestamps;
     /// 0 on error.
     pub fn timestamp() -> u64 {
-        sdk::timestamp().unwrap_or(0)
+        sdk::calls::timestamp().unwrap_or(0)
     }
 
     /// The GPUs HIP sees, in the SDK's query order: position `i` is HIP device `i` and XLA's
@@ -263,19 +231,32 @@ impl Tracer {
         self.annotation_source.set(source)?;
         let tracer = instance();
         if std::ptr::eq(self, tracer) {
-            if let Some(source) = tracer.annotation_source.get() {
-                let target = Box::new(EnterTarget {
-                    source: source.as_ref(),
-                    annotations: &tracer.annotations,
-                });
-                // Set once (the source is set once), so this one allocation is never freed.
-                ENTER_TARGET.store(Box::into_raw(target), Ordering::Release);
-            }
+            tracer.serve_enter();
         }
         Ok(())
     }
 
-    pub(super) fn annotation_source(&self) -> &dyn AnnotationSource {
+    /// Gives the HIP API ENTER what it records into, with the annotation source as it is now.
+    /// The set-up and the installation of a source may race: whoever serves last checks that
+    /// the source did not change meanwhile (it changes once), so the source installed wins.
+    fn serve_enter(&'static self) {
+        loop {
+            let source = self.annotation_source();
+            enter_callback::serve(EnterTarget {
+                source,
+                annotations: &self.annotations,
+                copy_calls: &self.copy_calls,
+            });
+            if std::ptr::addr_eq(source, self.annotation_source()) {
+                return;
+            }
+        }
+    }
+
+    /// The source the HIP API ENTER records through: the installed one, else the standalone
+    /// [`ThreadAnnotationStack`].
+    #[inline]
+    pub(crate) fn annotation_source(&self) -> &dyn AnnotationSource {
         match self.annotation_source.get() {
             Some(source) => source.as_ref(),
             None => &ThreadAnnotationStack,

@@ -10,7 +10,7 @@
 //! and only a range pushed and popped within one session is emitted; a label is put on HIP
 //! calls only while the thread's innermost range belongs to the running session. The stack is a
 //! thread-local, so the HIP path reads it without a lock; the label travels with the call's
-//! annotation in the thread's lock-free annotation log (`annotation.rs`), interned once per
+//! annotation in the thread's lock-free annotation log (`annotation/record.rs`), interned once per
 //! session, so an unchanged label costs the HIP path one read of the top frame.
 use std::cell::RefCell;
 use std::ffi::{c_void, CStr};
@@ -20,9 +20,9 @@ use std::sync::Arc;
 
 use rocprofiler_sdk_sys as sys;
 
-use super::thread_state::{self, InnermostRange};
-use super::{instance, Tracer, IN_BUFFER_CALLBACK};
 use crate::event::{EventDomain, EventSource, EventType, RocmTracerEvent};
+use crate::tracer::thread_state::{self, InnermostRange};
+use crate::tracer::{instance, Tracer, IN_BUFFER_CALLBACK};
 
 /// Bumped when a session starts and when it ends, so that a frame pushed outside a session, or
 /// in another one, never matches the running session's generation.

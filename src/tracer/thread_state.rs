@@ -1,7 +1,8 @@
 //! Everything the SDK's callbacks keep per application thread, in one thread-local: the HIP
 //! stream stack, the last HIP API call entered, the reserved stream handles seen lately, the
 //! innermost ROCTx range, the annotation cache, where the annotation source found the thread's
-//! stack and where the thread counts its requests (docs/ARCHITECTURE.md, "The hot path").
+//! stack, where the thread counts its requests and where it notes its copy calls
+//! (docs/ARCHITECTURE.md, "The hot path").
 //!
 //! Each callback around a HIP call reaches its thread's state once. The state is made of
 //! `Cell`s of plain values with a constant initializer and no destructor, so reaching it is a
@@ -16,7 +17,8 @@
 use std::cell::Cell;
 use std::sync::atomic::AtomicU64;
 
-use super::annotation_log::ThreadAnnotationLog;
+use crate::tracer::annotation::thread_log::ThreadAnnotationLog;
+use crate::tracer::hip_api::copy_log::ThreadCopyLog;
 
 /// The calling thread's tracer state; reached through [`with`].
 pub struct ThreadState {
@@ -27,6 +29,7 @@ pub struct ThreadState {
     pub(crate) annotation: ThreadAnnotationCache,
     pub(crate) source_stack: SourceStackSlot,
     pub(crate) ledger: ThreadLedger,
+    pub(crate) copy_calls: ThreadCopyCalls,
 }
 
 thread_local! {
@@ -43,7 +46,7 @@ pub(crate) fn with<R>(f: impl FnOnce(&ThreadState) -> R) -> Option<R> {
 /// Stream entries stored above the base null-stream entry (`stream_stack::MAX_DEPTH`).
 pub(crate) const STREAM_STACK_DEPTH: usize = 32;
 
-/// The thread's HIP stream stack and its statistics; rules in `stream_stack`.
+/// The thread's HIP stream stack and its statistics; rules in `streams/stack.rs`.
 pub(crate) struct ThreadStack {
     /// Logical entries above the base, including any beyond the stored depth.
     pub(crate) depth: Cell<u64>,
@@ -56,14 +59,14 @@ pub(crate) struct ThreadStack {
 }
 
 /// The internal correlation id of the last HIP API call this thread entered (0: none); rules
-/// in `correlation`.
+/// in `streams/correlation.rs`.
 pub(crate) struct LastHipCall(pub(crate) Cell<u64>);
 
-/// SDK ids remembered per reserved stream handle and thread (`stream_names`).
+/// SDK ids remembered per reserved stream handle and thread (`streams/names.rs`).
 pub(crate) const REMEMBERED_IDS: usize = 4;
 
 /// The SDK ids this thread saw for each reserved handle (row 0 null, 1 legacy, 2 per-thread;
-/// most recent first; `u64::MAX` = none); rules in `stream_names`.
+/// most recent first; `u64::MAX` = none); rules in `streams/names.rs`.
 pub(crate) struct SeenReservedHandles(pub(crate) Cell<[[u64; REMEMBERED_IDS]; 3]>);
 
 /// The thread's innermost ROCTx range as the HIP path needs it; rules in `roctx`.
@@ -127,7 +130,7 @@ pub(crate) struct SourceStackSlot {
 }
 
 /// One thread's requests through a session ledger, written by that thread alone (a load and a
-/// store each, no read-modify-write) and read by `disable()`. Rules in `session_ledger`.
+/// store each, no read-modify-write) and read by `disable()`. Rules in `session/ledger.rs`.
 #[derive(Default)]
 #[repr(align(64))]
 pub(crate) struct ThreadRequests {
@@ -140,7 +143,7 @@ pub(crate) struct ThreadRequests {
     pub(crate) max_id: AtomicU64,
 }
 
-/// Where the calling thread's [`ThreadRequests`] for one ledger are. Rules in `session_ledger`.
+/// Where the calling thread's [`ThreadRequests`] for one ledger are. Rules in `session/ledger.rs`.
 pub(crate) struct ThreadLedger {
     /// The key of the running session these counters were last noted for (0: none; keys start
     /// at 1). Equal to a ledger's running session's key only when `requests` are that ledger's.
@@ -148,6 +151,16 @@ pub(crate) struct ThreadLedger {
     /// Set only from an `Arc` the thread's own list of counters holds, which keeps it alive;
     /// forgotten before that list goes.
     pub(crate) requests: Cell<*const ThreadRequests>,
+}
+
+/// Where the calling thread notes its copy calls for one store, without a lock. Rules in
+/// `hip_api/copy_calls.rs`.
+pub(crate) struct ThreadCopyCalls {
+    /// The store the log is registered with (0: none; store ids start at 1).
+    pub(crate) store_id: Cell<u64>,
+    /// Set only from an `Arc` the thread's own handle on its log holds, which keeps it alive;
+    /// forgotten before that handle goes.
+    pub(crate) log: Cell<*const ThreadCopyLog>,
 }
 
 impl ThreadState {
@@ -182,6 +195,10 @@ impl ThreadState {
         ledger: ThreadLedger {
             session_key: Cell::new(0),
             requests: Cell::new(std::ptr::null()),
+        },
+        copy_calls: ThreadCopyCalls {
+            store_id: Cell::new(0),
+            log: Cell::new(std::ptr::null()),
         },
     };
 }

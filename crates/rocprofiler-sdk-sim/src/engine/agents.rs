@@ -143,7 +143,7 @@ pub(crate) fn gpu_visibility(env: &VisibilityEnv, ordinal: u32) -> GpuVisibility
 /// else `CUDA_VISIBLE_DEVICES` (non-empty), comma-separated exact decimal indices into ROCr's
 /// GPUs or `GPU-` UUIDs, in list order, up to the first invalid entry, repeats skipped.
 /// `GPU_DEVICE_ORDINAL` is OpenCL's and changes nothing here. The tracer's own reading of the
-/// same rules is `src/tracer/agents/hip_devices.rs`.
+/// same rules is `src/tracer/sdk/agents/hip_devices.rs`.
 pub(crate) fn hip_device_order(gpus: u32, env: &VisibilityEnv) -> Vec<u32> {
     let name = |ordinal: u32| format!("GPU-{:016X}", uuid_value(ordinal));
     let mut hsa: Vec<u32> = Vec::new();

@@ -28,8 +28,8 @@ use std::fmt;
 use rocprofiler_sdk_sys as sys;
 
 use crate::gpu_agent::GpuAgentInfo;
-use crate::tracer::sdk::{self, SdkError};
-use crate::tracer::sdk_id_map::SdkIdMap;
+use crate::tracer::sdk::calls::{self as sdk, SdkError};
+use crate::tracer::sdk::id_map::SdkIdMap;
 
 /// A copy of the SDK's agent struct.
 ///

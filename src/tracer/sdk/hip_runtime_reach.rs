@@ -29,7 +29,10 @@ pub const HIP_NOT_REACHED: &str = "no GPU events: the HIP runtime never reached 
 pub fn diagnosis(warnings: &[String]) -> Option<&str> {
     warnings
         .iter()
-        .find(|w| w.as_str() == HIP_NOT_REACHED || w.contains(super::SDK_HELD_ELSEWHERE))
+        .find(|w| {
+            w.as_str() == HIP_NOT_REACHED
+                || w.contains(crate::tracer::sdk::registration::SDK_HELD_ELSEWHERE)
+        })
         .map(String::as_str)
 }
 

@@ -6,13 +6,13 @@
 //! in the buffer callback (docs/xla-interface.md#xla-edge-3); here both sides go through one `RwLock`, and a
 //! name is an `Arc<str>` shared by every event of that kernel. UNLOAD is ignored on purpose:
 //! buffer records of a kernel can arrive after its code object was unloaded.
-use std::ffi::CStr;
+use std::ffi::{c_void, CStr};
 use std::sync::Arc;
 
 use parking_lot::RwLock;
 use rocprofiler_sdk_sys as sys;
 
-use super::sdk_id_map::SdkIdMap;
+use crate::tracer::sdk::id_map::SdkIdMap;
 
 /// The name XLA gives a kernel whose symbol was never registered.
 pub(crate) const UNKNOWN_KERNEL_NAME: &str = "??";
@@ -134,6 +134,26 @@ pub(crate) fn demangle(name: &str) -> String {
         .ok()
         .and_then(|symbol| symbol.demangle().ok())
         .unwrap_or_else(|| name.to_owned())
+}
+
+/// The utility context's CODE_OBJECT callback, on the SDK's code-object thread. `names` is
+/// the callback data the tracer registered it with: its [`KernelNames`].
+///
+/// # Safety
+/// `names` points to a `'static` [`KernelNames`] (`sdk/setup.rs` registers the tracer's).
+pub(crate) unsafe extern "C" fn code_object_callback(
+    record: sys::rocprofiler_callback_tracing_record_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    names: *mut c_void,
+) {
+    // SAFETY: the callback data set up by `sdk/setup.rs` (this function's contract).
+    let Some(names) = (unsafe { (names as *const KernelNames).as_ref() }) else {
+        return;
+    };
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: the SDK's record, whose payload is valid during this call.
+        unsafe { names.on_code_object_record(&record) }
+    }));
 }
 
 #[cfg(test)]

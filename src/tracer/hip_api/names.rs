@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::tracer::sdk::{self, SdkError};
+use crate::tracer::sdk::calls::{self as sdk, SdkError};
 
 /// XLA's name for an operation the SDK did not name.
 pub(crate) const UNKNOWN_OP_NAME: &str = "HIP_UNKNOWN_OP";

@@ -1,19 +1,22 @@
 //! The tracer's set-up: the three contexts and the buffer, created once inside the SDK's tool
 //! `initialize`, and stopped at its `finalize` (docs/xla-interface.md#initialization-order).
+use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 
 use rocprofiler_sdk_sys as sys;
 
-use super::agents::Agents;
-use super::callbacks::{buffer_callback, code_object_callback, hip_api_callback};
-use super::correlation::stream_external_correlation_callback;
-use super::hip_api::HipApiNames;
-use super::hip_runtime_reach;
-use super::sdk::{self, SdkError};
-use super::stream_stack::hip_stream_callback;
-use super::version::SdkVersion;
-use super::{roctx, stream_names};
-use super::{SdkSetup, Tracer, TracerError};
+use crate::tracer::decode::buffer_callback::buffer_callback;
+use crate::tracer::decode::kernel_names::code_object_callback;
+use crate::tracer::hip_api::enter_callback::hip_api_callback;
+use crate::tracer::hip_api::names::HipApiNames;
+use crate::tracer::sdk::agents::Agents;
+use crate::tracer::sdk::calls::{self as sdk, SdkError};
+use crate::tracer::sdk::hip_runtime_reach;
+use crate::tracer::sdk::version::SdkVersion;
+use crate::tracer::streams::correlation::{self, stream_external_correlation_callback};
+use crate::tracer::streams::names as stream_names;
+use crate::tracer::streams::stack::hip_stream_callback;
+use crate::tracer::{roctx, SdkSetup, Tracer, TracerError};
 
 /// XLA's buffer geometry (docs/xla-interface.md#initialization-order): 100 pages, flushed at 40.
 pub const BUFFER_SIZE_BYTES: usize = 100 * 4096;
@@ -31,7 +34,7 @@ fn buffer_geometry() -> (usize, usize, sys::rocprofiler_buffer_policy_t) {
 
 /// The unit tests' seam: with [`DISCARD_BUFFER_TEST_ENV`] set, one page, DISCARD, delivered
 /// only by explicit flushes, so that the SDK drops records and the tracer's reading of its
-/// cumulative `drop_count` runs end to end (`callbacks.rs` tests). Only the library's own unit
+/// cumulative `drop_count` runs end to end (`decode/buffer_callback.rs` tests). Only the library's own unit
 /// tests compile this; the product always uses XLA's lossless buffer.
 #[cfg(test)]
 fn buffer_geometry() -> (usize, usize, sys::rocprofiler_buffer_policy_t) {
@@ -51,6 +54,11 @@ pub(super) const DISCARD_BUFFER_TEST_ENV: &str = "XLA_ROCM_TRACER_UNIT_TEST_DISC
 
 fn unavailable(error: SdkError) -> TracerError {
     TracerError::Unavailable(format!("rocprofiler-sdk initialization failed: {error}"))
+}
+
+/// A `'static` part of the tracer as the callback data the SDK hands back to its callback.
+fn data_of<T>(part: &'static T) -> *mut c_void {
+    std::ptr::from_ref(part).cast_mut().cast()
 }
 
 /// Contexts started during initialization, stopped again if a later step fails.
@@ -77,7 +85,7 @@ impl Tracer {
     }
 
     /// The tool's `initialize`: returns XLA's 0 / -1.
-    pub(crate) fn initialize_from_tool(&self) -> i32 {
+    pub(crate) fn initialize_from_tool(&'static self) -> i32 {
         if self.setup.get().is_some() {
             return -1;
         }
@@ -95,7 +103,7 @@ impl Tracer {
         code
     }
 
-    fn initialize_sdk(&self) -> Result<SdkSetup, TracerError> {
+    fn initialize_sdk(&'static self) -> Result<SdkSetup, TracerError> {
         let (major, minor, patch) = sdk::get_version().map_err(unavailable)?;
         let version = SdkVersion {
             major,
@@ -111,6 +119,11 @@ impl Tracer {
         let _ = self.queried_agents.set(agents.clone());
         let hip_names = HipApiNames::query().map_err(unavailable)?;
         let mut started = StartedContexts::default();
+        // No callback reaches for the process-wide tracer: the buffer and code-object callbacks
+        // are handed the part of this `'static` tracer they work on as their callback data; the
+        // HIP API ENTER and the request, on the application thread's hot path, are given theirs
+        // here (`serve`), read with one load.
+        let tracer = data_of(self);
 
         let utility_context = sdk::create_context().map_err(unavailable)?;
         sdk::configure_callback_tracing(
@@ -118,6 +131,7 @@ impl Tracer {
             sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
             &[sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER],
             Some(code_object_callback),
+            data_of(&self.kernel_names),
         )
         .map_err(unavailable)?;
         // The signal for the "no GPU events" diagnosis; an SDK without the service traces
@@ -127,6 +141,7 @@ impl Tracer {
             sys::ROCPROFILER_CALLBACK_TRACING_RUNTIME_INITIALIZATION,
             &[sys::ROCPROFILER_RUNTIME_INITIALIZATION_HIP],
             Some(hip_runtime_reach::runtime_initialization_callback),
+            std::ptr::null_mut(),
         ) {
             Ok(()) => hip_runtime_reach::watch(),
             Err(error) => log::debug!("HIP's initialization will not be reported: {error}"),
@@ -136,9 +151,15 @@ impl Tracer {
 
         let main_context = sdk::create_context().map_err(unavailable)?;
         let (size, watermark, policy) = buffer_geometry();
-        let buffer =
-            sdk::create_buffer(main_context, size, watermark, policy, Some(buffer_callback))
-                .map_err(unavailable)?;
+        let buffer = sdk::create_buffer(
+            main_context,
+            size,
+            watermark,
+            policy,
+            Some(buffer_callback),
+            tracer,
+        )
+        .map_err(unavailable)?;
         for kind in [
             sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
             sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
@@ -146,6 +167,7 @@ impl Tracer {
         ] {
             sdk::configure_buffer_tracing(main_context, kind, buffer).map_err(unavailable)?;
         }
+        correlation::serve(self.ledger());
         sdk::configure_external_correlation_request(
             main_context,
             &[
@@ -153,6 +175,7 @@ impl Tracer {
                 sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
             ],
             Some(stream_external_correlation_callback),
+            std::ptr::null_mut(),
         )
         .map_err(unavailable)?;
 
@@ -162,6 +185,7 @@ impl Tracer {
             sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
             &[],
             Some(hip_stream_callback),
+            std::ptr::null_mut(),
         )
         .map_err(unavailable)?;
         // Stream names are a nicety: an SDK that cannot trace ROCTx's name API still traces.
@@ -170,6 +194,7 @@ impl Tracer {
             sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
             &[sys::ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream],
             Some(stream_names::marker_name_callback),
+            std::ptr::null_mut(),
         ) {
             log::warn!("stream names (roctxNameHipStream) will not be shown: {error}");
         }
@@ -183,17 +208,20 @@ impl Tracer {
                 sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop,
             ],
             Some(roctx::marker_core_callback),
+            std::ptr::null_mut(),
         ) {
             log::warn!("ROCTx ranges and marks will not be shown: {error}");
         }
         sdk::start_context(stream_context).map_err(unavailable)?;
         started.0.push(stream_context);
 
+        self.serve_enter();
         sdk::configure_callback_tracing(
             main_context,
             sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
             &[],
             Some(hip_api_callback),
+            std::ptr::null_mut(),
         )
         .map_err(unavailable)?;
         let callback_thread = sdk::create_callback_thread().map_err(unavailable)?;
@@ -248,7 +276,7 @@ impl Tracer {
 }
 
 /// End to end on the simulated SDK through this file's DISCARD seam: the tracer's reading of
-/// the SDK's cumulative drop count (`callbacks.rs`) over several sessions.
+/// the SDK's cumulative drop count (`decode/buffer_callback.rs`) over several sessions.
 #[cfg(test)]
 mod tests {
     use super::DISCARD_BUFFER_TEST_ENV;
@@ -300,7 +328,7 @@ mod tests {
         }
 
         const NAME: &str =
-            "tracer::setup::tests::records_the_sdk_drops_are_reported_once_across_sessions";
+            "tracer::sdk::setup::tests::records_the_sdk_drops_are_reported_once_across_sessions";
         // The buffer is made once per process, at the tool's initialize: in a child process.
         if std::env::var_os(DISCARD_BUFFER_TEST_ENV).is_none() {
             let output = std::process::Command::new(std::env::current_exe().unwrap())

@@ -4,15 +4,16 @@
 //! The SDK calls it for KERNEL_DISPATCH and MEMORY_COPY operations of the main context, on the
 //! thread that enqueues the work, inside the HIP_STREAM SET window of the issuing HIP call. The
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
-//! where `record_decoder.rs` reads it back as `stream_id`.
+//! where `decode/record_decoder.rs` reads it back as `stream_id`.
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::LazyLock;
 
 use rocprofiler_sdk_sys as sys;
 
 use crate::event::RocmTracerEvent;
-use crate::tracer::session_ledger::SessionLedger;
-use crate::tracer::stream_stack;
+use crate::tracer::session::ledger::SessionLedger;
+use crate::tracer::streams::stack as stream_stack;
 use crate::tracer::thread_state::{self, LastHipCall, ThreadState};
 
 /// Requests made on a thread that was in no HIP API call: HIP's worker thread
@@ -69,7 +70,8 @@ fn unattributed() -> u64 {
 
 /// Writes the stream of the calling thread's innermost HIP_STREAM SET window (or, outside one,
 /// the null stream inside a HIP call and [`RocmTracerEvent::UNATTRIBUTED_STREAM_ID`] outside
-/// any), notes the request in the session ledger, and returns 0 ("use the value I wrote").
+/// any), notes the request in the session ledger [`serve`] gave, and returns 0 ("use the
+/// value I wrote").
 ///
 /// # Safety
 /// `external_corr_id_value` is null or points to the SDK's writable `rocprofiler_user_data_t`.
@@ -115,28 +117,35 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     0
 }
 
-/// The tracer's session ledger, remembered at the first request: reaching it through the
-/// tracer's lazy initialization on every request would put that initialization's call, and the
-/// registers and stack it needs, on the hot path.
+/// The session ledger requests are counted in, given once by the tracer's set-up before it
+/// registers the callback (`sdk/setup.rs`). A static rather than the callback data: read
+/// after the thread-local look-up, it keeps no register live across that call (five
+/// instructions per request on the benchmarks' hot path).
 static LEDGER: AtomicPtr<SessionLedger> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Counts every later request in `ledger`.
+pub(crate) fn serve(ledger: &'static SessionLedger) {
+    LEDGER.store(std::ptr::from_ref(ledger).cast_mut(), Ordering::Release);
+}
 
 #[inline]
 fn ledger() -> &'static SessionLedger {
-    // Acquire, paired with the Release below: the ledger's fields are seen as initialized.
+    // Acquire, paired with `serve`'s Release: the ledger's fields are seen as initialized.
     let ledger = LEDGER.load(Ordering::Acquire);
     if ledger.is_null() {
-        return first_ledger();
+        return unserved();
     }
-    // SAFETY: only ever set to the `'static` tracer's ledger.
+    // SAFETY: only ever set to the `'static` ledger `serve` was given.
     unsafe { &*ledger }
 }
 
+/// Where a request before the set-up would count (the callback is registered after it): a
+/// ledger no session reads.
 #[cold]
 #[inline(never)]
-fn first_ledger() -> &'static SessionLedger {
-    let ledger = crate::tracer::instance().ledger();
-    LEDGER.store(std::ptr::from_ref(ledger).cast_mut(), Ordering::Release);
-    ledger
+fn unserved() -> &'static SessionLedger {
+    static UNSERVED: LazyLock<SessionLedger> = LazyLock::new(SessionLedger::default);
+    &UNSERVED
 }
 
 #[cfg(test)]

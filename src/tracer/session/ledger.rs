@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::thread_state::{self, ThreadRequests, ThreadState};
+use crate::tracer::thread_state::{self, ThreadRequests, ThreadState};
 
 /// Where a kernel or copy record belongs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

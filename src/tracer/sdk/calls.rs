@@ -2,9 +2,10 @@
 //! SUCCESS becomes an [`SdkError`] that names the call and carries the SDK's own status name
 //! and message (`rocprofiler_get_status_name` / `rocprofiler_get_status_string`).
 //!
-//! Every function here passes only valid pointers to locals or `'static` callbacks, so the
+//! Every function here passes only valid pointers to locals or `'static` callbacks (with the
+//! callback data the caller registers them with, which the SDK only hands back to them), so the
 //! `unsafe` FFI calls are sound as long as the linked library honours the SDK's C ABI.
-use std::ffi::{c_int, CStr};
+use std::ffi::{c_int, c_void, CStr};
 use std::fmt;
 
 use rocprofiler_sdk_sys as sys;
@@ -151,9 +152,11 @@ pub(crate) fn create_buffer(
     watermark: usize,
     policy: sys::rocprofiler_buffer_policy_t,
     callback: sys::rocprofiler_buffer_tracing_cb_t,
+    data: *mut c_void,
 ) -> Result<sys::rocprofiler_buffer_id_t, SdkError> {
     let mut buffer = sys::rocprofiler_buffer_id_t { handle: 0 };
-    // SAFETY: valid out-pointer; `callback` is 'static and needs no callback data.
+    // SAFETY: valid out-pointer; `callback` is 'static and `data` what it expects (the
+    // caller's).
     let status = unsafe {
         sys::rocprofiler_create_buffer(
             context,
@@ -161,7 +164,7 @@ pub(crate) fn create_buffer(
             watermark,
             policy,
             callback,
-            std::ptr::null_mut(),
+            data,
             &mut buffer,
         )
     };
@@ -199,13 +202,15 @@ pub(crate) fn configure_callback_tracing(
     kind: sys::rocprofiler_callback_tracing_kind_t,
     operations: &[sys::rocprofiler_tracing_operation_t],
     callback: sys::rocprofiler_callback_tracing_cb_t,
+    data: *mut c_void,
 ) -> Result<(), SdkError> {
     let operations_ptr = if operations.is_empty() {
         std::ptr::null()
     } else {
         operations.as_ptr()
     };
-    // SAFETY: the slice outlives the call (the SDK copies it); the callback is 'static.
+    // SAFETY: the slice outlives the call (the SDK copies it); the callback is 'static and
+    // `data` what it expects (the caller's).
     let status = unsafe {
         sys::rocprofiler_configure_callback_tracing_service(
             context,
@@ -213,7 +218,7 @@ pub(crate) fn configure_callback_tracing(
             operations_ptr,
             operations.len(),
             callback,
-            std::ptr::null_mut(),
+            data,
         )
     };
     check("rocprofiler_configure_callback_tracing_service", status)
@@ -223,15 +228,17 @@ pub(crate) fn configure_external_correlation_request(
     context: sys::rocprofiler_context_id_t,
     kinds: &[sys::rocprofiler_external_correlation_id_request_kind_t],
     callback: sys::rocprofiler_external_correlation_id_request_cb_t,
+    data: *mut c_void,
 ) -> Result<(), SdkError> {
-    // SAFETY: the slice outlives the call; the callback is 'static.
+    // SAFETY: the slice outlives the call; the callback is 'static and `data` what it
+    // expects (the caller's).
     let status = unsafe {
         sys::rocprofiler_configure_external_correlation_id_request_service(
             context,
             kinds.as_ptr(),
             kinds.len(),
             callback,
-            std::ptr::null_mut(),
+            data,
         )
     };
     check(

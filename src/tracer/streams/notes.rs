@@ -1,6 +1,6 @@
 //! HIP_STREAM CREATE and DESTROY as the application thread reports them: a bounded lock-free
 //! queue of notes that the next holder of the stream-label registry applies, in order
-//! (`stream_names.rs`), so that a thread creating or destroying a stream never waits for the
+//! (`names.rs`), so that a thread creating or destroying a stream never waits for the
 //! registry's lock or grows its maps.
 //!
 //! A bounded multi-producer queue in the manner of Vyukov's: each slot carries a sequence

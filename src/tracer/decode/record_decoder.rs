@@ -26,11 +26,11 @@ use crate::event::{
     EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemcpyDetails,
     RocmTracerEvent,
 };
-use crate::tracer::agents::Agents;
 use crate::tracer::annotation::{AnnotationMap, CallAnnotation};
-use crate::tracer::copy_calls::CopyCalls;
-use crate::tracer::hip_api::{self, HipApiNames, UNKNOWN_OP_NAME};
-use crate::tracer::kernel_names::{KernelNames, KernelResources, UNKNOWN_KERNEL_NAME};
+use crate::tracer::decode::kernel_names::{KernelNames, KernelResources, UNKNOWN_KERNEL_NAME};
+use crate::tracer::hip_api::copy_calls::CopyCalls;
+use crate::tracer::hip_api::names::{self as hip_api, HipApiNames, UNKNOWN_OP_NAME};
+use crate::tracer::sdk::agents::Agents;
 
 /// Drop counts of one buffer callback, by reason.
 #[derive(Debug, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //!
 //! Fed by the process-lifetime stream context, so streams created and named before the first
 //! `enable()` count: HIP_STREAM CREATE and DESTROY (phase NONE; queued without a lock by
-//! `stream_notes.rs`, applied by the registry's next holder), HIP_STREAM SET ENTER on
+//! `notes.rs`, applied by the registry's next holder), HIP_STREAM SET ENTER on
 //! one of the reserved handles 0/1/2 (a thread-local cache keeps repeated SETs off the lock),
 //! and MARKER_NAME_API `roctxNameHipStream` ENTER. `disable()` sends a snapshot to the sink.
 //!
@@ -17,9 +17,9 @@ use std::sync::{Arc, LazyLock};
 use parking_lot::{Mutex, MutexGuard};
 use rocprofiler_sdk_sys as sys;
 
-use super::stream_notes::{StreamNote, StreamNotes};
-use super::thread_state::{self, SeenReservedHandles, ThreadState, REMEMBERED_IDS};
 use crate::event::{StreamKind, StreamLabel};
+use crate::tracer::streams::notes::{StreamNote, StreamNotes};
+use crate::tracer::thread_state::{self, SeenReservedHandles, ThreadState, REMEMBERED_IDS};
 
 /// Longest name kept, in bytes; longer ones are cut at a character boundary.
 pub(crate) const MAX_NAME_BYTES: usize = 256;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::tracer::sdk;
+use crate::tracer::sdk::calls as sdk;
 use crate::tracer::{instance, Tracer, TracerError};
 
 /// The name XLA registers under.

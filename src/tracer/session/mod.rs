@@ -1,5 +1,10 @@
 //! A profiling session: `enable()` starts one delivering to a sink, `disable()` drains it,
 //! waits (bounded) for the records it still expects and ends it with one [`SessionEnd`].
+//!
+//! Thread: whoever calls `enable()` / `disable()`; the ledger (`ledger`) is written by the
+//! application threads' requests and the buffer thread's records, and read by `disable()`.
+pub(crate) mod ledger;
+
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
@@ -9,10 +14,12 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
-use super::annotation::DEFAULT_MAX_ANNOTATION_STRINGS;
-use super::{roctx, sdk, stream_names, Tracer, TracerError, IN_BUFFER_CALLBACK};
 use crate::event::RocmTracerEvent;
 use crate::sink::{EventSink, SessionEnd};
+use crate::tracer::annotation::DEFAULT_MAX_ANNOTATION_STRINGS;
+use crate::tracer::sdk::calls as sdk;
+use crate::tracer::streams::names as stream_names;
+use crate::tracer::{roctx, Tracer, TracerError, IN_BUFFER_CALLBACK};
 
 /// The environment variable that sets [`TracerOptions::disable_wait`]'s default, in
 /// milliseconds (0 = don't wait): XLA's `RocmTracerOptions` has no field for it.
@@ -240,7 +247,7 @@ fn session_end(in_flight: u64, saw_device_work: bool) -> SessionEnd {
     let hip_not_reached = if saw_device_work {
         None
     } else {
-        super::hip_runtime_reach::hip_not_reached_warning()
+        crate::tracer::sdk::hip_runtime_reach::hip_not_reached_warning()
     };
     let warnings = stream_names::cut_names_warning(&stream_labels)
         .into_iter()

@@ -1,7 +1,7 @@
 //! The decoder on hand-made records.
 use super::*;
-use crate::tracer::agents::{AgentInfo, AgentKind};
-use crate::tracer::copy_calls::CopyCall;
+use crate::tracer::hip_api::copy_calls::CopyCall;
+use crate::tracer::sdk::agents::{AgentInfo, AgentKind};
 
 struct Fixture {
     agents: Agents,

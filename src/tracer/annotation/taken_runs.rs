@@ -5,7 +5,7 @@
 //! cost twice the 40 bytes of a run. Runs arrive nearly in order (each log's in order, logs
 //! of different threads interleaved over at most a log's capacity), so an insertion moves
 //! only the few runs after it.
-use super::annotation_log::Run;
+use crate::tracer::annotation::thread_log::Run;
 
 #[derive(Default)]
 pub(super) struct TakenRuns {

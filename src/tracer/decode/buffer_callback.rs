@@ -1,23 +1,21 @@
-//! The SDK's callbacks into the tracer: the buffer callback (decode, attribute to the
-//! session, deliver in one batch), the HIP API ENTER callback (annotations, copy calls) and
-//! the code-object callback (kernel names). Each catches panics: none may reach the SDK.
+//! The main buffer's callback, on the SDK's buffer thread: decodes the records, attributes
+//! them to the running session and delivers them to its sink in one batch. It catches panics:
+//! none may reach the SDK.
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys as sys;
 
-use super::record_decoder::DropCounts;
-use super::session_ledger::Attribution;
-use super::{
-    copy_calls, enter_target, hip_api, instance, thread_state, SdkSetup, Tracer, IN_BUFFER_CALLBACK,
-};
 use crate::drop_reason::DropReason;
 use crate::event::EventSource;
+use crate::tracer::decode::record_decoder::DropCounts;
+use crate::tracer::session::ledger::Attribution;
+use crate::tracer::{SdkSetup, Tracer, IN_BUFFER_CALLBACK};
 
 impl Tracer {
     /// # Safety
-    /// The arguments of a buffer callback (see [`super::record_decoder::RecordDecoder::decode_buffer`]).
+    /// The arguments of a buffer callback (see [`crate::tracer::decode::record_decoder::RecordDecoder::decode_buffer`]).
     unsafe fn on_buffer(
         &self,
         headers: *const *const sys::rocprofiler_record_header_t,
@@ -145,109 +143,32 @@ fn new_drops_since_last(seen: &AtomicU64, cumulative: u64) -> u64 {
     cumulative.saturating_sub(seen.fetch_max(cumulative, Ordering::Relaxed))
 }
 
-/// The main buffer's callback, on its own SDK thread.
-pub(super) unsafe extern "C" fn buffer_callback(
+/// The main buffer's callback, on its own SDK thread. `tracer` is the callback data the
+/// tracer created the buffer with.
+///
+/// # Safety
+/// `tracer` points to the `'static` tracer (`sdk/setup.rs` creates the buffer so).
+pub(crate) unsafe extern "C" fn buffer_callback(
     _context: sys::rocprofiler_context_id_t,
     _buffer: sys::rocprofiler_buffer_id_t,
     headers: *mut *mut sys::rocprofiler_record_header_t,
     num_headers: usize,
-    _data: *mut c_void,
+    tracer: *mut c_void,
     drop_count: u64,
 ) {
+    // SAFETY: the callback data set up by `sdk/setup.rs` (this function's contract).
+    let Some(tracer) = (unsafe { (tracer as *const Tracer).as_ref() }) else {
+        return;
+    };
     let _ = IN_BUFFER_CALLBACK.try_with(|flag| flag.set(true));
-    let result = std::panic::catch_unwind(|| {
+    let result = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: the SDK's buffer callback arguments, valid during this call.
-        unsafe { instance().on_buffer(headers as *const *const _, num_headers, drop_count) }
-    });
+        unsafe { tracer.on_buffer(headers as *const *const _, num_headers, drop_count) }
+    }));
     let _ = IN_BUFFER_CALLBACK.try_with(|flag| flag.set(false));
     if result.is_err() {
         log::error!("panic while handling a rocprofiler buffer callback; its records are lost");
     }
-}
-
-/// The utility context's CODE_OBJECT callback (kernel names).
-pub(super) unsafe extern "C" fn code_object_callback(
-    record: sys::rocprofiler_callback_tracing_record_t,
-    _user_data: *mut sys::rocprofiler_user_data_t,
-    _callback_data: *mut c_void,
-) {
-    let _ = std::panic::catch_unwind(|| {
-        // SAFETY: the SDK's record, whose payload is valid during this call.
-        unsafe { instance().kernel_names.on_code_object_record(&record) }
-    });
-}
-
-/// The main context's HIP API callback: at ENTER, on the launching thread, records the
-/// thread's annotation and scope-range ids under the call's internal correlation id.
-pub(super) unsafe extern "C" fn hip_api_callback(
-    record: sys::rocprofiler_callback_tracing_record_t,
-    _user_data: *mut sys::rocprofiler_user_data_t,
-    _callback_data: *mut c_void,
-) {
-    // EXIT needs nothing: the call's requests came before its EXIT (`correlation::LastHipCall`).
-    // Kept apart from ENTER's work so that an EXIT returns without setting up a frame; the
-    // phase is checked first, so an EXIT returns after one compare.
-    if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER
-        && record.kind == sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
-    {
-        // SAFETY: the kind checked above makes `payload` the SDK's HIP API payload of
-        // `operation`, valid during this callback.
-        unsafe {
-            hip_api_enter(
-                record.correlation_id.internal,
-                record.operation,
-                record.payload,
-            )
-        };
-    }
-}
-
-/// A HIP API ENTER on the calling thread: a copy call's arguments, the last call entered, the
-/// annotation. Takes the record's fields, not the record, so that the callback can hand over
-/// with a jump (`extern "C"`: it cannot unwind, so the callback needs no landing pad for it).
-///
-/// # Safety
-/// `payload` is the SDK's HIP API payload of the call `operation`, valid during this call.
-#[inline(never)]
-unsafe extern "C" fn hip_api_enter(correlation_id: u64, operation: i32, payload: *mut c_void) {
-    if hip_api::is_copy_api(operation) {
-        // SAFETY: passed on from this function's own contract.
-        unsafe { note_copy_call(operation, payload, correlation_id) };
-    }
-    // One thread-local access for the last call entered and the annotation (`thread_state`).
-    thread_state::with(|thread| {
-        thread.hip_calls.enter(correlation_id);
-        let _ = catch_unwind(AssertUnwindSafe(|| match enter_target() {
-            Some(target) => target
-                .source
-                .record(correlation_id, target.annotations, thread),
-            None => record_through_tracer(correlation_id, thread),
-        }));
-    });
-}
-
-/// [`hip_api_enter`]'s recording while no annotation source was set: the default source.
-#[inline(never)]
-fn record_through_tracer(correlation_id: u64, thread: &thread_state::ThreadState) {
-    let tracer = instance();
-    tracer
-        .annotation_source()
-        .record(correlation_id, &tracer.annotations, thread);
-}
-
-/// What a copy call asked for, at its HIP API ENTER.
-///
-/// # Safety
-/// `payload` is the SDK's HIP API payload of the call `operation`, valid during this call.
-#[cold]
-unsafe fn note_copy_call(operation: i32, payload: *mut c_void, correlation_id: u64) {
-    let _ = catch_unwind(|| {
-        // SAFETY: this function's contract.
-        let args = unsafe { copy_calls::hip_api_args(payload as *const c_void) };
-        if let Some(call) = copy_calls::copy_call(operation, args.as_ref()) {
-            instance().copy_calls.note(correlation_id, call);
-        }
-    });
 }
 
 #[cfg(test)]
