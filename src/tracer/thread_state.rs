@@ -116,7 +116,7 @@ pub(crate) struct ThreadAnnotationCache {
 
 /// Where the annotation source found the calling thread's annotation stack, kept so that a
 /// HIP call reaches it without the source's own thread-local look-ups. Opaque to Rust: the C++
-/// side (`cpp/rocm_tracer.cc`, `FindTslText`; `ffi/bridge/host.rs` passes the slot through)
+/// side (`cpp/rocm_tracer.cc`, `FindTslText`; `ffi/host.rs` passes the slot through)
 /// stores the address of tsl's per-thread annotation text, which tsl keeps at one place for the
 /// thread's life, and the session generation it was taken in (`roctx::session_generation`); a
 /// new session makes it find tsl's text through tsl again. The address only tells whether the

@@ -159,7 +159,7 @@ fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
             to.extend(resolve(&parent, &path, &modules));
         }
         // A module's own ancestors are not edges: a child using its parent's items (`impl
-        // Tracer` split over `tracer/setup.rs`, `tracer/session.rs`, ...) is one room in
+        // Tracer` split over `tracer/sdk/setup.rs`, `tracer/session/mod.rs`, ...) is one room in
         // several files. Cycles between siblings and cousins are what this test is for.
         to.retain(|target| !is_ancestor_or_self(target, &module));
         edges.insert(module, to);

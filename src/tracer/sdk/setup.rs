@@ -125,6 +125,46 @@ impl Tracer {
         // here (`serve`), read with one load.
         let tracer = data_of(self);
 
+        let utility_context = self.start_utility_context(&mut started)?;
+
+        let (main_context, buffer) = self.main_context_and_buffer(tracer)?;
+
+        let stream_context = start_stream_context(&mut started)?;
+
+        self.serve_enter();
+        sdk::configure_callback_tracing(
+            main_context,
+            sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+            &[],
+            Some(hip_api_callback),
+            std::ptr::null_mut(),
+        )
+        .map_err(unavailable)?;
+        let callback_thread = sdk::create_callback_thread().map_err(unavailable)?;
+        sdk::assign_callback_thread(buffer, callback_thread).map_err(unavailable)?;
+        if !sdk::context_is_valid(main_context).map_err(unavailable)? {
+            return Err(TracerError::Unavailable(
+                "rocprofiler-sdk reports the tracer's main context as invalid".to_owned(),
+            ));
+        }
+        started.0.clear();
+        Ok(SdkSetup {
+            version,
+            utility_context,
+            main_context,
+            stream_context,
+            buffer,
+            agents,
+            hip_names,
+        })
+    }
+
+    /// The context of what is traced whether or not a session runs: kernel names (CODE_OBJECT)
+    /// and HIP's initialization. Started at once.
+    fn start_utility_context(
+        &'static self,
+        started: &mut StartedContexts,
+    ) -> Result<sys::rocprofiler_context_id_t, TracerError> {
         let utility_context = sdk::create_context().map_err(unavailable)?;
         sdk::configure_callback_tracing(
             utility_context,
@@ -148,7 +188,15 @@ impl Tracer {
         }
         sdk::start_context(utility_context).map_err(unavailable)?;
         started.0.push(utility_context);
+        Ok(utility_context)
+    }
 
+    /// The context a session starts and stops: the buffer and its records, the external
+    /// correlation request. Not started here (a session starts it).
+    fn main_context_and_buffer(
+        &'static self,
+        tracer: *mut c_void,
+    ) -> Result<(sys::rocprofiler_context_id_t, sys::rocprofiler_buffer_id_t), TracerError> {
         let main_context = sdk::create_context().map_err(unavailable)?;
         let (size, watermark, policy) = buffer_geometry();
         let buffer = sdk::create_buffer(
@@ -178,69 +226,7 @@ impl Tracer {
             std::ptr::null_mut(),
         )
         .map_err(unavailable)?;
-
-        let stream_context = sdk::create_context().map_err(unavailable)?;
-        sdk::configure_callback_tracing(
-            stream_context,
-            sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
-            &[],
-            Some(hip_stream_callback),
-            std::ptr::null_mut(),
-        )
-        .map_err(unavailable)?;
-        // Stream names are a nicety: an SDK that cannot trace ROCTx's name API still traces.
-        if let Err(error) = sdk::configure_callback_tracing(
-            stream_context,
-            sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
-            &[sys::ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream],
-            Some(stream_names::marker_name_callback),
-            std::ptr::null_mut(),
-        ) {
-            log::warn!("stream names (roctxNameHipStream) will not be shown: {error}");
-        }
-        // So are ROCTx ranges: an SDK that cannot trace them still traces the rest.
-        if let Err(error) = sdk::configure_callback_tracing(
-            stream_context,
-            sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
-            &[
-                sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA,
-                sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
-                sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop,
-            ],
-            Some(roctx::marker_core_callback),
-            std::ptr::null_mut(),
-        ) {
-            log::warn!("ROCTx ranges and marks will not be shown: {error}");
-        }
-        sdk::start_context(stream_context).map_err(unavailable)?;
-        started.0.push(stream_context);
-
-        self.serve_enter();
-        sdk::configure_callback_tracing(
-            main_context,
-            sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
-            &[],
-            Some(hip_api_callback),
-            std::ptr::null_mut(),
-        )
-        .map_err(unavailable)?;
-        let callback_thread = sdk::create_callback_thread().map_err(unavailable)?;
-        sdk::assign_callback_thread(buffer, callback_thread).map_err(unavailable)?;
-        if !sdk::context_is_valid(main_context).map_err(unavailable)? {
-            return Err(TracerError::Unavailable(
-                "rocprofiler-sdk reports the tracer's main context as invalid".to_owned(),
-            ));
-        }
-        started.0.clear();
-        Ok(SdkSetup {
-            version,
-            utility_context,
-            main_context,
-            stream_context,
-            buffer,
-            agents,
-            hip_names,
-        })
+        Ok((main_context, buffer))
     }
 
     /// The tool's `finalize`: delivers what the buffer still holds, then stops all three
@@ -277,6 +263,49 @@ impl Tracer {
 
 /// End to end on the simulated SDK through this file's DISCARD seam: the tracer's reading of
 /// the SDK's cumulative drop count (`decode/buffer_callback.rs`) over several sessions.
+/// The process-lifetime context of the stream stack (HIP_STREAM SET) and of stream names and
+/// ROCTx ranges, which an SDK may lack without the rest failing. Started at once.
+fn start_stream_context(
+    started: &mut StartedContexts,
+) -> Result<sys::rocprofiler_context_id_t, TracerError> {
+    let stream_context = sdk::create_context().map_err(unavailable)?;
+    sdk::configure_callback_tracing(
+        stream_context,
+        sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+        &[],
+        Some(hip_stream_callback),
+        std::ptr::null_mut(),
+    )
+    .map_err(unavailable)?;
+    // Stream names are a nicety: an SDK that cannot trace ROCTx's name API still traces.
+    if let Err(error) = sdk::configure_callback_tracing(
+        stream_context,
+        sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API,
+        &[sys::ROCPROFILER_MARKER_NAME_API_ID_roctxNameHipStream],
+        Some(stream_names::marker_name_callback),
+        std::ptr::null_mut(),
+    ) {
+        log::warn!("stream names (roctxNameHipStream) will not be shown: {error}");
+    }
+    // So are ROCTx ranges: an SDK that cannot trace them still traces the rest.
+    if let Err(error) = sdk::configure_callback_tracing(
+        stream_context,
+        sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+        &[
+            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA,
+            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
+            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop,
+        ],
+        Some(roctx::marker_core_callback),
+        std::ptr::null_mut(),
+    ) {
+        log::warn!("ROCTx ranges and marks will not be shown: {error}");
+    }
+    sdk::start_context(stream_context).map_err(unavailable)?;
+    started.0.push(stream_context);
+    Ok(stream_context)
+}
+
 #[cfg(test)]
 mod tests {
     use super::DISCARD_BUFFER_TEST_ENV;
