@@ -26,6 +26,7 @@ pub(crate) mod sdk;
 mod session;
 pub(crate) mod streams;
 pub mod thread_state;
+mod word_ring;
 
 use std::cell::Cell;
 use std::fmt;
