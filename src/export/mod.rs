@@ -34,7 +34,7 @@ pub use event_stats::{
     kernel_details_string, memalloc_details_string, memcpy_details_string, memset_details_string,
     KernelDevice,
 };
-pub use host_plane_merge::{merge_host_api_plane, merge_plane, merge_xspace};
+pub use host_plane_merge::{merge_host_api_plane, merge_plane};
 pub use options::{ExportOptions, GroupBy};
 pub use stream_lanes::LANE_LINE_ID_BASE;
 pub use trace_file::{
