@@ -58,11 +58,6 @@ pub use session::{
     disable_wait_from_env, set_wait_sleeper, TracerOptions, DEFAULT_DISABLE_WAIT, DISABLE_WAIT_ENV,
 };
 
-// The unit tests of this crate link the simulated SDK for the symbols the `sys` layer leaves
-// open; the library itself never contains it.
-#[cfg(test)]
-extern crate rocprofiler_sdk_sim;
-
 /// Errors of the tracer's lifecycle, one variant per absl status code the C++ shim returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TracerError {
