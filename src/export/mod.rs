@@ -42,7 +42,7 @@ pub use trace_file::{
     replace_file_with, write_xspace, TraceError,
 };
 pub use xplane_proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata};
-pub use xspace_builder::{build_xspace, build_xspace_with_lanes, export_into};
+pub use xspace_builder::export_into;
 pub use xspace_encoder::XSpaceEncoder;
 pub use xspace_sink::{
     replay_planes, replay_xspace, shown_event_name, EventView, LineHeader, XSpaceAssembler,
