@@ -17,17 +17,15 @@ pub(crate) const COPY_LOG_CAPACITY: u64 = 1024;
 pub(crate) struct CopyNote {
     pub correlation_id: u64,
     pub bytes: u64,
-    pub direction: u8,
+    pub direction: u64,
 }
 
 impl RingEntry<3> for CopyNote {
     fn to_words(self) -> [u64; 3] {
-        [self.correlation_id, self.bytes, u64::from(self.direction)]
+        [self.correlation_id, self.bytes, self.direction]
     }
 
     fn from_words([correlation_id, bytes, direction]: [u64; 3]) -> CopyNote {
-        // Written from a `u8` by `to_words`: the cast keeps every bit.
-        let direction = direction as u8;
         CopyNote {
             correlation_id,
             bytes,
@@ -46,7 +44,7 @@ mod tests {
         CopyNote {
             correlation_id,
             bytes,
-            direction: (correlation_id % 4) as u8,
+            direction: correlation_id % 4,
         }
     }
 
