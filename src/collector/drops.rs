@@ -43,10 +43,6 @@ impl DropCounters {
         self.by_reason.get(&reason).copied().unwrap_or(0)
     }
 
-    pub fn reported_count(&self, reason: &str) -> u64 {
-        self.by_reported_reason.get(reason).copied().unwrap_or(0)
-    }
-
     pub fn by_reason(&self) -> &BTreeMap<DropReason, u64> {
         &self.by_reason
     }

@@ -86,28 +86,6 @@ fn remap_stats(stats: &mut [XStat], stat_ids: &HashMap<i64, i64>) {
     }
 }
 
-/// Merges `source` into the same-named plane of `destination`, or adds it: how an export joins
-/// the XSpace a profiler session is building (metadata matched by name, lines by id).
-pub fn merge_xspace(source: XSpace, destination: &mut XSpace) {
-    for plane in source.planes {
-        match destination
-            .planes
-            .iter_mut()
-            .find(|existing| existing.name == plane.name)
-        {
-            Some(existing) => merge_plane(plane, existing),
-            None => destination.planes.push(plane),
-        }
-    }
-    destination.errors.extend(source.errors);
-    destination.warnings.extend(source.warnings);
-    for hostname in source.hostnames {
-        if !destination.hostnames.contains(&hostname) {
-            destination.hostnames.push(hostname);
-        }
-    }
-}
-
 /// Merges `source` into `destination` (metadata by name, lines by id, offsets rebased).
 pub fn merge_plane(mut source: XPlane, destination: &mut XPlane) {
     let stat_ids = remap_stat_metadata(&source, destination);

@@ -34,7 +34,7 @@ pub use event_stats::{
     kernel_details_string, memalloc_details_string, memcpy_details_string, memset_details_string,
     KernelDevice,
 };
-pub use host_plane_merge::{merge_host_api_plane, merge_plane, merge_xspace};
+pub use host_plane_merge::{merge_host_api_plane, merge_plane};
 pub use options::{ExportOptions, GroupBy};
 pub use stream_lanes::LANE_LINE_ID_BASE;
 pub use trace_file::{
@@ -42,7 +42,7 @@ pub use trace_file::{
     replace_file_with, write_xspace, TraceError,
 };
 pub use xplane_proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata};
-pub use xspace_builder::{build_xspace, build_xspace_with_lanes, export_into};
+pub use xspace_builder::export_into;
 pub use xspace_encoder::XSpaceEncoder;
 pub use xspace_sink::{
     replay_planes, replay_xspace, shown_event_name, EventView, LineHeader, XSpaceAssembler,

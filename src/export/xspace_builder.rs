@@ -25,7 +25,7 @@ impl Collector {
     /// (XLA reads `rocprofiler_get_timestamp()` here); later events are dropped and counted.
     /// The collector keeps its events, so exporting twice gives the same XSpace.
     pub fn export(&self, end_gputime_ns: u64, options: &ExportOptions) -> XSpace {
-        self.with_collected(|trace| build_xspace(trace, end_gputime_ns, options))
+        self.export_with_lanes(end_gputime_ns, options).0
     }
 
     /// The device lanes [`Collector::export`] with the same arguments writes.
@@ -65,27 +65,12 @@ impl Collector {
         end_gputime_ns: u64,
         options: &ExportOptions,
     ) -> (XSpace, Vec<Lane>) {
-        self.with_collected(|trace| build_xspace_with_lanes(trace, end_gputime_ns, options))
+        self.with_collected(|trace| {
+            let mut assembler = XSpaceAssembler::default();
+            let lanes = export_into(trace, end_gputime_ns, options, &mut assembler);
+            (assembler.finish(), lanes)
+        })
     }
-}
-
-pub fn build_xspace(
-    trace: &CollectedTrace,
-    end_gputime_ns: u64,
-    options: &ExportOptions,
-) -> XSpace {
-    build_xspace_with_lanes(trace, end_gputime_ns, options).0
-}
-
-/// [`build_xspace`], and which stream or queue each device line shows.
-pub fn build_xspace_with_lanes(
-    trace: &CollectedTrace,
-    end_gputime_ns: u64,
-    options: &ExportOptions,
-) -> (XSpace, Vec<Lane>) {
-    let mut assembler = XSpaceAssembler::default();
-    let lanes = export_into(trace, end_gputime_ns, options, &mut assembler);
-    (assembler.finish(), lanes)
 }
 
 /// The export of `trace` into `sink` (planes in order: host, devices, scope-range tree; then

@@ -26,6 +26,7 @@ pub(crate) mod sdk;
 mod session;
 pub(crate) mod streams;
 pub mod thread_state;
+mod word_ring;
 
 use std::cell::Cell;
 use std::fmt;
@@ -56,11 +57,6 @@ use session::SessionSlot;
 pub use session::{
     disable_wait_from_env, set_wait_sleeper, TracerOptions, DEFAULT_DISABLE_WAIT, DISABLE_WAIT_ENV,
 };
-
-// The unit tests of this crate link the simulated SDK for the symbols the `sys` layer leaves
-// open; the library itself never contains it.
-#[cfg(test)]
-extern crate rocprofiler_sdk_sim;
 
 /// Errors of the tracer's lifecycle, one variant per absl status code the C++ shim returns.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! another thread's call. The log is a single-producer ring: the owning thread writes, one
 //! reader at a time (the annotation map, under its lock) takes the closed runs, and reads the
 //! newest run, still open, in place.
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use crate::tracer::word_ring::{RingEntry, WordRing};
 
 /// Runs a thread may write before a reader takes them (each entry is 40 bytes).
 pub(crate) const LOG_CAPACITY: u64 = 256;
@@ -25,98 +25,36 @@ pub(crate) struct Run {
     pub label: u64,
 }
 
-#[derive(Default)]
-struct Slot {
-    first: AtomicU64,
-    last: AtomicU64,
-    string: AtomicU64,
-    scope_range_id: AtomicI64,
-    label: AtomicU64,
+impl RingEntry<5> for Run {
+    fn to_words(self) -> [u64; 5] {
+        let scope_range_id = self.scope_range_id as u64;
+        [
+            self.first,
+            self.last,
+            self.string,
+            scope_range_id,
+            self.label,
+        ]
+    }
+
+    fn from_words([first, last, string, scope_range_id, label]: [u64; 5]) -> Run {
+        let scope_range_id = scope_range_id as i64;
+        Run {
+            first,
+            last,
+            string,
+            scope_range_id,
+            label,
+        }
+    }
 }
 
-pub(crate) struct ThreadAnnotationLog {
-    slots: Box<[Slot]>,
-    /// Runs written so far (the producer's count).
-    written: AtomicU64,
-    /// Runs taken by readers.
-    taken: AtomicU64,
-}
+pub(crate) type ThreadAnnotationLog = WordRing<Run, 5, LOG_CAPACITY>;
 
 impl ThreadAnnotationLog {
-    pub(crate) fn new() -> ThreadAnnotationLog {
-        ThreadAnnotationLog {
-            slots: (0..LOG_CAPACITY).map(|_| Slot::default()).collect(),
-            written: AtomicU64::new(0),
-            taken: AtomicU64::new(0),
-        }
-    }
-
-    fn slot(&self, index: u64) -> &Slot {
-        // LOG_CAPACITY slots, indexed modulo their number: always in bounds.
-        &self.slots[(index % LOG_CAPACITY) as usize]
-    }
-
-    /// Owning thread only. Starts a new run; false if the ring is full (a reader must take
-    /// runs first).
-    pub(crate) fn push(&self, run: Run) -> bool {
-        let written = self.written.load(Ordering::Relaxed);
-        if written - self.taken.load(Ordering::Acquire) >= LOG_CAPACITY {
-            return false;
-        }
-        let slot = self.slot(written);
-        slot.first.store(run.first, Ordering::Relaxed);
-        slot.last.store(run.last, Ordering::Relaxed);
-        slot.string.store(run.string, Ordering::Relaxed);
-        slot.scope_range_id
-            .store(run.scope_range_id, Ordering::Relaxed);
-        slot.label.store(run.label, Ordering::Relaxed);
-        self.written.store(written + 1, Ordering::Release);
-        true
-    }
-
     /// Owning thread only: the newest run now ends at `last`.
     pub(crate) fn extend_newest(&self, last: u64) {
-        let written = self.written.load(Ordering::Relaxed);
-        if written > 0 {
-            self.slot(written - 1).last.store(last, Ordering::Release);
-        }
-    }
-
-    fn read(&self, index: u64) -> Run {
-        let slot = self.slot(index);
-        Run {
-            first: slot.first.load(Ordering::Relaxed),
-            last: slot.last.load(Ordering::Acquire),
-            string: slot.string.load(Ordering::Relaxed),
-            scope_range_id: slot.scope_range_id.load(Ordering::Relaxed),
-            label: slot.label.load(Ordering::Relaxed),
-        }
-    }
-
-    /// One reader at a time. Hands every closed run (all but the newest) to `f` and frees
-    /// its slot.
-    pub(crate) fn take_closed(&self, mut f: impl FnMut(Run)) {
-        let taken = self.taken.load(Ordering::Relaxed);
-        let written = self.written.load(Ordering::Acquire);
-        if written <= taken + 1 {
-            return;
-        }
-        for index in taken..written - 1 {
-            f(self.read(index));
-        }
-        self.taken.store(written - 1, Ordering::Release);
-    }
-
-    /// One reader at a time: the newest run, which its thread may still extend, if not taken.
-    pub(crate) fn newest(&self) -> Option<Run> {
-        let written = self.written.load(Ordering::Acquire);
-        (written > self.taken.load(Ordering::Relaxed)).then(|| self.read(written - 1))
-    }
-
-    /// One reader at a time: forgets every run (a new session starts).
-    pub(crate) fn discard(&self) {
-        self.taken
-            .store(self.written.load(Ordering::Acquire), Ordering::Release);
+        self.set_newest_word(1, last);
     }
 }
 

@@ -199,14 +199,14 @@ fn note_of(correlation_id: u64, call: CopyCall) -> Option<CopyNote> {
     Some(CopyNote {
         correlation_id,
         bytes: call.bytes,
-        direction: direction as u8,
+        direction: direction as u64,
     })
 }
 
 /// What a note in a thread's log stands for.
 fn call_of(note: CopyNote) -> (u64, CopyCall) {
     let call = CopyCall {
-        direction: DIRECTIONS[usize::from(note.direction) % DIRECTIONS.len()],
+        direction: DIRECTIONS[(note.direction % DIRECTIONS.len() as u64) as usize],
         bytes: note.bytes,
     };
     (note.correlation_id, call)

@@ -261,8 +261,6 @@ impl Tracer {
     }
 }
 
-/// End to end on the simulated SDK through this file's DISCARD seam: the tracer's reading of
-/// the SDK's cumulative drop count (`decode/buffer_callback.rs`) over several sessions.
 /// The process-lifetime context of the stream stack (HIP_STREAM SET) and of stream names and
 /// ROCTx ranges, which an SDK may lack without the rest failing. Started at once.
 fn start_stream_context(
