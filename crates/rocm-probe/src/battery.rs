@@ -20,7 +20,15 @@ pub struct StepOutcome {
 const HIP_ERROR_NOT_SUPPORTED: HipError = 801;
 const KIB: usize = 1 << 10;
 const MIB: usize = 1 << 20;
-pub const COPY_SIZES: [(usize, &str); 3] = [(4 * KIB, "4k"), (MIB, "1m"), (64 * MIB, "64m")];
+/// Copy sizes: 16 and 32 KiB bracket ROCclr's blit size (`GPU_FORCE_BLIT_COPY_SIZE`, 16 KiB),
+/// so the report shows the release's small-copy shape and threshold (`ledger.rs`).
+pub const COPY_SIZES: [(usize, &str); 5] = [
+    (4 * KIB, "4k"),
+    (16 * KIB, "16k"),
+    (32 * KIB, "32k"),
+    (MIB, "1m"),
+    (64 * MIB, "64m"),
+];
 
 // hipMemcpyKind
 const H2H: c_int = 0;
@@ -265,7 +273,7 @@ impl Battery {
             };
             // Host-to-host copies are CPU copies whatever their size: one size shows it.
             let sizes = if kind == H2H {
-                &COPY_SIZES[1..2]
+                &[(MIB, "1m")][..]
             } else {
                 &COPY_SIZES[..]
             };

@@ -10,6 +10,7 @@
 
 mod battery;
 mod compare;
+mod ledger;
 mod libs;
 mod machine;
 mod report;
@@ -227,11 +228,28 @@ fn probe_main(args: &[String]) -> Result<(), Failure> {
         (Some(_), None) => println!("no simulated libraries beside the probe: nothing compared"),
         _ => println!("no real ROCm libraries found: ran the simulated ones only"),
     }
+    let ledger = real_run
+        .as_ref()
+        .or(sim_run.as_ref())
+        .map(ledger::cells)
+        .unwrap_or_default();
+    for cell in &ledger {
+        let origin = if real_run.is_some() {
+            "real"
+        } else {
+            "simulated"
+        };
+        println!(
+            "ledger, ROCm {} ({origin}): {}: {}",
+            cell.release, cell.row, cell.observed
+        );
+    }
     let report = Report {
         probe_report: report::FORMAT,
         real: real_run,
         simulated: sim_run,
         findings,
+        ledger,
     };
     match out {
         Some(path) => {

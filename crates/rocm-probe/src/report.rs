@@ -94,6 +94,9 @@ pub struct Report {
     pub simulated: Option<Run>,
     /// `a` is the real run, `b` the simulated one.
     pub findings: Vec<Finding>,
+    /// The ledger's open cells of the primary run's release, as that run shows them.
+    #[serde(default)]
+    pub ledger: Vec<crate::ledger::Cell>,
 }
 
 /// The file `--compare-only A B --out` writes: the comparison alone (the runs are in A and B).

@@ -137,6 +137,12 @@ fn simulated_report_is_pinned() {
     // Spot checks that make the pin mean something even if it is regenerated carelessly.
     let run = &report["simulated"];
     assert_eq!(run["libraries"]["sdk"]["version"], "1.0.0");
+    // The ledger's small-copy cell, read from the copy steps (src/ledger.rs).
+    assert_eq!(report["ledger"][0]["row"], "Small copies");
+    assert!(report["ledger"][0]["observed"]
+        .as_str()
+        .unwrap()
+        .starts_with("blit up to 16 KiB (h2d pinned: 4k blit, 16k blit, 32k copy;"));
     assert!(report["real"].is_null());
     assert_eq!(report["findings"], Value::Array(vec![]));
     let step = |name: &str| {
