@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of the project: Rust (workspace, and the product's suites under every
-# simulated ROCm release), C++ drop-in (plain and ASan/UBSan, and plain under ROCm 7.14),
+# simulated ROCm release), C++ drop-in (plain and ASan/UBSan, and plain under ROCm 10.1),
 # the simulated HIP runtime program, `record` with the tool library, xprof's conversion of a
 # replayed trace, a real JAX (CPU) trace read by the command, and the offline Bazel build. Installs the Debian packages it
 # needs when they are missing and it can.
@@ -61,8 +61,8 @@ cargo test --release --workspace --locked
 echo "== C++ drop-in (GoogleTest), then under AddressSanitizer + UndefinedBehaviorSanitizer"
 tests/cpp/run.sh
 tests/cpp/run.sh --sanitize
-echo "== C++ drop-in under ROCm 7.14 (the default run above is 7.1; docs/simulator-fidelity.md#the-ledger)"
-ROCSIM_MACHINE='rocm = "7.14"' tests/cpp/run.sh
+echo "== C++ drop-in under ROCm 10.1 (the default run above is 7.1; docs/simulator-fidelity.md#the-ledger)"
+ROCSIM_MACHINE='rocm = "10.1"' tests/cpp/run.sh
 
 echo "== HIP host program on the simulated HIP runtime"
 tests/hip/run.sh
