@@ -1,7 +1,6 @@
 //! The tracer registers with the SDK when it is loaded, before the program's first HIP call:
-//! on SDK 1.0.0 and 1.1.0 (ROCm 7.0 to 7.2; 7.1 is the simulator's default) a stream created before
-//! the tracer's HIP_STREAM context existed is unknown to the SDK, and the first HIP call on it
-//! aborts the process.
+//! on SDK 1.0.0 (ROCm 7.0) a stream created before the tracer's HIP_STREAM context existed is
+//! unknown to the SDK, and the first HIP call on it aborts the process.
 mod tracer_common;
 
 use rocprofiler_sdk_sim::driver::{self, KernelLaunch};

@@ -507,8 +507,8 @@ fn annotations_and_scope_ranges_follow_the_launching_thread() {
     }
 }
 
-/// The stream tests under the other stream map: the default run uses the throwing map of ROCm
-/// 7.0 to 7.2; this re-runs every test of this file in a child with the newer SDKs' map, where
+/// The stream tests under the other stream map: the default run uses the size-indexed map of
+/// ROCm 7.1 to 7.13; this re-runs every test of this file in a child with the newer SDKs' map, where
 /// stream ids of created streams are assigned whether or not a HIP_STREAM context saw them.
 #[test]
 fn every_stream_test_passes_under_the_newer_stream_map() {

@@ -16,8 +16,9 @@ host of that run.
 How: the import adds the tool library to ``ROCP_TOOL_LIBRARIES``, so that rocprofiler-sdk loads
 it beside XLA's own tracer when HIP starts; each session's start and stop also start and stop
 the library's capture (its C ABI, ``include/xla_rocm_tracer.h``). Imported after HIP started,
-the library is loaded then: from rocprofiler-sdk 1.3.2 it still traces; before it, the session
-says why it has no GPU events in one line on stderr.
+the library is loaded then, after XLA's tool holds the SDK: ROCm 10.1's rocprofiler-sdk
+(anytime initialization) still traces; before it, the session says why it has no GPU events
+in one line on stderr.
 """
 
 import ctypes
@@ -69,8 +70,8 @@ class _Tool:
     def lib(self):
         if self._lib is None:
             # Not loaded yet when HIP started before the import: loaded now, it registers late
-            # (rocprofiler-sdk 1.3.2 accepts that; before it the session's end says why it has
-            # no GPU events, in one line).
+            # (ROCm 10.1's rocprofiler-sdk accepts that; before it the session's end says why
+            # it has no GPU events, in one line).
             self._lib = ctypes.CDLL(self.path, mode=ctypes.RTLD_GLOBAL)
             self._lib.xrt_enable.argtypes = [ctypes.c_void_p]
             self._lib.xrt_tool_write_log_folder.argtypes = [ctypes.c_char_p, ctypes.c_uint64]

@@ -6,8 +6,9 @@
 #   * `examples/jax_matmul.py --xla-rocm-tracer` (`import xla_rocm_tracer` before JAX) puts a
 #     file of ours into jax.profiler.trace's run, with our Stream lanes and XLA's host events;
 #   * `python -m xla_rocm_tracer SCRIPT` does the same, on ROCm 7.14 (the plugin's release);
-#   * imported after HIP started: one line says why on ROCm 7.1 (SDK before 1.3.2, which
-#     refuses a late tool), and on 7.14 the late tool still traces;
+#   * imported after HIP started (XLA's tool holds the SDK): one line says why on ROCm 7.1
+#     (no anytime initialization, so a second tool is refused), and on 10.1 the late tool
+#     still traces;
 #   * `xla-rocm-tracer record --logdir` from the installed wheel: a `jax.distributed` job of two
 #     processes on localhost (tests/python/distributed.py), one simulated GPU each, both
 #     processes' kernels in one run, each on its own GPU; and one process whose own
@@ -76,10 +77,10 @@ grep -q "^xla-rocm-tracer tool: rocprofiler-sdk was initialized without this tra
     fail "the line is not the SDK-held diagnosis: $(grep "xla-rocm-tracer tool" "$outdir/late.log")"
 [ -z "$(find "$outdir/late" -name '*.pid*.xplane.pb')" ] || fail "a file of ours without a capture"
 
-echo "== imported after HIP started, ROCm 7.14: the late tool traces"
-rm -rf "$outdir/late-7.14"
-ROCSIM_MACHINE='rocm = "7.14"' jax_run late-7.14 "$user_venv/bin/python" "$here_python/late_import.py" "$outdir/late-7.14"
-check_run "$outdir/late-7.14" --processes 1 --kernels 3 --xla --merged
+echo "== imported after HIP started, ROCm 10.1: the late tool traces"
+rm -rf "$outdir/late-10.1"
+ROCSIM_MACHINE='rocm = "10.1"' jax_run late-10.1 "$user_venv/bin/python" "$here_python/late_import.py" "$outdir/late-10.1"
+check_run "$outdir/late-10.1" --processes 1 --kernels 3 --xla --merged
 
 echo "== record --logdir: a jax.distributed job of two processes, one GPU each, under one record"
 rm -rf "$outdir/two"

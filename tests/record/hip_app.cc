@@ -133,7 +133,9 @@ __attribute__((constructor)) static void register_kernels() {
 }
 
 static void run_work() {
-  const int n = 1 << 12;
+  // 64 KiB: above ROCclr's 16 KiB blit size, so each copy is a copy record, not a blit kernel
+  // (docs/simulator-fidelity.md, "Small host<->device copies"), and the tools see 3 kernels.
+  const int n = 1 << 14;
   const size_t bytes = n * sizeof(float);
   hipStream_t stream;
   CHECK_HIP(hipStreamCreate(&stream));

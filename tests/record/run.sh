@@ -11,8 +11,9 @@
 #   * a program that forces its own tool before HIP starts keeps it, and both tools see the
 #     kernels (ours through ROCP_TOOL_LIBRARIES, in the SDK's same pass);
 #   * HIP initialized before the tool was loaded, or a tool loaded after another one holds
-#     the SDK, gives the one-line diagnosis on an SDK before 1.3.2; from 1.3.2 the late tool
-#     registers and sees the kernels.
+#     the SDK, gives the one-line diagnosis on the default release (7.1); the late tool
+#     registers and sees the kernels where the SDK takes it: HIP first from SDK 1.3.0 (late
+#     start, 7.13), a second tool on 10.1 (anytime initialization).
 #   tests/record/run.sh            # debug build
 #   PROFILE=release tests/record/run.sh
 # Uses $CARGO_TARGET_DIR if set (else <repo>/target); writes into $BUILD_DIR (default
@@ -175,7 +176,7 @@ elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
 grep -q "the trace shows 3 kernels" "$build_dir/forced.out" || fail "ours did not see 3 kernels"
 (( elapsed_ms < 5000 )) || fail "record took ${elapsed_ms} ms: the tool waited for its own loading"
 
-echo "== HIP initialized before the tool: the diagnosis (SDK before 1.3.2, the default release)"
+echo "== HIP initialized before the tool: the diagnosis (SDK before 1.3.0, the default release)"
 trace="$build_dir/hip-first.xplane.pb"
 rm -f "$trace"
 "$cli" record -o "$trace" -- "$build_dir/hip_app" hip-first >"$build_dir/hip-first.out" \
@@ -184,17 +185,17 @@ cat "$build_dir/hip-first.err"
 [[ "$(grep -c "record: no GPU events" "$build_dir/hip-first.err")" == 1 ]] ||
   fail "no one-line diagnosis"
 grep -q "the trace shows 0 kernels\|the trace shows no" "$build_dir/hip-first.out" ||
-  fail "HIP-first traced kernels on an SDK before 1.3.2: $(head -1 "$build_dir/hip-first.out")"
+  fail "HIP-first traced kernels on an SDK before 1.3.0: $(head -1 "$build_dir/hip-first.out")"
 
-echo "== HIP initialized before the tool, ROCm 7.14 (SDK 1.3.2): the late tool sees the kernels"
-trace="$build_dir/hip-first-1.3.2.xplane.pb"
+echo "== HIP initialized before the tool, ROCm 7.13 (SDK 1.3.0, late start): the late tool sees the kernels"
+trace="$build_dir/hip-first-1.3.0.xplane.pb"
 rm -f "$trace"
-ROCSIM_MACHINE='rocm = "7.14"' "$cli" record -o "$trace" -- "$build_dir/hip_app" hip-first \
-  >"$build_dir/hip-first-1.3.2.out" 2>"$build_dir/hip-first-1.3.2.err"
-grep -q "the trace shows 3 kernels" "$build_dir/hip-first-1.3.2.out" || fail "not 3 kernels"
-grep -q "no GPU events" "$build_dir/hip-first-1.3.2.err" && fail "a diagnosis where none was due"
+ROCSIM_MACHINE='rocm = "7.13"' "$cli" record -o "$trace" -- "$build_dir/hip_app" hip-first \
+  >"$build_dir/hip-first-1.3.0.out" 2>"$build_dir/hip-first-1.3.0.err"
+grep -q "the trace shows 3 kernels" "$build_dir/hip-first-1.3.0.out" || fail "not 3 kernels"
+grep -q "no GPU events" "$build_dir/hip-first-1.3.0.err" && fail "a diagnosis where none was due"
 
-echo "== a tool loaded after another one holds the SDK: the diagnosis (SDK before 1.3.2, the default release)"
+echo "== a tool loaded after another one holds the SDK: the diagnosis (no anytime initialization, the default release)"
 trace="$build_dir/late-tool.xplane.pb"
 rm -f "$trace"
 "$cli" record -o "$trace" -- "$build_dir/hip_app" late-tool >"$build_dir/late-tool.out" \
@@ -204,12 +205,12 @@ cat "$build_dir/late-tool.err"
   "$build_dir/late-tool.err")" == 1 ]] || fail "no one-line diagnosis"
 [[ "$(wc -l <"$build_dir/late-tool.err")" == 1 ]] || fail "more than the one line"
 
-echo "== a tool loaded after another one holds the SDK, ROCm 7.14 (SDK 1.3.2): registered late, it traces"
-trace="$build_dir/late-tool-1.3.2.xplane.pb"
+echo "== a tool loaded after another one holds the SDK, ROCm 10.1 (anytime initialization): registered late, it traces"
+trace="$build_dir/late-tool-10.1.xplane.pb"
 rm -f "$trace"
-ROCSIM_MACHINE='rocm = "7.14"' "$cli" record -o "$trace" -- "$build_dir/hip_app" late-tool \
-  >"$build_dir/late-tool-1.3.2.out" 2>"$build_dir/late-tool-1.3.2.err"
-grep -q "the trace shows 3 kernels" "$build_dir/late-tool-1.3.2.out" || fail "not 3 kernels"
-[[ -s "$build_dir/late-tool-1.3.2.err" ]] && fail "unexpected: $(cat "$build_dir/late-tool-1.3.2.err")"
+ROCSIM_MACHINE='rocm = "10.1"' "$cli" record -o "$trace" -- "$build_dir/hip_app" late-tool \
+  >"$build_dir/late-tool-10.1.out" 2>"$build_dir/late-tool-10.1.err"
+grep -q "the trace shows 3 kernels" "$build_dir/late-tool-10.1.out" || fail "not 3 kernels"
+[[ -s "$build_dir/late-tool-10.1.err" ]] && fail "unexpected: $(cat "$build_dir/late-tool-10.1.err")"
 
 echo "tests/record/run.sh: all passed"

@@ -376,7 +376,7 @@ pub enum BufferSync {
     /// returned. Every producer waits for the whole callback of every flush, and a traced
     /// call made inside the callback deadlocks on its first record.
     PerBuffer,
-    /// ROCm 7.13, 7.14 (ROCm/rocm-systems#2334): one `syncer` per half; producers wait only
+    /// ROCm 7.13 to 10.1 (ROCm/rocm-systems#2334): one `syncer` per half; producers wait only
     /// when the half they write is the one being delivered.
     PerHalf,
 }

@@ -114,8 +114,8 @@ fn a_tool_registered_after_hip_sees_later_calls_from_sdk_1_3_0() {
     assert_eq!(hip_then_tool(), (1, true, 1));
 }
 
-/// 7.13 ships SDK 1.3.0, the first with late start (its CHANGELOG entry); 7.14's 1.3.2 adds
-/// only the second forced tool.
+/// 7.13 ships SDK 1.3.0, the first with late start (#2168 merged before its cut; the
+/// CHANGELOG's 1.3.0 entry).
 #[test]
 fn late_start_comes_with_rocm_7_13() {
     const NAME: &str = "late_start_comes_with_rocm_7_13";

@@ -146,8 +146,8 @@ pub struct ReplayArgs {
     /// `stream`].
     #[arg(long, value_name = "stream|queue", value_parser = parse_group_by)]
     pub group_by: Option<GroupBy>,
-    /// Simulate this ROCm release (the machine key `rocm`: 7.0, 7.1, 7.2, 7.13 or 7.14), over
-    /// the scenario's own `rocm`; the scenario's other `[machine]` keys still apply.
+    /// Simulate this ROCm release (the machine key `rocm`: 7.0, 7.1, 7.2, 7.13, 7.14, 10.0 or
+    /// 10.1), over the scenario's own `rocm`; the scenario's other `[machine]` keys still apply.
     #[arg(long, value_name = "RELEASE")]
     pub rocm: Option<String>,
 }

@@ -10,7 +10,7 @@
 //! A call on a destroyed or never-created stream is still traced (HIP_RUNTIME_API ENTER/EXIT
 //! and the API record), as the real runtime's interception traces every call, failed or not.
 //! Its SET follows the simulated SDK's stream map (`stream_map`): under the SDK 1.0.0
-//! map of ROCm 7.0 to 7.2, a destroyed stream's SET carries the id its map entry kept, and a value
+//! map of ROCm 7.0 to 7.13, a destroyed stream's SET carries the id its map entry kept, and a value
 //! the map never had aborts the process, as the real SDK's `std::out_of_range` does; under the
 //! newer map the call gets no SET.
 

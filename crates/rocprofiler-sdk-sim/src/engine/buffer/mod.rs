@@ -6,7 +6,7 @@
 //!   it has returned. Every flush flips the index first, so producers move to the other half.
 //!   What a producer does while a half is busy is the release's `syncer`
 //!   (`Machine::buffer_sync`, docs/simulator-fidelity.md#buffers), whatever the policy:
-//!   * per half (ROCm 7.13, 7.14): a producer whose current half is busy **waits** for that
+//!   * per half (ROCm 7.13 to 10.1): a producer whose current half is busy **waits** for that
 //!     callback; once the other half reaches the watermark too, the flip lands back on the
 //!     half still being delivered and every producer (HIP API threads, the completion thread)
 //!     waits for the tool's callback;
