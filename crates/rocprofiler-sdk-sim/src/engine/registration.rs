@@ -1,8 +1,9 @@
-//! Tool registration and the SDK lifecycle (docs/sdk-facts.md#registration, docs/simulator-fidelity.md#registration-and-lifecycle): `force_configure`, the
-//! one pass that collects every client at the first initialization (forced, global scope,
-//! loaded libraries, `ROCP_TOOL_LIBRARIES`), the HIP runtime's table reaching the SDK or not,
-//! late start from SDK 1.3.0 and late tools with anytime initialization, `initialize` on the triggering thread under the registration
-//! mutex, and finalization at exit or on request.
+//! Tool registration and the SDK lifecycle (docs/sdk-facts.md#registration,
+//! docs/simulator-fidelity.md#registration-and-lifecycle): `force_configure`, the one pass
+//! that collects every client at the first initialization (forced, global scope, loaded
+//! libraries, `ROCP_TOOL_LIBRARIES`), the HIP runtime's table reaching the SDK or not, late
+//! start from SDK 1.3.0 and late tools with anytime initialization, `initialize` on the
+//! triggering thread under the registration mutex, and finalization at exit or on request.
 use crate::engine::user_ptr::UserPtr;
 use crate::SimError;
 use parking_lot::Mutex;
