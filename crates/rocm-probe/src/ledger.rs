@@ -4,19 +4,8 @@
 //! real machine this is the evidence that pins the cell. (The probe links no simulator, so it
 //! does not read the simulator's list of unpinned rows; docs/probe.md names the rows the
 //! battery cannot reach.)
-use crate::report::{Run, Step};
+use crate::report::{LedgerCell as Cell, Run, Step};
 use crate::runner::rocm_release;
-use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Cell {
-    /// The ROCm release of the run's SDK version.
-    pub release: String,
-    /// The ledger row.
-    pub row: String,
-    /// What the run showed.
-    pub observed: String,
-}
 
 const SMALL_COPIES: &str = "Small copies";
 

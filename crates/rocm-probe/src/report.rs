@@ -96,7 +96,18 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// The ledger's open cells of the primary run's release, as that run shows them.
     #[serde(default)]
-    pub ledger: Vec<crate::ledger::Cell>,
+    pub ledger: Vec<LedgerCell>,
+}
+
+/// One cell of docs/simulator-fidelity.md's ledger as a run showed it (`ledger.rs`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LedgerCell {
+    /// The ROCm release of the run's SDK version.
+    pub release: String,
+    /// The ledger row.
+    pub row: String,
+    /// What the run showed.
+    pub observed: String,
 }
 
 /// The file `--compare-only A B --out` writes: the comparison alone (the runs are in A and B).
