@@ -61,7 +61,7 @@ cargo test --release --workspace --locked
 echo "== C++ drop-in (GoogleTest), then under AddressSanitizer + UndefinedBehaviorSanitizer"
 tests/cpp/run.sh
 tests/cpp/run.sh --sanitize
-echo "== C++ drop-in under ROCm 7.14 (the default run above is 7.1; docs/simulator-fidelity.md#releases)"
+echo "== C++ drop-in under ROCm 7.14 (the default run above is 7.1; docs/simulator-fidelity.md#the-ledger)"
 ROCSIM_MACHINE='rocm = "7.14"' tests/cpp/run.sh
 
 echo "== HIP host program on the simulated HIP runtime"

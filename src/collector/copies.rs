@@ -13,7 +13,7 @@
 //! - gives a blit kernel the copy call's size, and names a blit kernel of a host<->device call
 //!   by the call's direction (newer HIP runtimes run small copies as `__amd_rocclr_copyBuffer`
 //!   blits: a 4 KiB host-to-device copy stays a 4 KiB MemcpyH2D, as it is on runtimes that
-//!   record it as a copy; docs/simulator-fidelity.md#releases);
+//!   record it as a copy; docs/simulator-fidelity.md#the-ledger);
 //! - leaves a copy call without a record on its host thread (the CPU copied; see
 //!   [`is_done_by_cpu`]).
 use super::stored_event::LoggedEvent;

@@ -435,9 +435,14 @@ pub fn random_hip_traffic(seed: u64, calls: u64, streams: usize) -> Issued {
                     duration_ns,
                 };
                 driver::memcpy_async(stream, &copy).expect("copy");
+                let blit_max = rocprofiler_sdk_sim::machine::machine().sdma_threshold;
                 match kind {
-                    // One GPU: a device-to-device copy is a blit kernel.
+                    // One GPU: a device-to-device copy is a blit kernel; so is a small copy
+                    // to or from the host (docs/simulator-fidelity.md, "Small copies").
                     driver::CopyKind::DeviceToDevice => issued.kernel_dispatches += 1,
+                    _ if kind != driver::CopyKind::HostToHost && copy.bytes <= blit_max => {
+                        issued.kernel_dispatches += 1
+                    }
                     // The HIP runtime copies host to host with the CPU: no SDK record.
                     driver::CopyKind::HostToHost => {}
                     _ => issued.sdma_copies += 1,

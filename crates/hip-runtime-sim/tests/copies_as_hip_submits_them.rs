@@ -27,6 +27,8 @@ type Args = Vec<(String, String)>;
 struct Seen {
     /// correlation id -> MEMORY_COPY records (callback EXIT)
     copies: HashMap<u64, Vec<CopySeen>>,
+    /// correlation id -> kernel dispatches (callback ENQUEUE, made in the call): the blits
+    dispatches: HashMap<u64, usize>,
     /// (operation, correlation id, [(name, value)]) of HIP API EXITs, in order
     calls: Vec<(i32, u64, Args)>,
     gpu: u64,
@@ -43,6 +45,17 @@ unsafe extern "C" fn on_callback(
     _user_data: *mut sys::rocprofiler_user_data_t,
     _data: *mut c_void,
 ) {
+    if record.kind == sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH {
+        if record.operation == sys::ROCPROFILER_KERNEL_DISPATCH_ENQUEUE
+            && record.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT
+        {
+            *seen()
+                .dispatches
+                .entry(record.correlation_id.internal)
+                .or_default() += 1;
+        }
+        return;
+    }
     if record.phase != sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
         return;
     }
@@ -80,6 +93,7 @@ unsafe extern "C" fn tool_init(
     let kinds = [
         sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
         sys::ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+        sys::ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
     ];
     let ctx = sim_test_kit::callback_context(&kinds, Some(on_callback));
     if let Some(gpu) = sim_test_kit::agents()
@@ -94,6 +108,12 @@ unsafe extern "C" fn tool_init(
 
 /// The copies and arguments of the last `hipMemcpy` traced.
 fn last_memcpy() -> (Vec<CopySeen>, Args) {
+    let (copies, args, _) = last_memcpy_with_blits();
+    (copies, args)
+}
+
+/// The same, with the number of kernel dispatches (shader blits) the call made.
+fn last_memcpy_with_blits() -> (Vec<CopySeen>, Args, usize) {
     let seen = seen();
     let (_, corr, args) = seen
         .calls
@@ -102,7 +122,12 @@ fn last_memcpy() -> (Vec<CopySeen>, Args) {
         .find(|c| c.0 == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy)
         .expect("a hipMemcpy was traced")
         .clone();
-    (seen.copies.get(&corr).cloned().unwrap_or_default(), args)
+    let blits = seen.dispatches.get(&corr).copied().unwrap_or_default();
+    (
+        seen.copies.get(&corr).cloned().unwrap_or_default(),
+        args,
+        blits,
+    )
 }
 
 #[test]
@@ -119,14 +144,15 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
     let gpu = seen().gpu;
     let mut pageable = vec![7u8; BIG];
 
-    // 4 KiB from pageable memory: a CPU copy into the large BAR, no record.
+    // 4 KiB from pageable memory: staged, then a shader blit; no copy record.
     assert_eq!(
         // SAFETY: `device` holds BIG bytes and `pageable` BIG bytes; 4096 fit in both.
         unsafe { hipMemcpy(device, pageable.as_ptr().cast(), 4096, 1) },
         HIP_SUCCESS
     );
-    let (copies, args) = last_memcpy();
+    let (copies, args, blits) = last_memcpy_with_blits();
     assert!(copies.is_empty(), "{copies:?}");
+    assert_eq!(blits, 1, "one __amd_rocclr_copyBuffer dispatch");
     assert_eq!(
         args,
         [
@@ -140,16 +166,11 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
         ]
     );
 
-    // 4 KiB from pinned memory: a GPU blit, recorded as device-to-device on the GPU.
+    // 4 KiB from pinned memory: a shader blit too.
     // SAFETY: `device` (BIG bytes) and `pinned` (1 MiB) both hold 4096 bytes.
     assert_eq!(unsafe { hipMemcpy(device, pinned, 4096, 4) }, HIP_SUCCESS);
-    let (copies, args) = last_memcpy();
-    assert_eq!(copies.len(), 1);
-    assert_eq!(
-        copies[0].operation,
-        sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE
-    );
-    assert_eq!((copies[0].src_agent, copies[0].dst_agent), (gpu, gpu));
+    let (copies, args, blits) = last_memcpy_with_blits();
+    assert_eq!((copies.len(), blits), (0, 1), "{copies:?}");
     assert_eq!(args[3].1, "Default", "the hipMemcpyKind the program passed");
 
     // 1 MiB back into pinned memory: one SDMA device-to-host copy.
@@ -179,7 +200,7 @@ fn pinned_and_pageable_copies_follow_the_runtime_paths() {
     );
     assert!(copies
         .iter()
-        .all(|c| c.operation == sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE));
+        .all(|c| c.operation == sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE && c.dst_agent == gpu));
 
     // Host to host: the CPU copies, no record; the data still moves.
     let mut other = vec![0u8; 4096];

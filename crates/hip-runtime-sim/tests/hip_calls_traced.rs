@@ -98,9 +98,10 @@ use sim_test_kit::child;
 fn hip_program_through_the_tracer() {
     if !child::in_child(
         "hip_program_through_the_tracer",
-        &[
-            ("ROCSIM_MACHINE", "sdma_threshold = 0, large_bar_h2d_max = 0, large_bar_d2h_max = 0, stream_map = \"newer\""),
-        ],
+        &[(
+            "ROCSIM_MACHINE",
+            "sdma_threshold = 0, stream_map = \"newer\"",
+        )],
     ) {
         return;
     }

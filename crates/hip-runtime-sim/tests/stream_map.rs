@@ -1,9 +1,9 @@
-//! HIP calls on streams the SDK's stream map lacks, under the throwing maps of SDK 1.0.0 and
-//! 1.1.0 (ROCm 7.0 to 7.2; 7.1 is the simulator's default) with the tracer's HIP_STREAM context
-//! active: the SDK's wrappers run
-//! before HIP validates the stream, so a call on a never-created `hipStream_t` aborts the
-//! process (the SDK's `std::out_of_range`), while a destroyed stream still has its map entry.
-//! Each case runs in a child process.
+//! HIP calls on streams the SDK's stream map lacks, under the size-indexed maps of SDK 1.0.0
+//! to 1.3.0 (ROCm 7.0 to 7.13; 7.1 is the simulator's default) with the tracer's HIP_STREAM
+//! context active: the SDK's wrappers run before HIP validates the stream, so a call on a
+//! never-created `hipStream_t` aborts the process under 7.0 (the SDK's `std::out_of_range`)
+//! and enters the map under 7.1 (ROCm/rocm-systems#1488), while a destroyed stream still has
+//! its map entry. Each case runs in a child process.
 use amdhip64::api::stream::*;
 use amdhip64::error::*;
 use sim_test_kit::child;
@@ -16,10 +16,27 @@ use rocprofiler_sdk_sim as _;
 /// with the SDK's story on stderr; otherwise passed), returns false. In the child: true.
 fn in_child(test: &str, abort: bool) -> bool {
     if abort {
-        child::aborts_in_child(test, &[], &["std::out_of_range"])
+        let rocm_7_0 = ("ROCSIM_MACHINE", "rocm = \"7.0\"");
+        child::aborts_in_child(test, &[rocm_7_0], &["std::out_of_range"])
     } else {
         child::in_child(test, &[])
     }
+}
+
+#[test]
+fn a_call_on_a_never_created_stream_is_mapped_from_rocm_7_1() {
+    if !in_child(
+        "a_call_on_a_never_created_stream_is_mapped_from_rocm_7_1",
+        false,
+    ) {
+        return;
+    }
+    assert!(Tracer::get().is_available());
+    assert_ne!(
+        hipStreamSynchronize(0xdead_0000),
+        HIP_SUCCESS,
+        "HIP rejects it"
+    );
 }
 
 #[test]

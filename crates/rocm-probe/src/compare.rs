@@ -199,12 +199,7 @@ pub fn simulator_for(key: &str, a: &str, b: &str) -> String {
         return match (dir, memory) {
             (Some("d2d"), _) => "device-to-device copy as a blit kernel (no option)".into(),
             (Some("h2h"), _) => "h2h_record".into(),
-            (Some("h2d"), Some("pageable")) => {
-                "sdma_threshold, large_bar_h2d_max, pageable_chunk".into()
-            }
-            (Some("d2h"), Some("pageable")) => {
-                "sdma_threshold, large_bar_d2h_max, pageable_chunk".into()
-            }
+            (Some("h2d" | "d2h"), Some("pageable")) => "sdma_threshold, pageable_chunk".into(),
             _ => "sdma_threshold".into(),
         };
     }

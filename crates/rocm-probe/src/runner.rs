@@ -358,7 +358,7 @@ fn exit_outcome(status: ExitStatus) -> Option<String> {
 
 /// The ROCm release whose simulator profile (machine key `rocm`) models an SDK version, from
 /// the SDK's CHANGELOG: 1.0.0 shipped with ROCm 7.0, 1.1.0 with 7.1 and 7.2, 1.3.0 with 7.13,
-/// 1.3.2 with 7.14 (docs/probe.md "Simulated machine shape"). A version between two known ones takes the older release; one
+/// 1.3.2 with 7.14, 1.3.5 with 10.0, 1.4.1 with 10.1 (docs/probe.md "Simulated machine shape"). A version between two known ones takes the older release; one
 /// after the newest, the newest.
 pub fn rocm_release(sdk_version: &str) -> Option<&'static str> {
     let mut parts = sdk_version.split('.').map(|p| p.parse::<u32>().ok());
@@ -372,7 +372,9 @@ pub fn rocm_release(sdk_version: &str) -> Option<&'static str> {
         v if v < (1, 1, 0) => "7.0",
         v if v < (1, 3, 0) => "7.1",
         v if v < (1, 3, 2) => "7.13",
-        _ => "7.14",
+        v if v < (1, 3, 5) => "7.14",
+        v if v < (1, 4, 1) => "10.0",
+        _ => "10.1",
     })
 }
 
@@ -486,7 +488,11 @@ mod tests {
             ("1.3.0", Some("7.13")),
             ("1.3.1", Some("7.13")),
             ("1.3.2", Some("7.14")),
-            ("1.4.0", Some("7.14")),
+            ("1.3.4", Some("7.14")),
+            ("1.3.5", Some("10.0")),
+            ("1.4.0", Some("10.0")),
+            ("1.4.1", Some("10.1")),
+            ("1.5.0", Some("10.1")),
             ("0.6.0", None),
             ("garbage", None),
         ] {

@@ -9,8 +9,9 @@
 //!   table) or as a document over several lines. A value that does not parse is reported on
 //!   stderr and the default machine is used (the SDK cannot fail a program's start-up).
 //!
-//! The defaults are the harshest real behaviour the simulator models. An option models the
-//! real SDK, runtime or hardware, never an earlier simulator. The device-visibility keys are
+//! Every default is a real release's behaviour, pinned in the ledger of
+//! docs/simulator-fidelity.md. An option models the real SDK, runtime or hardware, never an
+//! earlier simulator. The device-visibility keys are
 //! the real runtimes' variables of the same names (upper case): a process's machine takes them
 //! from its environment, never from `ROCSIM_MACHINE`; a scenario's sets them for its replay.
 mod release;
@@ -35,16 +36,22 @@ pub struct Machine {
     /// it the external-correlation request and the enqueue callbacks, run on a HIP worker
     /// thread instead of the calling thread (docs/simulator-fidelity.md#threading).
     pub direct_dispatch: bool,
-    /// The ROCm release the machine runs (default `"7.1"`, the harshest release still
-    /// supported: docs/simulator-fidelity.md#releases): `"7.0"`, `"7.1"`, `"7.2"`, `"7.13"` or
-    /// `"7.14"`. It sets the SDK's layouts and, unless given explicitly, the five keys below
-    /// it (`sdk_version`, `stream_map`, `buffer_sync`, `small_copies`) to that release's.
+    /// The ROCm release the machine runs (default `"7.1"`: docs/simulator-fidelity.md, the
+    /// ledger): `"7.0"`, `"7.1"`, `"7.2"`, `"7.13"`, `"7.14"`, `"10.0"` or `"10.1"`. It sets
+    /// the SDK's layouts and, unless given explicitly, the keys `sdk_version`,
+    /// `anytime_initialization`, `stream_map`, `buffer_sync` and `sdma_threshold` to that
+    /// release's.
     pub rocm: RocmRelease,
     /// The rocprofiler-sdk version reported to tools, `"major.minor.patch"` (default: the
-    /// release's, `"1.1.0"` for 7.1). From 1.3.2 registration also accepts late forced tools
-    /// (anytime initialization, `registration.rs`); otherwise only the number changes, so
-    /// another version tests a tool's version gate, not another ABI.
+    /// release's, `"1.1.0"` for 7.1). From 1.3.0 a tool forced after HIP started untraced gets
+    /// HIP's table (late start; `engine/registration.rs`); otherwise only the number changes,
+    /// so another version tests a tool's version gate, not another ABI.
     pub sdk_version: Version,
+    /// A tool forced after initialization is configured and initialized on its own and sees
+    /// later calls (anytime initialization, ROCm/rocm-systems#5348; default: the release's,
+    /// true for 10.1 only); otherwise `rocprofiler_force_configure` returns
+    /// CONFIGURATION_LOCKED.
+    pub anytime_initialization: bool,
     /// How HIP_STREAM tracing maps `hipStream_t` values to stream ids: `"sdk-1.0"`,
     /// `"sdk-1.1"` or `"newer"` ([`StreamMap`]; default: the release's, `"sdk-1.1"` for 7.1).
     pub stream_map: StreamMap,
@@ -55,19 +62,12 @@ pub struct Machine {
     /// is delivering its buffer: `"abort"` (default: say which buffer and callback, then
     /// abort) or `"drop"` (count it in `BufferRecordCounts::self_deadlocks`, drop the record).
     pub buffer_self_deadlock: SelfDeadlock,
-    /// What the HIP runtime makes of a host<->device copy up to `sdma_threshold` bytes
-    /// ([`SmallCopies`]): `"d2d-record"` (a MEMORY_COPY recorded DEVICE_TO_DEVICE with the
-    /// GPU on both sides) or `"blit-kernel"` (a KERNEL_DISPATCH of `__amd_rocclr_copyBuffer`);
-    /// default: the release's, `"d2d-record"` for 7.1.
-    pub small_copies: SmallCopies,
-    /// Bytes (default 16384, 0 = off): the size up to which a host<->device copy is a small
-    /// copy (`small_copies`; ROCclr `GPU_FORCE_BLIT_COPY_SIZE`).
+    /// Bytes (default: the release's, 16384; 0 = off): a host<->device copy up to this size,
+    /// from pinned or pageable memory, is the shader blit `__amd_rocclr_copyBuffer` (a
+    /// KERNEL_DISPATCH record, no MEMORY_COPY); above it an SDMA copy (ROCclr
+    /// `GPU_FORCE_BLIT_COPY_SIZE`, `KernelBlitManager::copyBuffer`/`readBuffer`/`writeBuffer`;
+    /// docs/simulator-fidelity.md, row "Small copies").
     pub sdma_threshold: u64,
-    /// Bytes (default 8192, 0 = off): on a large-BAR GPU a pageable host-to-device copy up to
-    /// this size is a CPU `memcpy`, with no record (`kMaxH2dMemcpySize`).
-    pub large_bar_h2d_max: u64,
-    /// Bytes (default 64, 0 = off): the same for device-to-host reads (`kMaxD2hMemcpySize`).
-    pub large_bar_d2h_max: u64,
     /// Bytes (default 33554432, 0 = off): pageable memory is pinned piece by piece, one record
     /// per piece, all under the call's correlation id (`GPU_PINNED_XFER_SIZE`).
     pub pageable_chunk: u64,
@@ -117,10 +117,8 @@ impl Default for Machine {
             stream_map: DEFAULT_ROCM.stream_map(),
             buffer_sync: DEFAULT_ROCM.buffer_sync(),
             buffer_self_deadlock: SelfDeadlock::Abort,
-            small_copies: DEFAULT_ROCM.small_copies(),
-            sdma_threshold: 16 * 1024,
-            large_bar_h2d_max: 8 * 1024,
-            large_bar_d2h_max: 64,
+            sdma_threshold: DEFAULT_ROCM.sdma_threshold(),
+            anytime_initialization: DEFAULT_ROCM.anytime_initialization(),
             pageable_chunk: 32 * 1024 * 1024,
             aql_queue_packets: 16384,
             h2h_record: false,
@@ -232,7 +230,8 @@ impl Machine {
             sdk_version: self.sdk_version,
             stream_map: self.stream_map,
             buffer_sync: self.buffer_sync,
-            small_copies: self.small_copies,
+            sdma_threshold: self.sdma_threshold,
+            anytime_initialization: self.anytime_initialization,
         }
     }
 
@@ -319,14 +318,17 @@ pub enum StreamMap {
     /// entry; CREATE also fires after a failed create.
     #[serde(rename = "sdk-1.0")]
     Sdk1_0,
-    /// rocprofiler-sdk 1.1.0 (ROCm 7.1, 7.2): the 1.0.0 map, except that `hipStreamLegacy`
-    /// and `hipStreamPerThread` are the null stream, id 0 (ROCm/rocm-systems#343). Other
-    /// streams the map never saw still abort; DESTROY keeps the entry.
+    /// rocprofiler-sdk 1.1.0 to 1.3.0 (ROCm 7.1 to 7.13): the 1.0.0 map, except that
+    /// `hipStreamLegacy` and `hipStreamPerThread` are the null stream, id 0
+    /// (ROCm/rocm-systems#343), and a stream the map never saw is added at its first traced
+    /// SET or DESTROY, with the next size-based id and no CREATE (#1142; #1488 on the 7.1
+    /// branch). DESTROY keeps the entry.
     #[serde(rename = "sdk-1.1")]
     Sdk1_1,
-    /// rocprofiler-sdk 1.3 (ROCm 7.13, 7.14; the 2026 `hip/stream.cpp`, with #6276 and
-    /// #7713): `hipStreamLegacy` is id 0, `hipStreamPerThread` gets a lazy id per thread,
-    /// unknown streams are registered lazily, DESTROY removes the entry.
+    /// The 2026 `hip/stream.cpp` (ROCm 10.0, 10.1, and 7.14 unpinned; #6276 and #7713): ids
+    /// from a lifetime counter with 0 for the null stream and `hipStreamLegacy`,
+    /// `hipStreamPerThread` gets a lazy id per thread, unknown streams are registered lazily,
+    /// DESTROY removes the entry.
     #[serde(rename = "newer")]
     Newer,
 }
@@ -379,16 +381,6 @@ pub enum BufferSync {
     PerHalf,
 }
 
-/// What the HIP runtime makes of a host<->device copy up to `sdma_threshold` bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SmallCopies {
-    /// An SDMA copy with the GPU agent on both sides: a DEVICE_TO_DEVICE MEMORY_COPY record.
-    D2dRecord,
-    /// A shader blit: a KERNEL_DISPATCH record of `__amd_rocclr_copyBuffer`.
-    BlitKernel,
-}
-
 pub const MAX_GPUS: u32 = 16;
 pub const MAX_CPUS: u32 = 8;
 /// The largest HSA queue ROCR creates (`queue_max_size`, 2^17 packets on current GPUs).
@@ -404,8 +396,9 @@ impl StreamMap {
         }
     }
 
-    /// Whether a SET or DESTROY on a value the map never saw throws out of the HIP call.
-    pub fn throws_on_unknown(self) -> bool {
+    /// Whether ids come from the map's size and entries outlive their streams (SDK 1.0.0 to
+    /// 1.3.0), rather than from a lifetime counter.
+    pub fn is_size_indexed(self) -> bool {
         self != StreamMap::Newer
     }
 }
@@ -451,21 +444,138 @@ mod tests {
         }
     }
 
+    /// The ledger's cells (docs/simulator-fidelity.md), written out literally: a release whose
+    /// profile or layouts change must change this table and the ledger with it.
     #[test]
-    fn a_release_sets_its_profile_and_explicit_keys_override_it() {
-        for rocm in RocmRelease::ALL {
-            let m = Machine::parse(&format!("rocm = \"{}\"", rocm.as_str())).unwrap();
-            assert_eq!(m.rocm, rocm);
+    fn each_release_has_the_ledger_values() {
+        use BufferSync::{None as NoSyncer, PerBuffer, PerHalf};
+        use StreamMap::{Newer, Sdk1_0, Sdk1_1};
+        let blit = 16 * 1024;
+        #[rustfmt::skip]
+        let anytime = "anytime_initialization = true";
+        let ledger = [
+            // rocm,  sdk,        anytime, stream map, syncer,   blit max, agent, uuid, CONTEXT_NONE, unpinned
+            (
+                "7.0",
+                (1, 0, 0),
+                false,
+                Sdk1_0,
+                NoSyncer,
+                blit,
+                304,
+                8,
+                u64::MAX,
+                vec!["sdma_threshold = 0"],
+            ),
+            (
+                "7.1",
+                (1, 1, 0),
+                false,
+                Sdk1_1,
+                PerBuffer,
+                blit,
+                312,
+                16,
+                0,
+                vec![],
+            ),
+            (
+                "7.2",
+                (1, 1, 0),
+                false,
+                Sdk1_1,
+                PerBuffer,
+                blit,
+                312,
+                16,
+                0,
+                vec!["buffer_sync = \"per-half\""],
+            ),
+            (
+                "7.13",
+                (1, 3, 0),
+                false,
+                Sdk1_1,
+                PerHalf,
+                blit,
+                312,
+                16,
+                0,
+                vec![],
+            ),
+            (
+                "7.14",
+                (1, 3, 2),
+                false,
+                Newer,
+                PerHalf,
+                blit,
+                312,
+                16,
+                0,
+                vec!["stream_map = \"sdk-1.1\"", anytime],
+            ),
+            (
+                "10.0",
+                (1, 3, 5),
+                false,
+                Newer,
+                PerHalf,
+                blit,
+                312,
+                16,
+                0,
+                vec![anytime],
+            ),
+            (
+                "10.1",
+                (1, 4, 1),
+                true,
+                Newer,
+                PerHalf,
+                blit,
+                312,
+                16,
+                0,
+                vec![],
+            ),
+        ];
+        assert_eq!(ledger.len(), RocmRelease::ALL.len());
+        for (rocm, (a, b, c), any, map, sync, threshold, agent, uuid, none, unpinned) in ledger {
+            let m = Machine::parse(&format!("rocm = \"{rocm}\"")).unwrap();
+            assert_eq!(m.rocm.as_str(), rocm);
             assert_eq!(
-                (m.sdk_version, m.stream_map, m.buffer_sync, m.small_copies),
                 (
-                    rocm.sdk_version(),
-                    rocm.stream_map(),
-                    rocm.buffer_sync(),
-                    rocm.small_copies()
-                )
+                    m.sdk_version,
+                    m.anytime_initialization,
+                    m.stream_map,
+                    m.buffer_sync,
+                    m.sdma_threshold
+                ),
+                (Version(a, b, c), any, map, sync, threshold),
+                "{rocm}"
             );
+            assert_eq!(
+                (
+                    m.rocm.agent_struct_size(),
+                    m.rocm.uuid_size(),
+                    m.rocm.context_none()
+                ),
+                (agent, uuid, none),
+                "{rocm}"
+            );
+            let overlays: Vec<_> = m.rocm.unpinned().iter().map(|u| u.overlay).collect();
+            assert_eq!(overlays, unpinned, "{rocm}");
+            for overlay in overlays {
+                let other = Machine::parse(&format!("rocm = \"{rocm}\", {overlay}")).unwrap();
+                assert_ne!(other.profile_keys(), m.profile_keys(), "{rocm}: {overlay}");
+            }
         }
+        assert_eq!(Machine::default().rocm.as_str(), "7.1");
+    }
+
+    #[test]
+    fn explicit_keys_override_the_release() {
         let m = Machine::parse(r#"rocm = "7.14", buffer_sync = "per-buffer""#).unwrap();
         assert_eq!(
             (m.sdk_version, m.buffer_sync, m.stream_map),

@@ -1,9 +1,9 @@
-//! Copies as the HIP runtime submits them (the machine's copy model): small host<->device
-//! copies are GPU blits recorded as device-to-device on the GPU, small pageable copies on a
-//! large-BAR GPU are CPU copies with no record, large pageable copies are pinned in pieces
-//! (several records under one correlation id), host-to-host copies have no record. Other
-//! thresholds, indirect dispatch and the small-copy path of ROCm 7.13/7.14 run in child
-//! processes.
+//! Copies as the HIP runtime submits them (the machine's copy model, docs/simulator-fidelity.md
+//! rows "Small copies" and "Pageable copies"): small host<->device copies, pinned or pageable,
+//! are `__amd_rocclr_copyBuffer` blits with no copy record; larger ones are SDMA copies with the
+//! API direction and the real agents; large pageable copies are pinned in pieces (several records
+//! under one correlation id); host-to-host copies have no record. Other thresholds and indirect
+//! dispatch run in child processes.
 use sim::driver::{self, Copy, CopyCall, CopyKind, HostMemory};
 use sim::scenario;
 use sim_test_kit::child;
@@ -54,99 +54,61 @@ fn agent_ids() -> (u64, u64) {
     )
 }
 
+fn blit_kernels_for(corr: u64) -> Vec<u64> {
+    records_for(corr)
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::Kernel(k) => Some(k.dispatch_info.kernel_id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// CLR since d379f4ef (2024-07-22) on every release here: a host<->device copy up to
+/// `GPU_FORCE_BLIT_COPY_SIZE` (16 KiB), from pinned or pageable memory, is a shader blit. The
+/// SDK sees only its KERNEL_DISPATCH, under the call's correlation id; no copy is done by the
+/// CPU without a record (the large-BAR path went in CLR 0a3d4bd4, 2023).
 #[test]
-fn small_pinned_host_copies_are_device_to_device_on_the_gpu() {
+fn small_host_copies_are_blit_kernels_pinned_or_pageable() {
     let _serial = serial();
     setup();
-    let (_, gpu) = agent_ids();
     let stream = driver::stream_create().unwrap();
-    for kind in [CopyKind::HostToDevice, CopyKind::DeviceToHost] {
-        let corr = driver::memcpy_async(stream, &copy(kind, 4096)).unwrap();
-        driver::stream_synchronize(stream).unwrap();
-        drain();
-        let records = copies_for(corr);
-        assert_eq!(records.len(), 1, "{kind:?}");
-        let r = records[0];
-        assert_eq!(r.operation, sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE);
-        assert_eq!((r.src_agent_id.handle, r.dst_agent_id.handle), (gpu, gpu));
-        assert_eq!(r.bytes, 4096);
+    for call in [CopyCall::default(), pageable()] {
+        for kind in [CopyKind::HostToDevice, CopyKind::DeviceToHost] {
+            for bytes in [4, 64, 4096, 8192, 16 * 1024] {
+                let what = format!("{kind:?} {bytes} B {:?}", call.host);
+                let corr = driver::memcpy_async_with(stream, &copy(kind, bytes), &call).unwrap();
+                driver::stream_synchronize(stream).unwrap();
+                drain();
+                assert!(copies_for(corr).is_empty(), "{what}: no copy record");
+                assert_eq!(api_records_for(corr), 1, "{what}: the HIP call is traced");
+                let kernels = blit_kernels_for(corr);
+                assert_eq!(kernels.len(), 1, "{what}: one dispatch");
+                let names = REC.kernel_names.lock().unwrap();
+                assert_eq!(names[&kernels[0]], driver::BLIT_COPY_KERNEL, "{what}");
+            }
+        }
     }
-    // At the threshold still a blit, one byte above it an SDMA copy with the API direction.
-    let at = driver::memcpy_sync(&copy(CopyKind::HostToDevice, 16 * 1024)).unwrap();
-    let above = driver::memcpy_sync(&copy(CopyKind::HostToDevice, 16 * 1024 + 1)).unwrap();
-    drain();
-    assert_eq!(
-        copies_for(at)[0].operation,
-        sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE
-    );
+    // One byte above the threshold: an SDMA copy with the API direction and the real agents.
     let (cpu, gpu) = agent_ids();
-    let r = copies_for(above)[0];
-    assert_eq!(r.operation, sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE);
-    assert_eq!((r.src_agent_id.handle, r.dst_agent_id.handle), (cpu, gpu));
-}
-
-/// ROCm 7.13 and 7.14 (CLR's shader-copy path, ROCm/rocm-systems#6232): a small host<->device
-/// copy is a `__amd_rocclr_copyBuffer` dispatch on the GPU under the call's correlation id, with
-/// no MEMORY_COPY record; above the threshold it is an SDMA copy as before.
-#[test]
-fn small_host_copies_are_blit_kernels_from_rocm_7_13() {
-    if !child::in_child(
-        "small_host_copies_are_blit_kernels_from_rocm_7_13",
-        &[("ROCSIM_MACHINE", "rocm = \"7.13\"")],
-    ) {
-        return;
-    }
-    let _serial = serial();
-    setup();
-    let stream = driver::stream_create().unwrap();
-    for kind in [CopyKind::HostToDevice, CopyKind::DeviceToHost] {
-        let corr = driver::memcpy_async(stream, &copy(kind, 4096)).unwrap();
-        driver::stream_synchronize(stream).unwrap();
+    for (kind, operation, agents) in [
+        (
+            CopyKind::HostToDevice,
+            sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE,
+            (cpu, gpu),
+        ),
+        (
+            CopyKind::DeviceToHost,
+            sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST,
+            (gpu, cpu),
+        ),
+    ] {
+        let above = driver::memcpy_sync(&copy(kind, 16 * 1024 + 1)).unwrap();
         drain();
-        assert!(copies_for(corr).is_empty(), "{kind:?}: no copy record");
-        let kernels: Vec<u64> = records_for(corr)
-            .into_iter()
-            .filter_map(|r| match r {
-                Record::Kernel(k) => Some(k.dispatch_info.kernel_id),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(kernels.len(), 1, "{kind:?}: one dispatch");
-        let names = REC.kernel_names.lock().unwrap();
-        assert_eq!(names[&kernels[0]], driver::BLIT_COPY_KERNEL);
-    }
-    let above = driver::memcpy_sync(&copy(CopyKind::HostToDevice, 16 * 1024 + 1)).unwrap();
-    drain();
-    assert_eq!(
-        copies_for(above)[0].operation,
-        sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE
-    );
-}
-
-#[test]
-fn small_pageable_copies_on_a_large_bar_gpu_have_no_record() {
-    let _serial = serial();
-    setup();
-    let stream = driver::stream_create().unwrap();
-    // Writes up to 8 KiB and reads up to one cache line are CPU copies into the BAR.
-    for (kind, bytes) in [(CopyKind::HostToDevice, 8192), (CopyKind::DeviceToHost, 64)] {
-        let corr = driver::memcpy_async_with(stream, &copy(kind, bytes), &pageable()).unwrap();
-        driver::stream_synchronize(stream).unwrap();
-        drain();
-        assert!(copies_for(corr).is_empty(), "{kind:?} {bytes}");
-        assert_eq!(api_records_for(corr), 1, "the HIP call is still traced");
-    }
-    // Just above those sizes the GPU blit path applies again.
-    for (kind, bytes) in [(CopyKind::HostToDevice, 8193), (CopyKind::DeviceToHost, 65)] {
-        let corr = driver::memcpy_async_with(stream, &copy(kind, bytes), &pageable()).unwrap();
-        driver::stream_synchronize(stream).unwrap();
-        drain();
-        let records = copies_for(corr);
-        assert_eq!(records.len(), 1);
-        assert_eq!(
-            records[0].operation,
-            sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE
-        );
+        let r = copies_for(above)[0];
+        assert_eq!(r.operation, operation, "{kind:?}");
+        assert_eq!((r.src_agent_id.handle, r.dst_agent_id.handle), agents);
+        assert!(blit_kernels_for(above).is_empty());
     }
 }
 
@@ -216,24 +178,17 @@ fn host_to_host_copies_have_no_record() {
 fn thresholds_are_machine_options() {
     if !child::in_child(
         "thresholds_are_machine_options",
-        &[
-            ("ROCSIM_MACHINE", "sdma_threshold = 0, large_bar_h2d_max = 0, large_bar_d2h_max = 0, pageable_chunk = 1048576, h2h_record = true"),
-        ],
+        &[(
+            "ROCSIM_MACHINE",
+            "sdma_threshold = 0, pageable_chunk = 1048576, h2h_record = true",
+        )],
     ) {
         return;
     }
     let _serial = serial();
     setup();
     let model = sim::machine::machine();
-    assert_eq!(
-        (
-            model.sdma_threshold,
-            model.large_bar_h2d_max,
-            model.large_bar_d2h_max,
-            model.pageable_chunk
-        ),
-        (0, 0, 0, 1 << 20)
-    );
+    assert_eq!((model.sdma_threshold, model.pageable_chunk), (0, 1 << 20));
     assert!(model.h2h_record);
     let stream = driver::stream_create().unwrap();
     let small =

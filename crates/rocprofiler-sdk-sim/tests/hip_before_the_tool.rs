@@ -1,8 +1,8 @@
 //! HIP initialized before any tool registered (docs/sdk-facts.md#tool-start-up): with no tool
 //! to find (this binary exports no `rocprofiler_configure`), HIP's table never reaches the
 //! SDK. A tool forced afterwards registers fine and never sees a HIP call or device work, and
-//! hears no RUNTIME_INITIALIZATION of HIP; from SDK 1.3.2 the SDK propagates the table again
-//! for it, and it sees both. Each case in its own child process.
+//! hears no RUNTIME_INITIALIZATION of HIP; from SDK 1.3.0 (late start, ROCm/rocm-systems#2168)
+//! the SDK propagates the table again for it, and it sees both. Each case in its own child process.
 use rocprofiler_sdk_sys::*;
 use sim_test_kit::{child, sim, ConfigureResult};
 use std::ffi::{c_char, c_int, c_void};
@@ -92,8 +92,8 @@ fn hip_then_tool() -> (usize, bool, usize) {
 }
 
 #[test]
-fn a_tool_registered_after_hip_sees_nothing_before_sdk_1_3_2() {
-    const NAME: &str = "a_tool_registered_after_hip_sees_nothing_before_sdk_1_3_2";
+fn a_tool_registered_after_hip_sees_nothing_before_sdk_1_3_0() {
+    const NAME: &str = "a_tool_registered_after_hip_sees_nothing_before_sdk_1_3_0";
     if !child::is_child(NAME) {
         child::assert_passed(NAME, &child::rerun(NAME, &[]));
         return;
@@ -102,12 +102,27 @@ fn a_tool_registered_after_hip_sees_nothing_before_sdk_1_3_2() {
 }
 
 #[test]
-fn a_tool_registered_after_hip_sees_later_calls_from_sdk_1_3_2() {
-    const NAME: &str = "a_tool_registered_after_hip_sees_later_calls_from_sdk_1_3_2";
+fn a_tool_registered_after_hip_sees_later_calls_from_sdk_1_3_0() {
+    const NAME: &str = "a_tool_registered_after_hip_sees_later_calls_from_sdk_1_3_0";
     if !child::is_child(NAME) {
         child::assert_passed(
             NAME,
             &child::rerun(NAME, &[("ROCSIM_MACHINE", "rocm = \"7.14\"")]),
+        );
+        return;
+    }
+    assert_eq!(hip_then_tool(), (1, true, 1));
+}
+
+/// 7.13 ships SDK 1.3.0, the first with late start (its CHANGELOG entry); 7.14's 1.3.2 adds
+/// only the second forced tool.
+#[test]
+fn late_start_comes_with_rocm_7_13() {
+    const NAME: &str = "late_start_comes_with_rocm_7_13";
+    if !child::is_child(NAME) {
+        child::assert_passed(
+            NAME,
+            &child::rerun(NAME, &[("ROCSIM_MACHINE", "rocm = \"7.13\"")]),
         );
         return;
     }

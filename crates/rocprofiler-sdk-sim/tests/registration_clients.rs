@@ -1,7 +1,7 @@
 //! Several tools in one process, as the SDK's `find_clients` collects them
 //! (docs/sdk-facts.md#tool-start-up): the forced tool and every other one it can find are
 //! configured in the same pass, each with its own client id and contexts; a second forced
-//! tool is refused before SDK 1.3.2 and accepted from it (anytime initialization). This test
+//! tool is refused without anytime initialization (ROCm 7.0 to 10.0) and accepted with it (10.1). This test
 //! binary exports `rocprofiler_configure` (build.rs), so the SDK finds it in the global scope.
 //! Each test runs in its own child process: registration happens once per process.
 use rocprofiler_sdk_sys::*;
@@ -116,7 +116,7 @@ fn handle_of(name: &str) -> u32 {
         .unwrap_or_else(|| panic!("{name} is a client: {:?}", sim::client_names()))
 }
 
-const SDK_1_3_2: (&str, &str) = ("ROCSIM_MACHINE", "sdk_version = \"1.3.2\"");
+const ANYTIME: (&str, &str) = ("ROCSIM_MACHINE", "rocm = \"10.1\"");
 
 #[test]
 fn the_forced_tool_and_a_discovered_one_are_both_configured_in_one_pass() {
@@ -137,10 +137,14 @@ fn the_forced_tool_and_a_discovered_one_are_both_configured_in_one_pass() {
 }
 
 #[test]
-fn a_second_forced_tool_is_refused_before_sdk_1_3_2() {
-    const NAME: &str = "a_second_forced_tool_is_refused_before_sdk_1_3_2";
+fn a_second_forced_tool_is_refused_without_anytime_initialization() {
+    const NAME: &str = "a_second_forced_tool_is_refused_without_anytime_initialization";
     if !child::is_child(NAME) {
-        child::assert_passed(NAME, &child::rerun(NAME, &[]));
+        // 7.14 and 10.0 included: #5348 merged after their branches were cut.
+        for rocm in ["7.1", "7.14", "10.0"] {
+            let machine = format!("rocm = \"{rocm}\"");
+            child::assert_passed(NAME, &child::rerun(NAME, &[("ROCSIM_MACHINE", &machine)]));
+        }
         return;
     }
     assert_eq!(force(Some(configure_forced)), ROCPROFILER_STATUS_SUCCESS);
@@ -156,10 +160,10 @@ fn a_second_forced_tool_is_refused_before_sdk_1_3_2() {
 }
 
 #[test]
-fn a_second_forced_tool_is_accepted_from_sdk_1_3_2_and_sees_later_calls() {
-    const NAME: &str = "a_second_forced_tool_is_accepted_from_sdk_1_3_2_and_sees_later_calls";
+fn a_second_forced_tool_is_accepted_with_anytime_initialization() {
+    const NAME: &str = "a_second_forced_tool_is_accepted_with_anytime_initialization";
     if !child::is_child(NAME) {
-        child::assert_passed(NAME, &child::rerun(NAME, &[SDK_1_3_2]));
+        child::assert_passed(NAME, &child::rerun(NAME, &[ANYTIME]));
         return;
     }
     assert_eq!(force(Some(configure_forced)), ROCPROFILER_STATUS_SUCCESS);

@@ -1,9 +1,11 @@
-//! The throwing HIP_STREAM stream maps (`hip/stream.cpp`) of rocprofiler-sdk 1.0.0 (ROCm 7.0,
-//! `stream_map = "sdk-1.0"`) and 1.1.0 (ROCm 7.1/7.2, `"sdk-1.1"`, the simulator's default):
-//! only the null stream and streams whose creation an active HIP_STREAM callback context saw
-//! are in the map; a SET or DESTROY on any other value aborts the process; DESTROY keeps the
-//! entry; CREATE fires after a failed create. 1.0.0 also aborts on `hipStreamLegacy` and
-//! `hipStreamPerThread`, which 1.1.0 looks up as the null stream (ROCm/rocm-systems#343).
+//! The size-indexed HIP_STREAM stream maps (`hip/stream.cpp`) of rocprofiler-sdk 1.0.0 (ROCm
+//! 7.0, `stream_map = "sdk-1.0"`) and 1.1.0 to 1.3.0 (ROCm 7.1 to 7.13, `"sdk-1.1"`, the
+//! simulator's default): streams enter the map when an active HIP_STREAM callback context sees
+//! their creation, with id = map size + offset; DESTROY keeps the entry; CREATE fires after a
+//! failed create. A SET or DESTROY on a value the map lacks aborts the process under 1.0.0 and
+//! adds it to the map from 1.1.0 (ROCm/rocm-systems#1488 on the 7.1 branch); 1.0.0 also aborts
+//! on `hipStreamLegacy` and `hipStreamPerThread`, which 1.1.0 looks up as the null stream
+//! (#343).
 //! Behaviours that end the process, or change process-wide state (the null stream's id), run in
 //! a child process.
 use sim::driver;
@@ -110,7 +112,7 @@ fn a_set_on_hip_stream_legacy_aborts_under_sdk_1_0() {
 fn a_stream_created_while_no_stream_context_was_active_aborts_on_its_first_set() {
     if !aborts_in_child(
         "a_stream_created_while_no_stream_context_was_active_aborts_on_its_first_set",
-        &[],
+        &[ROCM_7_0],
         "never saw",
     ) {
         return;
@@ -131,7 +133,7 @@ fn a_stream_created_while_no_stream_context_was_active_aborts_on_its_first_set()
 fn destroying_a_stream_the_map_never_saw_aborts() {
     if !aborts_in_child(
         "destroying_a_stream_the_map_never_saw_aborts",
-        &[],
+        &[ROCM_7_0],
         "HIP_STREAM DESTROY",
     ) {
         return;
@@ -142,6 +144,39 @@ fn destroying_a_stream_the_map_never_saw_aborts() {
     stream_context_active(true);
     let _ = driver::stream_destroy(stream);
     unreachable!("the DESTROY of an unmapped stream must end the process");
+}
+
+/// From SDK 1.1.0: a stream created while no HIP_STREAM context was active enters the map at
+/// its first traced SET, with the next size-based id and no CREATE; a DESTROY of another such
+/// stream does the same.
+#[test]
+fn a_stream_the_map_never_saw_enters_it_at_its_first_set_or_destroy() {
+    if !child::in_child(
+        "a_stream_the_map_never_saw_enters_it_at_its_first_set_or_destroy",
+        &[],
+    ) {
+        return;
+    }
+    setup();
+    let launch = kernel("_Z4lazyv");
+    stream_context_active(false);
+    let unseen = driver::stream_create().unwrap();
+    let other = driver::stream_create().unwrap();
+    stream_context_active(true);
+    let from = event_count();
+    driver::launch_kernel(unseen, &launch).unwrap();
+    driver::stream_destroy(other).unwrap();
+    assert!(stream_events(from, sys::ROCPROFILER_HIP_STREAM_CREATE).is_empty());
+    assert_eq!(
+        stream_events(from, sys::ROCPROFILER_HIP_STREAM_SET),
+        [(1, unseen), (1, unseen)],
+        "the null stream is 0, so the map's size is 1"
+    );
+    assert_eq!(
+        stream_events(from, sys::ROCPROFILER_HIP_STREAM_DESTROY),
+        [(2, other)]
+    );
+    assert_eq!(driver::sdk_stream_id(unseen).unwrap(), 1);
 }
 
 #[test]
@@ -240,7 +275,7 @@ fn create_fires_after_a_failed_create_and_can_move_the_null_stream() {
 fn a_later_release_gets_the_newer_map() {
     if !child::in_child(
         "a_later_release_gets_the_newer_map",
-        &[("ROCSIM_MACHINE", "rocm = \"7.13\"")],
+        &[("ROCSIM_MACHINE", "rocm = \"10.0\"")],
     ) {
         return;
     }

@@ -54,7 +54,7 @@ fn kernel_records_arrive_after_synchronize_and_copies_before() {
     let launch = kernel("_Z6laggedv");
     let stream = driver::stream_create().unwrap();
     let kernel_corr = driver::launch_kernel(stream, &launch).unwrap();
-    let copy = sim_test_kit::copy(CopyKind::DeviceToHost, 4096, 5_000);
+    let copy = sim_test_kit::copy(CopyKind::DeviceToHost, 1 << 20, 5_000);
     let copy_corr = driver::memcpy_async(stream, &copy).unwrap();
     driver::stream_synchronize(stream).unwrap();
     // hipStreamSynchronize returned when the device finished: the copy's record (pushed

@@ -361,21 +361,36 @@ fn copy_paths_are_named_by_the_direction_the_program_asked_for() {
             (name, size, event_stat(gpu, event, "recorded_direction"))
         })
         .collect();
-    let d2d = Some("MemcpyD2D".to_owned());
+    let kernel = Some("Kernel".to_owned());
     assert_eq!(
         copies,
         [
-            ("MemcpyH2D".to_owned(), "size:4096".to_owned(), d2d.clone()),
-            ("MemcpyD2H".to_owned(), "size:4096".to_owned(), d2d),
+            (
+                "MemcpyH2D".to_owned(),
+                "size:4096".to_owned(),
+                kernel.clone()
+            ),
+            (
+                "MemcpyD2H".to_owned(),
+                "size:4096".to_owned(),
+                kernel.clone()
+            ),
             ("MemcpyH2D".to_owned(), "size:67108864".to_owned(), None),
+            ("MemcpyH2D".to_owned(), "size:4096".to_owned(), kernel),
         ],
         "blits named by their call, the two pinned pieces joined into the call's size"
     );
     assert!(
         stdout.contains(
-            "memcpy bytes: MemcpyH2D 64.00 MiB (67112960 B), MemcpyD2H 4.0 KiB (4096 B)\n"
+            "memcpy bytes: MemcpyH2D 64.01 MiB (67117056 B), MemcpyD2H 4.0 KiB (4096 B)\n"
         ),
         "{stdout}"
+    );
+    assert!(
+        !named_events(gpu)
+            .iter()
+            .any(|(name, _)| name.starts_with("__amd_rocclr_copy")),
+        "no copy kernel left on the timeline"
     );
 
     let host = plane(&space, "/host:CPU");
@@ -383,11 +398,7 @@ fn copy_paths_are_named_by_the_direction_the_program_asked_for() {
         .into_iter()
         .filter(|(_, event)| event_stat(host, event, "copy_done_by").is_some())
         .collect();
-    assert_eq!(
-        cpu_copies.len(),
-        2,
-        "the pageable 4 KiB and the host-to-host copy"
-    );
+    assert_eq!(cpu_copies.len(), 1, "the host-to-host copy");
     for (name, event) in cpu_copies {
         assert_eq!(name, "hipMemcpyAsync");
         assert_eq!(
@@ -408,33 +419,39 @@ fn copy_paths_are_named_by_the_direction_the_program_asked_for() {
     assert_eq!(space.warnings.len(), 1, "{:?}", space.warnings);
     assert!(
         space.warnings[0]
-            .starts_with("2 HIP copy calls have no device record: copy done by the CPU"),
+            .starts_with("1 HIP copy calls have no device record: copy done by the CPU"),
         "{:?}",
         space.warnings
     );
     assert!(!space.warnings.iter().any(|w| w.starts_with("Dropped")));
 }
 
-/// `--rocm 7.14`: the small copies arrive as blit kernels (`__amd_rocclr_copyBuffer`), and the
-/// device timeline is the same as on 7.1 but for the `recorded_direction` they carry.
+/// The other shape ROCm 7.0's sources allow (docs/simulator-fidelity.md, U4): no blit size,
+/// so the small copies are SDMA copies recorded in their own direction; the device timeline
+/// names them the same, without a `recorded_direction`.
 #[test]
-fn copy_paths_under_rocm_7_14_name_blit_kernels_by_their_call() {
-    let (space, _) = replay("scenarios/copy_paths.toml", &["--rocm", "7.14"]);
+fn copy_paths_under_rocm_7_0_without_blits_are_the_same_copies() {
+    let text = std::fs::read_to_string(repo().join("scenarios/copy_paths.toml")).unwrap();
+    let text = text.replace("[machine]\n", "[machine]\nsdma_threshold = 0\n");
+    let scenario =
+        std::env::temp_dir().join(format!("copy_paths_sdma_{}.toml", std::process::id()));
+    std::fs::write(&scenario, text).unwrap();
+    let (space, _) = replay(scenario.to_str().unwrap(), &["--rocm", "7.0"]);
+    let _ = std::fs::remove_file(&scenario);
     let gpu = plane(&space, "/device:GPU:0");
     let copies: Vec<(String, Option<String>)> = named_events(gpu)
         .into_iter()
         .filter(|(name, _)| name.starts_with("Memcpy") || name.starts_with("__amd_rocclr_copy"))
         .map(|(name, event)| (name, event_stat(gpu, event, "recorded_direction")))
         .collect();
-    let kernel = Some("Kernel".to_owned());
     assert_eq!(
         copies,
         [
-            ("MemcpyH2D".to_owned(), kernel.clone()),
-            ("MemcpyD2H".to_owned(), kernel),
             ("MemcpyH2D".to_owned(), None),
-        ],
-        "no copy kernel left on the timeline"
+            ("MemcpyD2H".to_owned(), None),
+            ("MemcpyH2D".to_owned(), None),
+            ("MemcpyH2D".to_owned(), None),
+        ]
     );
 }
 

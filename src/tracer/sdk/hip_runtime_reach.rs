@@ -3,7 +3,7 @@
 //!
 //! HIP hands its API table to the SDK once, at its initialization. If no tool was there at that
 //! moment (the tracer's library was loaded after `hipInit`, ROCm/rocm-jax#222 and #223), the
-//! SDK of ROCm 7.x before 1.3.2 never sees a HIP call: the tracer registers fine and records
+//! SDK before 1.3.0 (ROCm 7.0 to 7.2) never sees a HIP call: the tracer registers fine and records
 //! nothing. The SDK tells a tool about a runtime's initialization with a RUNTIME_INITIALIZATION
 //! callback (operation HIP), which comes after the tool's `initialize` when HIP initializes
 //! later, and never when HIP went first; so "no such callback by the end of a session" is the

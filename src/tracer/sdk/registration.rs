@@ -202,7 +202,7 @@ fn register(while_initializing: WhileInitializing) {
 }
 
 /// The SDK was initialized without this tool (another tool forced it first, or a runtime
-/// found other tools). An SDK with anytime initialization (1.3.2) accepts a late forced
+/// found other tools). An SDK with anytime initialization (ROCm 10.1) accepts a late forced
 /// tool; older ones answer CONFIGURATION_LOCKED, and the tracer stays unavailable.
 fn register_late(tracer: &Tracer) {
     if CONFIGURE_CALLED.load(Ordering::Acquire) {
@@ -220,14 +220,14 @@ fn register_late(tracer: &Tracer) {
 /// Why the tracer is unavailable when the SDK was initialized without it, and what to do.
 pub const SDK_HELD_ELSEWHERE: &str = "rocprofiler-sdk was initialized without this tracer \
      (another tool configured it first, or a HIP call came before the tracer was loaded), and \
-     this SDK accepts no tool after that (anytime initialization needs rocprofiler-sdk 1.3.2): \
+     this SDK accepts no tool after that (anytime initialization needs ROCm 10.1's rocprofiler-sdk 1.4.1): \
      load the tracer before the first HIP call and before other tools force the SDK, e.g. \
      through ROCP_TOOL_LIBRARIES=libxla_rocm_tracer_tool.so";
 
-/// Registration at load, before `main` and so before the program's first HIP call: the SDKs
-/// of ROCm 7.0 to 7.2 (1.0.0 and 1.1.0; docs/simulator-fidelity.md#releases) map a HIP stream
-/// to an id only if a HIP_STREAM callback context was active when the stream was created, and
-/// abort the process on any later call on a stream they never mapped. Registering lazily (at
+/// Registration at load, before `main` and so before the program's first HIP call: the SDK
+/// of ROCm 7.0 (1.0.0; docs/simulator-fidelity.md, row "Stream ids") maps a HIP stream to an
+/// id only if a HIP_STREAM callback context was active when the stream was created, and
+/// aborts the process on any later call on a stream it never mapped. Registering lazily (at
 /// the first `Tracer::get()`) would leave streams the program created before that unmapped.
 /// `tests/tracer_registration.rs` fails if this becomes lazy.
 #[ctor::ctor(unsafe)]

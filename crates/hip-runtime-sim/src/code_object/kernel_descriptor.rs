@@ -46,7 +46,7 @@ pub fn decode(descriptor: &[u8], mach: u32) -> Result<KernelResources, HipError>
     let rsrc1 = u32_at(descriptor, 48);
     let rsrc3 = u32_at(descriptor, 44);
     let vgpr_blocks = (rsrc1 & 0x3f) + 1;
-    let sgpr_blocks = ((rsrc1 >> 6) & 0xf) + 1;
+    let granulated_sgprs = (rsrc1 >> 6) & 0xf;
     let (arch_vgpr_count, accum_vgpr_count) = if UNIFIED_VGPR_MACHS.contains(&mach) {
         // Granule of 8 over the unified file; architectural VGPRs end at ACCUM_OFFSET.
         let total = vgpr_blocks * 8;
@@ -60,7 +60,9 @@ pub fn decode(descriptor: &[u8], mach: u32) -> Result<KernelResources, HipError>
         group_segment_size: u32_at(descriptor, 0),
         private_segment_size: u32_at(descriptor, 4),
         kernarg_segment_size: u32_at(descriptor, 8),
-        sgpr_count: sgpr_blocks * 8,
+        // The SDK's reading on gfx9 (`code_object.cpp` @ 1b1610fc): pairs of 8-register
+        // blocks, so a 16-register granule (docs/simulator-fidelity.md, row "Kernel symbols").
+        sgpr_count: (granulated_sgprs / 2 + 1) * 16,
         arch_vgpr_count,
         accum_vgpr_count,
     })
@@ -111,5 +113,8 @@ mod tests {
         let r = decode(&d, 0x30).unwrap();
         assert_eq!((r.arch_vgpr_count, r.accum_vgpr_count), (64, 0));
         assert!(decode(&d[..63], 0x4c).is_err());
+        // SGPRs as the SDK reports them: 5 blocks of 8 (40 registers) read as 48.
+        let d = encode(0, 0, 24, 2, 5, 4);
+        assert_eq!(decode(&d, 0x4c).unwrap().sgpr_count, 48);
     }
 }

@@ -1,7 +1,7 @@
 //! Tool registration and the SDK lifecycle (docs/sdk-facts.md#registration, docs/simulator-fidelity.md#registration-and-lifecycle): `force_configure`, the
 //! one pass that collects every client at the first initialization (forced, global scope,
 //! loaded libraries, `ROCP_TOOL_LIBRARIES`), the HIP runtime's table reaching the SDK or not,
-//! late tools from SDK 1.3.2, `initialize` on the triggering thread under the registration
+//! late start from SDK 1.3.0 and late tools with anytime initialization, `initialize` on the triggering thread under the registration
 //! mutex, and finalization at exit or on request.
 use crate::engine::user_ptr::UserPtr;
 use crate::SimError;
@@ -57,11 +57,18 @@ pub fn client_names() -> Vec<(u32, Option<String>)> {
         .collect()
 }
 
-/// Anytime initialization (docs/sdk-facts.md#tool-start-up): from SDK 1.3.2 a tool forced
-/// after initialization is configured and initialized on its own, and the runtimes' tables
-/// are propagated again so that it sees their calls.
+/// Late start (SDK 1.3.0, ROCm/rocm-systems#2168; docs/simulator-fidelity.md, row "Late
+/// start"): the first forced tool after HIP started untraced gets HIP's table propagated.
+fn late_start() -> bool {
+    version() >= (1, 3, 0)
+}
+
+/// Anytime initialization (`anytime_initialization`, ROCm/rocm-systems#5348;
+/// docs/sdk-facts.md#tool-start-up): a tool forced after initialization is configured and
+/// initialized on its own, and the runtimes' tables are propagated again so that it sees
+/// their calls.
 fn accepts_late_tools() -> bool {
-    version() >= (1, 3, 2)
+    crate::machine::machine().anytime_initialization
 }
 
 /// `rocprofiler_force_configure`: configure then initialize synchronously on this thread.
@@ -80,7 +87,7 @@ pub(crate) fn force_configure(configure: sys::rocprofiler_configure_func_t) -> u
         crate::engine::lifecycle::set_init(-1);
         let clients = find_clients(Some(configure));
         initialize_tools(&clients);
-        if runtime_tables() == RuntimeTables::Untraced && accepts_late_tools() {
+        if runtime_tables() == RuntimeTables::Untraced && late_start() {
             propagate_runtime_tables();
         }
         return sys::ROCPROFILER_STATUS_SUCCESS;
@@ -92,6 +99,13 @@ pub(crate) fn force_configure(configure: sys::rocprofiler_configure_func_t) -> u
             propagate_runtime_tables();
         }
         return sys::ROCPROFILER_STATUS_SUCCESS;
+    }
+    if accepts_late_tools() {
+        // ROCm/rocm-systems#11246: the SDK that accepts late tools says why it refused one.
+        eprintln!(
+            "rocprofiler-sdk-sim: rocprofiler_force_configure: CONFIGURATION_LOCKED (this tool \
+             was already configured, or the SDK is finalizing)"
+        );
     }
     sys::ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED
 }

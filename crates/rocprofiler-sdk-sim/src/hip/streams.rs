@@ -8,8 +8,10 @@
 //!     context, with id `map size + offset` (a reused address bumps the offset and gets a new
 //!     id); DESTROY keeps the entry; a SET or DESTROY on a value the map lacks (also
 //!     `hipStreamLegacy` and `hipStreamPerThread`) aborts the process ([`abort_unmapped`]);
-//!   * `Sdk1_1` (1.1.0, ROCm 7.1/7.2): the same map, but `hipStreamLegacy` and
-//!     `hipStreamPerThread` are looked up as the null stream, id 0 (ROCm/rocm-systems#343);
+//!   * `Sdk1_1` (1.1.0 to 1.3.0, ROCm 7.1 to 7.13): the same map, but `hipStreamLegacy` and
+//!     `hipStreamPerThread` are looked up as the null stream, id 0 (ROCm/rocm-systems#343), and
+//!     a traced SET or DESTROY on a value the map lacks adds it there, with the next size-based
+//!     id and no CREATE callback (#1142, on the 7.1 branch by #1488) ([`unmapped_id`]);
 //!   * `Newer`: the null stream and `hipStreamLegacy` are id 0; `hipStreamPerThread` gets an id
 //!     lazily per thread; created streams get 1, 2, ... in creation order whether traced or
 //!     not; a reused address gets a new id; destroy removes.
@@ -191,10 +193,19 @@ fn sdk_lookup(streams: &Streams, value: u64, map: StreamMap) -> Option<u64> {
     }
 }
 
+/// The id a traced SET or DESTROY gets for a stream the SDK's map lacks: SDK 1.0.0 aborts
+/// ([`abort_unmapped`]); from 1.1.0 the map registers it lazily (`Sdk1_1`).
+pub(crate) fn unmapped_id(value: u64, operation: &str) -> u64 {
+    match stream_map() {
+        StreamMap::Sdk1_0 => abort_unmapped(value, operation),
+        StreamMap::Sdk1_1 | StreamMap::Newer => STREAMS.lock().sdk_add(value),
+    }
+}
+
 /// What the real SDK 1.0.0 does when a traced HIP call names a stream its map lacks:
 /// `get_stream_id` logs an error and `std::unordered_map::at` throws `std::out_of_range` out
 /// of the HIP entry point, which ends the process. Never returns.
-pub(crate) fn abort_unmapped(value: u64, operation: &str) -> ! {
+fn abort_unmapped(value: u64, operation: &str) -> ! {
     let what = match value {
         STREAM_LEGACY => " (hipStreamLegacy)",
         STREAM_PER_THREAD => " (hipStreamPerThread)",
@@ -203,11 +214,10 @@ pub(crate) fn abort_unmapped(value: u64, operation: &str) -> ! {
     eprintln!(
         "rocprofiler-sdk-sim: HIP_STREAM {operation} on hipStream_t {value:#x}{what}, which the \
          SDK's stream map never saw (created while no HIP_STREAM callback context was active, \
-         or a special handle). rocprofiler-sdk 1.0.0 and 1.1.0 (ROCm 7.0 to 7.2) throw \
-         std::out_of_range from get_stream_id in hip/stream.cpp here, and the uncaught \
-         exception aborts the process. The machine key rocm = \"7.14\" (or stream_map = \
-         \"newer\", in ROCSIM_MACHINE or a scenario's [machine]) models the later SDKs that \
-         map it.{}",
+         or a special handle). rocprofiler-sdk 1.0.0 (ROCm 7.0) throws std::out_of_range \
+         from get_stream_id in hip/stream.cpp here, and the uncaught exception aborts the \
+         process. The machine key rocm = \"7.1\" or later (or stream_map = \"sdk-1.1\", in \
+         ROCSIM_MACHINE or a scenario's [machine]) models the later SDKs that map it.{}",
         SCENARIO_HINT.lock().as_deref().unwrap_or("")
     );
     std::process::abort()
@@ -280,7 +290,7 @@ pub(crate) fn resolve(value: u64, current_device: u32) -> Result<StreamInfo, Sim
 /// 1.0.0/1.1.0 map the id the map kept for it (or unmapped); under the newer map there is no
 /// SET (`None`).
 pub(crate) fn unknown_to_hip(value: u64, device: u32) -> Option<StreamInfo> {
-    if !stream_map().throws_on_unknown() {
+    if !stream_map().is_size_indexed() {
         return None;
     }
     let id = sdk_id(value);

@@ -1,11 +1,14 @@
-//! The ROCm releases the simulator models and what each one sets unless a key is given
-//! (docs/simulator-fidelity.md#releases): its SDK version, stream map, buffer
-//! synchronisation, small-copy path and struct layouts.
-use super::{BufferSync, SmallCopies, StreamMap, Version};
+//! The ROCm releases the simulator models and what each one sets unless a key is given: its
+//! SDK version, stream map, buffer synchronisation, small-copy size and struct layouts. Every
+//! value here is a cell of the ledger in docs/simulator-fidelity.md, which names the
+//! file@commit that pins it; where no release tree pins a behaviour, [`RocmRelease::unpinned`]
+//! lists the other shapes the sources allow, and tests/releases/run.sh runs the product on
+//! each of them too.
+use super::{BufferSync, StreamMap, Version};
 use serde::{Deserialize, Serialize};
 
 /// A ROCm release: its rocprofiler-sdk layouts and, through [`RocmRelease::profile`], the
-/// behaviours of its SDK and HIP runtime (docs/simulator-fidelity.md#releases).
+/// behaviours of its SDK and HIP runtime (docs/simulator-fidelity.md#the-ledger).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 pub enum RocmRelease {
     #[serde(rename = "7.0")]
@@ -18,9 +21,15 @@ pub enum RocmRelease {
     Rocm7_13,
     #[serde(rename = "7.14")]
     Rocm7_14,
+    /// Formerly 7.15 (renamed by ROCm/rocm-systems#9444).
+    #[serde(rename = "10.0")]
+    Rocm10_0,
+    #[serde(rename = "10.1")]
+    Rocm10_1,
 }
 
-/// The default release: 7.1, the harshest still supported (docs/simulator-fidelity.md#releases).
+/// The default release: the one a plain `cargo test` runs; tests/releases/run.sh runs the
+/// others (docs/simulator-fidelity.md#the-ledger).
 pub const DEFAULT_ROCM: RocmRelease = RocmRelease::Rocm7_1;
 
 /// The keys a release sets unless they are given explicitly.
@@ -29,16 +38,32 @@ pub struct ReleaseProfile {
     pub sdk_version: Version,
     pub stream_map: StreamMap,
     pub buffer_sync: BufferSync,
-    pub small_copies: SmallCopies,
+    pub sdma_threshold: u64,
+    pub anytime_initialization: bool,
 }
 
+/// Another shape of one ledger row that the sources allow where no tree of the release pins
+/// it: a `[machine]` overlay on top of the release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unpinned {
+    /// The ledger row, as docs/simulator-fidelity.md names it.
+    pub row: &'static str,
+    /// The machine keys of the other shape, as TOML on one line.
+    pub overlay: &'static str,
+}
+
+/// ROCclr's `GPU_FORCE_BLIT_COPY_SIZE` of 16 KiB (`rocclr/utils/flags.hpp`).
+const BLIT_COPY_SIZE: u64 = 16 * 1024;
+
 impl RocmRelease {
-    pub const ALL: [RocmRelease; 5] = [
+    pub const ALL: [RocmRelease; 7] = [
         RocmRelease::Rocm7_0,
         RocmRelease::Rocm7_1,
         RocmRelease::Rocm7_2,
         RocmRelease::Rocm7_13,
         RocmRelease::Rocm7_14,
+        RocmRelease::Rocm10_0,
+        RocmRelease::Rocm10_1,
     ];
 
     /// `"7.1"`, as the key spells it.
@@ -49,49 +74,53 @@ impl RocmRelease {
             RocmRelease::Rocm7_2 => "7.2",
             RocmRelease::Rocm7_13 => "7.13",
             RocmRelease::Rocm7_14 => "7.14",
+            RocmRelease::Rocm10_0 => "10.0",
+            RocmRelease::Rocm10_1 => "10.1",
         }
     }
 
-    /// The release's rocprofiler-sdk version (the SDK's CHANGELOG.md: 1.0.0 for 7.0, 1.1.0 for
-    /// 7.1 and 7.2, 1.3.0 for 7.13, 1.3.2 for 7.14).
+    /// The release's rocprofiler-sdk version (ledger row "SDK version").
     pub fn sdk_version(self) -> Version {
         match self {
             RocmRelease::Rocm7_0 => Version(1, 0, 0),
             RocmRelease::Rocm7_1 | RocmRelease::Rocm7_2 => Version(1, 1, 0),
             RocmRelease::Rocm7_13 => Version(1, 3, 0),
             RocmRelease::Rocm7_14 => Version(1, 3, 2),
+            RocmRelease::Rocm10_0 => Version(1, 3, 5),
+            RocmRelease::Rocm10_1 => Version(1, 4, 1),
         }
     }
 
-    /// The release's stream map (`hip/stream.cpp` history: #343 in 1.1.0, #6276 and #7713
-    /// in the 2026 trees).
+    /// The release's stream map (ledger row "Stream ids").
     pub fn stream_map(self) -> StreamMap {
         match self {
             RocmRelease::Rocm7_0 => StreamMap::Sdk1_0,
-            RocmRelease::Rocm7_1 | RocmRelease::Rocm7_2 => StreamMap::Sdk1_1,
-            RocmRelease::Rocm7_13 | RocmRelease::Rocm7_14 => StreamMap::Newer,
+            RocmRelease::Rocm7_1 | RocmRelease::Rocm7_2 | RocmRelease::Rocm7_13 => {
+                StreamMap::Sdk1_1
+            }
+            _ => StreamMap::Newer,
         }
     }
 
-    /// The release's buffer synchronisation (`buffer.hpp` history: none in 7.0, one syncer
-    /// per buffer from #529, one per half from ROCm/rocm-systems#2334).
+    /// The release's buffer synchronisation (ledger row "Buffer syncer").
     pub fn buffer_sync(self) -> BufferSync {
         match self {
             RocmRelease::Rocm7_0 => BufferSync::None,
             RocmRelease::Rocm7_1 | RocmRelease::Rocm7_2 => BufferSync::PerBuffer,
-            RocmRelease::Rocm7_13 | RocmRelease::Rocm7_14 => BufferSync::PerHalf,
+            _ => BufferSync::PerHalf,
         }
     }
 
-    /// The release's HIP runtime path for small host<->device copies (CLR `rocblit.cpp`:
-    /// shader blits from ROCm/rocm-systems#6232, May 2026).
-    pub fn small_copies(self) -> SmallCopies {
-        match self {
-            RocmRelease::Rocm7_0 | RocmRelease::Rocm7_1 | RocmRelease::Rocm7_2 => {
-                SmallCopies::D2dRecord
-            }
-            RocmRelease::Rocm7_13 | RocmRelease::Rocm7_14 => SmallCopies::BlitKernel,
-        }
+    /// The size up to which the release's HIP runtime runs a host<->device copy as the
+    /// `__amd_rocclr_copyBuffer` shader blit (ledger row "Small copies").
+    pub fn sdma_threshold(self) -> u64 {
+        BLIT_COPY_SIZE
+    }
+
+    /// Whether a second forced tool is accepted after initialization (ledger row "Anytime
+    /// initialization", ROCm/rocm-systems#5348).
+    pub fn anytime_initialization(self) -> bool {
+        self == RocmRelease::Rocm10_1
     }
 
     pub fn profile(self) -> ReleaseProfile {
@@ -99,11 +128,40 @@ impl RocmRelease {
             sdk_version: self.sdk_version(),
             stream_map: self.stream_map(),
             buffer_sync: self.buffer_sync(),
-            small_copies: self.small_copies(),
+            sdma_threshold: self.sdma_threshold(),
+            anytime_initialization: self.anytime_initialization(),
         }
     }
 
-    /// `sizeof(rocprofiler_agent_v0_t)` in this release (docs/sdk-facts.md#version-hazards).
+    /// The other shapes of the rows no tree of this release pins (the ledger's "unpinned"
+    /// cells). The release's own values above are one shape; these are the rest.
+    pub fn unpinned(self) -> &'static [Unpinned] {
+        const NO_BLIT: Unpinned = Unpinned {
+            row: "Small copies",
+            overlay: "sdma_threshold = 0",
+        };
+        const PER_HALF: Unpinned = Unpinned {
+            row: "Buffer syncer",
+            overlay: "buffer_sync = \"per-half\"",
+        };
+        const SIZE_INDEXED_STREAMS: Unpinned = Unpinned {
+            row: "Stream ids",
+            overlay: "stream_map = \"sdk-1.1\"",
+        };
+        const ANYTIME: Unpinned = Unpinned {
+            row: "Anytime initialization",
+            overlay: "anytime_initialization = true",
+        };
+        match self {
+            RocmRelease::Rocm7_0 => &[NO_BLIT],
+            RocmRelease::Rocm7_2 => &[PER_HALF],
+            RocmRelease::Rocm7_14 => &[SIZE_INDEXED_STREAMS, ANYTIME],
+            RocmRelease::Rocm10_0 => &[ANYTIME],
+            _ => &[],
+        }
+    }
+
+    /// `sizeof(rocprofiler_agent_v0_t)` in this release (ledger row "Agent layout").
     pub fn agent_struct_size(self) -> usize {
         match self {
             RocmRelease::Rocm7_0 => 304,

@@ -7,7 +7,7 @@
 //! libraries listed there in the same pass as every other tool, when it first initializes
 //! (at a tool's forced registration or at HIP's start), so a program or plugin that forces
 //! its own tool (XLA's tracer does) keeps it and ours is configured beside it. A preloaded
-//! library would force first instead, and an SDK before 1.3.2 would then refuse the
+//! library would force first instead, and an SDK without anytime initialization (before ROCm 10.1) would then refuse the
 //! program's own tool.
 mod captures;
 mod destination;

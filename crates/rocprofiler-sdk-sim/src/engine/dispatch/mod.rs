@@ -207,15 +207,18 @@ pub(crate) struct SetWindow {
 }
 
 impl SetWindow {
-    /// SET ENTER for `s` on the calling thread. Under the SDK 1.0.0 map, a stream the map
-    /// lacks aborts the process while a HIP_STREAM callback context is active.
+    /// SET ENTER for `s` on the calling thread. A stream the SDK's map lacks aborts the
+    /// process (SDK 1.0.0) or is added to the map (1.1.0 to 1.3.0) while a HIP_STREAM
+    /// callback context is active.
     pub(crate) fn enter(s: &StreamInfo, tid: u64) -> SetWindow {
         let targets = hip_stream_targets(sys::ROCPROFILER_HIP_STREAM_SET);
         // The SDK looks the stream up only when a HIP_STREAM callback context is active.
-        if !targets.is_empty() && !s.mapped {
-            crate::hip::streams::abort_unmapped(s.value, "SET");
-        }
-        let mut payload = stream_payload(s.id, s.value);
+        let id = if !targets.is_empty() && !s.mapped {
+            crate::hip::streams::unmapped_id(s.value, "SET")
+        } else {
+            s.id
+        };
+        let mut payload = stream_payload(id, s.value);
         let mut participants = Participants::new();
         for target in targets {
             // SET ENTER carries the SDK's `empty_user_data`: external 0.

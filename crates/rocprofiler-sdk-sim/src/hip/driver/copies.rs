@@ -1,12 +1,11 @@
-//! Copy calls (`hipMemcpy`, `hipMemcpyAsync` and the functions traced like them). Copies follow the HIP runtime's copy paths (the machine's copy keys):
-//! host<->device copies are SDMA copies (MEMORY_COPY records), except that small ones are a
-//! GPU blit, reported as DEVICE_TO_DEVICE on the GPU up to ROCm 7.2 and as a
-//! `__amd_rocclr_copyBuffer` KERNEL_DISPATCH from 7.13 (`small_copies`), small pageable ones on a large-BAR GPU
-//! are a CPU `memcpy` (no record), and large pageable ones are split into pinned pieces (one
-//! record each); host-to-host copies are a CPU `memcpy` (no record); peer copies are SDMA
-//! copies; a device-to-device copy within one GPU is a blit kernel (`__amd_rocclr_copyBuffer`,
-//! KERNEL_DISPATCH record), and memset is `__amd_rocclr_fillBufferAligned` (docs/sdk-facts.md#blit-copies, docs/simulator-fidelity.md#record-contents).
-//!
+//! Copy calls (`hipMemcpy`, `hipMemcpyAsync` and the functions traced like them), along the
+//! HIP runtime's copy paths (docs/simulator-fidelity.md, rows "Small copies" and "Pageable
+//! copies"): a host<->device copy up to `sdma_threshold` bytes, pinned or pageable, is the
+//! shader blit `__amd_rocclr_copyBuffer` (a KERNEL_DISPATCH record, no MEMORY_COPY); a larger
+//! one is an SDMA copy (a MEMORY_COPY record), pageable ones pinned piece by piece (one record
+//! each); host-to-host copies are a CPU `memcpy` (no record); peer copies are SDMA copies; a
+//! device-to-device copy within one GPU is a blit kernel at any size, and memset is
+//! `__amd_rocclr_fillBufferAligned` (docs/sdk-facts.md#blit-copies).
 use super::{
     check_api_op, check_device, current_device, find_kernel, made_up_address, op, runtime,
     submission_correlation_id, Copy, CopyCall, CopyKind, HipStream, HostMemory, BLIT_COPY_KERNEL,
@@ -15,7 +14,6 @@ use crate::engine::dispatch::{self, ApiCall, CopyWork, KernelWork};
 use crate::engine::signal;
 use crate::hip::streams::{self, StreamInfo, NULL_STREAM};
 use crate::hip::{hip_args, worker};
-use crate::machine::SmallCopies;
 use crate::SimError;
 use rocprofiler_sdk_sys as sys;
 
@@ -25,7 +23,7 @@ enum CopyPath {
 }
 
 /// The work the HIP runtime submits for `copy` (possibly none: a CPU `memcpy`), per the
-/// machine's copy keys (`sdma_threshold`, `small_copies`, ...) (ROCclr `rocblit.cpp`: `DmaBlitManager`,
+/// machine's copy keys (`sdma_threshold`, `pageable_chunk`, `h2h_record`) (ROCclr `rocblit.cpp`: `DmaBlitManager`,
 /// `KernelBlitManager` read/write/copy paths).
 fn copy_paths(
     stream: &StreamInfo,
@@ -120,49 +118,32 @@ impl Paths<'_> {
         }))
     }
 
-    /// A host<->device copy: a CPU access through the BAR, a blit on the GPU, one SDMA copy,
-    /// or pinned piece by piece.
+    /// A host<->device copy: a blit on the GPU, one SDMA copy, or pinned piece by piece.
     fn host_device(&self, src: Option<u32>, dst: Option<u32>) -> Result<Vec<CopyPath>, SimError> {
         let (copy, call, model) = (self.copy, self.call, crate::machine::machine());
-        let gpu = src.or(dst);
-        let cpu_copy_max = if copy.kind == CopyKind::HostToDevice {
-            model.large_bar_h2d_max
+        Ok(if copy.bytes <= model.sdma_threshold {
+            // ROCclr runs a small copy as a shader blit on the stream's GPU, staging or
+            // pinning pageable memory first (CLR d379f4ef: `KernelBlitManager::copyBuffer`,
+            // `readBuffer`, `writeBuffer`).
+            vec![self.blit(self.stream.device)?]
+        } else if call.host == HostMemory::Pageable
+            && model.pageable_chunk > 0
+            && copy.bytes > model.pageable_chunk
+        {
+            // Pinned piece by piece: one async copy per piece, the time shared pro rata.
+            let pieces = copy.bytes.div_ceil(model.pageable_chunk);
+            (0..pieces)
+                .map(|i| {
+                    let offset = i * model.pageable_chunk;
+                    let bytes = model.pageable_chunk.min(copy.bytes - offset);
+                    let duration =
+                        (copy.duration_ns as u128 * bytes as u128 / copy.bytes as u128) as u64;
+                    self.sdma(copy.kind.operation(), bytes, (src, dst), offset, duration)
+                })
+                .collect()
         } else {
-            model.large_bar_d2h_max
-        };
-        Ok(
-            if call.host == HostMemory::Pageable && copy.bytes <= cpu_copy_max {
-                // Large-BAR GPU: the CPU writes or reads the device memory directly.
-                Vec::new()
-            } else if copy.bytes <= model.sdma_threshold
-                && model.small_copies == SmallCopies::BlitKernel
-            {
-                // Newer runtimes run a small copy as a shader blit on the stream's GPU
-                // (`KernelBlitManager::useShaderCopyBufferPath`).
-                vec![self.blit(self.stream.device)?]
-            } else if copy.bytes <= model.sdma_threshold {
-                // A blit on the GPU: the runtime hands the GPU agent for both sides.
-                let d2d = sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE;
-                vec![self.sdma(d2d, copy.bytes, (gpu, gpu), 0, copy.duration_ns)]
-            } else if call.host == HostMemory::Pageable
-                && model.pageable_chunk > 0
-                && copy.bytes > model.pageable_chunk
-            {
-                // Pinned piece by piece: one async copy per piece, the time shared pro rata.
-                let pieces = copy.bytes.div_ceil(model.pageable_chunk);
-                (0..pieces)
-                    .map(|i| {
-                        let offset = i * model.pageable_chunk;
-                        let bytes = model.pageable_chunk.min(copy.bytes - offset);
-                        let duration =
-                            (copy.duration_ns as u128 * bytes as u128 / copy.bytes as u128) as u64;
-                        self.sdma(copy.kind.operation(), bytes, (src, dst), offset, duration)
-                    })
-                    .collect()
-            } else {
-                vec![self.whole(src, dst)]
-            },
-        )
+            vec![self.whole(src, dst)]
+        })
     }
 }
 

@@ -65,7 +65,7 @@ pub fn stream_create_failed(api_op: i32, stream_out: Option<HipStream>) -> Resul
     }
     runtime()?;
     ApiCall::enter(api_op, None).exit();
-    if crate::machine::machine().stream_map.throws_on_unknown() {
+    if crate::machine::machine().stream_map.is_size_indexed() {
         match stream_out {
             Some(value) => created(value),
             None => {
@@ -79,16 +79,17 @@ pub fn stream_create_failed(api_op: i32, stream_out: Option<HipStream>) -> Resul
 }
 
 /// `hipStreamDestroy`: waits for the stream's work, then HIP_STREAM DESTROY after the call.
-/// Under the SDK 1.0.0 map DESTROY looks the stream up (keeping its entry) and aborts the
-/// process for a value the map lacks, even when HIP rejected the handle.
+/// Under the size-indexed maps (SDK 1.0.0 to 1.3.0) DESTROY looks the stream up (keeping its
+/// entry) even when HIP rejected the handle, and for a value the map lacks aborts the process
+/// (1.0.0) or adds it (later).
 pub fn stream_destroy(stream: HipStream) -> Result<(), SimError> {
     runtime()?;
-    let strict = crate::machine::machine().stream_map.throws_on_unknown();
+    let strict = crate::machine::machine().stream_map.is_size_indexed();
     let strict_lookup = || {
         if !dispatch::hip_stream_traced(sys::ROCPROFILER_HIP_STREAM_DESTROY) {
             return None;
         }
-        Some(streams::sdk_id(stream).unwrap_or_else(|| streams::abort_unmapped(stream, "DESTROY")))
+        Some(streams::sdk_id(stream).unwrap_or_else(|| streams::unmapped_id(stream, "DESTROY")))
     };
     let info = match streams::resolve(stream, current_device()) {
         Ok(info)
