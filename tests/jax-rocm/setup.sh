@@ -26,7 +26,7 @@ fail() {
 # as JAX's `rocm` platform (and the pjrt package's __init__ tries jax_rocm10_plugin's extension
 # first, whichever line it belongs to).
 plugin_lines=(rocm7 rocm10)
-declare -A plugin_release=([rocm7]=7.14 [rocm10]=7.14)
+declare -A plugin_release=([rocm7]=7.14 [rocm10]=10.1)
 declare -A plugin_venv=(
     [rocm7]="${JAX_ROCM_VENV:-$target_dir/jax-rocm-venv}"
     [rocm10]="${JAX_ROCM10_VENV:-$target_dir/jax-rocm10-venv}"
