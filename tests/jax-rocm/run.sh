@@ -17,13 +17,13 @@
 # comparing ours.xplane.pb, saying so in the summary. --plugin rocm7 or rocm10 (repeatable)
 # runs only those lines; the default is both, every shape.
 #
-# Downloads once per line, into its venv (default: target dir/jax-rocm-venv for rocm7, $JAX_ROCM_VENV
-# to choose; target dir/jax-rocm10-venv, $JAX_ROCM10_VENV, for rocm10), about 1.2 GB from PyPI
-# for the first: jax==0.12.0.1 and jaxlib==0.12.0.1 (with numpy, scipy, ml_dtypes, opt_einsum),
-# then jax-LINE-pjrt==0.12.0 and jax-LINE-plugin==0.12.0 (without dependencies); the second
-# line takes jax and jaxlib from pip's cache and downloads its two wheels, about 140 MB. Needs
-# Python 3.12 (the plugins' wheels are cp312+), a C compiler, readelf/nm, and `unshare` (root,
-# or unprivileged user namespaces) for the fake KFD topology that passes JAX's GPU check.
+# Downloads once per line, into its venv (target dir/jax-rocm-venv for rocm7, or $JAX_ROCM_VENV;
+# target dir/jax-rocm10-venv, or $JAX_ROCM10_VENV, for rocm10; 1.1 GB each): from PyPI,
+# jax==0.12.0.1 and jaxlib==0.12.0.1 (with numpy, scipy, ml_dtypes, opt_einsum; about 140 MB,
+# from pip's cache for the second line where pip keeps one), then jax-LINE-pjrt==0.12.0 and
+# jax-LINE-plugin==0.12.0 (without dependencies; about 140 MB). Needs Python 3.12 (the
+# plugins' wheels are cp312+), a C compiler, readelf/nm, and `unshare` (root, or unprivileged
+# user namespaces) for the fake KFD topology that passes JAX's GPU check.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

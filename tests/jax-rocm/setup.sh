@@ -55,7 +55,7 @@ make_venv() {
     wheels=("jax-$line-pjrt==$plugin_version" "jax-$line-plugin==$plugin_version")
     python312="$(find_python312)" ||
         fail "Python 3.12 not found (on PATH or under pyenv): jax-$line-plugin $plugin_version has cp312+ wheels only"
-    echo "downloading from PyPI into $venv (once, about 1.2 GB; jax and jaxlib come from pip's cache when another line has them): ${jax_requirements[*]}, then ${wheels[*]} (--no-deps)" >&2
+    echo "downloading from PyPI into $venv (once; about 280 MB, 1.1 GB installed; jax and jaxlib, 140 MB of it, come from pip's cache where another line put them): ${jax_requirements[*]}, then ${wheels[*]} (--no-deps)" >&2
     mkdir -p "$stage"
     pip_log="$stage/pip-$line.log"
     if ! { "$python312" -m venv "$venv" &&
