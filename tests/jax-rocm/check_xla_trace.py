@@ -12,9 +12,9 @@ computed values: the simulator runs no kernel bodies):
   * the upload is one 4 MiB host-to-device copy (a MEMORY_COPY record: above ROCclr's 16 KiB
     blit size);
   * every `__amd_rocclr_copyBuffer` kernel (a blit: HIP runs a host<->device copy of up to
-    16 KiB as that kernel, docs/simulator-fidelity.md#releases) is the device work of a HIP
+    16 KiB as that kernel, docs/simulator-fidelity.md#the-ledger) is the device work of a HIP
     copy call on XLA's host plane (same correlation id), and the 8x8 read-back, at most 128
-    bytes, is one of them, of a hipMemcpyDtoH* call: XLA's tracer in this plugin shows it as a
+    bytes, is one of them, of a hipMemcpyDtoH* call: XLA's tracer in both plugins shows it as a
     kernel, without its bytes;
   * every kernel carries kernel_details and a correlation id, every copy memcpy_details.
 Prints one line of counts (kernels, blits among them, copies, lanes) for the summary.

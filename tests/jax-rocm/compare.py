@@ -15,12 +15,12 @@ tool cannot see XLA's annotations, so hlo_op / hlo_module are XLA's alone). Pass
 It accepts exactly the differences docs/jax-rocm.md lists ("Where the two differ"), each
 because our side is right or the field is a known gap of ours, and counts them in the summary:
   * a small host<->device copy (up to 16 KiB) that HIP ran as a `__amd_rocclr_copyBuffer` blit
-    kernel: XLA's tracer in this plugin shows the kernel; ours names it by the call
+    kernel: XLA's tracer in both plugins shows the kernel; ours names it by the call
     (`MemcpyH2D`/`MemcpyD2H`, `recorded_direction: Kernel`). It is compared under XLA's
     kernel name, only where XLA's event of that correlation id is that kernel and XLA's own HIP
     API event of the call names the same direction (hipMemcpyHtoD* / DtoH*); its bytes are
     not compared (XLA's trace has none) nor its kernel_details (ours has none);
-  * `occ_pct`: XLA's tracer in this plugin writes 0 (it computes no occupancy), ours the
+  * `occ_pct`: XLA's tracer in both plugins writes 0 (it computes no occupancy), ours the
     theoretical occupancy;
   * `group_mem`: XLA's older format repeats the LDS total (static_shared + dynamic_shared);
     ours has the newer XLA's format (openxla/xla#47469), without it.
