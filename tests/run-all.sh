@@ -13,8 +13,9 @@ apt_log="$target_dir/run-all-apt.log"
 echo "== what this downloads when it is not cached yet:"
 echo "   Debian packages (apt, only missing ones, only as root), Rust crates from crates.io"
 echo "   (cargo, into ~/.cargo), PyPI packages into venvs under $target_dir: xprof (tests/xprof),"
-echo "   jax[cpu] (tests/jax), and about 1.2 GB for the real JAX ROCm plugin (tests/jax-rocm:"
-echo "   jax==0.12.0.1 jaxlib==0.12.0.1 jax-rocm7-pjrt==0.12.0 jax-rocm7-plugin==0.12.0; Python 3.12),"
+echo "   jax[cpu] (tests/jax), and about 0.4-0.6 GB (2.2 GB installed) for the real JAX ROCm plugins"
+echo "   (tests/jax-rocm, one venv per line: jax==0.12.0.1 jaxlib==0.12.0.1 with jax-rocm7-pjrt and"
+echo "   jax-rocm7-plugin 0.12.0, and with jax-rocm10-pjrt and jax-rocm10-plugin 0.12.0; Python 3.12),"
 echo "   and maturin (python/build-wheel.sh, into a venv under $target_dir)"
 
 need_pkgs=()
@@ -76,7 +77,7 @@ tests/xprof/run.sh
 echo "== JAX on its CPU backend (PyPI jax[cpu]): a real XSpace read by inspect and convert"
 tests/jax/run.sh
 
-echo "== the real JAX ROCm plugin (PyPI) on the simulated GPU: XLA's own tracer and ours in one process, seven matmul shapes and a ROCTx workload"
+echo "== the real JAX ROCm plugins (PyPI) on the simulated GPU: jax-rocm7 on ROCm 7.14, jax-rocm10 on 10.1; XLA's own tracer and ours in one process, seven matmul shapes and a ROCTx workload each"
 python3 tests/jax-rocm/test_compare.py
 tests/jax-rocm/run.sh "$target_dir/jax-rocm/out"
 

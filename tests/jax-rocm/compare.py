@@ -14,10 +14,13 @@ tool cannot see XLA's annotations, so hlo_op / hlo_module are XLA's alone). Pass
     tool reads the clock in its own marker callback (docs/jax-rocm.md).
 It accepts exactly the differences docs/jax-rocm.md lists ("Where the two differ"), each
 because our side is right or the field is a known gap of ours, and counts them in the summary:
-  * a small host<->device copy the SDK records as DEVICE_TO_DEVICE (ROCclr's small-copy path):
-    XLA names it by the record (`MemcpyD2D`), ours by the call (`MemcpyH2D`/`MemcpyD2H`) with
-    the record's direction in `recorded_direction`; it is compared under the record's name;
-  * `occ_pct`: XLA's tracer in this plugin writes 0 (it computes no occupancy), ours the
+  * a small host<->device copy (up to 16 KiB) that HIP ran as a `__amd_rocclr_copyBuffer` blit
+    kernel: XLA's tracer in both plugins shows the kernel; ours names it by the call
+    (`MemcpyH2D`/`MemcpyD2H`, `recorded_direction: Kernel`). It is compared under XLA's
+    kernel name, only where XLA's event of that correlation id is that kernel and XLA's own HIP
+    API event of the call names the same direction (hipMemcpyHtoD* / DtoH*); its bytes are
+    not compared (XLA's trace has none) nor its kernel_details (ours has none);
+  * `occ_pct`: XLA's tracer in both plugins writes 0 (it computes no occupancy), ours the
     theoretical occupancy;
   * `group_mem`: XLA's older format repeats the LDS total (static_shared + dynamic_shared);
     ours has the newer XLA's format (openxla/xla#47469), without it.
@@ -33,6 +36,16 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import xspace  # noqa: E402
 
+# The kernel ROCclr runs a small host<->device copy as (CLR rocblit.cpp), by its name in XLA's
+# trace.
+BLIT_KERNEL = "__amd_rocclr_copyBuffer"
+# The direction a HIP copy function's name gives (the functions with a `kind` argument give none).
+CALL_DIRECTIONS = (("hipMemcpyHtoD", "MemcpyH2D"), ("hipMemcpyDtoH", "MemcpyD2H"))
+
+
+def call_direction(api_name):
+    return next((d for prefix, d in CALL_DIRECTIONS if (api_name or "").startswith(prefix)), None)
+
 
 class DeviceTrace:
     def __init__(self, path):
@@ -43,6 +56,7 @@ class DeviceTrace:
         # The host side XLA's profiler merges into /host:CPU and ours writes to /host:ROCTRACER.
         self.roctx = collections.defaultdict(list)  # line: [(label, is a mark)] in time order
         self.api_labels = {}  # correlation id: nvtx_range of a HIP API event
+        self.api_names = {}  # correlation id: the HIP API event's name
         for host in (p for p in space if p.name.startswith("/host:")):
             for line in host.lines:
                 if not line.name.startswith("Host Threads/"):
@@ -53,23 +67,27 @@ class DeviceTrace:
                         self.roctx[line.name].append((host.event_names.get(e.metadata_id, "?"), e.duration_ps == 0))
                     elif "correlation_id" in stats:
                         self.api_labels[stats["correlation_id"]] = stats.get("nvtx_range")
+                        self.api_names[stats["correlation_id"]] = host.event_names.get(e.metadata_id)
         plane = planes[0]
         self.events = []  # (lane, name, correlation id, bytes or None)
-        self.kernel_facts = {}  # correlation id: (kernel_details fields, nvtx_range)
-        self.copies_named_by_call = 0
+        self.kernel_facts = {}  # correlation id: kernel_details fields of a kernel
+        self.labels = {}  # correlation id: ROCTx label (nvtx_range) of a device event
+        self.blits_named_by_call = {}  # correlation id: our direction of a blit kernel's copy
         for line in plane.lines:
             lane = line.display_name or line.name
             for e in line.events:
                 name = plane.event_names.get(e.metadata_id, "?")
                 stats = plane.event_stats(e)
+                corr = stats.get("correlation_id")
                 size = copy_bytes(stats)
-                if size is not None and stats.get("recorded_direction") == "MemcpyD2D":
-                    name = "MemcpyD2D"  # the record's name, as XLA names it (see above)
-                    self.copies_named_by_call += 1
-                if size is None:
-                    self.kernel_facts[stats.get("correlation_id")] = (
-                        detail_fields(stats.get("kernel_details")), stats.get("nvtx_range"))
-                self.events.append((lane, name, stats.get("correlation_id"), size))
+                if size is not None and stats.get("recorded_direction") == "Kernel":
+                    # A blit kernel named by its call (ours): compared as the kernel (see above).
+                    self.blits_named_by_call[corr] = name
+                    name, size = BLIT_KERNEL, None
+                elif size is None:
+                    self.kernel_facts[corr] = detail_fields(stats.get("kernel_details"))
+                self.labels[corr] = stats.get("nvtx_range")
+                self.events.append((lane, name, corr, size))
 
     def kernels(self):
         return collections.Counter(name for _, name, _, size in self.events if size is None)
@@ -121,11 +139,15 @@ DOCUMENTED_FIELD_DIFFERENCES = {
 
 
 def kernel_fact_differences(xla, ours):
+    """kernel_details of the kernels both traces show as kernels, and the ROCTx label of every
+    device event in both."""
     out, accepted = [], collections.Counter()
+    for corr in sorted(set(xla.labels) & set(ours.labels), key=str):
+        if xla.labels[corr] != ours.labels[corr]:
+            out.append(f"device event {corr}: ROCTx label (nvtx_range) XLA {xla.labels[corr]!r}, "
+                       f"ours {ours.labels[corr]!r}")
     for corr in sorted(set(xla.kernel_facts) & set(ours.kernel_facts), key=str):
-        (xla_fields, xla_label), (our_fields, our_label) = xla.kernel_facts[corr], ours.kernel_facts[corr]
-        if xla_label != our_label:
-            out.append(f"kernel {corr}: ROCTx label (nvtx_range) XLA {xla_label!r}, ours {our_label!r}")
+        xla_fields, our_fields = xla.kernel_facts[corr], ours.kernel_facts[corr]
         for key in sorted(set(xla_fields) | set(our_fields)):
             a, b = xla_fields.get(key), our_fields.get(key)
             if a == b:
@@ -135,6 +157,22 @@ def kernel_fact_differences(xla, ours):
             else:
                 out.append(f"kernel {corr}: kernel_details {key}: XLA {a!r}, ours {b!r}")
     return out, accepted
+
+
+def blit_differences(xla, ours):
+    """Each copy ours names by its call where the SDK recorded a blit kernel must be XLA's
+    blit kernel of the same correlation id, of a host<->device call whose direction XLA's HIP
+    API event of the call names the same way."""
+    out = []
+    xla_names = {corr: name for _, name, corr, _ in xla.events}
+    for corr, ours_direction in sorted(ours.blits_named_by_call.items(), key=lambda kv: str(kv[0])):
+        api = xla.api_names.get(corr)
+        if xla_names.get(corr) != BLIT_KERNEL:
+            out.append(f"our copy {corr} ({ours_direction}, recorded as a kernel) is XLA's "
+                       f"{xla_names.get(corr)!r}, not a {BLIT_KERNEL} kernel")
+        elif ours_direction not in ("MemcpyH2D", "MemcpyD2H") or call_direction(api) not in (None, ours_direction):
+            out.append(f"our copy {corr} is named {ours_direction}; XLA's HIP API event of the call is {api!r}")
+    return out
 
 
 def roctx_differences(xla, ours):
@@ -169,6 +207,7 @@ def differences(xla, ours):
                        f"holds the events of no single XLA lane")
     if len(our_lanes) != len(xla_lanes):
         out.append(f"lane count differs: XLA {sorted(xla_lanes)} vs ours {sorted(our_lanes)}")
+    out.extend(blit_differences(xla, ours))
     out.extend(kernel_fact_differences(xla, ours)[0])
     out.extend(roctx_differences(xla, ours))
     return out
@@ -180,7 +219,7 @@ def missing_roctx(trace, labels):
     lines = [[label for label, _ in events] for events in trace.roctx.values()]
     if lines != [labels]:
         return [f"expected one ROCTx line with {labels} in XLA's trace, found {lines}"]
-    if not any(label == labels[-1] for _, label in trace.kernel_facts.values()):
+    if not any(trace.labels.get(corr) == labels[-1] for corr in trace.kernel_facts):
         return [f"no kernel labelled {labels[-1]!r} in XLA's trace"]
     return []
 
@@ -200,11 +239,12 @@ def main():
             print(f"DIFF: {p}")
         sys.exit(1)
     accepted = kernel_fact_differences(xla, ours)[1]
-    labelled = sum(1 for _, label in ours.kernel_facts.values() if label)
+    labelled = sum(1 for corr in ours.kernel_facts if ours.labels.get(corr))
     print(f"same device work: {sum(xla.kernels().values())} kernels, {sum(xla.copies().values())} copies, "
           f"{len(xla.lanes())} lanes (XLA) / {len(ours.lanes())} (ours); {labelled} kernels with a ROCTx label, "
           f"{sum(len(v) for v in ours.roctx.values())} ROCTx ranges and marks; "
-          f"documented differences: {ours.copies_named_by_call} copies named by call, "
+          f"documented differences: {len(ours.blits_named_by_call)} blit kernels named by call "
+          f"({', '.join(f'{d} {n}' for d, n in sorted(collections.Counter(ours.blits_named_by_call.values()).items()))}), "
           + ", ".join(f"{key} on {accepted[key]} kernels" for key in sorted(DOCUMENTED_FIELD_DIFFERENCES)))
 
 

@@ -10,7 +10,11 @@ our tracer capturing the same window as XLA's and, optionally, ROCTx ranges arou
       the ranges `matmul` and, nested in it, `matmul_steps` around the ten steps, through
       ctypes on the simulated librocprofiler-sdk-roctx.so.1, or, when that library is absent,
       on librocprofiler-sdk.so.1 (which exports the ROCTx functions too); prints which.
+  --plugin LINE   the plugin line the venv holds (rocm7, rocm10): after the workload, fails
+      unless JAX loaded that line's module, jax_plugins.xla_LINE, and no other ROCm plugin
+      (two in one venv would both register as `rocm`); prints it and the platform version.
 Usage: drive.py --shape MxKxN --logdir DIR --tracer CLI [--ours LIB --ours-out PATH] [--roctx]
+                [--plugin LINE]
 """
 import argparse
 import contextlib
@@ -87,6 +91,18 @@ class RoctxSteps:
         return False
 
 
+def check_plugin(line):
+    """The ROCm PJRT plugin modules JAX imported must be exactly jax_plugins.xla_LINE."""
+    import jax
+
+    loaded = sorted(name for name in sys.modules if name.startswith("jax_plugins.xla_rocm") and name.count(".") == 1)
+    if loaded != [f"jax_plugins.xla_{line}"]:
+        sys.exit(f"expected JAX to load the plugin jax_plugins.xla_{line} alone, it loaded {loaded}")
+    client = jax.devices()[0].client
+    print(f"plugin: {loaded[0]} ({sys.modules[loaded[0]].__file__}); platform {client.platform} "
+          f"{client.platform_version}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shape", required=True)
@@ -95,6 +111,7 @@ def main():
     parser.add_argument("--ours")
     parser.add_argument("--ours-out")
     parser.add_argument("--roctx", action="store_true")
+    parser.add_argument("--plugin")
     args = parser.parse_args()
     if bool(args.ours) != bool(args.ours_out):
         parser.error("--ours and --ours-out go together")
@@ -104,6 +121,8 @@ def main():
     inside = our_capture(args.ours, args.ours_out) if args.ours else None
     around = RoctxSteps(load_roctx()) if args.roctx else None
     example.run_workload(args.logdir, shape=shape, inside_trace=inside, around_steps=around)
+    if args.plugin:
+        check_plugin(args.plugin)
 
     traces = sorted(glob.glob(os.path.join(args.logdir, "**", "*.xplane.pb"), recursive=True))
     if not traces:

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Generates stand-ins for the ROCm libraries the JAX ROCm plugin links but this machine lacks
-(rocBLAS, hipBLASLt, MIOpen, RCCL, hipFFT, HSA, amd-smi, the sysdeps drm/numa libraries).
+"""Generates stand-ins for the ROCm libraries a JAX ROCm plugin links but this machine lacks
+(rocBLAS, hipBLASLt, MIOpen, RCCL, hipFFT, HSA, amd-smi, the sysdeps drm/numa libraries), under
+the SONAMEs the plugin's NEEDED list gives (the plugin lines differ there: libamd_smi.so.26 in
+jax-rocm7, .27 in jax-rocm10).
 
 For each such NEEDED library of the plugin, every symbol the plugin imports from it (told apart
 by name prefix) is defined as a function that names itself once on stderr and returns -1, an
@@ -15,23 +17,29 @@ import re
 import subprocess
 import sys
 
-# Symbol-name prefix -> the library that defines it (the plugin's NEEDED names).
+# Symbol-name prefix -> the library that defines it, by the SONAME's stem: the version comes from
+# the plugin's NEEDED list (libamd_smi.so.26 for jax-rocm7, .27 for jax-rocm10).
 OWNERS = [
-    ("hsa_", "libhsa-runtime64.so.1"),
-    ("amdsmi_", "libamd_smi.so.26"),
-    ("nccl", "librccl.so.1"),
-    ("hipblasLt", "libhipblaslt.so.1"),
-    ("_ZN13hipblaslt_ext", "libhipblaslt.so.1"),
-    ("_ZNK13hipblaslt_ext", "libhipblaslt.so.1"),
-    ("hipfft", "libhipfft.so.0"),
-    ("miopen", "libMIOpen.so.1"),
-    ("rocblas_", "librocblas.so.5"),
-    ("amdgpu_", "librocm_sysdeps_drm_amdgpu.so.1"),
-    ("drm", "librocm_sysdeps_drm.so.2"),
-    ("numa_", "librocm_sysdeps_numa.so.1"),
+    ("hsa_", "libhsa-runtime64.so"),
+    ("amdsmi_", "libamd_smi.so"),
+    ("nccl", "librccl.so"),
+    ("hipblasLt", "libhipblaslt.so"),
+    ("_ZN13hipblaslt_ext", "libhipblaslt.so"),
+    ("_ZNK13hipblaslt_ext", "libhipblaslt.so"),
+    ("hipfft", "libhipfft.so"),
+    ("miopen", "libMIOpen.so"),
+    ("rocblas_", "librocblas.so"),
+    ("amdgpu_", "librocm_sysdeps_drm_amdgpu.so"),
+    ("drm", "librocm_sysdeps_drm.so"),
+    ("numa_", "librocm_sysdeps_numa.so"),
 ]
 # Provided by the project (the simulated HIP runtime and SDK) or the system.
-PROVIDED = {"libamdhip64.so.7", "librocprofiler-sdk.so.1"}
+PROVIDED = {"libamdhip64.so", "librocprofiler-sdk.so"}
+
+
+def stem(soname):
+    """`libamd_smi.so.27` -> `libamd_smi.so`."""
+    return soname[: soname.index(".so") + 3] if ".so" in soname else soname
 
 
 def run(*cmd):
@@ -43,19 +51,20 @@ def main():
         sys.exit(__doc__)
     plugin, outdir = sys.argv[1], sys.argv[2]
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run("readelf", "-d", plugin))
-    wanted = [lib for lib in needed if lib in {owner for _, owner in OWNERS}]
+    by_stem = {stem(lib): lib for lib in needed}
+    wanted = [lib for lib in needed if stem(lib) in {owner for _, owner in OWNERS}]
     symbols = {lib: set() for lib in wanted}
     for line in run("nm", "-D", "--undefined-only", plugin).splitlines():
         kind, name = line.split()[-2:]
         if kind != "U":
             continue  # weak references may stay undefined
         name = name.split("@")[0]
-        owner = next((lib for prefix, lib in OWNERS if name.startswith(prefix)), None)
+        owner = next((by_stem.get(lib) for prefix, lib in OWNERS if name.startswith(prefix)), None)
         if owner in symbols:
             symbols[owner].add(name)
     os.makedirs(outdir, exist_ok=True)
     for lib in wanted:
-        if lib in PROVIDED:
+        if stem(lib) in PROVIDED:
             continue
         source = os.path.join(outdir, lib + ".c")
         with open(source, "w") as f:

@@ -23,11 +23,18 @@ def copy(name, corr, size):
     return (name, corr * 1000, 500, {"correlation_id": corr, "memcpy_details": f"kind:Unknown size:{size}"})
 
 
+def blit_by_call(name, corr, size):
+    """Our event of a copy HIP ran as a blit kernel: named by the call, the kernel recorded."""
+    event = copy(name, corr, size)
+    event[3]["recorded_direction"] = "Kernel"
+    return event
+
+
 XLA = [
     {"name": "Stream #0", "events": [kernel("gemm_fusion_dot_general_1", 10), kernel("gemm_fusion_dot_general_1", 11),
                                      kernel("loop_multiply_fusion", 14)]},
     {"name": "Stream #1", "events": [copy("MemcpyH2D", 12, 4194304)]},
-    {"name": "Stream #2", "events": [copy("MemcpyD2D", 13, 128)]},
+    {"name": "Stream #2", "events": [copy("MemcpyD2H", 13, 32768)]},
 ]
 
 
@@ -73,6 +80,11 @@ class CompareTest(unittest.TestCase):
         code, out = self.run_compare(XLA, ours)
         self.assertEqual(code, 1)
         self.assertIn("('MemcpyD2D', 64)", out)
+        ours = ours_from([("Stream #0", XLA[0]["events"]), ("Stream #1", XLA[1]["events"]),
+                          ("Stream #2", [copy("MemcpyD2H", 13, 65536)])])
+        code, out = self.run_compare(XLA, ours)
+        self.assertEqual(code, 1)
+        self.assertIn("('MemcpyD2H', 65536)", out)
 
     def test_correlation_ids_differ_fails(self):
         shifted = [kernel("gemm_fusion_dot_general_1", 10), kernel("gemm_fusion_dot_general_1", 99),
@@ -93,18 +105,40 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("lane count differs", out)
 
-    def test_small_copy_named_by_call_passes_only_with_the_record_direction(self):
-        by_call = copy("MemcpyD2H", 13, 128)
-        by_call[3]["recorded_direction"] = "MemcpyD2D"
-        ours = ours_from([("Stream #0", XLA[0]["events"]), ("Stream #1", XLA[1]["events"]), ("Stream #2", [by_call])])
-        code, out = self.run_compare(XLA, ours)
+    def blit_traces(self, our_blit, xla_blit_name="__amd_rocclr_copyBuffer", xla_call="hipMemcpyDtoHAsync"):
+        """XLA's trace with a blit kernel (correlation id 13) of a copy call on a host thread;
+        ours with `our_blit` in its place."""
+        xla = XLA[:2] + [{"name": "Stream #2", "events": [kernel(xla_blit_name, 13)]}]
+        ours = ours_from([("Stream #0", XLA[0]["events"]), ("Stream #1", XLA[1]["events"]), ("Stream #2", [our_blit])])
+        xla_host = [{"name": "Host Threads/7", "events": [(xla_call, 13000, 5, {"correlation_id": 13})]}]
+        return self.run_compare(xla, ours, xla_host=xla_host)
+
+    def test_blit_kernel_named_by_call_passes_only_against_the_same_call(self):
+        code, out = self.blit_traces(blit_by_call("MemcpyD2H", 13, 128))
         self.assertEqual(code, 0, out)
-        self.assertIn("1 copies named by call", out)
-        by_call[3]["recorded_direction"] = "MemcpyH2D"
-        code, out = self.run_compare(XLA, ours_from([("Stream #0", XLA[0]["events"]), ("Stream #1", XLA[1]["events"]),
-                                                     ("Stream #2", [by_call])]))
+        self.assertIn("1 blit kernels named by call (MemcpyD2H 1)", out)
+        # The blit's size is not compared: XLA's kernel has none, and the simulated HIP runtime
+        # gives our tool none for hipMemcpyDtoHAsync (docs/jax-rocm.md).
+        code, out = self.blit_traces(blit_by_call("MemcpyD2H", 13, 0))
+        self.assertEqual(code, 0, out)
+        code, out = self.blit_traces(blit_by_call("MemcpyD2H", 13, 128), xla_call="hipMemcpyAsync")
+        self.assertEqual(code, 0, "hipMemcpyAsync's direction is in its kind argument, not its name")
+        code, out = self.blit_traces(blit_by_call("MemcpyH2D", 13, 128))
+        self.assertEqual(code, 1, "named against XLA's call direction")
+        self.assertIn("XLA's HIP API event of the call is 'hipMemcpyDtoHAsync'", out)
+        code, out = self.blit_traces(blit_by_call("MemcpyD2D", 13, 128), xla_call="hipMemcpyAsync")
+        self.assertEqual(code, 1, "a device-to-device blit stays a kernel")
+        code, out = self.blit_traces(blit_by_call("MemcpyD2H", 13, 128), xla_blit_name="loop_multiply_fusion")
         self.assertEqual(code, 1)
-        self.assertIn("copies ((direction, bytes): count) differ", out)
+        self.assertIn("not a __amd_rocclr_copyBuffer kernel", out)
+        labelled = blit_by_call("MemcpyD2H", 13, 128)
+        labelled[3]["nvtx_range"] = "matmul_steps"
+        code, out = self.blit_traces(labelled)
+        self.assertEqual(code, 1, "a blit's ROCTx label is compared too")
+        self.assertIn("device event 13: ROCTx label (nvtx_range) XLA None, ours 'matmul_steps'", out)
+        code, out = self.blit_traces(copy("MemcpyD2H", 13, 128))
+        self.assertEqual(code, 1, "a copy record of ours against XLA's blit kernel")
+        self.assertIn("kernels (name: count) differ", out)
 
     def with_details(self, xla_details, our_details, our_label=None):
         xla = [{"name": "Stream #0", "events": [("k", 0, 5, {"correlation_id": 1, "kernel_details": xla_details})]}]
