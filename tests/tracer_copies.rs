@@ -303,6 +303,17 @@ fn child_small_copy_blit_kernel() {
             driver::memcpy_async(stream, &small(CopyKind::DeviceToHost)).unwrap(),
             EventType::MemcpyD2H,
         ),
+        // XLA's own upload call: its size is read from its own argument layout.
+        (
+            driver::memcpy_async_as(
+                rocprofiler_sdk_sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyHtoDAsync,
+                stream,
+                &small(CopyKind::HostToDevice),
+                &CopyCall::default(),
+            )
+            .unwrap(),
+            EventType::MemcpyH2D,
+        ),
     ];
     driver::stream_synchronize(stream).unwrap();
     tracer.disable();

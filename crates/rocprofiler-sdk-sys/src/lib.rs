@@ -669,6 +669,27 @@ pub struct rocprofiler_hip_api_args_hipMemcpyAsync_t {
     pub stream: hipStream_t,
 }
 
+/// The arguments of `hipMemcpyHtoD`, `hipMemcpyDtoH` and `hipMemcpyDtoD`, in the order of
+/// their HIP signatures `(dst, src, sizeBytes)` (`hipDeviceptr_t` is a `void*`).
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipMemcpyFixed_t {
+    pub dst: *mut c_void,
+    pub src: *const c_void,
+    pub sizeBytes: usize,
+}
+
+/// The arguments of `hipMemcpyHtoDAsync`, `hipMemcpyDtoHAsync` and `hipMemcpyDtoDAsync`:
+/// `(dst, src, sizeBytes, stream)`, the stream where `hipMemcpyAsync` has its `kind`.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipMemcpyFixedAsync_t {
+    pub dst: *mut c_void,
+    pub src: *const c_void,
+    pub sizeBytes: usize,
+    pub stream: hipStream_t,
+}
+
 /// `rocprofiler_hip_api_args_t` (88 bytes, align 8 with HIP runtime table step 12).
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -689,6 +710,10 @@ pub union rocprofiler_hip_api_args_t {
     pub hipMemsetAsync: rocprofiler_hip_api_args_hipMemsetAsync_t,
     pub hipMemcpy: rocprofiler_hip_api_args_hipMemcpy_t,
     pub hipMemcpyAsync: rocprofiler_hip_api_args_hipMemcpyAsync_t,
+    /// `hipMemcpyHtoD`, `hipMemcpyDtoH`, `hipMemcpyDtoD`.
+    pub hipMemcpyFixed: rocprofiler_hip_api_args_hipMemcpyFixed_t,
+    /// `hipMemcpyHtoDAsync`, `hipMemcpyDtoHAsync`, `hipMemcpyDtoDAsync`.
+    pub hipMemcpyFixedAsync: rocprofiler_hip_api_args_hipMemcpyFixedAsync_t,
 }
 
 /// `hipChannelFormatDesc` (a `retval` member): four `int`s and an enum.

@@ -234,4 +234,8 @@ fn hip_api_payload() {
         dst @ 0, src @ 8, sizeBytes @ 16, kind @ 24);
     layout!(rocprofiler_hip_api_args_hipMemcpyAsync_t, 40, 8,
         dst @ 0, src @ 8, sizeBytes @ 16, kind @ 24, stream @ 32);
+    layout!(rocprofiler_hip_api_args_hipMemcpyFixed_t, 24, 8,
+        dst @ 0, src @ 8, sizeBytes @ 16);
+    layout!(rocprofiler_hip_api_args_hipMemcpyFixedAsync_t, 32, 8,
+        dst @ 0, src @ 8, sizeBytes @ 16, stream @ 24);
 }

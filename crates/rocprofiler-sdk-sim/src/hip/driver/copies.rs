@@ -147,8 +147,13 @@ impl Paths<'_> {
     }
 }
 
-/// The HIP API payload of a copy call (`hipMemcpyAsync` with a stream, `hipMemcpy` without).
+/// The HIP API payload of copy function `api_op`, in the order of its HIP signature:
+/// `hipMemcpy(dst, src, sizeBytes, kind)`, `hipMemcpyAsync` and `hipMemcpyWithStream` with the
+/// stream after the kind, the fixed-direction `hipMemcpyHtoD`/`DtoH`/`DtoD` without a kind and
+/// their `Async` forms with the stream in its place. Other copy functions (2D, peer, arrays,
+/// symbols) get a zeroed payload: the simulator does not model their arguments.
 fn copy_args(
+    api_op: i32,
     copy: &Copy,
     call: &CopyCall,
     stream: Option<HipStream>,
@@ -178,25 +183,48 @@ fn copy_args(
         CopyKind::DeviceToHost => 2,
         CopyKind::DeviceToDevice => 3,
     });
+    let size_bytes = copy.bytes as usize;
+    let stream = stream.map_or(std::ptr::null_mut(), hip_args::stream_ptr);
     let mut args = hip_args::zeroed();
-    match stream {
-        Some(stream) => {
-            args.hipMemcpyAsync = sys::rocprofiler_hip_api_args_hipMemcpyAsync_t {
-                dst,
-                src,
-                sizeBytes: copy.bytes as usize,
-                kind,
-                stream: hip_args::stream_ptr(stream),
-            }
-        }
-        None => {
+    match api_op {
+        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy => {
             args.hipMemcpy = sys::rocprofiler_hip_api_args_hipMemcpy_t {
                 dst,
                 src,
-                sizeBytes: copy.bytes as usize,
+                sizeBytes: size_bytes,
                 kind,
             }
         }
+        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync
+        | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyWithStream => {
+            args.hipMemcpyAsync = sys::rocprofiler_hip_api_args_hipMemcpyAsync_t {
+                dst,
+                src,
+                sizeBytes: size_bytes,
+                kind,
+                stream,
+            }
+        }
+        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyHtoD
+        | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyDtoH
+        | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyDtoD => {
+            args.hipMemcpyFixed = sys::rocprofiler_hip_api_args_hipMemcpyFixed_t {
+                dst,
+                src,
+                sizeBytes: size_bytes,
+            }
+        }
+        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyHtoDAsync
+        | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyDtoHAsync
+        | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyDtoDAsync => {
+            args.hipMemcpyFixedAsync = sys::rocprofiler_hip_api_args_hipMemcpyFixedAsync_t {
+                dst,
+                src,
+                sizeBytes: size_bytes,
+                stream,
+            }
+        }
+        _ => {}
     }
     args
 }
@@ -250,21 +278,13 @@ pub fn memcpy_async(stream: HipStream, copy: &Copy) -> Result<u64, SimError> {
 pub fn memcpy_async_with(stream: HipStream, copy: &Copy, call: &CopyCall) -> Result<u64, SimError> {
     runtime()?;
     let info = streams::resolve(stream, current_device())?;
-    let args = copy_args(copy, call, Some(stream), info.device);
-    submit_copy(
-        op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync),
-        info,
-        true,
-        copy,
-        call,
-        false,
-        args,
-    )
+    let api_op = sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync;
+    let args = copy_args(api_op, copy, call, Some(stream), info.device);
+    submit_copy(op(api_op), info, true, copy, call, false, args)
 }
 
 /// A stream copy traced as HIP function `api_op` (`hipMemcpyHtoDAsync`, `hipMemcpyWithStream`,
-/// ...) instead of `hipMemcpyAsync`; its API payload is left zeroed (the simulator models only
-/// `hipMemcpyAsync`'s and `hipMemcpy`'s).
+/// ...) instead of `hipMemcpyAsync`, with that function's API payload ([`copy_args`]).
 pub fn memcpy_async_as(
     api_op: i32,
     stream: HipStream,
@@ -277,15 +297,8 @@ pub fn memcpy_async_as(
     runtime()?;
     check_api_op(api_op)?;
     let info = streams::resolve(stream, current_device())?;
-    submit_copy(
-        op(api_op),
-        info,
-        true,
-        copy,
-        call,
-        false,
-        hip_args::zeroed(),
-    )
+    let args = copy_args(api_op, copy, call, Some(stream), info.device);
+    submit_copy(op(api_op), info, true, copy, call, false, args)
 }
 
 /// `hipMemcpy` (op 259): no stream argument, so no SET (docs/sdk-facts.md#stream-operations); runs on the current device's
@@ -300,14 +313,7 @@ pub fn memcpy_sync(copy: &Copy) -> Result<u64, SimError> {
 pub fn memcpy_sync_with(copy: &Copy, call: &CopyCall) -> Result<u64, SimError> {
     runtime()?;
     let info = streams::resolve(NULL_STREAM, current_device())?;
-    let args = copy_args(copy, call, None, info.device);
-    submit_copy(
-        op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy),
-        info,
-        false,
-        copy,
-        call,
-        true,
-        args,
-    )
+    let api_op = sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy;
+    let args = copy_args(api_op, copy, call, None, info.device);
+    submit_copy(op(api_op), info, false, copy, call, true, args)
 }
