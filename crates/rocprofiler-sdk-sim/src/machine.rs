@@ -369,8 +369,11 @@ pub enum ClockMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BufferSync {
-    /// ROCm 7.0: `emplace` takes no lock. A producer never waits for a callback; a record
-    /// written into the half being delivered is cleared with it (counted as lost).
+    /// ROCm 7.0 (`release/rocm-rel-7.0` @ `64cf36de`): `emplace` takes no syncer. The buffer's
+    /// one `syncer` is taken by `flush` alone, before it flips the halves, and cleared by the
+    /// flush task after the callback: a non-waiting (watermark) flush during a callback answers
+    /// BUFFER_BUSY without flipping, so producers go on writing the free half. A producer that
+    /// meets the half being delivered waits for that half's lock and writes the cleared half.
     None,
     /// ROCm 7.1, 7.2 (#529): one `syncer` per buffer, held by a flush until the callback
     /// returned. Every producer waits for the whole callback of every flush, and a traced
