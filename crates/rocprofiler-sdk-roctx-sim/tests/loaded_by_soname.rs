@@ -62,7 +62,10 @@ fn function(handle: *mut c_void, name: &CStr) -> *mut c_void {
 
 #[test]
 fn carries_the_real_soname_and_no_sdk_function() {
-    let Ok(output) = Command::new("readelf").arg("-dW").arg(cdylib()).output() else {
+    let Ok(output) = child::output(
+        "carries_the_real_soname_and_no_sdk_function",
+        Command::new("readelf").arg("-dW").arg(cdylib()),
+    ) else {
         eprintln!("no readelf: SONAME not checked");
         return;
     };

@@ -10,7 +10,8 @@
 //!   [`kernel_on`], [`tiny_kernel`], [`copy`], [`arg_texts`],
 //!   [`push_external`], [`pop_external`];
 //! * [`child`]: re-running one test in a child process with another environment, or to watch
-//!   it abort.
+//!   it abort; every wait for a child has a time limit (120 s, or
+//!   `SIM_TEST_KIT_CHILD_TIME_LIMIT_SECS`), after which the child is killed and its test fails.
 //!
 //! Each test binary is its own process, so whatever the kit registers is registered once per
 //! test binary, as when each file carried its own copy.
