@@ -653,8 +653,9 @@ fn with_one_syncer_per_buffer_the_first_nested_call_deadlocks() {
     assert_eq!((c.self_deadlocks, c.total_written()), (2, 1));
 }
 
-/// A syncer only `flush` takes (7.0, `buffer_sync = "none"`): both nested calls write the free half, their watermark
-/// flushes are BUSY without flipping, nothing deadlocks and nothing is lost.
+/// A syncer only `flush` takes (7.0, `buffer_sync = "none"`): both nested calls write the free
+/// half, their watermark flushes are BUSY without flipping, nothing deadlocks and nothing is
+/// lost.
 #[test]
 fn when_only_flush_takes_the_syncer_a_nested_call_never_deadlocks() {
     if !child::in_child(

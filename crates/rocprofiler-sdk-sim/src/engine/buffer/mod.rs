@@ -5,7 +5,7 @@
 //!   flag that a flush holds from the moment it takes the half until the tool's callback for
 //!   it has returned. A flush flips the index, so producers move to the other half. Where the
 //!   release's `syncer` is, and who takes it (`Machine::buffer_sync`,
-//!   docs/simulator-fidelity.md#releases), decides what a producer and a watermark flush do
+//!   docs/simulator-fidelity.md#the-ledger), decides what a producer and a watermark flush do
 //!   while a half is busy, whatever the policy:
 //!   * per half (ROCm 7.13 to 10.1): a watermark flush flips first, then finds the half it left
 //!     busy (BUFFER_BUSY). A producer whose current half is busy **waits** for that callback;
@@ -15,9 +15,9 @@
 //!   * per buffer (ROCm 7.1, 7.2): a producer waits while **either** half is busy, so every
 //!     producer waits for the whole callback of every flush;
 //!   * none (ROCm 7.0): producers take no syncer; the buffer's one syncer is `flush`'s, tested
-//!     before it flips. A watermark flush during a callback answers BUFFER_BUSY without flipping, so
-//!     producers go on writing the free half past the watermark; when that half is full a
-//!     LOSSLESS producer's waiting flush waits for the callback, then flips and delivers. A
+//!     before it flips. A watermark flush during a callback answers BUFFER_BUSY without
+//!     flipping, so producers go on writing the free half past the watermark; when that half is
+//!     full a LOSSLESS producer's waiting flush waits for the callback, then flips and delivers. A
 //!     producer that met the half being delivered would wait for the half's lock (held for the
 //!     callback and the clear) and write the cleared half; the sim's producers read the index
 //!     and write under one lock, so that never happens here. The SDK's narrow race (space
