@@ -39,8 +39,8 @@ pub struct Machine {
     /// The ROCm release the machine runs (default `"7.1"`: docs/simulator-fidelity.md, the
     /// ledger): `"7.0"`, `"7.1"`, `"7.2"`, `"7.13"`, `"7.14"`, `"10.0"` or `"10.1"`. It sets
     /// the SDK's layouts and, unless given explicitly, the keys `sdk_version`,
-    /// `anytime_initialization`, `stream_map`, `buffer_sync` and `sdma_threshold` to that
-    /// release's.
+    /// `anytime_initialization`, `uuid_bytes`, `stream_map`, `buffer_sync` and `sdma_threshold`
+    /// to that release's.
     pub rocm: RocmRelease,
     /// The rocprofiler-sdk version reported to tools, `"major.minor.patch"` (default: the
     /// release's, `"1.1.0"` for 7.1). From 1.3.0 a tool forced after HIP started untraced gets
@@ -52,6 +52,9 @@ pub struct Machine {
     /// true for 10.1 only); otherwise `rocprofiler_force_configure` returns
     /// CONFIGURATION_LOCKED.
     pub anytime_initialization: bool,
+    /// Bytes of the agents' `rocprofiler_uuid_t`, 8 or 16 (default: the release's, 16; 8 for
+    /// 7.0's branch): the agent struct is 296 bytes plus these (304 or 312).
+    pub uuid_bytes: u8,
     /// How HIP_STREAM tracing maps `hipStream_t` values to stream ids: `"sdk-1.0"`,
     /// `"sdk-1.1"` or `"newer"` ([`StreamMap`]; default: the release's, `"sdk-1.1"` for 7.1).
     pub stream_map: StreamMap,
@@ -119,6 +122,7 @@ impl Default for Machine {
             buffer_self_deadlock: SelfDeadlock::Abort,
             sdma_threshold: DEFAULT_ROCM.sdma_threshold(),
             anytime_initialization: DEFAULT_ROCM.anytime_initialization(),
+            uuid_bytes: DEFAULT_ROCM.uuid_bytes(),
             pageable_chunk: 32 * 1024 * 1024,
             aql_queue_packets: 16384,
             h2h_record: false,
@@ -177,6 +181,9 @@ impl Machine {
         if !(1..=MAX_CPUS).contains(&self.cpus) {
             return Err(format!("cpus must be 1..={MAX_CPUS}"));
         }
+        if ![8, 16].contains(&self.uuid_bytes) {
+            return Err("uuid_bytes must be 8 or 16".into());
+        }
         if !(1..=MAX_AQL_QUEUE_PACKETS).contains(&self.aql_queue_packets) {
             return Err(format!(
                 "aql_queue_packets must be 1..={MAX_AQL_QUEUE_PACKETS}"
@@ -232,7 +239,14 @@ impl Machine {
             buffer_sync: self.buffer_sync,
             sdma_threshold: self.sdma_threshold,
             anytime_initialization: self.anytime_initialization,
+            uuid_bytes: self.uuid_bytes,
         }
+    }
+
+    /// `sizeof(rocprofiler_agent_v0_t)` on this machine: 304 with the 8-byte UUID, 312 with
+    /// the 16-byte one.
+    pub fn agent_struct_size(&self) -> usize {
+        296 + self.uuid_bytes as usize
     }
 
     /// The seed in force (see [`Machine::seed`] the field).
@@ -433,6 +447,7 @@ mod tests {
         assert_eq!(Machine::parse("").unwrap(), Machine::default());
         for bad in [
             "gpus = 0",
+            "uuid_bytes = 12",
             "gpus = 17",
             "kernel_record_lag_us = [9, 3]",
             "statuses = \"sim\"",
@@ -454,94 +469,17 @@ mod tests {
         use BufferSync::{None as NoSyncer, PerBuffer, PerHalf};
         use StreamMap::{Newer, Sdk1_0, Sdk1_1};
         let blit = 16 * 1024;
-        #[rustfmt::skip]
         let anytime = "anytime_initialization = true";
+        #[rustfmt::skip]
         let ledger = [
             // rocm,  sdk,        anytime, stream map, syncer,   blit max, agent, uuid, CONTEXT_NONE, unpinned
-            (
-                "7.0",
-                (1, 0, 0),
-                false,
-                Sdk1_0,
-                NoSyncer,
-                blit,
-                304,
-                8,
-                u64::MAX,
-                vec!["sdma_threshold = 0"],
-            ),
-            (
-                "7.1",
-                (1, 1, 0),
-                false,
-                Sdk1_1,
-                PerBuffer,
-                blit,
-                312,
-                16,
-                0,
-                vec![],
-            ),
-            (
-                "7.2",
-                (1, 1, 0),
-                false,
-                Sdk1_1,
-                PerBuffer,
-                blit,
-                312,
-                16,
-                0,
-                vec!["buffer_sync = \"per-half\""],
-            ),
-            (
-                "7.13",
-                (1, 3, 0),
-                false,
-                Sdk1_1,
-                PerHalf,
-                blit,
-                312,
-                16,
-                0,
-                vec![],
-            ),
-            (
-                "7.14",
-                (1, 3, 2),
-                false,
-                Newer,
-                PerHalf,
-                blit,
-                312,
-                16,
-                0,
-                vec!["stream_map = \"sdk-1.1\"", anytime],
-            ),
-            (
-                "10.0",
-                (1, 3, 5),
-                false,
-                Newer,
-                PerHalf,
-                blit,
-                312,
-                16,
-                0,
-                vec![anytime],
-            ),
-            (
-                "10.1",
-                (1, 4, 1),
-                true,
-                Newer,
-                PerHalf,
-                blit,
-                312,
-                16,
-                0,
-                vec![],
-            ),
+            ("7.0",  (1, 0, 0), false, Sdk1_0, NoSyncer,  blit, 304, 8,  u64::MAX, vec!["sdma_threshold = 0", "uuid_bytes = 16"]),
+            ("7.1",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec![]),
+            ("7.2",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec!["buffer_sync = \"per-half\""]),
+            ("7.13", (1, 3, 0), false, Sdk1_1, PerHalf,   blit, 312, 16, 0, vec![]),
+            ("7.14", (1, 3, 2), false, Newer,  PerHalf,   blit, 312, 16, 0, vec!["stream_map = \"sdk-1.1\"", anytime]),
+            ("10.0", (1, 3, 5), false, Newer,  PerHalf,   blit, 312, 16, 0, vec![anytime]),
+            ("10.1", (1, 4, 1), true,  Newer,  PerHalf,   blit, 312, 16, 0, vec![]),
         ];
         assert_eq!(ledger.len(), RocmRelease::ALL.len());
         for (rocm, (a, b, c), any, map, sync, threshold, agent, uuid, none, unpinned) in ledger {
@@ -560,8 +498,8 @@ mod tests {
             );
             assert_eq!(
                 (
-                    m.rocm.agent_struct_size(),
-                    m.rocm.uuid_size(),
+                    m.agent_struct_size(),
+                    m.uuid_bytes as usize,
                     m.rocm.context_none()
                 ),
                 (agent, uuid, none),

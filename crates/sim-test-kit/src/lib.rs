@@ -244,7 +244,7 @@ pub fn copy(kind: sim::driver::CopyKind, bytes: u64, duration_ns: u64) -> sim::d
 /// The agents `rocprofiler_query_available_agents` lists (version 0), copied out.
 pub fn agents() -> Vec<sys::rocprofiler_agent_v0_t> {
     // A ROCm 7.0 machine has the shorter agent struct and refuses the 7.1 size.
-    checked(SDK.agents(sim::machine::machine().rocm.agent_struct_size()))
+    checked(SDK.agents(sim::machine::machine().agent_struct_size()))
 }
 
 /// Pushes external correlation `value` for thread `tid` in context `ctx`, asserting success.

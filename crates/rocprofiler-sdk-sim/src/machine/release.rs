@@ -40,6 +40,7 @@ pub struct ReleaseProfile {
     pub buffer_sync: BufferSync,
     pub sdma_threshold: u64,
     pub anytime_initialization: bool,
+    pub uuid_bytes: u8,
 }
 
 /// Another shape of one ledger row that the sources allow where no tree of the release pins
@@ -130,6 +131,7 @@ impl RocmRelease {
             buffer_sync: self.buffer_sync(),
             sdma_threshold: self.sdma_threshold(),
             anytime_initialization: self.anytime_initialization(),
+            uuid_bytes: self.uuid_bytes(),
         }
     }
 
@@ -152,8 +154,12 @@ impl RocmRelease {
             row: "Anytime initialization",
             overlay: "anytime_initialization = true",
         };
+        const UUID_16: Unpinned = Unpinned {
+            row: "Agent struct",
+            overlay: "uuid_bytes = 16",
+        };
         match self {
-            RocmRelease::Rocm7_0 => &[NO_BLIT],
+            RocmRelease::Rocm7_0 => &[NO_BLIT, UUID_16],
             RocmRelease::Rocm7_2 => &[PER_HALF],
             RocmRelease::Rocm7_14 => &[SIZE_INDEXED_STREAMS, ANYTIME],
             RocmRelease::Rocm10_0 => &[ANYTIME],
@@ -161,16 +167,9 @@ impl RocmRelease {
         }
     }
 
-    /// `sizeof(rocprofiler_agent_v0_t)` in this release (ledger row "Agent layout").
-    pub fn agent_struct_size(self) -> usize {
-        match self {
-            RocmRelease::Rocm7_0 => 304,
-            _ => 312,
-        }
-    }
-
-    /// Bytes of `rocprofiler_uuid_t` (an 8-byte union up to 7.0, 16 bytes from 7.1).
-    pub fn uuid_size(self) -> usize {
+    /// Bytes of `rocprofiler_uuid_t` (ledger row "Agent struct"): an 8-byte union on the 7.0
+    /// branch (#390 is not in it), 16 bytes from 7.1; the agent struct is 296 bytes plus it.
+    pub fn uuid_bytes(self) -> u8 {
         match self {
             RocmRelease::Rocm7_0 => 8,
             _ => 16,
