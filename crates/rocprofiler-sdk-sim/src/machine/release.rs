@@ -138,26 +138,14 @@ impl RocmRelease {
     /// The other shapes of the rows no tree of this release pins (the ledger's "unpinned"
     /// cells). The release's own values above are one shape; these are the rest.
     pub fn unpinned(self) -> &'static [Unpinned] {
-        const NO_BLIT: Unpinned = Unpinned {
-            row: "Small copies",
-            overlay: "sdma_threshold = 0",
-        };
-        const PER_HALF: Unpinned = Unpinned {
-            row: "Buffer syncer",
-            overlay: "buffer_sync = \"per-half\"",
-        };
-        const SIZE_INDEXED_STREAMS: Unpinned = Unpinned {
-            row: "Stream ids",
-            overlay: "stream_map = \"sdk-1.1\"",
-        };
-        const ANYTIME: Unpinned = Unpinned {
-            row: "Anytime initialization",
-            overlay: "anytime_initialization = true",
-        };
-        const UUID_16: Unpinned = Unpinned {
-            row: "Agent struct",
-            overlay: "uuid_bytes = 16",
-        };
+        const fn shape(row: &'static str, overlay: &'static str) -> Unpinned {
+            Unpinned { row, overlay }
+        }
+        const NO_BLIT: Unpinned = shape("Small copies", "sdma_threshold = 0");
+        const UUID_16: Unpinned = shape("Agent struct", "uuid_bytes = 16");
+        const PER_HALF: Unpinned = shape("Buffer syncer", "buffer_sync = \"per-half\"");
+        const SIZE_INDEXED_STREAMS: Unpinned = shape("Stream ids", "stream_map = \"sdk-1.1\"");
+        const ANYTIME: Unpinned = shape("Anytime initialization", "anytime_initialization = true");
         match self {
             RocmRelease::Rocm7_0 => &[NO_BLIT, UUID_16],
             RocmRelease::Rocm7_2 => &[PER_HALF],
