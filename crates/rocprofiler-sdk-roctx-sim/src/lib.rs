@@ -200,8 +200,12 @@ mod tests {
             assert_eq!(roctxRangePop(), 0);
             assert_eq!(roctxRangePop(), -1);
             // SAFETY: as above.
-            let (first, second) =
-                unsafe { (roctxRangeStartA(c"a".as_ptr()), roctxRangeStartA(c"b".as_ptr())) };
+            let (first, second) = unsafe {
+                (
+                    roctxRangeStartA(c"a".as_ptr()),
+                    roctxRangeStartA(c"b".as_ptr()),
+                )
+            };
             assert_ne!(first, second, "each process range has its own id");
             roctxRangeStop(first);
             roctxRangeStop(second);

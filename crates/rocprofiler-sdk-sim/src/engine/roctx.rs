@@ -217,7 +217,10 @@ fn int_retval(value: i32) -> sys::rocprofiler_marker_api_retval_t {
 /// ENTER), then fires MARKER_CORE_API operation 1 under the range's correlation id; returns the
 /// new range's level.
 pub(crate) fn range_push(message: Option<&CStr>) -> i32 {
-    let range = open_range(sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA, message);
+    let range = open_range(
+        sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA,
+        message,
+    );
     let level = fire(
         sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
         sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
@@ -275,7 +278,10 @@ pub(crate) fn range_pop() -> i32 {
 /// ENTER), then fires MARKER_CORE_API operation 3 under its correlation id; returns the range's
 /// id.
 pub(crate) fn range_start(message: Option<&CStr>) -> u64 {
-    let range = open_range(sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA, message);
+    let range = open_range(
+        sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA,
+        message,
+    );
     let id = fire(
         sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
         sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA,
@@ -316,7 +322,10 @@ pub(crate) fn range_stop(id: u64) {
 /// `roctxMarkA`: MARKER_CORE_RANGE_API operation 0 around MARKER_CORE_API operation 0, under
 /// one correlation id.
 pub(crate) fn mark(message: Option<&CStr>) {
-    let range = open_range(sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA, message);
+    let range = open_range(
+        sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA,
+        message,
+    );
     fire(
         sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
         sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA,

@@ -419,7 +419,10 @@ mod tests {
             [Step::RoctxPush(a), Step::RoctxMark(b), Step::RoctxPop, Step::RoctxPop]
                 if a == "a" && b == "b"
         ));
-        let got = steps("", "{ roctx_start = \"epoch\" }, { roctx_stop = \"epoch\" }");
+        let got = steps(
+            "",
+            "{ roctx_start = \"epoch\" }, { roctx_stop = \"epoch\" }",
+        );
         assert!(matches!(
             &got[..],
             [Step::RoctxStart(a), Step::RoctxStop(b)] if a == "epoch" && b == "epoch"
