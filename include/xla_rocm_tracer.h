@@ -16,11 +16,6 @@
 // `XRT_KERNEL_WORDS`, which the C++ shims use too).
 #define XRT_KERNEL_WORDS 12
 
-// The `thread_id` of a ROCTx process range (`roctxRangeStartA` / `roctxRangeStop`): it
-// belongs to no one thread (any thread may stop it), so the export puts it on the host
-// plane's process-wide ROCTx line (docs/xla-interface.md#roctx-ranges-and-marks).
-#define RocmTracerEvent_PROCESS_RANGE_THREAD_ID (UINT64_MAX - 2)
-
 // Result of the C functions.
 typedef enum XrtStatus {
   XRT_STATUS_OK = 0,
