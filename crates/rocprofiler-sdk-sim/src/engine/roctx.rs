@@ -12,6 +12,13 @@
 //!   (7) operations 1, 2, 0. Push returns the 0-based nesting level of the new range on the
 //!   thread, pop the level of the range it closed or -1 when the thread had none open (ROCTx's
 //!   own thread-local stack, kept here); mark returns nothing (the EXIT retval is 0).
+//! - `roctxRangeStartA(message)` / `roctxRangeStop(id)`: MARKER_CORE_API operations 3 and 4;
+//!   start returns a process-unique range id, stop takes it on any thread.
+//! - MARKER_CORE_RANGE_API (21), as the SDK's `marker/range_marker.cpp` wraps those calls: a
+//!   push/pop pair is one `roctxThreadRangeA` (1), a start/stop pair one `roctxProcessRangeA`
+//!   (2), ENTER at the push or start and EXIT at the pop or stop under one correlation id, and
+//!   a mark is `roctxMarkA` (0) around the core mark. Which of the two domains fire is the
+//!   machine's `roctx_domains` (SCENARIOS.md "ROCTx ranges and marks").
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
