@@ -296,6 +296,10 @@ impl RocmTracerEvent {
     /// under `AMD_DIRECT_DISPATCH=0`): its stream is unknown, and the collector places it on an
     /// "unattributed" lane of its queue instead of dropping it.
     pub const UNATTRIBUTED_STREAM_ID: u64 = u64::MAX - 1;
+    /// The `thread_id` of a ROCTx process range (`roctxRangeStartA` / `roctxRangeStop`): it
+    /// belongs to no one thread (any thread may stop it), so the export puts it on the host
+    /// plane's process-wide ROCTx line (docs/xla-interface.md#roctx-ranges-and-marks).
+    pub const PROCESS_RANGE_THREAD_ID: u64 = u64::MAX - 2;
 }
 
 impl Default for RocmTracerEvent {

@@ -11,8 +11,7 @@ use super::options::ExportOptions;
 use super::placement::{place_events, warnings, Placed};
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
-    host_line_name, roctx_line_name, HOST_PLANE_NAME, ROCTX_LINE_ID_BASE,
-    SCOPE_RANGE_TREE_PLANE_NAME,
+    host_line_name, roctx_line, HOST_PLANE_NAME, SCOPE_RANGE_TREE_PLANE_NAME,
 };
 use super::timeline::Timeline;
 use super::xplane_proto::{x_stat, XSpace, XStat};
@@ -132,13 +131,8 @@ fn add_host_plane<S: XSpaceSink>(
                 let (start, end) = lines.events.times(placed);
                 (start, std::cmp::Reverse(end))
             });
-            lines.build_line(
-                &mut host_plane,
-                ROCTX_LINE_ID_BASE.saturating_add(thread_id as i64),
-                &roctx_line_name(thread_id),
-                &events,
-                &[],
-            );
+            let (line_id, line_name) = roctx_line(thread_id);
+            lines.build_line(&mut host_plane, line_id, &line_name, &events, &[]);
         }
     }
     host_plane.finish_into(lines.sink);

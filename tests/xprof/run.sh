@@ -42,12 +42,15 @@ TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" tests/xprof/check_device_rows.py "$nam
     --name 'Stream #3 (null)' --event-arg stream_name=h2d --event-arg stream_kind=null
 # ROCTx ranges as host bands, marks as instants, the innermost label on every kernel and copy
 # launched inside a range. Session 1 ends with `spanning` still open: its kernel keeps the
-# label, no band shows; session 2 pops it (dropped) and has one range of its own.
+# label, no band shows; session 2 pops it (dropped) and has one range of its own. Each session
+# has one process range (`epoch`, stopped by another thread; `eval`), labelling nothing.
 roctx="$work/roctx/sim-host.xplane.pb"
 mkdir -p "$work/roctx"
 "$cli" replay scenarios/roctx_ranges.toml -o "$roctx" >/dev/null
 TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" tests/xprof/check_roctx_bands.py \
-    "$work/roctx/sim-host.session1.xplane.pb" --bands 4 --marks 2 --labelled 5 --open spanning
+    "$work/roctx/sim-host.session1.xplane.pb" --bands 4 --marks 2 --labelled 5 --open spanning \
+    --process-bands 1
 TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" tests/xprof/check_roctx_bands.py \
-    "$work/roctx/sim-host.session2.xplane.pb" --bands 1 --marks 0 --labelled 1
+    "$work/roctx/sim-host.session2.xplane.pb" --bands 1 --marks 0 --labelled 1 \
+    --process-bands 1
 echo "xprof trace_viewer check passed"

@@ -81,6 +81,10 @@ pub struct Machine {
     /// Host-to-host copies give one HOST_TO_HOST record with the CPU on both sides, as an SDMA
     /// copy would (default false: the HIP runtime copies them on the CPU, no record).
     pub h2h_record: bool,
+    /// Which callback domains carry ROCTx's ranges and marks ([`RoctxDomains`]): `"core"`,
+    /// `"core-and-range"` (default) or `"range"` (docs/simulator-fidelity.md, row "ROCTx
+    /// domains": unpinned on every release, so no release sets it).
+    pub roctx_domains: RoctxDomains,
     /// `[min, max]` microseconds, max at most 1000000 (default `[20, 200]`): how long after a
     /// kernel ended its completion (COMPLETE callback, buffer record) is pushed by the signal
     /// thread, so records can arrive after `hipStreamSynchronize` returned.
@@ -126,6 +130,7 @@ impl Default for Machine {
             pageable_chunk: 32 * 1024 * 1024,
             aql_queue_packets: 16384,
             h2h_record: false,
+            roctx_domains: RoctxDomains::CoreAndRange,
             kernel_record_lag_us: [20, 200],
             seed: None,
             clock: ClockMode::Real,
@@ -311,6 +316,40 @@ impl From<Version> for String {
     }
 }
 
+/// Which of the SDK's two ROCTx callback domains deliver a ROCTx call (ledger row "ROCTx
+/// domains", pin U8: which release's library feeds which domain is not read, so every shape the
+/// SDK's sources allow is one value). The shapes share how each domain looks: MARKER_CORE_API
+/// (7) gets one ENTER/EXIT pair per call (`roctxMarkA`, `roctxRangePushA`, `roctxRangePop`,
+/// `roctxRangeStartA`, `roctxRangeStop`); MARKER_CORE_RANGE_API (21) one per mark and one per
+/// range, ENTER at its push or start, EXIT at its pop or stop, under one correlation id
+/// (`roctxThreadRangeA` for push/pop, `roctxProcessRangeA` for start/stop: the SDK's
+/// `marker/range_marker.cpp`, search index id 1455165569).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoctxDomains {
+    /// Every call on MARKER_CORE_API only (the field report's ROCm 6.4.1).
+    Core,
+    /// Both domains, as the SDK's sources wire them: the range domain wraps ROCTx's core
+    /// functions, so a tool that traces both sees a range on each, and the core call made
+    /// inside a range's push or start carries the range's correlation id ("Correlation ID will
+    /// be identical for MARKER_CORE_API and MARKER_CORE_RANGE_API", the SDK's tests).
+    CoreAndRange,
+    /// Ranges and marks on MARKER_CORE_RANGE_API only (the field report's ROCm 7.2 reading).
+    Range,
+}
+
+impl RoctxDomains {
+    /// Whether MARKER_CORE_API delivers ROCTx's calls.
+    pub fn core(self) -> bool {
+        matches!(self, RoctxDomains::Core | RoctxDomains::CoreAndRange)
+    }
+
+    /// Whether MARKER_CORE_RANGE_API delivers ROCTx's ranges and marks.
+    pub fn range(self) -> bool {
+        matches!(self, RoctxDomains::Range | RoctxDomains::CoreAndRange)
+    }
+}
+
 /// What a producer does where the real SDK would wait forever on its own buffer callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -474,7 +513,7 @@ mod tests {
         let ledger = [
             // rocm,  sdk,        anytime, stream map, syncer,   blit max, agent, uuid, CONTEXT_NONE, unpinned
             ("7.0",  (1, 0, 0), false, Sdk1_0, NoSyncer,  blit, 304, 8,  u64::MAX, vec!["sdma_threshold = 0", "uuid_bytes = 16"]),
-            ("7.1",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec![]),
+            ("7.1",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec!["roctx_domains = \"core\"", "roctx_domains = \"range\""]),
             ("7.2",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec!["buffer_sync = \"per-half\""]),
             ("7.13", (1, 3, 0), false, Sdk1_1, PerHalf,   blit, 312, 16, 0, vec![]),
             ("7.14", (1, 3, 2), false, Newer,  PerHalf,   blit, 312, 16, 0, vec!["stream_map = \"sdk-1.1\"", anytime]),
@@ -509,7 +548,7 @@ mod tests {
             assert_eq!(overlays, unpinned, "{rocm}");
             for overlay in overlays {
                 let other = Machine::parse(&format!("rocm = \"{rocm}\", {overlay}")).unwrap();
-                assert_ne!(other.profile_keys(), m.profile_keys(), "{rocm}: {overlay}");
+                assert_ne!(other, m, "{rocm}: {overlay}");
             }
         }
         assert_eq!(Machine::default().rocm.as_str(), "7.1");

@@ -232,6 +232,10 @@ pub struct rocsim_api_call_options_t {
 pub type rocsim_roctx_range_push_a_fn = unsafe extern "C" fn(message: *const c_char) -> c_int;
 /// `rocsim_roctx_range_pop`: `roctxRangePop`.
 pub type rocsim_roctx_range_pop_fn = extern "C" fn() -> c_int;
+/// `rocsim_roctx_range_start_a`: `roctxRangeStartA`; returns the range's `roctx_range_id_t`.
+pub type rocsim_roctx_range_start_a_fn = unsafe extern "C" fn(message: *const c_char) -> u64;
+/// `rocsim_roctx_range_stop`: `roctxRangeStop(id)`.
+pub type rocsim_roctx_range_stop_fn = extern "C" fn(id: u64);
 /// `rocsim_roctx_mark_a`: `roctxMarkA`.
 pub type rocsim_roctx_mark_a_fn = unsafe extern "C" fn(message: *const c_char);
 /// `rocsim_roctx_name_hip_stream`: `roctxNameHipStream`.

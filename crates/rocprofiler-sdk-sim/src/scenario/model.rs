@@ -171,6 +171,11 @@ pub enum Step {
     RoctxPop,
     /// `roctxMarkA(message)` on the thread.
     RoctxMark(String),
+    /// `roctxRangeStartA(message)` on the thread: a process range, known to the replay by its
+    /// message until a [`Step::RoctxStop`] of any thread stops it.
+    RoctxStart(String),
+    /// `roctxRangeStop(id)` of the open process range started with this message.
+    RoctxStop(String),
     /// Seeded random launches, copies and memsets, generated one at a time during replay.
     Random(Box<RandomSpec>),
     /// Repeated steps, optionally inside an annotation (`{i}` in the name = iteration).

@@ -46,7 +46,10 @@ pub use launches::{
     load_code_object, load_code_object_with_resources, memset_async, memset_async_as, memset_sync,
     module_launch_kernel, module_launch_kernel_with, unload_code_object,
 };
-pub use roctx_calls::{roctx_mark, roctx_name_hip_stream, roctx_range_pop, roctx_range_push};
+pub use roctx_calls::{
+    roctx_mark, roctx_name_hip_stream, roctx_range_pop, roctx_range_push, roctx_range_start,
+    roctx_range_stop,
+};
 pub use stream_calls::{
     bind_stream_to_queue, sdk_stream_id, stream_create, stream_create_failed, stream_create_with,
     stream_destroy, stream_synchronize, stream_wait, stream_window_enter, stream_window_exit,

@@ -166,6 +166,8 @@ raw_step! {
     roctx_push: Option<String>,
     roctx_pop: Option<bool>,
     roctx_mark: Option<String>,
+    roctx_start: Option<String>,
+    roctx_stop: Option<String>,
     // modifiers
     stream: Option<Spanned<String>>,
     module: Option<bool>,

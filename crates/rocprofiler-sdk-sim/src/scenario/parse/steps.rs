@@ -12,7 +12,7 @@ use toml::Spanned;
 
 const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
      sleep_us, bind, api, steps, enable, disable, set_enter, set_exit, create_stream, random, \
-     roctx_push, roctx_pop, roctx_mark";
+     roctx_push, roctx_pop, roctx_mark, roctx_start, roctx_stop";
 
 /// Steps one step runs (graph nodes and generated steps each count; repeats multiply).
 pub(super) fn weight(step: &Step) -> u128 {
@@ -148,6 +148,8 @@ impl Validator<'_> {
             ("roctx_push", s.roctx_push.is_some()),
             ("roctx_pop", s.roctx_pop.is_some()),
             ("roctx_mark", s.roctx_mark.is_some()),
+            ("roctx_start", s.roctx_start.is_some()),
+            ("roctx_stop", s.roctx_stop.is_some()),
         ]
         .into_iter()
         .filter(|(_, present)| *present)
@@ -292,8 +294,14 @@ impl Validator<'_> {
     }
 }
 
-/// The ROCTx steps: `roctx_push`, `roctx_mark`, `roctx_pop`.
+/// The ROCTx steps: `roctx_push`, `roctx_mark`, `roctx_pop`, `roctx_start`, `roctx_stop`.
 fn marker_step(s: &mut RawStep) -> Result<Option<Step>, String> {
+    if let Some(message) = s.roctx_start.take() {
+        return roctx_message(&message).map(|()| Some(Step::RoctxStart(message)));
+    }
+    if let Some(message) = s.roctx_stop.take() {
+        return Ok(Some(Step::RoctxStop(message)));
+    }
     if let Some(message) = s.roctx_push.take() {
         return roctx_message(&message).map(|()| Some(Step::RoctxPush(message)));
     }
@@ -308,7 +316,7 @@ fn marker_step(s: &mut RawStep) -> Result<Option<Step>, String> {
     }
 }
 
-/// A `roctx_push` / `roctx_mark` message: it travels as a C string, so no NUL.
+/// A `roctx_push` / `roctx_mark` / `roctx_start` message: it travels as a C string, so no NUL.
 fn roctx_message(message: &str) -> Result<(), String> {
     if message.contains('\0') {
         return Err("a ROCTx message must not contain a NUL character".to_owned());
@@ -410,6 +418,14 @@ mod tests {
             &got[..],
             [Step::RoctxPush(a), Step::RoctxMark(b), Step::RoctxPop, Step::RoctxPop]
                 if a == "a" && b == "b"
+        ));
+        let got = steps(
+            "",
+            "{ roctx_start = \"epoch\" }, { roctx_stop = \"epoch\" }",
+        );
+        assert!(matches!(
+            &got[..],
+            [Step::RoctxStart(a), Step::RoctxStop(b)] if a == "epoch" && b == "epoch"
         ));
         assert_eq!(
             refused(&with_steps("", "{ roctx_mark = \"a\\u0000\" }")),

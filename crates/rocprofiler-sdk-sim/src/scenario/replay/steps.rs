@@ -207,6 +207,20 @@ impl Runner<'_> {
                 driver::roctx_range_pop();
             }
             Step::RoctxMark(message) => driver::roctx_mark(message).map_err(fail)?,
+            Step::RoctxStart(message) => {
+                let id = driver::roctx_range_start(message).map_err(fail)?;
+                world.process_ranges.lock().insert(message.clone(), id);
+            }
+            Step::RoctxStop(message) => {
+                let id = world.process_ranges.lock().remove(message).ok_or_else(|| {
+                    ReplayError(format!(
+                        "thread `{}`: roctx_stop: no open process range `{message}` (its \
+                         roctx_start must come first in the replay's order)",
+                        self.thread
+                    ))
+                })?;
+                driver::roctx_range_stop(id);
+            }
             Step::Enable => self
                 .hooks
                 .enable_tracing()
