@@ -15,7 +15,6 @@ pub mod export;
 pub mod ffi;
 pub mod gpu_agent;
 pub mod sink;
-pub mod stream_wait;
 pub mod tracer;
 
 /// The tracer's inner parts, reachable only by this crate's own tests, benchmarks and fuzz

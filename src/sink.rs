@@ -1,7 +1,7 @@
 //! What the tracer delivers events to: XLA's `RocmTraceCollector` seen from the tracer.
 use crate::drop_reason::DropReason;
+use crate::event::EventCall;
 use crate::event::{RocmTracerEvent, StreamLabel};
-use crate::stream_wait::EventCall;
 
 /// Receives the events of one buffer callback as one batch, so a collector takes its lock once
 /// per batch rather than once per event. Implemented by the Rust collector and, through the

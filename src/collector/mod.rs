@@ -26,9 +26,9 @@ pub use drops::{DropCounters, DropReason, MAX_TRACE_EVENTS_FLAG};
 pub use event_chunk::mapped_event_bytes;
 pub use options::{CaptureStart, CollectorOptions};
 
+use crate::event::EventCall;
 use crate::event::{EventSource, EventType, RocmTracerEvent, StreamLabel};
 use crate::sink::{EventSink, SessionEnd};
-use crate::stream_wait::EventCall;
 use device_numbering::{DeviceNumbering, DevicePlacement};
 pub(crate) use event_log::EventLog;
 use join::{join_api_and_activities, CappedIds, PendingEvents};

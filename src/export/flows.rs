@@ -18,9 +18,8 @@
 //! nothing back: neither gets a flow.
 use std::collections::BTreeMap;
 
-use super::placement::{Events, Placed};
-use crate::event::{EventDetails, RocmTracerEvent};
-use crate::stream_wait::{pair_waits, EventCall, StreamWait};
+use super::placement::{Events, FlowEnd, Placed};
+use crate::event::{EventCall, EventCallKind, EventDetails, RocmTracerEvent};
 
 /// The XStat name of a flow (tsl's `StatType::kFlow`).
 pub(super) const FLOW_STAT: &str = "flow";
@@ -38,13 +37,6 @@ const WAIT_NAME: &str = "hipStreamWaitEvent";
 /// The value of a `flow` stat: `direction | id << 2 | category << 58`, category generic (0).
 pub(super) fn flow_stat_value(id: u64, direction: u64) -> u64 {
     direction | ((id & FLOW_ID_MASK) << 2)
-}
-
-/// One end of a wait's flow: a zero-length event on a device lane, and its `flow` stat.
-pub(super) struct FlowEnd {
-    pub(super) device_ordinal: u32,
-    pub(super) event: RocmTracerEvent,
-    pub(super) flow: u64,
 }
 
 /// A device event: its correlation id (the order its HIP call was entered in), its start and
@@ -138,6 +130,38 @@ fn flow_end(events: &Events<'_>, work: &Submitted, at: u64, name: &str, flow: u6
     }
 }
 
+/// One wait with the record it waits for: the latest record of the same event entered before
+/// the wait. A wait on an event never recorded has no pair (HIP makes it a no-op).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct StreamWait {
+    record: EventCall,
+    wait: EventCall,
+}
+
+/// Pairs each wait of `calls` with its record; in the waits' correlation order.
+fn pair_waits(calls: &[EventCall]) -> Vec<StreamWait> {
+    let mut ordered: Vec<&EventCall> = calls.iter().collect();
+    ordered.sort_by_key(|call| call.correlation_id);
+    let mut latest_record = std::collections::HashMap::new();
+    let mut waits = Vec::new();
+    for call in ordered {
+        match call.kind {
+            EventCallKind::Record => {
+                latest_record.insert(call.event, *call);
+            }
+            EventCallKind::Wait => {
+                if let Some(&record) = latest_record.get(&call.event) {
+                    waits.push(StreamWait {
+                        record,
+                        wait: *call,
+                    });
+                }
+            }
+        }
+    }
+    waits
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,5 +176,31 @@ mod tests {
             0,
             "the id keeps to 56 bits"
         );
+    }
+
+    fn call(correlation_id: u64, kind: EventCallKind, event: u64, stream_id: u64) -> EventCall {
+        EventCall {
+            correlation_id,
+            kind,
+            event,
+            stream_id,
+        }
+    }
+
+    #[test]
+    fn a_wait_pairs_with_the_latest_earlier_record_of_its_event() {
+        use EventCallKind::{Record, Wait};
+        let calls = [
+            call(9, Wait, 0xa, 3),
+            call(2, Record, 0xa, 1),
+            call(5, Record, 0xa, 2),
+            call(6, Record, 0xb, 2),
+            call(7, Wait, 0xc, 3),
+            call(12, Record, 0xa, 4),
+        ];
+        let waits = pair_waits(&calls);
+        assert_eq!(waits.len(), 1, "{waits:?}");
+        assert_eq!(waits[0].record.correlation_id, 5);
+        assert_eq!(waits[0].wait.correlation_id, 9);
     }
 }

@@ -9,7 +9,6 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::event_stats::KernelDevice;
-use super::flows::{wait_flow_ends, FlowEnd};
 use super::timeline::Timeline;
 use crate::collector::{CollectedTrace, DropCounters, DropReason, EventLog, LoggedEvent};
 use crate::event::{EventSource, EventType, RocmTracerEvent};
@@ -33,6 +32,14 @@ pub(super) enum List {
 pub(super) struct Placed {
     pub(super) list: List,
     pub(super) index: u32,
+}
+
+/// One end of a stream wait's flow (flows.rs): a zero-length event on a device lane, and its
+/// `flow` stat.
+pub(super) struct FlowEnd {
+    pub(super) device_ordinal: u32,
+    pub(super) event: RocmTracerEvent,
+    pub(super) flow: u64,
 }
 
 /// The events of an export, read in place from the collected trace.
@@ -198,6 +205,17 @@ pub(super) struct PlacedEvents<'a> {
 }
 
 impl PlacedEvents<'_> {
+    /// Places the ends of the stream waits' flows, each on its device.
+    pub(super) fn add_flow_ends(&mut self, ends: Vec<FlowEnd>) {
+        for (index, end) in ends.iter().enumerate() {
+            self.devices[end.device_ordinal as usize].push(Placed {
+                list: List::FlowEnds,
+                index: index as u32,
+            });
+        }
+        self.events.flow_ends = ends;
+    }
+
     /// How many events the lines will hold.
     pub(super) fn count(&self) -> usize {
         self.host_threads
@@ -222,17 +240,7 @@ pub(super) fn place_events<'a>(trace: &'a CollectedTrace, timeline: &Timeline) -
                 && event.event_type().is_memcpy()
         })
     });
-    let mut events = Events::new(trace, if indirect_copies { "unknown" } else { "CPU" });
-    let mut devices = devices;
-    // The waits' flows: two zero-length events each, on the lanes of the work they join.
-    let flow_ends = wait_flow_ends(&events, &trace.event_calls, &devices);
-    for (index, end) in flow_ends.iter().enumerate() {
-        devices[end.device_ordinal as usize].push(Placed {
-            list: List::FlowEnds,
-            index: index as u32,
-        });
-    }
-    events.flow_ends = flow_ends;
+    let events = Events::new(trace, if indirect_copies { "unknown" } else { "CPU" });
     // Copies the CPU did: their HIP calls, on their threads, with no device.
     place_on_threads(
         &trace.host_only,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
-use crate::stream_wait::{EventCall, EventCallKind};
+use crate::event::{EventCall, EventCallKind};
 use crate::tracer::streams::stack as stream_stack;
 use crate::tracer::word_ring::{RingEntry, WordRing};
 
