@@ -41,8 +41,8 @@ struct FlowEnd {
     line: String,
     event: String,
     direction: u64,
-    /// Start time in ps from the line's start.
-    at_ps: i64,
+    /// Start time in ps (wall clock).
+    at_ps: i128,
 }
 
 /// Every event with a `flow` stat, by flow id.
@@ -74,7 +74,7 @@ fn flows(space: &XSpace) -> BTreeMap<u64, Vec<FlowEnd>> {
                             line: line.name.clone(),
                             event: plane.event_metadata[&event.metadata_id].name.clone(),
                             direction: value & 0b11,
-                            at_ps: at_ps + (line.timestamp_ns * 1000),
+                            at_ps: i128::from(line.timestamp_ns) * 1000 + i128::from(at_ps),
                         });
                 }
             }
