@@ -73,7 +73,8 @@ unsafe fn kind_and_event(operation: i32, payload: *const c_void) -> Option<(Even
     let args_at = std::mem::offset_of!(sys::rocprofiler_callback_tracing_hip_api_data_t, args);
     // SAFETY: the payload starts with its u64 size (this function's contract).
     let size = unsafe { (payload as *const u64).read_unaligned() };
-    let args = unsafe { (payload as *const u8).add(args_at) };
+    // Read only below, once `size` says the payload covers it.
+    let args = (payload as *const u8).wrapping_add(args_at);
     let (kind, event) = if operation == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent
         || operation == sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent_spt
     {
@@ -245,17 +246,13 @@ mod tests {
         // A payload too small for the arguments, and a null event, are not read as a call.
         record.size = 16;
         // SAFETY: as above; the size says 16.
-        assert_eq!(
-            unsafe { kind_and_event(record_op, (&raw mut record).cast()) },
-            None
-        );
+        let got = unsafe { kind_and_event(record_op, (&raw mut record).cast()) };
+        assert_eq!(got, None);
         args.hipEventRecord.event = std::ptr::null_mut();
         let mut null_event = payload(args);
         // SAFETY: as above.
-        assert_eq!(
-            unsafe { kind_and_event(record_op, (&raw mut null_event).cast()) },
-            None
-        );
+        let got = unsafe { kind_and_event(record_op, (&raw mut null_event).cast()) };
+        assert_eq!(got, None);
         assert!(is_event_call(wait_op) && is_event_call(record_op));
         assert!(!is_event_call(
             sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel
