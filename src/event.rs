@@ -370,6 +370,30 @@ pub struct StreamLabel {
     pub name: Option<Arc<str>>,
 }
 
+/// What a `hipEventRecord` or `hipStreamWaitEvent` call did with its event: the session's end
+/// carries the calls (`SessionEnd::event_calls`); the export pairs each wait with its record
+/// and draws a flow (docs/xla-interface.md#stream-waits).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EventCallKind {
+    /// `hipEventRecord` / `hipEventRecordWithFlags`: the event marks the work submitted to the
+    /// stream so far.
+    Record,
+    /// `hipStreamWaitEvent`: the stream's later work waits for the event's latest record.
+    Wait,
+}
+
+/// One record or wait call.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EventCall {
+    /// The call's internal correlation id: calls and submitted work are ordered by it.
+    pub correlation_id: u64,
+    pub kind: EventCallKind,
+    /// The `hipEvent_t`.
+    pub event: u64,
+    /// The SDK stream id of the call's stream (its HIP_STREAM SET).
+    pub stream_id: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::device_lanes::{add_device_plane, Lane};
+use super::flows::wait_flow_ends;
 use super::line_builder::LineBuilder;
 use super::options::ExportOptions;
 use super::placement::{place_events, warnings, Placed};
@@ -81,7 +82,10 @@ pub fn export_into<S: XSpaceSink>(
     sink: &mut S,
 ) -> Vec<Lane> {
     let timeline = Timeline::new(trace.start, end_gputime_ns);
-    let placed = place_events(trace, &timeline);
+    let mut placed = place_events(trace, &timeline);
+    // The stream waits' flows: two zero-length events each, on the lanes of the work they join.
+    let flow_ends = wait_flow_ends(&placed.events, &trace.event_calls, &placed.devices);
+    placed.add_flow_ends(flow_ends);
     sink.expect_events(placed.count());
     let mut lines = LineBuilder::new(sink, &timeline, placed.events);
 

@@ -706,6 +706,35 @@ pub struct rocprofiler_hip_api_args_hipMemcpyFixedAsync_t {
     pub stream: hipStream_t,
 }
 
+/// The arguments of `hipEventRecord(hipEvent_t event, hipStream_t stream)`, in its signature's
+/// order.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipEventRecord_t {
+    pub event: hipEvent_t,
+    pub stream: hipStream_t,
+}
+
+/// The arguments of `hipEventRecordWithFlags(hipEvent_t event, hipStream_t stream,
+/// unsigned int flags)`.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipEventRecordWithFlags_t {
+    pub event: hipEvent_t,
+    pub stream: hipStream_t,
+    pub flags: c_uint,
+}
+
+/// The arguments of `hipStreamWaitEvent(hipStream_t stream, hipEvent_t event,
+/// unsigned int flags)`: the stream first, unlike the record calls.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipStreamWaitEvent_t {
+    pub stream: hipStream_t,
+    pub event: hipEvent_t,
+    pub flags: c_uint,
+}
+
 /// `rocprofiler_hip_api_args_t` (88 bytes, align 8 with HIP runtime table step 12).
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -730,6 +759,9 @@ pub union rocprofiler_hip_api_args_t {
     pub hipMemcpyFixed: rocprofiler_hip_api_args_hipMemcpyFixed_t,
     /// `hipMemcpyHtoDAsync`, `hipMemcpyDtoHAsync`, `hipMemcpyDtoDAsync`.
     pub hipMemcpyFixedAsync: rocprofiler_hip_api_args_hipMemcpyFixedAsync_t,
+    pub hipEventRecord: rocprofiler_hip_api_args_hipEventRecord_t,
+    pub hipEventRecordWithFlags: rocprofiler_hip_api_args_hipEventRecordWithFlags_t,
+    pub hipStreamWaitEvent: rocprofiler_hip_api_args_hipStreamWaitEvent_t,
 }
 
 /// `hipChannelFormatDesc` (a `retval` member): four `int`s and an enum.

@@ -238,4 +238,9 @@ fn hip_api_payload() {
         dst @ 0, src @ 8, sizeBytes @ 16);
     layout!(rocprofiler_hip_api_args_hipMemcpyFixedAsync_t, 32, 8,
         dst @ 0, src @ 8, sizeBytes @ 16, stream @ 24);
+    layout!(rocprofiler_hip_api_args_hipEventRecord_t, 16, 8, event @ 0, stream @ 8);
+    layout!(rocprofiler_hip_api_args_hipEventRecordWithFlags_t, 24, 8,
+        event @ 0, stream @ 8, flags @ 16);
+    layout!(rocprofiler_hip_api_args_hipStreamWaitEvent_t, 24, 8,
+        stream @ 0, event @ 8, flags @ 16);
 }

@@ -277,6 +277,10 @@ extern "C" {
     /// (what a host callback enqueued on the stream waits for).
     pub fn rocsim_stream_wait(stream: u64) -> i32;
     pub fn rocsim_stream_synchronize(stream: u64) -> i32;
+    /// `hipEventRecord`, `hipEventRecordWithFlags` or `hipStreamWaitEvent` (`op`) of `event`
+    /// on `stream`, traced with its arguments; a wait orders the stream's later work after the
+    /// event's latest record.
+    pub fn rocsim_event_call(op: i32, event: u64, stream: u64, flags: u32, corr: *mut u64) -> i32;
     pub fn rocsim_device_synchronize() -> i32;
     pub fn rocsim_api_call(options: *const rocsim_api_call_options_t, corr: *mut u64) -> i32;
     pub fn rocsim_wait_idle();

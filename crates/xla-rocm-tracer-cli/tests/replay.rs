@@ -101,7 +101,10 @@ fn jax_matmul_has_separate_compute_h2d_and_d2h_lanes() {
         "ten matmul kernels"
     );
     assert!(h2d_lane != compute_lane && d2h_lane != compute_lane && h2d_lane != d2h_lane);
-    assert_eq!((h2d.len(), d2h.len()), (1, 1));
+    // Each copy lane: its copy and the end of the flow of the wait it takes part in
+    // (docs/xla-interface.md#stream-waits): the upload is recorded, the read-back waits.
+    assert_eq!(h2d, &["MemcpyH2D", "hipEventRecord"]);
+    assert_eq!(d2h, &["hipStreamWaitEvent", "MemcpyD2H"]);
     // Demangled by the tracer (cpp_demangle), as XLA's MaybeAbiDemangle does.
     assert!(
         compute

@@ -8,4 +8,5 @@
 pub(crate) mod copy_calls;
 pub(crate) mod copy_log;
 pub(crate) mod enter_callback;
+pub(crate) mod event_calls;
 pub(crate) mod names;

@@ -183,6 +183,7 @@ raw_step! {
     queue: Option<String>,
     annotate: Option<String>,
     repeat: Option<u32>,
+    event: Option<Spanned<String>>,
 }
 
 /// A step's `steps = [...]`: a group. Each group holds the frames of the steps around it on

@@ -6,7 +6,7 @@
 use super::raw::{RawStep, StepAt};
 use super::{Flow, Validator, MAX_DURATION_US, MAX_TOTAL_STEPS};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::model::Step;
+use crate::scenario::model::{event_handle, Step, StreamRef};
 use std::ops::Range;
 use toml::Spanned;
 
@@ -25,6 +25,14 @@ pub(super) fn weight(step: &Step) -> u128 {
         _ => 1,
     }
 }
+
+/// The HIP functions an `api` step may name an `event` for: the record and the wait that
+/// order streams.
+const EVENT_FUNCTIONS: [&str; 3] = [
+    "hipEventRecord",
+    "hipEventRecordWithFlags",
+    "hipStreamWaitEvent",
+];
 
 /// The HIP functions that create a stream: a `create_stream` step, not an `api` step.
 const STREAM_CREATE_FUNCTIONS: [&str; 4] = [
@@ -112,7 +120,9 @@ impl Validator<'_> {
             return Ok(Some(Step::Bind { stream, queue }));
         }
         if let Some(name) = &s.api {
-            return self.api_step(name, &s.stream, on, err).map(Some);
+            return self
+                .api_step(name, &s.stream, s.event.as_ref(), on, err)
+                .map(Some);
         }
         if let Some(name) = &s.set_enter {
             let (stream, _) = self.stream(name, on)?;
@@ -166,6 +176,11 @@ impl Validator<'_> {
         if !message.is_empty() {
             return Err(self.at.error(span.clone(), message));
         }
+        if let (Some(event), None) = (&s.event, &s.api) {
+            return Err(self
+                .at
+                .error(event.span(), "`event` applies to api steps only"));
+        }
         if let (Some(host), None) = (&s.host, &s.memcpy) {
             return Err(self
                 .at
@@ -184,6 +199,7 @@ impl Validator<'_> {
         &self,
         name: &Spanned<String>,
         stream: &Option<Spanned<String>>,
+        event: Option<&Spanned<String>>,
         device: u32,
         err: &dyn Fn(String) -> ScenarioError,
     ) -> Result<Step, ScenarioError> {
@@ -207,6 +223,23 @@ impl Validator<'_> {
             )
         })?;
         let stream = self.optional_stream(stream, device)?;
+        if let Some(event) = event {
+            if !EVENT_FUNCTIONS.contains(&name.get_ref().as_str()) {
+                return Err(self.at.error(
+                    event.span(),
+                    format!(
+                        "`event` applies to api steps of {}",
+                        EVENT_FUNCTIONS.join(", ")
+                    ),
+                ));
+            }
+            return Ok(Step::EventCall {
+                op,
+                event: event_handle(event.get_ref()),
+                // The functions have a stream argument: none given is the null stream.
+                stream: stream.unwrap_or(StreamRef::Null),
+            });
+        }
         Ok(Step::Api { op, stream })
     }
 
