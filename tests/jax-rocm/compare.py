@@ -14,6 +14,9 @@ tool cannot see XLA's annotations, so hlo_op / hlo_module are XLA's alone). Pass
     tool reads the clock in its own marker callback (docs/jax-rocm.md).
 It accepts exactly the differences docs/jax-rocm.md lists ("Where the two differ"), each
 because our side is right or the field is a known gap of ours, and counts them in the summary:
+  * stream waits: ours draws each `hipStreamWaitEvent` as a flow between two zero-length
+    events (`hipEventRecord`, `hipStreamWaitEvent`) without a correlation id; XLA draws none.
+    They are not compared as device work; each flow must have its two ends;
   * a small host<->device copy (up to 16 KiB) that HIP ran as a `__amd_rocclr_copyBuffer` blit
     kernel: XLA's tracer in both plugins shows the kernel; ours names it by the call
     (`MemcpyH2D`/`MemcpyD2H`, `recorded_direction: Kernel`). It is compared under XLA's
@@ -73,12 +76,18 @@ class DeviceTrace:
         self.kernel_facts = {}  # correlation id: kernel_details fields of a kernel
         self.labels = {}  # correlation id: ROCTx label (nvtx_range) of a device event
         self.blits_named_by_call = {}  # correlation id: our direction of a blit kernel's copy
+        self.wait_flow_ends = collections.Counter()  # flow stat value: ends (ours only)
         for line in plane.lines:
             lane = line.display_name or line.name
             for e in line.events:
                 name = plane.event_names.get(e.metadata_id, "?")
                 stats = plane.event_stats(e)
                 corr = stats.get("correlation_id")
+                if name in WAIT_FLOW_END_NAMES and "flow" in stats and corr is None:
+                    # A stream wait drawn as a flow (ours, docs/xla-interface.md#stream-waits):
+                    # no device work, so not compared as an event.
+                    self.wait_flow_ends[stats["flow"]] += 1
+                    continue
                 size = copy_bytes(stats)
                 if size is not None and stats.get("recorded_direction") == "Kernel":
                     # A blit kernel named by its call (ours): compared as the kernel (see above).
@@ -104,6 +113,25 @@ class DeviceTrace:
         for lane, _, corr, _ in self.events:
             out[lane].add(corr)
         return {lane: frozenset(ids) for lane, ids in out.items()}
+
+
+# The zero-length events our trace draws a stream wait's flow between.
+WAIT_FLOW_END_NAMES = ("hipEventRecord", "hipStreamWaitEvent")
+
+
+def flow_differences(xla, ours):
+    """XLA draws no waits; ours draws each as two flow ends (one out, one in) of one flow."""
+    out = []
+    if xla.wait_flow_ends:
+        out.append(f"XLA's trace has wait flow ends: {dict(xla.wait_flow_ends)}")
+    by_flow = collections.Counter()
+    for value, count in ours.wait_flow_ends.items():
+        # tsl's XFlow: bits 0-1 the direction, 2-57 the id, 58-63 the category.
+        by_flow[(int(value) >> 2) & ((1 << 56) - 1)] += count
+    unpaired = {flow: n for flow, n in by_flow.items() if n != 2}
+    if unpaired:
+        out.append(f"our wait flows without exactly two ends (flow id: ends): {unpaired}")
+    return out
 
 
 def copy_bytes(stats):
@@ -208,6 +236,7 @@ def differences(xla, ours):
     if len(our_lanes) != len(xla_lanes):
         out.append(f"lane count differs: XLA {sorted(xla_lanes)} vs ours {sorted(our_lanes)}")
     out.extend(blit_differences(xla, ours))
+    out.extend(flow_differences(xla, ours))
     out.extend(kernel_fact_differences(xla, ours)[0])
     out.extend(roctx_differences(xla, ours))
     return out
@@ -243,7 +272,8 @@ def main():
     print(f"same device work: {sum(xla.kernels().values())} kernels, {sum(xla.copies().values())} copies, "
           f"{len(xla.lanes())} lanes (XLA) / {len(ours.lanes())} (ours); {labelled} kernels with a ROCTx label, "
           f"{sum(len(v) for v in ours.roctx.values())} ROCTx ranges and marks; "
-          f"documented differences: {len(ours.blits_named_by_call)} blit kernels named by call "
+          f"documented differences: {sum(ours.wait_flow_ends.values()) // 2} stream waits as flows, "
+          f"{len(ours.blits_named_by_call)} blit kernels named by call "
           f"({', '.join(f'{d} {n}' for d, n in sorted(collections.Counter(ours.blits_named_by_call.values()).items()))}), "
           + ", ".join(f"{key} on {accepted[key]} kernels" for key in sorted(DOCUMENTED_FIELD_DIFFERENCES)))
 

@@ -61,6 +61,21 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(code, 0, out)
         self.assertIn("3 kernels, 2 copies, 3 lanes", out)
 
+    def test_stream_waits_drawn_as_flows_pass_when_each_has_two_ends(self):
+        def end(name, flow_id, direction, at):
+            return (name, at, 0, {"flow": direction | flow_id << 2})
+        record, wait = end("hipEventRecord", 99, 2, 12600), end("hipStreamWaitEvent", 99, 1, 13000)
+        ours = ours_from([("Stream #0", XLA[0]["events"]), ("Stream #1", XLA[1]["events"] + [record]),
+                          ("Stream #2", XLA[2]["events"] + [wait])])
+        code, out = self.run_compare(XLA, ours)
+        self.assertEqual(code, 0, out)
+        self.assertIn("1 stream waits as flows", out)
+        ours = ours_from([("Stream #0", XLA[0]["events"]), ("Stream #1", XLA[1]["events"] + [record]),
+                          ("Stream #2", XLA[2]["events"])])
+        code, out = self.run_compare(XLA, ours)
+        self.assertEqual(code, 1)
+        self.assertIn("without exactly two ends", out)
+
     def test_missing_kernel_fails(self):
         ours = ours_from([("Stream #0", XLA[0]["events"][:2]), ("Stream #1", XLA[1]["events"]),
                           ("Stream #2", XLA[2]["events"])])
