@@ -150,8 +150,9 @@ impl Paths<'_> {
 /// The HIP API payload of copy function `api_op`, in the order of its HIP signature:
 /// `hipMemcpy(dst, src, sizeBytes, kind)`, `hipMemcpyAsync` and `hipMemcpyWithStream` with the
 /// stream after the kind, the fixed-direction `hipMemcpyHtoD`/`DtoH`/`DtoD` without a kind and
-/// their `Async` forms with the stream in its place. Other copy functions (2D, peer, arrays,
-/// symbols) get a zeroed payload: the simulator does not model their arguments.
+/// their `Async` forms with the stream in its place, `hipMemcpyPeer(dst, dstDevice, src,
+/// srcDevice, sizeBytes)` and its `Async` form with the stream last. Other copy functions (2D,
+/// arrays, symbols) get a zeroed payload: the simulator does not model their arguments.
 fn copy_args(
     api_op: i32,
     copy: &Copy,
@@ -220,6 +221,18 @@ fn copy_args(
             args.hipMemcpyFixedAsync = sys::rocprofiler_hip_api_args_hipMemcpyFixedAsync_t {
                 dst,
                 src,
+                sizeBytes: size_bytes,
+                stream,
+            }
+        }
+        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyPeer
+        | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyPeerAsync => {
+            let device_of = |side: Option<u32>| side.unwrap_or(device) as i32;
+            args.hipMemcpyPeer = sys::rocprofiler_hip_api_args_hipMemcpyPeer_t {
+                dst,
+                dstDeviceId: device_of(copy.dst_device),
+                src,
+                srcDeviceId: device_of(copy.src_device),
                 sizeBytes: size_bytes,
                 stream,
             }
