@@ -107,12 +107,12 @@ pub(crate) fn memory_change(
     args: &sys::rocprofiler_hip_api_args_t,
     written: impl FnOnce(*mut *mut c_void) -> usize,
 ) -> Option<MemoryChange> {
-    // SAFETY: (each union read) the SDK fills the member of `operation`; all members are plain
-    // integers and pointers, valid for any bit pattern.
     let allocated = |kind, ptr: *mut *mut c_void, size| {
         let start = if ptr.is_null() { 0 } else { written(ptr) };
         Some(MemoryChange::Added { start, size, kind })
     };
+    // SAFETY: (each union read) the SDK fills the member of `operation`; all members are plain
+    // integers and pointers, valid for any bit pattern.
     unsafe {
         match operation {
             sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc => {

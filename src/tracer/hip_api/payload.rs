@@ -53,3 +53,30 @@ pub(crate) unsafe fn hip_api_args(
         Some(data.assume_init())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_too_small_for_what_is_read_are_not_read() {
+        let small: [u64; 2] = [16, 0];
+        // SAFETY: a payload of 16 readable bytes that says so.
+        let args = unsafe { hip_api_args(small.as_ptr().cast()) };
+        assert!(args.is_none());
+        // SAFETY: null is allowed.
+        let null = unsafe { hip_api_args(std::ptr::null()) };
+        assert!(null.is_none());
+        // Arguments but no return value: not enough for an allocation's EXIT.
+        let mut args_only = [0u64; 16];
+        args_only[0] = 8 + 88;
+        // SAFETY: a payload of 128 readable bytes that says it has 96.
+        let payload = unsafe { hip_api_payload(args_only.as_ptr().cast()) };
+        assert!(payload.is_none());
+        let mut whole = [0u64; 16];
+        whole[0] = 8 + 88 + 8;
+        // SAFETY: a payload of 128 readable bytes that says it has 104.
+        let payload = unsafe { hip_api_payload(whole.as_ptr().cast()) };
+        assert!(payload.is_some());
+    }
+}
