@@ -255,10 +255,12 @@ fn child_copies_as_hip_submits_them() {
             None => assert!(activities.is_empty()),
         }
     }
-    // Only hipStreamCreate and hipStreamSynchronize, which submit no GPU work, go unjoined.
+    // Only hipStreamCreate, hipStreamSynchronize and the hipHostMalloc of the pinned buffer the
+    // simulated program allocates at its first pinned copy, which submit no GPU work, go
+    // unjoined.
     let drops = collector.drop_counters();
     let unjoined = drops.count(DropReason::ApiWithoutActivity);
-    assert_eq!((drops.by_reason().len(), unjoined), (1, 2), "{drops:?}");
+    assert_eq!((drops.by_reason().len(), unjoined), (1, 3), "{drops:?}");
 }
 
 /// Every release's HIP runtime runs a small host<->device copy as a `__amd_rocclr_copyBuffer`
