@@ -345,6 +345,10 @@ impl RocmTracerEvent {
     /// under `AMD_DIRECT_DISPATCH=0`): its stream is unknown, and the collector places it on an
     /// "unattributed" lane of its queue instead of dropping it.
     pub const UNATTRIBUTED_STREAM_ID: u64 = u64::MAX - 1;
+    /// The `thread_id` of a ROCTx process range (`roctxRangeStartA` / `roctxRangeStop`): it
+    /// belongs to no one thread (any thread may stop it), so the export puts it on the host
+    /// plane's process-wide ROCTx line (docs/xla-interface.md#roctx-ranges-and-marks).
+    pub const PROCESS_RANGE_THREAD_ID: u64 = u64::MAX - 2;
 }
 
 impl Default for RocmTracerEvent {
@@ -413,6 +417,30 @@ pub struct StreamLabel {
     pub handle: u64,
     pub kind: StreamKind,
     pub name: Option<Arc<str>>,
+}
+
+/// What a `hipEventRecord` or `hipStreamWaitEvent` call did with its event: the session's end
+/// carries the calls (`SessionEnd::event_calls`); the export pairs each wait with its record
+/// and draws a flow (docs/xla-interface.md#stream-waits).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EventCallKind {
+    /// `hipEventRecord` / `hipEventRecordWithFlags`: the event marks the work submitted to the
+    /// stream so far.
+    Record,
+    /// `hipStreamWaitEvent`: the stream's later work waits for the event's latest record.
+    Wait,
+}
+
+/// One record or wait call.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EventCall {
+    /// The call's internal correlation id: calls and submitted work are ordered by it.
+    pub correlation_id: u64,
+    pub kind: EventCallKind,
+    /// The `hipEvent_t`.
+    pub event: u64,
+    /// The SDK stream id of the call's stream (its HIP_STREAM SET).
+    pub stream_id: u64,
 }
 
 #[cfg(test)]

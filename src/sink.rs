@@ -1,5 +1,6 @@
 //! What the tracer delivers events to: XLA's `RocmTraceCollector` seen from the tracer.
 use crate::drop_reason::DropReason;
+use crate::event::EventCall;
 use crate::event::{RocmTracerEvent, StreamLabel};
 
 /// Receives the events of one buffer callback as one batch, so a collector takes its lock once
@@ -27,4 +28,7 @@ pub struct SessionEnd {
     /// Things the trace should warn about that are not lost events (e.g. how many GPU
     /// submissions had no HIP stream), each once.
     pub warnings: Vec<String>,
+    /// The session's `hipEventRecord` and `hipStreamWaitEvent` calls, in correlation order
+    /// (docs/xla-interface.md#stream-waits).
+    pub event_calls: Vec<EventCall>,
 }

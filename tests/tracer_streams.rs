@@ -515,15 +515,17 @@ fn every_stream_test_passes_under_the_newer_stream_map() {
     if child::is_any_child() {
         return;
     }
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        // `child_*` tests need the environment their parent test gives them; they run there.
-        .args(["--test-threads=1", "--skip", "child_"])
-        // The test kit's child marker: tests that re-run themselves run their bodies directly
-        // there.
-        .env(child::MARKER, "1")
-        .env("ROCSIM_MACHINE", "stream_map = \"newer\"")
-        .output()
-        .unwrap();
+    let output = child::output(
+        "every_stream_test_passes_under_the_newer_stream_map",
+        std::process::Command::new(std::env::current_exe().unwrap())
+            // `child_*` tests need the environment their parent test gives them; they run there.
+            .args(["--test-threads=1", "--skip", "child_"])
+            // The test kit's child marker: tests that re-run themselves run their bodies
+            // directly there.
+            .env(child::MARKER, "1")
+            .env("ROCSIM_MACHINE", "stream_map = \"newer\""),
+    )
+    .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(

@@ -6,6 +6,8 @@ fn main() {
     for symbol in [
         "rocsim_roctx_range_push_a",
         "rocsim_roctx_range_pop",
+        "rocsim_roctx_range_start_a",
+        "rocsim_roctx_range_stop",
         "rocsim_roctx_mark_a",
         "rocsim_roctx_name_hip_stream",
     ] {

@@ -26,6 +26,7 @@ pub use drops::{DropCounters, DropReason, MAX_TRACE_EVENTS_FLAG};
 pub use event_chunk::mapped_event_bytes;
 pub use options::{CaptureStart, CollectorOptions};
 
+use crate::event::EventCall;
 use crate::event::{EventSource, EventType, RocmTracerEvent, StreamLabel};
 use crate::sink::{EventSink, SessionEnd};
 use device_numbering::{DeviceNumbering, DevicePlacement};
@@ -59,6 +60,9 @@ pub struct CollectedTrace {
     /// ROCTx ranges and marks (`Generic` host events), in arrival order: XLA's standalone
     /// events, which join nothing and belong to no device.
     pub markers: Vec<RocmTracerEvent>,
+    /// The sessions' event record and wait calls, sent at the end of each session: the
+    /// export's wait flows (docs/xla-interface.md#stream-waits).
+    pub event_calls: Vec<EventCall>,
 }
 
 impl CollectedTrace {
@@ -432,6 +436,7 @@ impl EventSink for Collector {
         for label in end.stream_labels {
             trace.stream_labels.insert(label.stream_id, label);
         }
+        trace.event_calls.extend(end.event_calls);
         state.flush();
     }
 }

@@ -1,7 +1,8 @@
 //! One line into a sink: its header, then each placed event with its metadata id, its stats
-//! (event_stats.rs, plus the copy stats below and the line's own) and its place on the
-//! timeline (docs/xla-interface.md#event-stats).
+//! (event_stats.rs, plus the copy stats below, a wait's flow (flows.rs) and the line's own)
+//! and its place on the timeline (docs/xla-interface.md#event-stats).
 use super::event_stats::event_stats;
+use super::flows::FLOW_STAT;
 use super::placement::{Events, Placed};
 use super::plane_builder::PlaneBuilder;
 use super::timeline::Timeline;
@@ -90,13 +91,18 @@ impl<'a, S: XSpaceSink> LineBuilder<'a, S> {
                 }
             };
             stats.clear();
-            event_stats(
-                plane,
-                &event,
-                Events::device_ordinal(placed),
-                self.events.device(placed),
-                stats,
-            );
+            if let Some(flow) = self.events.flow_stat(placed) {
+                // A wait flow's end (flows.rs) stands for a HIP call: no work of its own.
+                stats.push(plane.uint64_stat(FLOW_STAT, flow));
+            } else {
+                event_stats(
+                    plane,
+                    &event,
+                    self.events.device_ordinal(placed),
+                    self.events.device(placed),
+                    stats,
+                );
+            }
             if let Some(recorded_as) = recorded_as(&event) {
                 stats.push(plane.ref_stat(RECORDED_DIRECTION_STAT, recorded_as.name()));
             }

@@ -9,6 +9,7 @@ mod details_input;
 mod device_capabilities;
 mod device_lanes;
 mod event_stats;
+mod flows;
 mod host_plane_merge;
 mod line_builder;
 pub mod log_folder;

@@ -22,6 +22,8 @@ pub(super) enum List {
     HostOnly,
     /// ROCTx ranges and marks.
     Markers,
+    /// The ends of the stream waits' flows (flows.rs), each on a device.
+    FlowEnds,
 }
 
 /// One event on its way to a line: where the trace keeps it, not a copy of it, so that a
@@ -30,6 +32,14 @@ pub(super) enum List {
 pub(super) struct Placed {
     pub(super) list: List,
     pub(super) index: u32,
+}
+
+/// One end of a stream wait's flow (flows.rs): a zero-length event on a device lane, and its
+/// `flow` stat.
+pub(super) struct FlowEnd {
+    pub(super) device_ordinal: u32,
+    pub(super) event: RocmTracerEvent,
+    pub(super) flow: u64,
 }
 
 /// The events of an export, read in place from the collected trace.
@@ -42,6 +52,8 @@ pub(super) struct Events<'a> {
     /// The `copy_done_by` stat of a HIP copy call without a device record: "CPU", or
     /// "unknown" under indirect dispatch.
     copy_done_by: &'static str,
+    /// The ends of the stream waits' flows.
+    flow_ends: Vec<FlowEnd>,
 }
 
 impl<'a> Events<'a> {
@@ -62,6 +74,7 @@ impl<'a> Events<'a> {
                 })
                 .collect(),
             copy_done_by,
+            flow_ends: Vec::new(),
         }
     }
 
@@ -83,7 +96,13 @@ impl<'a> Events<'a> {
             List::Device(ordinal) => Cow::Owned(self.logged(ordinal, placed.index).to_event()),
             List::HostOnly => Cow::Borrowed(&self.trace.host_only[placed.index as usize]),
             List::Markers => Cow::Borrowed(&self.trace.markers[placed.index as usize]),
+            List::FlowEnds => Cow::Owned(self.flow_ends[placed.index as usize].event.clone()),
         }
+    }
+
+    /// The `flow` stat of a flow's end (flows.rs); other events carry none of ours.
+    pub(super) fn flow_stat(&self, placed: Placed) -> Option<u64> {
+        (placed.list == List::FlowEnds).then(|| self.flow_ends[placed.index as usize].flow)
     }
 
     /// What lane assignment reads: `(start, stream, queue, type)`, without rebuilding the
@@ -107,6 +126,17 @@ impl<'a> Events<'a> {
             }
             List::HostOnly => plain(&self.trace.host_only[placed.index as usize]),
             List::Markers => plain(&self.trace.markers[placed.index as usize]),
+            List::FlowEnds => plain(&self.flow_ends[placed.index as usize].event),
+        }
+    }
+
+    /// The event's correlation id (its HIP call's, the order calls were entered in).
+    pub(super) fn correlation_id(&self, placed: Placed) -> u64 {
+        match placed.list {
+            List::Device(ordinal) => self.logged(ordinal, placed.index).correlation_id(),
+            List::HostOnly => self.trace.host_only[placed.index as usize].correlation_id,
+            List::Markers => self.trace.markers[placed.index as usize].correlation_id,
+            List::FlowEnds => RocmTracerEvent::INVALID_CORRELATION_ID,
         }
     }
 
@@ -118,13 +148,15 @@ impl<'a> Events<'a> {
             List::Device(ordinal) => self.log(ordinal).times(placed.index as usize),
             List::HostOnly => plain(&self.trace.host_only[placed.index as usize]),
             List::Markers => plain(&self.trace.markers[placed.index as usize]),
+            List::FlowEnds => plain(&self.flow_ends[placed.index as usize].event),
         }
     }
 
     /// The device plane an event belongs to (`u32::MAX`: none).
-    pub(super) fn device_ordinal(placed: Placed) -> u32 {
+    pub(super) fn device_ordinal(&self, placed: Placed) -> u32 {
         match placed.list {
             List::Device(ordinal) => ordinal,
+            List::FlowEnds => self.flow_ends[placed.index as usize].device_ordinal,
             List::HostOnly | List::Markers => u32::MAX,
         }
     }
@@ -133,7 +165,7 @@ impl<'a> Events<'a> {
     pub(super) fn device(&self, placed: Placed) -> Option<KernelDevice> {
         match placed.list {
             List::Device(ordinal) => self.kernel_devices[ordinal as usize],
-            List::HostOnly | List::Markers => None,
+            List::HostOnly | List::Markers | List::FlowEnds => None,
         }
     }
 
@@ -173,6 +205,17 @@ pub(super) struct PlacedEvents<'a> {
 }
 
 impl PlacedEvents<'_> {
+    /// Places the ends of the stream waits' flows, each on its device.
+    pub(super) fn add_flow_ends(&mut self, ends: Vec<FlowEnd>) {
+        for (index, end) in ends.iter().enumerate() {
+            self.devices[end.device_ordinal as usize].push(Placed {
+                list: List::FlowEnds,
+                index: index as u32,
+            });
+        }
+        self.events.flow_ends = ends;
+    }
+
     /// How many events the lines will hold.
     pub(super) fn count(&self) -> usize {
         self.host_threads

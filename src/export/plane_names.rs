@@ -1,5 +1,7 @@
 //! Plane names and the vendor string of XLA's `xplane_schema.h` (docs/xla-interface.md#schema-names).
 
+use crate::event::RocmTracerEvent;
+
 /// `kRoctracerApiPlaneName`: HIP API calls, one line per host thread.
 pub const HOST_PLANE_NAME: &str = "/host:ROCTRACER";
 /// `kHostThreadsPlaneName`: where a profiler session merges the host planes.
@@ -32,6 +34,28 @@ pub fn host_line_name(thread_id: u64) -> String {
 /// `"Host Threads/<tid>/ROCTX"`: the ROCTx ranges and marks of a host thread.
 pub fn roctx_line_name(thread_id: u64) -> String {
     format!("Host Threads/{thread_id}/ROCTX")
+}
+
+/// The host plane's line of ROCTx process ranges (`roctxRangeStartA` / `roctxRangeStop`):
+/// started and stopped on any threads, they belong to no thread's line; after the threads'
+/// lines.
+pub const ROCTX_PROCESS_LINE_NAME: &str = "ROCTX Process Ranges";
+
+/// The line id of [`ROCTX_PROCESS_LINE_NAME`]: just below the threads' ROCTx lines (thread
+/// ids are positive), so no thread's line has it.
+pub const ROCTX_PROCESS_LINE_ID: i64 = ROCTX_LINE_ID_BASE - 1;
+
+/// The id and name of the ROCTx line of the events with this `thread_id`: the thread's, or the
+/// process ranges' line for [`RocmTracerEvent::PROCESS_RANGE_THREAD_ID`].
+pub fn roctx_line(thread_id: u64) -> (i64, String) {
+    if thread_id == RocmTracerEvent::PROCESS_RANGE_THREAD_ID {
+        (ROCTX_PROCESS_LINE_ID, ROCTX_PROCESS_LINE_NAME.to_owned())
+    } else {
+        (
+            ROCTX_LINE_ID_BASE.saturating_add(thread_id as i64),
+            roctx_line_name(thread_id),
+        )
+    }
 }
 
 /// Where ROCTx line ids start (plus the thread id): XLA writes them on a plane of their own

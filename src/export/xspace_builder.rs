@@ -6,13 +6,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::device_lanes::{add_device_plane, Lane};
+use super::flows::wait_flow_ends;
 use super::line_builder::LineBuilder;
 use super::options::ExportOptions;
 use super::placement::{place_events, warnings, Placed};
 use super::plane_builder::PlaneBuilder;
 use super::plane_names::{
-    host_line_name, roctx_line_name, HOST_PLANE_NAME, ROCTX_LINE_ID_BASE,
-    SCOPE_RANGE_TREE_PLANE_NAME,
+    host_line_name, roctx_line, HOST_PLANE_NAME, SCOPE_RANGE_TREE_PLANE_NAME,
 };
 use super::timeline::Timeline;
 use super::xplane_proto::{x_stat, XSpace, XStat};
@@ -82,7 +82,10 @@ pub fn export_into<S: XSpaceSink>(
     sink: &mut S,
 ) -> Vec<Lane> {
     let timeline = Timeline::new(trace.start, end_gputime_ns);
-    let placed = place_events(trace, &timeline);
+    let mut placed = place_events(trace, &timeline);
+    // The stream waits' flows: two zero-length events each, on the lanes of the work they join.
+    let flow_ends = wait_flow_ends(&placed.events, &trace.event_calls, &placed.devices);
+    placed.add_flow_ends(flow_ends);
     sink.expect_events(placed.count());
     let mut lines = LineBuilder::new(sink, &timeline, placed.events);
 
@@ -132,13 +135,8 @@ fn add_host_plane<S: XSpaceSink>(
                 let (start, end) = lines.events.times(placed);
                 (start, std::cmp::Reverse(end))
             });
-            lines.build_line(
-                &mut host_plane,
-                ROCTX_LINE_ID_BASE.saturating_add(thread_id as i64),
-                &roctx_line_name(thread_id),
-                &events,
-                &[],
-            );
+            let (line_id, line_name) = roctx_line(thread_id);
+            lines.build_line(&mut host_plane, line_id, &line_name, &events, &[]);
         }
     }
     host_plane.finish_into(lines.sink);

@@ -6,8 +6,11 @@
   * every kernel or copy on /device:GPU:0 whose HIP call (same correlation_id) started inside a
     range of its thread carries the innermost such range's label as arg nvtx_range, and the
     others carry none, or the label of a range still open at Disable (--open LABEL, never a
-    band); at least --labelled of them carry one.
+    band); at least --labelled of them carry one;
+  * ROCTx process ranges (roctxRangeStartA/Stop) are --process-bands bands on the row
+    "ROCTX Process Ranges" of /host:CPU, named by their labels, and label no GPU event.
 Usage: check_roctx_bands.py TRACE.xplane.pb --bands N --marks K --labelled M [--open LABEL ...]
+       [--process-bands P]
 """
 import argparse
 import json
@@ -28,6 +31,7 @@ def main():
     parser.add_argument("--marks", type=int, required=True)
     parser.add_argument("--labelled", type=int, required=True)
     parser.add_argument("--open", action="append", default=[])
+    parser.add_argument("--process-bands", type=int, default=0)
     args = parser.parse_args()
 
     data, _ = raw_to_tool_data.xspace_to_tool_data([args.trace], "trace_viewer", {})
@@ -64,6 +68,17 @@ def main():
     if len(marks) != args.marks:
         fail(f"expected {args.marks} ROCTx marks, got {[e['name'] for e in marks]}")
 
+    process = [
+        e for e in complete
+        if e["pid"] == host and thread_names.get((e["pid"], e["tid"]), "") == "ROCTX Process Ranges"
+    ]
+    if len(process) != args.process_bands:
+        fail(f"expected {args.process_bands} process-range bands, got {[e['name'] for e in process]}")
+    for e in process:
+        label = e.get("args", {}).get("nvtx_range")
+        if label != e["name"]:
+            fail(f"process band {e['name']!r} has nvtx_range {label!r}")
+
     # HIP calls by correlation id: (thread, start).
     calls = {}
     for e in complete:
@@ -92,7 +107,10 @@ def main():
         labelled += got is not None
     if labelled < args.labelled:
         fail(f"expected at least {args.labelled} labelled GPU events, got {labelled}")
-    print(f"ROCTx check passed: {total} bands, {len(marks)} marks, {labelled} labelled GPU events")
+    print(
+        f"ROCTx check passed: {total} bands, {len(marks)} marks, {labelled} labelled GPU events, "
+        f"{len(process)} process-range bands"
+    )
 
 
 if __name__ == "__main__":

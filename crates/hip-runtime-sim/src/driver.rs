@@ -355,6 +355,14 @@ pub fn memset_sync(bytes: u64, duration_ns: u64) -> Result<(), HipError> {
     memset(true, 0, 0, bytes, duration_ns)
 }
 
+/// `hipEventRecord`, `hipEventRecordWithFlags` or `hipStreamWaitEvent` (`op`), traced with its
+/// event and stream (docs/xla-interface.md#stream-waits).
+pub fn event_call(op: i32, event: u64, stream: Stream, flags: u32) -> Result<(), HipError> {
+    let mut corr = 0;
+    // SAFETY: plain values and a local out-pointer.
+    check(unsafe { ffi::rocsim_event_call(op, event, stream, flags, &mut corr) })
+}
+
 pub fn stream_synchronize(stream: Stream) -> Result<(), HipError> {
     // SAFETY: plain value call.
     check(unsafe { ffi::rocsim_stream_synchronize(stream) })

@@ -2,6 +2,7 @@
 //! layout of ROCm >= 6.3's header (numbers computed by compiling ROCm's header with g++).
 
 use amdhip64::abi::{Dim3, HipDevicePropR0600, HipFuncAttributes, HipKernelNodeParams};
+use sim_test_kit::child;
 use std::mem::{align_of, offset_of, size_of};
 use std::path::Path;
 use std::process::Command;
@@ -58,17 +59,18 @@ fn standin_header_matches_rocm_layout() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let source = repo.join("tests/hip/device_prop_layout.cc");
     let out = std::env::temp_dir().join(format!("hip_layout_{}", std::process::id()));
-    let compiled = match Command::new("g++")
-        .arg("-std=c++17")
-        .arg("-Wall")
-        .arg("-Werror")
-        .arg("-I")
-        .arg(repo.join("tests/hip-include"))
-        .arg(&source)
-        .arg("-o")
-        .arg(&out)
-        .output()
-    {
+    let compiled = match child::output(
+        "standin_header_matches_rocm_layout",
+        Command::new("g++")
+            .arg("-std=c++17")
+            .arg("-Wall")
+            .arg("-Werror")
+            .arg("-I")
+            .arg(repo.join("tests/hip-include"))
+            .arg(&source)
+            .arg("-o")
+            .arg(&out),
+    ) {
         Ok(output) => output,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             eprintln!("g++ not found: skipping the C++ half of the layout test");
@@ -81,7 +83,11 @@ fn standin_header_matches_rocm_layout() {
         "layout static_asserts failed:\n{}",
         String::from_utf8_lossy(&compiled.stderr)
     );
-    let run = Command::new(&out).output().expect("run the layout program");
+    let run = child::output(
+        "standin_header_matches_rocm_layout",
+        &mut Command::new(&out),
+    )
+    .expect("run the layout program");
     let _ = std::fs::remove_file(&out);
     assert!(run.status.success());
 }

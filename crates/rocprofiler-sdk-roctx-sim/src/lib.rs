@@ -1,6 +1,6 @@
 //! A simulated `librocprofiler-sdk-roctx.so` (SONAME `librocprofiler-sdk-roctx.so.1`, as ROCm 7's):
-//! the ROCTx C functions a program calls, `roctxRangePushA`, `roctxRangePop`, `roctxMarkA` and
-//! `roctxNameHipStream`, in the library the real ones live in (the simulated SDK library does
+//! the ROCTx C functions a program calls, `roctxRangePushA`, `roctxRangePop`, `roctxRangeStartA`,
+//! `roctxRangeStop`, `roctxMarkA` and `roctxNameHipStream`, in the library the real ones live in (the simulated SDK library does
 //! not export them, as the real one does not).
 //!
 //! The real library reaches the SDK through the marker tables the SDK installs; this one looks
@@ -8,14 +8,16 @@
 //! global scope (an SDK linked into the program or loaded `RTLD_GLOBAL`), else in an already
 //! loaded `librocprofiler-sdk.so.1`. Found once, they are kept; until then every call looks
 //! again and, with no SDK in the process, does what ROCTx does without a tool: a push or pop
-//! only counts the thread's nesting level, a mark or stream name does nothing.
+//! only counts the thread's nesting level, a start returns a fresh range id, a stop, mark or
+//! stream name does nothing.
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use rocsim_abi::{
     rocsim_roctx_mark_a_fn, rocsim_roctx_name_hip_stream_fn, rocsim_roctx_range_pop_fn,
-    rocsim_roctx_range_push_a_fn,
+    rocsim_roctx_range_push_a_fn, rocsim_roctx_range_start_a_fn, rocsim_roctx_range_stop_fn,
 };
 
 /// The simulated SDK's ROCTx entry points.
@@ -23,6 +25,8 @@ use rocsim_abi::{
 struct Sdk {
     range_push_a: rocsim_roctx_range_push_a_fn,
     range_pop: rocsim_roctx_range_pop_fn,
+    range_start_a: rocsim_roctx_range_start_a_fn,
+    range_stop: rocsim_roctx_range_stop_fn,
     mark_a: rocsim_roctx_mark_a_fn,
     name_hip_stream: rocsim_roctx_name_hip_stream_fn,
 }
@@ -46,6 +50,8 @@ unsafe fn look_up(handle: *mut c_void) -> Option<Sdk> {
     };
     let range_push_a = symbol(c"rocsim_roctx_range_push_a")?;
     let range_pop = symbol(c"rocsim_roctx_range_pop")?;
+    let range_start_a = symbol(c"rocsim_roctx_range_start_a")?;
+    let range_stop = symbol(c"rocsim_roctx_range_stop")?;
     let mark_a = symbol(c"rocsim_roctx_mark_a")?;
     let name_hip_stream = symbol(c"rocsim_roctx_name_hip_stream")?;
     // SAFETY: the simulated SDK defines these symbols with rocsim-abi's signatures (checked
@@ -56,6 +62,10 @@ unsafe fn look_up(handle: *mut c_void) -> Option<Sdk> {
                 range_push_a,
             ),
             range_pop: std::mem::transmute::<*mut c_void, rocsim_roctx_range_pop_fn>(range_pop),
+            range_start_a: std::mem::transmute::<*mut c_void, rocsim_roctx_range_start_a_fn>(
+                range_start_a,
+            ),
+            range_stop: std::mem::transmute::<*mut c_void, rocsim_roctx_range_stop_fn>(range_stop),
             mark_a: std::mem::transmute::<*mut c_void, rocsim_roctx_mark_a_fn>(mark_a),
             name_hip_stream: std::mem::transmute::<*mut c_void, rocsim_roctx_name_hip_stream_fn>(
                 name_hip_stream,
@@ -120,6 +130,31 @@ pub extern "C" fn roctxRangePop() -> c_int {
     }
 }
 
+/// Range ids handed out while no SDK is in the process (ROCTx's ids start at 1).
+static NEXT_RANGE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// `roctx_range_id_t roctxRangeStartA(const char* message)`: opens a process range, which any
+/// thread may stop; returns its id.
+///
+/// # Safety
+/// `message` is null or a NUL-terminated string valid for the call.
+#[no_mangle]
+pub unsafe extern "C" fn roctxRangeStartA(message: *const c_char) -> u64 {
+    match sdk() {
+        // SAFETY: the caller's contract, passed on.
+        Some(sdk) => unsafe { (sdk.range_start_a)(message) },
+        None => NEXT_RANGE_ID.fetch_add(1, Ordering::Relaxed),
+    }
+}
+
+/// `void roctxRangeStop(roctx_range_id_t id)`: closes the process range `id`.
+#[no_mangle]
+pub extern "C" fn roctxRangeStop(id: u64) {
+    if let Some(sdk) = sdk() {
+        (sdk.range_stop)(id);
+    }
+}
+
 /// `void roctxMarkA(const char* message)`: a zero-length mark.
 ///
 /// # Safety
@@ -164,6 +199,16 @@ mod tests {
             assert_eq!(roctxRangePop(), 1);
             assert_eq!(roctxRangePop(), 0);
             assert_eq!(roctxRangePop(), -1);
+            // SAFETY: as above.
+            let (first, second) = unsafe {
+                (
+                    roctxRangeStartA(c"a".as_ptr()),
+                    roctxRangeStartA(c"b".as_ptr()),
+                )
+            };
+            assert_ne!(first, second, "each process range has its own id");
+            roctxRangeStop(first);
+            roctxRangeStop(second);
             // SAFETY: as above.
             assert_eq!(unsafe { roctxRangePushA(c"again".as_ptr()) }, 0);
         })

@@ -19,6 +19,8 @@ extern "C" {
     // build.rs) for the library to find, as it finds them in `librocprofiler-sdk.so.1`.
     fn rocsim_roctx_range_push_a(message: *const c_char) -> c_int;
     fn rocsim_roctx_range_pop() -> c_int;
+    fn rocsim_roctx_range_start_a(message: *const c_char) -> u64;
+    fn rocsim_roctx_range_stop(id: u64);
     fn rocsim_roctx_mark_a(message: *const c_char);
     fn rocsim_roctx_name_hip_stream(name: *const c_char, stream: *const c_void) -> c_int;
 }
@@ -62,7 +64,10 @@ fn function(handle: *mut c_void, name: &CStr) -> *mut c_void {
 
 #[test]
 fn carries_the_real_soname_and_no_sdk_function() {
-    let Ok(output) = Command::new("readelf").arg("-dW").arg(cdylib()).output() else {
+    let Ok(output) = child::output(
+        "carries_the_real_soname_and_no_sdk_function",
+        Command::new("readelf").arg("-dW").arg(cdylib()),
+    ) else {
         eprintln!("no readelf: SONAME not checked");
         return;
     };
@@ -94,6 +99,8 @@ fn ranges_and_marks_through_the_library_reach_the_trace() {
     std::hint::black_box([
         rocsim_roctx_range_push_a as *const (),
         rocsim_roctx_range_pop as *const (),
+        rocsim_roctx_range_start_a as *const (),
+        rocsim_roctx_range_stop as *const (),
         rocsim_roctx_mark_a as *const (),
         rocsim_roctx_name_hip_stream as *const (),
     ]);
@@ -117,12 +124,16 @@ fn ranges_and_marks_through_the_library_reach_the_trace() {
     type Push = unsafe extern "C" fn(*const c_char) -> c_int;
     type Pop = unsafe extern "C" fn() -> c_int;
     type Mark = unsafe extern "C" fn(*const c_char);
+    type Start = unsafe extern "C" fn(*const c_char) -> u64;
+    type Stop = unsafe extern "C" fn(u64);
     // SAFETY: the library's functions have ROCTx's signatures.
-    let (push, pop, mark) = unsafe {
+    let (push, pop, mark, start, stop) = unsafe {
         (
             std::mem::transmute::<*mut c_void, Push>(function(handle, c"roctxRangePushA")),
             std::mem::transmute::<*mut c_void, Pop>(function(handle, c"roctxRangePop")),
             std::mem::transmute::<*mut c_void, Mark>(function(handle, c"roctxMarkA")),
+            std::mem::transmute::<*mut c_void, Start>(function(handle, c"roctxRangeStartA")),
+            std::mem::transmute::<*mut c_void, Stop>(function(handle, c"roctxRangeStop")),
         )
     };
     let launch = KernelLaunch {
@@ -135,6 +146,9 @@ fn ranges_and_marks_through_the_library_reach_the_trace() {
     };
     // SAFETY: NUL-terminated messages.
     let (levels, inside) = unsafe {
+        let epoch = start(c"epoch".as_ptr());
+        // Stopped by another thread: a process range.
+        std::thread::spawn(move || stop(epoch)).join().unwrap();
         let outer = push(c"train_step".as_ptr());
         let inner = push(c"matmul".as_ptr());
         let inside = driver::launch_kernel(NULL_STREAM, &launch).unwrap();
@@ -158,6 +172,7 @@ fn ranges_and_marks_through_the_library_reach_the_trace() {
         markers,
         [
             ("checkpoint".to_owned(), false),
+            ("epoch".to_owned(), true),
             ("matmul".to_owned(), true),
             ("train_step".to_owned(), true)
         ]

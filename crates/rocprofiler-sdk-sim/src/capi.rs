@@ -50,6 +50,8 @@
 //! int32_t rocsim_memset(const rocsim_memset_options_t*, uint64_t* corr);
 //! int32_t rocsim_stream_wait(uint64_t stream);  /* untraced: waits for the stream's work so far */
 //! int32_t rocsim_stream_synchronize(uint64_t stream);
+//! int32_t rocsim_event_call(int32_t op /* hipEventRecord[WithFlags], hipStreamWaitEvent */,
+//!                           uint64_t event, uint64_t stream, uint32_t flags, uint64_t* corr);
 //! int32_t rocsim_device_synchronize(void);
 //! int32_t rocsim_api_call(const rocsim_api_call_options_t*, uint64_t* corr);
 //! int32_t rocsim_api_call_with_args(const rocsim_api_call_options_t*,
@@ -443,6 +445,32 @@ pub extern "C" fn rocsim_stream_wait(stream: u64) -> i32 {
 #[no_mangle]
 pub extern "C" fn rocsim_stream_synchronize(stream: u64) -> i32 {
     run(|| driver::stream_synchronize(stream))
+}
+
+/// # Safety
+/// `corr` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_event_call(
+    op: i32,
+    event: u64,
+    stream: u64,
+    flags: u32,
+    corr: *mut u64,
+) -> i32 {
+    // SAFETY: the caller's out-pointer, null or writable.
+    let out = unsafe { corr.as_mut() };
+    run_storing(out, || match op {
+        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord => driver::event_record(event, stream),
+        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecordWithFlags => {
+            driver::event_record_with_flags(event, stream, flags)
+        }
+        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent => {
+            driver::stream_wait_event(stream, event, flags)
+        }
+        other => Err(SimError::InvalidArgument(format!(
+            "HIP operation {other} neither records an event nor waits for one"
+        ))),
+    })
 }
 
 #[no_mangle]

@@ -39,8 +39,8 @@ pub struct Machine {
     /// The ROCm release the machine runs (default `"7.1"`: docs/simulator-fidelity.md, the
     /// ledger): `"7.0"`, `"7.1"`, `"7.2"`, `"7.13"`, `"7.14"`, `"10.0"` or `"10.1"`. It sets
     /// the SDK's layouts and, unless given explicitly, the keys `sdk_version`,
-    /// `anytime_initialization`, `stream_map`, `buffer_sync` and `sdma_threshold` to that
-    /// release's.
+    /// `anytime_initialization`, `uuid_bytes`, `stream_map`, `buffer_sync` and `sdma_threshold`
+    /// to that release's.
     pub rocm: RocmRelease,
     /// The rocprofiler-sdk version reported to tools, `"major.minor.patch"` (default: the
     /// release's, `"1.1.0"` for 7.1). From 1.3.0 a tool forced after HIP started untraced gets
@@ -52,6 +52,9 @@ pub struct Machine {
     /// true for 10.1 only); otherwise `rocprofiler_force_configure` returns
     /// CONFIGURATION_LOCKED.
     pub anytime_initialization: bool,
+    /// Bytes of the agents' `rocprofiler_uuid_t`, 8 or 16 (default: the release's, 16; 8 for
+    /// 7.0's branch): the agent struct is 296 bytes plus these (304 or 312).
+    pub uuid_bytes: u8,
     /// How HIP_STREAM tracing maps `hipStream_t` values to stream ids: `"sdk-1.0"`,
     /// `"sdk-1.1"` or `"newer"` ([`StreamMap`]; default: the release's, `"sdk-1.1"` for 7.1).
     pub stream_map: StreamMap,
@@ -78,6 +81,10 @@ pub struct Machine {
     /// Host-to-host copies give one HOST_TO_HOST record with the CPU on both sides, as an SDMA
     /// copy would (default false: the HIP runtime copies them on the CPU, no record).
     pub h2h_record: bool,
+    /// Which callback domains carry ROCTx's ranges and marks ([`RoctxDomains`]): `"core"`,
+    /// `"core-and-range"` (default) or `"range"` (docs/simulator-fidelity.md, row "ROCTx
+    /// domains": unpinned on every release, so no release sets it).
+    pub roctx_domains: RoctxDomains,
     /// `[min, max]` microseconds, max at most 1000000 (default `[20, 200]`): how long after a
     /// kernel ended its completion (COMPLETE callback, buffer record) is pushed by the signal
     /// thread, so records can arrive after `hipStreamSynchronize` returned.
@@ -119,9 +126,11 @@ impl Default for Machine {
             buffer_self_deadlock: SelfDeadlock::Abort,
             sdma_threshold: DEFAULT_ROCM.sdma_threshold(),
             anytime_initialization: DEFAULT_ROCM.anytime_initialization(),
+            uuid_bytes: DEFAULT_ROCM.uuid_bytes(),
             pageable_chunk: 32 * 1024 * 1024,
             aql_queue_packets: 16384,
             h2h_record: false,
+            roctx_domains: RoctxDomains::CoreAndRange,
             kernel_record_lag_us: [20, 200],
             seed: None,
             clock: ClockMode::Real,
@@ -176,6 +185,9 @@ impl Machine {
         }
         if !(1..=MAX_CPUS).contains(&self.cpus) {
             return Err(format!("cpus must be 1..={MAX_CPUS}"));
+        }
+        if ![8, 16].contains(&self.uuid_bytes) {
+            return Err("uuid_bytes must be 8 or 16".into());
         }
         if !(1..=MAX_AQL_QUEUE_PACKETS).contains(&self.aql_queue_packets) {
             return Err(format!(
@@ -232,7 +244,14 @@ impl Machine {
             buffer_sync: self.buffer_sync,
             sdma_threshold: self.sdma_threshold,
             anytime_initialization: self.anytime_initialization,
+            uuid_bytes: self.uuid_bytes,
         }
+    }
+
+    /// `sizeof(rocprofiler_agent_v0_t)` on this machine: 304 with the 8-byte UUID, 312 with
+    /// the 16-byte one.
+    pub fn agent_struct_size(&self) -> usize {
+        296 + self.uuid_bytes as usize
     }
 
     /// The seed in force (see [`Machine::seed`] the field).
@@ -294,6 +313,40 @@ impl TryFrom<String> for Version {
 impl From<Version> for String {
     fn from(v: Version) -> String {
         format!("{}.{}.{}", v.0, v.1, v.2)
+    }
+}
+
+/// Which of the SDK's two ROCTx callback domains deliver a ROCTx call (ledger row "ROCTx
+/// domains", pin U8: which release's library feeds which domain is not read, so every shape the
+/// SDK's sources allow is one value). The shapes share how each domain looks: MARKER_CORE_API
+/// (7) gets one ENTER/EXIT pair per call (`roctxMarkA`, `roctxRangePushA`, `roctxRangePop`,
+/// `roctxRangeStartA`, `roctxRangeStop`); MARKER_CORE_RANGE_API (21) one per mark and one per
+/// range, ENTER at its push or start, EXIT at its pop or stop, under one correlation id
+/// (`roctxThreadRangeA` for push/pop, `roctxProcessRangeA` for start/stop: the SDK's
+/// `marker/range_marker.cpp`, search index id 1455165569).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoctxDomains {
+    /// Every call on MARKER_CORE_API only (the field report's ROCm 6.4.1).
+    Core,
+    /// Both domains, as the SDK's sources wire them: the range domain wraps ROCTx's core
+    /// functions, so a tool that traces both sees a range on each, and the core call made
+    /// inside a range's push or start carries the range's correlation id ("Correlation ID will
+    /// be identical for MARKER_CORE_API and MARKER_CORE_RANGE_API", the SDK's tests).
+    CoreAndRange,
+    /// Ranges and marks on MARKER_CORE_RANGE_API only (the field report's ROCm 7.2 reading).
+    Range,
+}
+
+impl RoctxDomains {
+    /// Whether MARKER_CORE_API delivers ROCTx's calls.
+    pub fn core(self) -> bool {
+        matches!(self, RoctxDomains::Core | RoctxDomains::CoreAndRange)
+    }
+
+    /// Whether MARKER_CORE_RANGE_API delivers ROCTx's ranges and marks.
+    pub fn range(self) -> bool {
+        matches!(self, RoctxDomains::Range | RoctxDomains::CoreAndRange)
     }
 }
 
@@ -369,8 +422,11 @@ pub enum ClockMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BufferSync {
-    /// ROCm 7.0: `emplace` takes no lock. A producer never waits for a callback; a record
-    /// written into the half being delivered is cleared with it (counted as lost).
+    /// ROCm 7.0 (`release/rocm-rel-7.0` @ `64cf36de`): `emplace` takes no syncer. The buffer's
+    /// one `syncer` is taken by `flush` alone, before it flips the halves, and cleared by the
+    /// flush task after the callback: a non-waiting (watermark) flush during a callback answers
+    /// BUFFER_BUSY without flipping, so producers go on writing the free half. A producer that
+    /// meets the half being delivered waits for that half's lock and writes the cleared half.
     None,
     /// ROCm 7.1, 7.2 (#529): one `syncer` per buffer, held by a flush until the callback
     /// returned. Every producer waits for the whole callback of every flush, and a traced
@@ -430,6 +486,7 @@ mod tests {
         assert_eq!(Machine::parse("").unwrap(), Machine::default());
         for bad in [
             "gpus = 0",
+            "uuid_bytes = 12",
             "gpus = 17",
             "kernel_record_lag_us = [9, 3]",
             "statuses = \"sim\"",
@@ -451,94 +508,17 @@ mod tests {
         use BufferSync::{None as NoSyncer, PerBuffer, PerHalf};
         use StreamMap::{Newer, Sdk1_0, Sdk1_1};
         let blit = 16 * 1024;
-        #[rustfmt::skip]
         let anytime = "anytime_initialization = true";
+        #[rustfmt::skip]
         let ledger = [
             // rocm,  sdk,        anytime, stream map, syncer,   blit max, agent, uuid, CONTEXT_NONE, unpinned
-            (
-                "7.0",
-                (1, 0, 0),
-                false,
-                Sdk1_0,
-                NoSyncer,
-                blit,
-                304,
-                8,
-                u64::MAX,
-                vec!["sdma_threshold = 0"],
-            ),
-            (
-                "7.1",
-                (1, 1, 0),
-                false,
-                Sdk1_1,
-                PerBuffer,
-                blit,
-                312,
-                16,
-                0,
-                vec![],
-            ),
-            (
-                "7.2",
-                (1, 1, 0),
-                false,
-                Sdk1_1,
-                PerBuffer,
-                blit,
-                312,
-                16,
-                0,
-                vec!["buffer_sync = \"per-half\""],
-            ),
-            (
-                "7.13",
-                (1, 3, 0),
-                false,
-                Sdk1_1,
-                PerHalf,
-                blit,
-                312,
-                16,
-                0,
-                vec![],
-            ),
-            (
-                "7.14",
-                (1, 3, 2),
-                false,
-                Newer,
-                PerHalf,
-                blit,
-                312,
-                16,
-                0,
-                vec!["stream_map = \"sdk-1.1\"", anytime],
-            ),
-            (
-                "10.0",
-                (1, 3, 5),
-                false,
-                Newer,
-                PerHalf,
-                blit,
-                312,
-                16,
-                0,
-                vec![anytime],
-            ),
-            (
-                "10.1",
-                (1, 4, 1),
-                true,
-                Newer,
-                PerHalf,
-                blit,
-                312,
-                16,
-                0,
-                vec![],
-            ),
+            ("7.0",  (1, 0, 0), false, Sdk1_0, NoSyncer,  blit, 304, 8,  u64::MAX, vec!["sdma_threshold = 0", "uuid_bytes = 16"]),
+            ("7.1",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec!["roctx_domains = \"core\"", "roctx_domains = \"range\""]),
+            ("7.2",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec!["buffer_sync = \"per-half\""]),
+            ("7.13", (1, 3, 0), false, Sdk1_1, PerHalf,   blit, 312, 16, 0, vec![]),
+            ("7.14", (1, 3, 2), false, Newer,  PerHalf,   blit, 312, 16, 0, vec!["stream_map = \"sdk-1.1\"", anytime]),
+            ("10.0", (1, 3, 5), false, Newer,  PerHalf,   blit, 312, 16, 0, vec![anytime]),
+            ("10.1", (1, 4, 1), true,  Newer,  PerHalf,   blit, 312, 16, 0, vec![]),
         ];
         assert_eq!(ledger.len(), RocmRelease::ALL.len());
         for (rocm, (a, b, c), any, map, sync, threshold, agent, uuid, none, unpinned) in ledger {
@@ -557,8 +537,8 @@ mod tests {
             );
             assert_eq!(
                 (
-                    m.rocm.agent_struct_size(),
-                    m.rocm.uuid_size(),
+                    m.agent_struct_size(),
+                    m.uuid_bytes as usize,
                     m.rocm.context_none()
                 ),
                 (agent, uuid, none),
@@ -568,7 +548,7 @@ mod tests {
             assert_eq!(overlays, unpinned, "{rocm}");
             for overlay in overlays {
                 let other = Machine::parse(&format!("rocm = \"{rocm}\", {overlay}")).unwrap();
-                assert_ne!(other.profile_keys(), m.profile_keys(), "{rocm}: {overlay}");
+                assert_ne!(other, m, "{rocm}: {overlay}");
             }
         }
         assert_eq!(Machine::default().rocm.as_str(), "7.1");

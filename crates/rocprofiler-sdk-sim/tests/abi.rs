@@ -36,6 +36,7 @@ fn definitions_match_the_declarations() {
         rocsim_memset: unsafe extern "C" fn(*const rocsim_memset_options_t, *mut u64) -> i32;
         rocsim_stream_wait: unsafe extern "C" fn(u64) -> i32;
         rocsim_stream_synchronize: unsafe extern "C" fn(u64) -> i32;
+        rocsim_event_call: unsafe extern "C" fn(i32, u64, u64, u32, *mut u64) -> i32;
         rocsim_device_synchronize: unsafe extern "C" fn() -> i32;
         rocsim_api_call: unsafe extern "C" fn(*const rocsim_api_call_options_t, *mut u64) -> i32;
         rocsim_wait_idle: unsafe extern "C" fn();

@@ -37,13 +37,22 @@ struct Probe {
     nested_calls: AtomicUsize,
 }
 
-impl Probe {
-    fn close_gate(&self) {
-        *self.gate_closed.lock().unwrap() = true;
+/// Callbacks wait at the probe's gate until this is dropped. Dropped by a failing assertion
+/// too: a callback left waiting would hold the SDK's finalization at exit, and the failed test
+/// would hang instead of failing.
+struct ClosedGate(&'static Probe);
+
+impl Drop for ClosedGate {
+    fn drop(&mut self) {
+        *self.0.gate_closed.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        self.0.gate.notify_all();
     }
-    fn open_gate(&self) {
-        *self.gate_closed.lock().unwrap() = false;
-        self.gate.notify_all();
+}
+
+impl Probe {
+    fn close_gate(&'static self) -> ClosedGate {
+        *self.gate_closed.lock().unwrap() = true;
+        ClosedGate(self)
     }
     fn pass_gate(&self) {
         let mut closed = self.gate_closed.lock().unwrap();
@@ -308,7 +317,7 @@ fn producers_wait_while_the_callback_delivers_their_half() {
     let buffer = ids(B::Lossless).1;
     let launch = sim_test_kit::tiny_kernel("_Z6waiterv", 1_000);
     let before = counts(B::Lossless);
-    p.close_gate();
+    let gate = p.close_gate();
     // Record 1 fills the first half (watermark 0): its delivery starts and holds at the gate.
     call();
     assert!(wait_for(|| p.entered.load(Ordering::SeqCst) == 1));
@@ -337,7 +346,7 @@ fn producers_wait_while_the_callback_delivers_their_half() {
         0,
         "the kernel record waits too"
     );
-    p.open_gate();
+    drop(gate);
     producer.join().unwrap();
     sim::driver::wait_idle();
     // SAFETY: a plain handle, no pointers; the SDK validates it.
@@ -368,7 +377,7 @@ fn with_one_syncer_per_buffer_producers_wait_for_every_callback() {
     let _a = activate(B::Lossless);
     let p = probe(B::Lossless);
     let before = counts(B::Lossless);
-    p.close_gate();
+    let gate = p.close_gate();
     // Record 1 fills the first half (watermark 0): its delivery holds at the gate.
     call();
     assert!(wait_for(|| p.entered.load(Ordering::SeqCst) == 1));
@@ -391,7 +400,7 @@ fn with_one_syncer_per_buffer_producers_wait_for_every_callback() {
         counts(B::Lossless).total_written() - before.total_written(),
         1
     );
-    p.open_gate();
+    drop(gate);
     producer.join().unwrap();
     // SAFETY: a plain handle, no pointers; the SDK validates it.
     check(unsafe { rocprofiler_flush_buffer(ids(B::Lossless).1) });
@@ -400,34 +409,83 @@ fn with_one_syncer_per_buffer_producers_wait_for_every_callback() {
     assert_eq!(after.delivered - before.delivered, 2, "nothing lost");
 }
 
-/// ROCm 7.0 (no syncer in `emplace`): producers never wait; a record written into the half
-/// being delivered is cleared with it.
+/// ROCm 7.0 (`release/rocm-rel-7.0` @ `64cf36de`: `flush` tests the buffer's one syncer before
+/// it flips the halves; `emplace` never takes it). During a long callback every watermark flush
+/// answers BUFFER_BUSY without flipping, so producers fill the free half without waiting and
+/// without losing a record; when it is full, a LOSSLESS producer's waiting flush waits for the
+/// callback, then flips and delivers. Everything is delivered later, nothing is lost.
 #[test]
-fn without_a_syncer_producers_never_wait_and_lose_records_to_the_delivered_half() {
+fn when_only_flush_takes_the_syncer_producers_fill_the_free_half_and_lose_nothing() {
     if !child::in_child(
-        "without_a_syncer_producers_never_wait_and_lose_records_to_the_delivered_half",
+        "when_only_flush_takes_the_syncer_producers_fill_the_free_half_and_lose_nothing",
         &[ROCM_7_0],
     ) {
         return;
     }
     let _a = activate(B::Lossless);
     let p = probe(B::Lossless);
+    let buffer = ids(B::Lossless).1;
+    let per_half = PAGE / RECORD;
     let before = counts(B::Lossless);
-    p.close_gate();
+    let gate = p.close_gate();
+    // Record 1 fills the first half (watermark 0): its delivery starts and holds at the gate.
     call();
     assert!(wait_for(|| p.entered.load(Ordering::SeqCst) == 1));
-    // Record 2 goes to the second half and flushes it (queued behind the first delivery);
-    // record 3 lands in the first half, still being delivered: lost, without a wait.
-    call();
-    call();
+    // The second half, to the last record that fits: every record reaches the watermark, and
+    // every watermark flush finds the syncer held.
+    for _ in 0..per_half {
+        call();
+    }
     let during = counts(B::Lossless);
+    assert_eq!(
+        during.busy_flushes - before.busy_flushes,
+        per_half as u64,
+        "each watermark flush during the callback is BUSY"
+    );
+    assert_eq!(
+        during.total_written() - before.total_written(),
+        1 + per_half as u64,
+        "a BUSY flush does not flip: the records stay on the free half"
+    );
+    assert_eq!(during.total_lost() - before.total_lost(), 0, "none lost");
     assert_eq!(during.producer_waits, before.producer_waits, "nobody waits");
-    assert_eq!(during.total_written() - before.total_written(), 2);
-    assert_eq!(during.total_lost() - before.total_lost(), 1);
-    p.open_gate();
+    assert_eq!(p.calls.load(Ordering::SeqCst), 0, "the callback still runs");
+    // The next record does not fit: its producer runs a waiting flush, which waits for the
+    // running callback.
+    let done = std::sync::Arc::new(AtomicUsize::new(0));
+    let done2 = done.clone();
+    let producer = std::thread::spawn(move || {
+        call();
+        done2.store(1, Ordering::SeqCst);
+    });
+    assert!(
+        wait_for(|| counts(B::Lossless).flush_waits > before.flush_waits),
+        "the full half's producer waits for the callback"
+    );
+    assert_eq!(
+        done.load(Ordering::SeqCst),
+        0,
+        "the HIP call has not returned"
+    );
+    drop(gate);
+    producer.join().unwrap();
     // SAFETY: a plain handle, no pointers; the SDK validates it.
-    check(unsafe { rocprofiler_flush_buffer(ids(B::Lossless).1) });
-    assert_eq!(counts(B::Lossless).delivered - before.delivered, 2);
+    check(unsafe { rocprofiler_flush_buffer(buffer) });
+    // SAFETY: as above.
+    check(unsafe { rocprofiler_flush_buffer(buffer) });
+    let after = counts(B::Lossless);
+    assert_eq!(
+        after.total_written() - before.total_written(),
+        2 + per_half as u64
+    );
+    assert_eq!(after.total_lost() - before.total_lost(), 0, "none lost");
+    assert_eq!(
+        after.delivered - before.delivered,
+        2 + per_half as u64,
+        "every record delivered"
+    );
+    assert_eq!(p.records.load(Ordering::SeqCst), 2 + per_half);
+    assert_eq!(p.drops.load(Ordering::SeqCst), 0);
 }
 
 /// What a 1 ms buffer callback costs a HIP thread that produces records during it, measured
@@ -515,37 +573,21 @@ fn under_rocm_7_14_a_1ms_callback_stalls_only_the_half_it_delivers() {
     assert!(attempts.iter().any(|a| a[2] == 1), "{attempts:?}");
 }
 
-/// Runs `test` in a child process that is expected to abort; returns its stderr.
-fn child_aborts(test: &str) -> Option<String> {
-    let mut stderr = None;
-    let in_child = child::in_child_checked(test, &[], |output| {
-        let text = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(
-            !output.status.success(),
-            "the child should have aborted\n{text}"
-        );
-        stderr = Some(text);
-    });
-    if in_child {
-        None
-    } else {
-        stderr
-    }
-}
-
 /// H1: a traced HIP call made from inside a buffer callback deadlocks the real SDK once it
-/// needs the half being delivered; the sim aborts and names the buffer and its callback.
+/// needs the half being delivered; the sim aborts and names the buffer and its callback. One
+/// flag per half (7.14): the second nested call needs it. (The child's release is explicit:
+/// under 7.0 nothing deadlocks.)
 #[test]
 fn a_traced_call_inside_the_buffer_callback_is_reported_as_a_deadlock() {
-    if let Some(stderr) =
-        child_aborts("a_traced_call_inside_the_buffer_callback_is_reported_as_a_deadlock")
-    {
-        assert!(stderr.contains("deadlock"), "{stderr}");
-        assert!(stderr.contains("buffer callback"), "{stderr}");
-        assert!(
-            stderr.contains("buffer_self_deadlock = \"drop\""),
-            "{stderr}"
-        );
+    if !child::aborts_in_child(
+        "a_traced_call_inside_the_buffer_callback_is_reported_as_a_deadlock",
+        &[ROCM_7_14],
+        &[
+            "deadlock",
+            "buffer callback",
+            "buffer_self_deadlock = \"drop\"",
+        ],
+    ) {
         return;
     }
     let _a = activate(B::Nested);
@@ -611,12 +653,13 @@ fn with_one_syncer_per_buffer_the_first_nested_call_deadlocks() {
     assert_eq!((c.self_deadlocks, c.total_written()), (2, 1));
 }
 
-/// No syncer (7.0): nested calls never wait; the one that lands in the half being delivered
-/// is lost, and nothing deadlocks.
+/// A syncer only `flush` takes (7.0, `buffer_sync = "none"`): both nested calls write the free
+/// half, their watermark flushes are BUSY without flipping, nothing deadlocks and nothing is
+/// lost.
 #[test]
-fn without_a_syncer_a_nested_call_never_deadlocks() {
+fn when_only_flush_takes_the_syncer_a_nested_call_never_deadlocks() {
     if !child::in_child(
-        "without_a_syncer_a_nested_call_never_deadlocks",
+        "when_only_flush_takes_the_syncer_a_nested_call_never_deadlocks",
         &[(
             "ROCSIM_MACHINE",
             "rocm = \"7.0\", buffer_self_deadlock = \"drop\"",
@@ -635,7 +678,12 @@ fn without_a_syncer_a_nested_call_never_deadlocks() {
     let c = counts(B::Nested);
     assert_eq!(
         (c.self_deadlocks, c.total_written(), c.total_lost()),
-        (0, 2, 1)
+        (0, 3, 0)
+    );
+    assert_eq!(c.busy_flushes, 2, "the nested calls' watermark flushes");
+    assert_eq!(
+        c.delivered, 3,
+        "the nested records are delivered by the next flush"
     );
 }
 
@@ -724,7 +772,7 @@ fn flush_during_another_flush_waits_and_succeeds() {
         p.entered.load(Ordering::SeqCst),
     );
     let waits0 = counts(B::Busy).flush_waits;
-    p.close_gate();
+    let gate = p.close_gate();
     call();
     // SAFETY: a plain handle, no pointers; the SDK validates it.
     let first = std::thread::spawn(move || unsafe { rocprofiler_flush_buffer(buffer) });
@@ -735,7 +783,7 @@ fn flush_during_another_flush_waits_and_succeeds() {
         wait_for(|| counts(B::Busy).flush_waits > waits0),
         "the second flush waits for the first"
     );
-    p.open_gate();
+    drop(gate);
     assert_eq!(first.join().unwrap(), ROCPROFILER_STATUS_SUCCESS);
     assert_eq!(second.join().unwrap(), ROCPROFILER_STATUS_SUCCESS);
     assert_eq!(p.calls.load(Ordering::SeqCst) - calls0, 1);

@@ -1,5 +1,6 @@
 //! The cdylib exports every SDK function the bindings declare (`nm -D`), and carries the
 //! SONAME of the real ROCm 7.x library.
+use sim_test_kit::child;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -38,12 +39,10 @@ fn declared_functions() -> Vec<String> {
 #[test]
 fn nm_lists_every_declared_sdk_function() {
     let lib = cdylib();
-    let output = match Command::new("nm")
-        .arg("-D")
-        .arg("--defined-only")
-        .arg(&lib)
-        .output()
-    {
+    let output = match child::output(
+        "nm_lists_every_declared_sdk_function",
+        Command::new("nm").arg("-D").arg("--defined-only").arg(&lib),
+    ) {
         Ok(o) => o,
         Err(_) => {
             eprintln!("skipping: `nm` is not installed");
@@ -84,7 +83,10 @@ fn nm_lists_every_declared_sdk_function() {
 
 #[test]
 fn soname_is_the_rocm_7_one() {
-    let Ok(output) = Command::new("readelf").arg("-d").arg(cdylib()).output() else {
+    let Ok(output) = child::output(
+        "soname_is_the_rocm_7_one",
+        Command::new("readelf").arg("-d").arg(cdylib()),
+    ) else {
         eprintln!("skipping: `readelf` is not installed");
         return;
     };

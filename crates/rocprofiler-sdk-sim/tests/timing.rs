@@ -284,10 +284,11 @@ fn traced_replay() -> Vec<String> {
     scenario
         .machine_keys
         .insert("clock".into(), "virtual".into());
-    let output = child::command("replay_and_print_the_trace")
-        .envs(scenario.machine_env())
-        .output()
-        .unwrap();
+    let output = child::output(
+        "replay_and_print_the_trace",
+        child::command("replay_and_print_the_trace").envs(scenario.machine_env()),
+    )
+    .unwrap();
     child::assert_passed("replay_and_print_the_trace", &output)
         .lines()
         .filter(|l| l.starts_with("TRACE "))

@@ -303,6 +303,22 @@ pub const ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop: rocprofiler_marker_core
 pub const ROCPROFILER_MARKER_CORE_API_ID_roctxGetThreadId: rocprofiler_marker_core_api_id_t = 5;
 pub const ROCPROFILER_MARKER_CORE_API_ID_LAST: rocprofiler_marker_core_api_id_t = 6;
 
+// ROCTx range operations (`marker/api_id.h` `rocprofiler_marker_core_range_api_id_t`), traced as
+// callback kind MARKER_CORE_RANGE_API (21) and buffer kind 32. A range is one operation: ENTER
+// at its push (thread range) or start (process range), EXIT at its pop or stop, one correlation
+// id for both (docs/xla-interface.md#roctx-ranges-and-marks).
+pub type rocprofiler_marker_core_range_api_id_t = i32;
+pub const ROCPROFILER_MARKER_CORE_RANGE_API_ID_NONE: rocprofiler_marker_core_range_api_id_t = -1;
+pub const ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA: rocprofiler_marker_core_range_api_id_t =
+    0;
+pub const ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA:
+    rocprofiler_marker_core_range_api_id_t = 1;
+pub const ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA:
+    rocprofiler_marker_core_range_api_id_t = 2;
+pub const ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxGetThreadId:
+    rocprofiler_marker_core_range_api_id_t = 3;
+pub const ROCPROFILER_MARKER_CORE_RANGE_API_ID_LAST: rocprofiler_marker_core_range_api_id_t = 4;
+
 pub type rocprofiler_external_correlation_id_request_kind_t = u32;
 pub const ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_NONE:
     rocprofiler_external_correlation_id_request_kind_t = 0;
@@ -690,6 +706,35 @@ pub struct rocprofiler_hip_api_args_hipMemcpyFixedAsync_t {
     pub stream: hipStream_t,
 }
 
+/// The arguments of `hipEventRecord(hipEvent_t event, hipStream_t stream)`, in its signature's
+/// order.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipEventRecord_t {
+    pub event: hipEvent_t,
+    pub stream: hipStream_t,
+}
+
+/// The arguments of `hipEventRecordWithFlags(hipEvent_t event, hipStream_t stream,
+/// unsigned int flags)`.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipEventRecordWithFlags_t {
+    pub event: hipEvent_t,
+    pub stream: hipStream_t,
+    pub flags: c_uint,
+}
+
+/// The arguments of `hipStreamWaitEvent(hipStream_t stream, hipEvent_t event,
+/// unsigned int flags)`: the stream first, unlike the record calls.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipStreamWaitEvent_t {
+    pub stream: hipStream_t,
+    pub event: hipEvent_t,
+    pub flags: c_uint,
+}
+
 /// The arguments of `hipMalloc(void** ptr, size_t size)`.
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -764,6 +809,9 @@ pub union rocprofiler_hip_api_args_t {
     pub hipMemcpyFixed: rocprofiler_hip_api_args_hipMemcpyFixed_t,
     /// `hipMemcpyHtoDAsync`, `hipMemcpyDtoHAsync`, `hipMemcpyDtoDAsync`.
     pub hipMemcpyFixedAsync: rocprofiler_hip_api_args_hipMemcpyFixedAsync_t,
+    pub hipEventRecord: rocprofiler_hip_api_args_hipEventRecord_t,
+    pub hipEventRecordWithFlags: rocprofiler_hip_api_args_hipEventRecordWithFlags_t,
+    pub hipStreamWaitEvent: rocprofiler_hip_api_args_hipStreamWaitEvent_t,
     pub hipMalloc: rocprofiler_hip_api_args_hipMalloc_t,
     /// `hipHostMalloc`, `hipHostAlloc`, `hipExtHostAlloc`, `hipMallocManaged`,
     /// `hipExtMallocWithFlags`.
@@ -1322,6 +1370,19 @@ pub union rocprofiler_marker_api_args_t {
     pub roctxNameHsaAgent: rocprofiler_marker_api_args_roctxNameHsaAgent_t,
     pub roctxNameHipDevice: rocprofiler_marker_api_args_roctxNameHipDevice_t,
     pub roctxNameHipStream: rocprofiler_marker_api_args_roctxNameHipStream_t,
+    pub roctxRangeStartA: rocprofiler_marker_api_args_message_t,
+    pub roctxRangeStop: rocprofiler_marker_api_args_roctxRangeStop_t,
+    /// MARKER_CORE_RANGE_API: the message of the push that opened the thread range.
+    pub roctxThreadRangeA: rocprofiler_marker_api_args_message_t,
+    /// MARKER_CORE_RANGE_API: the message of the start that opened the process range.
+    pub roctxProcessRangeA: rocprofiler_marker_api_args_message_t,
+}
+
+/// `roctxRangeStop(id)`'s argument: the `roctx_range_id_t` its `roctxRangeStartA` returned.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_marker_api_args_roctxRangeStop_t {
+    pub id: u64,
 }
 
 /// `rocprofiler_marker_api_retval_t` (8 bytes).

@@ -245,4 +245,9 @@ fn hip_api_payload() {
     layout!(rocprofiler_hip_api_args_hipFree_t, 8, 8, ptr @ 0);
     layout!(rocprofiler_hip_api_args_hipMemcpyPeer_t, 48, 8,
         dst @ 0, dstDeviceId @ 8, src @ 16, srcDeviceId @ 24, sizeBytes @ 32, stream @ 40);
+    layout!(rocprofiler_hip_api_args_hipEventRecord_t, 16, 8, event @ 0, stream @ 8);
+    layout!(rocprofiler_hip_api_args_hipEventRecordWithFlags_t, 24, 8,
+        event @ 0, stream @ 8, flags @ 16);
+    layout!(rocprofiler_hip_api_args_hipStreamWaitEvent_t, 24, 8,
+        stream @ 0, event @ 8, flags @ 16);
 }

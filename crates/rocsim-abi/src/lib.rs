@@ -232,6 +232,10 @@ pub struct rocsim_api_call_options_t {
 pub type rocsim_roctx_range_push_a_fn = unsafe extern "C" fn(message: *const c_char) -> c_int;
 /// `rocsim_roctx_range_pop`: `roctxRangePop`.
 pub type rocsim_roctx_range_pop_fn = extern "C" fn() -> c_int;
+/// `rocsim_roctx_range_start_a`: `roctxRangeStartA`; returns the range's `roctx_range_id_t`.
+pub type rocsim_roctx_range_start_a_fn = unsafe extern "C" fn(message: *const c_char) -> u64;
+/// `rocsim_roctx_range_stop`: `roctxRangeStop(id)`.
+pub type rocsim_roctx_range_stop_fn = extern "C" fn(id: u64);
 /// `rocsim_roctx_mark_a`: `roctxMarkA`.
 pub type rocsim_roctx_mark_a_fn = unsafe extern "C" fn(message: *const c_char);
 /// `rocsim_roctx_name_hip_stream`: `roctxNameHipStream`.
@@ -273,6 +277,10 @@ extern "C" {
     /// (what a host callback enqueued on the stream waits for).
     pub fn rocsim_stream_wait(stream: u64) -> i32;
     pub fn rocsim_stream_synchronize(stream: u64) -> i32;
+    /// `hipEventRecord`, `hipEventRecordWithFlags` or `hipStreamWaitEvent` (`op`) of `event`
+    /// on `stream`, traced with its arguments; a wait orders the stream's later work after the
+    /// event's latest record.
+    pub fn rocsim_event_call(op: i32, event: u64, stream: u64, flags: u32, corr: *mut u64) -> i32;
     pub fn rocsim_device_synchronize() -> i32;
     pub fn rocsim_api_call(options: *const rocsim_api_call_options_t, corr: *mut u64) -> i32;
     /// [`rocsim_api_call`] with the call's HIP API payload arguments: `args` points at the

@@ -4,6 +4,14 @@
 //!
 //! The child is the same test binary, run with `TEST --exact` and [`MARKER`] set to the test's
 //! name; in it the `in_child*` functions return true and the test runs its body.
+//!
+//! Every wait for a child has a time limit ([`time_limit`]: [`DEFAULT_TIME_LIMIT`], or
+//! [`TIME_LIMIT_VARIABLE`] in seconds); a child that outlives it is killed and its test fails,
+//! saying it timed out. Tests that start other processes wait through [`output`] too.
+mod time_limit;
+
+pub use time_limit::{output, output_within, time_limit, DEFAULT_TIME_LIMIT, TIME_LIMIT_VARIABLE};
+
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Output};
 
@@ -29,9 +37,10 @@ pub fn command(test: &str) -> Command {
     command
 }
 
-/// Runs `test` alone in a child with `env` added to this process's environment.
+/// Runs `test` alone in a child with `env` added to this process's environment, within the
+/// [`time_limit`].
 pub fn rerun(test: &str, env: &[(&str, &str)]) -> Output {
-    command(test).envs(env.iter().copied()).output().unwrap()
+    output(test, command(test).envs(env.iter().copied())).unwrap()
 }
 
 /// Asserts the child of `test` ran its test and passed; returns its stdout.

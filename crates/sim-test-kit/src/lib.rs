@@ -10,7 +10,8 @@
 //!   [`kernel_on`], [`tiny_kernel`], [`copy`], [`arg_texts`],
 //!   [`push_external`], [`pop_external`];
 //! * [`child`]: re-running one test in a child process with another environment, or to watch
-//!   it abort.
+//!   it abort; every wait for a child has a time limit (120 s, or
+//!   `SIM_TEST_KIT_CHILD_TIME_LIMIT_SECS`), after which the child is killed and its test fails.
 //!
 //! Each test binary is its own process, so whatever the kit registers is registered once per
 //! test binary, as when each file carried its own copy.
@@ -243,7 +244,7 @@ pub fn copy(kind: sim::driver::CopyKind, bytes: u64, duration_ns: u64) -> sim::d
 /// The agents `rocprofiler_query_available_agents` lists (version 0), copied out.
 pub fn agents() -> Vec<sys::rocprofiler_agent_v0_t> {
     // A ROCm 7.0 machine has the shorter agent struct and refuses the 7.1 size.
-    checked(SDK.agents(sim::machine::machine().rocm.agent_struct_size()))
+    checked(SDK.agents(sim::machine::machine().agent_struct_size()))
 }
 
 /// Pushes external correlation `value` for thread `tid` in context `ctx`, asserting success.

@@ -101,7 +101,10 @@ fn jax_matmul_has_separate_compute_h2d_and_d2h_lanes() {
         "ten matmul kernels"
     );
     assert!(h2d_lane != compute_lane && d2h_lane != compute_lane && h2d_lane != d2h_lane);
-    assert_eq!((h2d.len(), d2h.len()), (1, 1));
+    // Each copy lane: its copy and the end of the flow of the wait it takes part in
+    // (docs/xla-interface.md#stream-waits): the upload is recorded, the read-back waits.
+    assert_eq!(h2d, &["MemcpyH2D", "hipEventRecord"]);
+    assert_eq!(d2h, &["hipStreamWaitEvent", "MemcpyD2H"]);
     // Demangled by the tracer (cpp_demangle), as XLA's MaybeAbiDemangle does.
     assert!(
         compute
@@ -1121,7 +1124,24 @@ fn lines_with_ranges(plane: &XPlane) -> Vec<(String, Vec<LabelledEvent>)> {
 
 #[test]
 fn roctx_ranges_are_host_bands_and_label_the_work_launched_inside_them() {
-    let (spaces, stdout) = replay_sessions("scenarios/roctx_ranges.toml", &[]);
+    // The default machine: ROCTx told by both MARKER_CORE_API and MARKER_CORE_RANGE_API.
+    check_roctx_ranges(&[]);
+}
+
+/// The ledger's row "ROCTx domains" is unpinned: every shape shows each range once.
+#[test]
+fn roctx_ranges_show_once_when_only_the_core_domain_tells_of_them() {
+    check_roctx_ranges(&[("ROCSIM_MACHINE", "roctx_domains = \"core\"")]);
+}
+
+#[test]
+fn roctx_ranges_show_once_when_only_the_range_domain_tells_of_them() {
+    check_roctx_ranges(&[("ROCSIM_MACHINE", "roctx_domains = \"range\"")]);
+}
+
+/// scenarios/roctx_ranges.toml under the machine `env` gives.
+fn check_roctx_ranges(env: &[(&str, &str)]) {
+    let (spaces, stdout) = replay_sessions("scenarios/roctx_ranges.toml", env);
     assert_eq!(spaces.len(), 2, "{stdout}");
     let some = |s: &str| Some(s.to_owned());
     let event = |name: &str, range: Option<String>| (name.to_owned(), range);
@@ -1135,8 +1155,18 @@ fn roctx_ranges_are_host_bands_and_label_the_work_launched_inside_them() {
             "Host Threads/4001",
             "Host Threads/4001/ROCTX",
             "Host Threads/4002",
-            "Host Threads/4002/ROCTX"
+            "Host Threads/4002/ROCTX",
+            "ROCTX Process Ranges"
         ]
+    );
+    // The process range `main` started and `loader` stopped, once, labelling nothing.
+    assert_eq!(host[4].1, [event("epoch", some("epoch"))]);
+    // It spans `loader`'s whole batch (stopped after it).
+    let cpu = plane(&spaces[0], "/host:CPU");
+    let (epoch, load_batch) = (&cpu.lines[4].events[0], &cpu.lines[3].events[0]);
+    assert!(
+        epoch.duration_ps > load_batch.duration_ps,
+        "{epoch:?} {load_batch:?}"
     );
     // Ranges by start time (outer first), marks zero-length; `spanning` (popped in session 2)
     // is in neither session.
@@ -1222,6 +1252,11 @@ fn roctx_ranges_are_host_bands_and_label_the_work_launched_inside_them() {
             (
                 "Host Threads/4001/ROCTX".to_owned(),
                 vec![event("second_session", some("second_session"))]
+            ),
+            // Started and stopped on one thread, around the gemm: still no label on it.
+            (
+                "ROCTX Process Ranges".to_owned(),
+                vec![event("eval", some("eval"))]
             ),
         ]
     );

@@ -13,6 +13,7 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::tracer::annotation::{AnnotationMap, AnnotationSource};
 use crate::tracer::hip_api::copy_calls::{self, CopyCalls};
+use crate::tracer::hip_api::event_calls;
 use crate::tracer::hip_api::names as hip_api;
 use crate::tracer::hip_api::payload;
 use crate::tracer::thread_state;
@@ -72,6 +73,10 @@ unsafe extern "C" fn hip_api_enter(correlation_id: u64, operation: i32, payload:
     if hip_api::is_copy_api(operation) {
         // SAFETY: passed on from this function's own contract.
         unsafe { note_copy_call(operation, payload, correlation_id) };
+    }
+    if event_calls::is_event_call(operation) {
+        // SAFETY: passed on from this function's own contract.
+        unsafe { event_calls::note_event_call(operation, payload, correlation_id) };
     }
     // One thread-local access for the last call entered and the annotation (`thread_state`).
     thread_state::with(|thread| {

@@ -9,6 +9,7 @@
 pub(crate) mod copy_calls;
 pub(crate) mod copy_log;
 pub(crate) mod enter_callback;
+pub(crate) mod event_calls;
 pub(crate) mod memory_kinds;
 pub(crate) mod names;
 pub(crate) mod payload;

@@ -294,11 +294,27 @@ fn start_stream_context(
             sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA,
             sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
             sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop,
+            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA,
+            sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop,
         ],
         Some(roctx::marker_core_callback),
         std::ptr::null_mut(),
     ) {
         log::warn!("ROCTx ranges and marks will not be shown: {error}");
+    }
+    // Some releases tell of ROCTx ranges in this domain instead, or as well (roctx.rs).
+    if let Err(error) = sdk::configure_callback_tracing(
+        stream_context,
+        sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
+        &[
+            sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA,
+            sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA,
+            sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA,
+        ],
+        Some(roctx::marker_range_callback),
+        std::ptr::null_mut(),
+    ) {
+        log::warn!("ROCTx ranges of the MARKER_CORE_RANGE_API domain will not be shown: {error}");
     }
     // Which memory each allocation is in, for the copies' memory kinds, whether or not a
     // session runs (`hip_api/memory_kinds.rs`): the allocation functions only, so that no

@@ -139,6 +139,7 @@ impl Tracer {
         self.annotations
             .set_max_strings(options.max_annotation_strings);
         self.copy_calls.clear();
+        crate::tracer::hip_api::event_calls::clear();
         roctx::start_session();
         let start_ns = sdk::timestamp().unwrap_or(0);
         *self.session.lock() = Some(Session {
@@ -257,5 +258,6 @@ fn session_end(in_flight: u64, saw_device_work: bool) -> SessionEnd {
         in_flight,
         stream_labels,
         warnings,
+        event_calls: crate::tracer::hip_api::event_calls::take_session(),
     }
 }

@@ -55,7 +55,13 @@ pub extern "C" fn hipEventRecord(event: u64, stream: u64) -> hipError_t {
             streams::device_of(stream)?;
             events::validate(event)?;
             events::record(event, driver::timestamp_ns())?;
-            Ok(Traced::No)
+            driver::event_call(
+                ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord,
+                event,
+                stream,
+                0,
+            )?;
+            Ok(Traced::ByDriver)
         },
     )
 }

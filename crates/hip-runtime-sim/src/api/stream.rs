@@ -202,7 +202,8 @@ pub extern "C" fn hipStreamQuery(stream: u64) -> hipError_t {
     )
 }
 
-/// Work runs in submission order on the host, so the dependency already holds.
+/// Traced with its event and stream; the simulated device starts the stream's later work
+/// after the work the event's latest record marked.
 #[no_mangle]
 pub extern "C" fn hipStreamWaitEvent(stream: u64, event: u64, flags: c_uint) -> hipError_t {
     hip_call(
@@ -214,7 +215,13 @@ pub extern "C" fn hipStreamWaitEvent(stream: u64, event: u64, flags: c_uint) -> 
             if flags != 0 {
                 return Err(HipError(HIP_ERROR_INVALID_VALUE));
             }
-            Ok(Traced::No)
+            driver::event_call(
+                ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent,
+                event,
+                stream,
+                flags,
+            )?;
+            Ok(Traced::ByDriver)
         },
     )
 }

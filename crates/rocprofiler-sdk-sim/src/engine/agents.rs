@@ -239,8 +239,7 @@ fn build() -> Agents {
     let machine = crate::machine::machine();
     let gpus = machine.gpus;
     let cpus = machine.cpus;
-    let rocm = machine.rocm;
-    let struct_size = rocm.agent_struct_size() as u64;
+    let struct_size = machine.agent_struct_size() as u64;
     let offset = crate::engine::handles::random_offset();
     let mut structs = Vec::new();
 
@@ -256,7 +255,7 @@ fn build() -> Agents {
     for mut agent in structs {
         let handle = agent.logical_node_id as u64 + offset;
         agent.id = sys::rocprofiler_agent_id_t { handle };
-        agent.uuid.bytes[rocm.uuid_size()..].fill(BEYOND_STRUCT_FILL);
+        agent.uuid.bytes[machine.uuid_bytes as usize..].fill(BEYOND_STRUCT_FILL);
         handles.push(handle);
         ptrs.push(
             Box::leak(Box::new(agent)) as *const sys::rocprofiler_agent_v0_t as *const c_void,

@@ -129,6 +129,9 @@ impl Builder {
     fn stream(&mut self, field: &sys::hipStream_t, name: &'static CStr) {
         self.opaque(field, c"P12ihipStream_t", name);
     }
+    fn event(&mut self, field: &sys::hipEvent_t, name: &'static CStr) {
+        self.opaque(field, c"P11ihipEvent_t", name);
+    }
 }
 
 /// The described arguments of `operation` stored in `args` (which must outlive the result's
@@ -205,6 +208,23 @@ pub(crate) fn describe(
                 b.size(&a.sizeBytes, c"sizeBytes");
                 b.kind(&a.kind, c"kind");
                 b.stream(&a.stream, c"stream");
+            }
+            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord => {
+                let a = &args.hipEventRecord;
+                b.event(&a.event, c"event");
+                b.stream(&a.stream, c"stream");
+            }
+            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecordWithFlags => {
+                let a = &args.hipEventRecordWithFlags;
+                b.event(&a.event, c"event");
+                b.stream(&a.stream, c"stream");
+                b.uint(&a.flags, c"flags");
+            }
+            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent => {
+                let a = &args.hipStreamWaitEvent;
+                b.stream(&a.stream, c"stream");
+                b.event(&a.event, c"event");
+                b.uint(&a.flags, c"flags");
             }
             // hipDeviceSynchronize has no arguments. Functions whose arguments the driver does
             // not fill (stream creation and destruction, `api_call`) have none described.

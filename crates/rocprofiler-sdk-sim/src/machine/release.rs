@@ -40,6 +40,7 @@ pub struct ReleaseProfile {
     pub buffer_sync: BufferSync,
     pub sdma_threshold: u64,
     pub anytime_initialization: bool,
+    pub uuid_bytes: u8,
 }
 
 /// Another shape of one ledger row that the sources allow where no tree of the release pins
@@ -130,30 +131,28 @@ impl RocmRelease {
             buffer_sync: self.buffer_sync(),
             sdma_threshold: self.sdma_threshold(),
             anytime_initialization: self.anytime_initialization(),
+            uuid_bytes: self.uuid_bytes(),
         }
     }
 
     /// The other shapes of the rows no tree of this release pins (the ledger's "unpinned"
     /// cells). The release's own values above are one shape; these are the rest.
     pub fn unpinned(self) -> &'static [Unpinned] {
-        const NO_BLIT: Unpinned = Unpinned {
-            row: "Small copies",
-            overlay: "sdma_threshold = 0",
-        };
-        const PER_HALF: Unpinned = Unpinned {
-            row: "Buffer syncer",
-            overlay: "buffer_sync = \"per-half\"",
-        };
-        const SIZE_INDEXED_STREAMS: Unpinned = Unpinned {
-            row: "Stream ids",
-            overlay: "stream_map = \"sdk-1.1\"",
-        };
-        const ANYTIME: Unpinned = Unpinned {
-            row: "Anytime initialization",
-            overlay: "anytime_initialization = true",
-        };
+        const fn shape(row: &'static str, overlay: &'static str) -> Unpinned {
+            Unpinned { row, overlay }
+        }
+        const NO_BLIT: Unpinned = shape("Small copies", "sdma_threshold = 0");
+        const UUID_16: Unpinned = shape("Agent struct", "uuid_bytes = 16");
+        const PER_HALF: Unpinned = shape("Buffer syncer", "buffer_sync = \"per-half\"");
+        const SIZE_INDEXED_STREAMS: Unpinned = shape("Stream ids", "stream_map = \"sdk-1.1\"");
+        const ANYTIME: Unpinned = shape("Anytime initialization", "anytime_initialization = true");
+        // Which domains the ROCTx library feeds is pinned by no tree, on any release; it
+        // depends on no other row, so its shapes run once, beside 7.1 (the default).
+        const ROCTX_CORE: Unpinned = shape("ROCTx domains", "roctx_domains = \"core\"");
+        const ROCTX_RANGE: Unpinned = shape("ROCTx domains", "roctx_domains = \"range\"");
         match self {
-            RocmRelease::Rocm7_0 => &[NO_BLIT],
+            RocmRelease::Rocm7_0 => &[NO_BLIT, UUID_16],
+            RocmRelease::Rocm7_1 => &[ROCTX_CORE, ROCTX_RANGE],
             RocmRelease::Rocm7_2 => &[PER_HALF],
             RocmRelease::Rocm7_14 => &[SIZE_INDEXED_STREAMS, ANYTIME],
             RocmRelease::Rocm10_0 => &[ANYTIME],
@@ -161,16 +160,9 @@ impl RocmRelease {
         }
     }
 
-    /// `sizeof(rocprofiler_agent_v0_t)` in this release (ledger row "Agent layout").
-    pub fn agent_struct_size(self) -> usize {
-        match self {
-            RocmRelease::Rocm7_0 => 304,
-            _ => 312,
-        }
-    }
-
-    /// Bytes of `rocprofiler_uuid_t` (an 8-byte union up to 7.0, 16 bytes from 7.1).
-    pub fn uuid_size(self) -> usize {
+    /// Bytes of `rocprofiler_uuid_t` (ledger row "Agent struct"): an 8-byte union on the 7.0
+    /// branch (#390 is not in it), 16 bytes from 7.1; the agent struct is 296 bytes plus it.
+    pub fn uuid_bytes(self) -> u8 {
         match self {
             RocmRelease::Rocm7_0 => 8,
             _ => 16,

@@ -152,6 +152,14 @@ pub enum Step {
         op: i32,
         stream: Option<StreamRef>,
     },
+    /// `hipEventRecord`, `hipEventRecordWithFlags` or `hipStreamWaitEvent` (`op`) of a named
+    /// event: its payload carries the event, so a tool pairs each wait with its record.
+    EventCall {
+        op: i32,
+        /// The `hipEvent_t` the scenario's event name stands for ([`event_handle`]).
+        event: u64,
+        stream: StreamRef,
+    },
     /// Starts a profiling session (`ReplayHooks::enable_tracing`).
     Enable,
     /// Ends the running profiling session (`ReplayHooks::disable_tracing`).
@@ -171,6 +179,11 @@ pub enum Step {
     RoctxPop,
     /// `roctxMarkA(message)` on the thread.
     RoctxMark(String),
+    /// `roctxRangeStartA(message)` on the thread: a process range, known to the replay by its
+    /// message until a [`Step::RoctxStop`] of any thread stops it.
+    RoctxStart(String),
+    /// `roctxRangeStop(id)` of the open process range started with this message.
+    RoctxStop(String),
     /// Seeded random launches, copies and memsets, generated one at a time during replay.
     Random(Box<RandomSpec>),
     /// Repeated steps, optionally inside an annotation (`{i}` in the name = iteration).
@@ -214,4 +227,13 @@ pub(super) fn default_copy_ns(bytes: u64) -> u64 {
 /// A memset's duration when the step gives none.
 pub(super) fn default_memset_ns(bytes: u64) -> u64 {
     (bytes / (4 * DEFAULT_COPY_BYTES_PER_NS)).max(2_000)
+}
+
+/// The `hipEvent_t` of a scenario's event name: made up, the same for the same name in every
+/// thread and run (FNV-1a of the name), never null.
+pub fn event_handle(name: &str) -> u64 {
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    0x7e00_0000_0000 | (hash & 0x00ff_ffff_fff0)
 }

@@ -20,7 +20,7 @@ pub unsafe extern "C" fn rocprofiler_query_available_agents(
         if version != sys::ROCPROFILER_AGENT_INFO_VERSION_0 {
             return sys::ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        if agent_size > crate::machine::machine().rocm.agent_struct_size() {
+        if agent_size > crate::machine::machine().agent_struct_size() {
             return sys::ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
         }
         let mut pointers = crate::engine::agents::agents().pointers().to_vec();

@@ -1,7 +1,8 @@
 //! The device timing model. Each HSA queue executes its kernels one after another; each SDMA
 //! engine (device, direction) its copies; and a stream's work is ordered. So
 //! `start = max(submit + launch latency, queue or engine busy-until, stream's last end)` and
-//! `end = start + duration`.
+//! `end = start + duration`. A stream that waits for an event (`hipStreamWaitEvent`) has its
+//! last end moved up to the end of the work the event's record marked.
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
@@ -77,4 +78,23 @@ pub(crate) fn schedule(
     timing.busy_until.insert(engine, end);
     timing.stream_last_end.insert(stream, end);
     (start, end)
+}
+
+/// When the work submitted to stream `stream` so far ends (0: none): the time an event
+/// recorded on it now completes.
+pub(crate) fn stream_end(stream: (u32, u64)) -> u64 {
+    TIMING
+        .lock()
+        .stream_last_end
+        .get(&stream)
+        .copied()
+        .unwrap_or(0)
+}
+
+/// Stream `stream`'s later work starts no earlier than `at` (a wait for an event that
+/// completes then).
+pub(crate) fn stream_waits_until(stream: (u32, u64), at: u64) {
+    let mut timing = TIMING.lock();
+    let last_end = timing.stream_last_end.entry(stream).or_insert(0);
+    *last_end = (*last_end).max(at);
 }

@@ -27,6 +27,9 @@ pub struct BufferRecordCounts {
     /// Times a waiting flush (`rocprofiler_flush_buffer`, or a producer on a full LOSSLESS
     /// buffer) waited for a delivery already queued or running.
     pub flush_waits: u64,
+    /// Times a non-waiting (watermark) flush answered BUFFER_BUSY because a delivery held the
+    /// syncer it tests; with one syncer per buffer (ROCm 7.0 to 7.2) it did not flip the halves.
+    pub busy_flushes: u64,
     /// Records dropped because their producer would have deadlocked on the buffer's own
     /// callback thread (only with `buffer_self_deadlock = "drop"`).
     pub self_deadlocks: u64,
@@ -43,6 +46,7 @@ impl Default for BufferRecordCounts {
             producer_waits: 0,
             producer_wait_ns: 0,
             flush_waits: 0,
+            busy_flushes: 0,
             self_deadlocks: 0,
         }
     }

@@ -3,20 +3,29 @@
 //!
 //! * Two internal halves and an index saying which one producers write. Each half has a busy
 //!   flag that a flush holds from the moment it takes the half until the tool's callback for
-//!   it has returned. Every flush flips the index first, so producers move to the other half.
-//!   What a producer does while a half is busy is the release's `syncer`
-//!   (`Machine::buffer_sync`, docs/simulator-fidelity.md#buffers), whatever the policy:
-//!   * per half (ROCm 7.13 to 10.1): a producer whose current half is busy **waits** for that
-//!     callback; once the other half reaches the watermark too, the flip lands back on the
-//!     half still being delivered and every producer (HIP API threads, the completion thread)
-//!     waits for the tool's callback;
+//!   it has returned. A flush flips the index, so producers move to the other half. Where the
+//!   release's `syncer` is, and who takes it (`Machine::buffer_sync`,
+//!   docs/simulator-fidelity.md#the-ledger), decides what a producer and a watermark flush do
+//!   while a half is busy, whatever the policy:
+//!   * per half (ROCm 7.13 to 10.1): a watermark flush flips first, then finds the half it left
+//!     busy (BUFFER_BUSY). A producer whose current half is busy **waits** for that callback;
+//!     so once the other half reaches the watermark too, the flip lands back on the half still
+//!     being delivered and every producer (HIP API threads, the completion thread) waits for
+//!     the tool's callback;
 //!   * per buffer (ROCm 7.1, 7.2): a producer waits while **either** half is busy, so every
 //!     producer waits for the whole callback of every flush;
-//!   * none (ROCm 7.0): a producer never waits; a record written into the half being
-//!     delivered is cleared with it after the callback (the real SDK races there), counted
-//!     as lost.
+//!   * none (ROCm 7.0): producers take no syncer; the buffer's one syncer is `flush`'s, tested
+//!     before it flips. A watermark flush during a callback answers BUFFER_BUSY without
+//!     flipping, so producers go on writing the free half past the watermark; when that half is
+//!     full a LOSSLESS producer's waiting flush waits for the callback, then flips and delivers. A
+//!     producer that met the half being delivered would wait for the half's lock (held for the
+//!     callback and the clear) and write the cleared half; the sim's producers read the index
+//!     and write under one lock, so that never happens here. The SDK's narrow race (space
+//!     requested before the flush's lock, written after the clear: duplicated or overwritten
+//!     records) is not modelled.
 //!
-//!   The time producers spent waiting is counted (`BufferRecordCounts::producer_wait_ns`).
+//!   The time producers spent waiting is counted (`BufferRecordCounts::producer_wait_ns`), and
+//!   the watermark flushes that found the syncer held (`BufferRecordCounts::busy_flushes`).
 //! * Capacity is the requested size rounded up to whole pages (the SDK's ring buffer maps
 //!   pages); a record larger than the capacity is lost (counted in `lost`, never reported).
 //! * Reaching the watermark (bytes, not clamped to the size; 0 = every record) queues a
@@ -212,11 +221,6 @@ impl Buffer {
         if self.wait_for_half(&mut state, idx).is_err() {
             return;
         }
-        if state.halves[idx].busy {
-            // No syncer (ROCm 7.0): written into the half being delivered, cleared with it.
-            state.counts.lost[slot] += 1;
-            return;
-        }
         if !Self::try_write(&mut state, idx, kind, record) {
             if state.halves[idx].capacity < bytes {
                 // DISCARD's unallocated half, or a record larger than the buffer: the SDK
@@ -277,16 +281,16 @@ impl Buffer {
     }
 
     /// Waits until the producer may write half `idx`: the `local_sync` spin in `emplace`, on
-    /// the release's syncer (`Machine::buffer_sync`).
+    /// the release's syncer (`Machine::buffer_sync`); in 7.0, which has none there, the half's
+    /// own lock (`record_header_buffer` `emplace` against `process_record_headers`).
     fn wait_for_half(&self, state: &mut MutexGuard<'_, State>, idx: usize) -> Result<(), Halt> {
         if state.destroyed {
             return Err(Halt::Destroyed);
         }
         let sync = crate::machine::machine().buffer_sync;
         let held = |state: &State| match sync {
-            BufferSync::None => false,
             BufferSync::PerBuffer => state.halves.iter().any(|half| half.busy),
-            BufferSync::PerHalf => state.halves[idx].busy,
+            BufferSync::PerHalf | BufferSync::None => state.halves[idx].busy,
         };
         if !held(state) {
             return Ok(());
@@ -363,15 +367,26 @@ impl Buffer {
         }
     }
 
-    /// The SDK's `flush(id, wait = false)`: flip the index, and queue the delivery of the half
-    /// producers just left unless it is already being delivered (BUFFER_BUSY, ignored).
+    /// The SDK's `flush(id, wait = false)`: flip the index and queue the delivery of the half
+    /// producers just left, unless the syncer is held (BUFFER_BUSY, ignored by `emplace`). With
+    /// one syncer per buffer (7.0 to 7.2, `buffer.cpp` `flush` @ `64cf36de` and `1b1610fc`) it
+    /// is tested before the flip, so a busy answer leaves the index where it was; with one per
+    /// half (ROCm/rocm-systems#2334) the flip comes first and only the half it left is tested.
     fn flush_nonwaiting(self: &Arc<Self>, state: &mut State) {
-        let old = state.idx;
-        state.idx ^= 1;
-        if state.halves[old].busy {
+        let left = state.idx;
+        let syncer_held = match crate::machine::machine().buffer_sync {
+            BufferSync::None | BufferSync::PerBuffer => state.halves.iter().any(|half| half.busy),
+            BufferSync::PerHalf => {
+                state.idx = left ^ 1;
+                state.halves[left].busy
+            }
+        };
+        if syncer_held {
+            state.counts.busy_flushes += 1;
             return;
         }
-        self.queue_delivery(state, old);
+        state.idx = left ^ 1;
+        self.queue_delivery(state, left);
     }
 
     /// The SDK's `flush(id, wait = true)`: wait for queued deliveries, flip the index, wait

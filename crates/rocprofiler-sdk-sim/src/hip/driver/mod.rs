@@ -21,10 +21,12 @@
 //! (`*_with` variants take the program's pointers; the others make up plausible ones).
 //!
 //! The calls live by kind: [`stream_calls`] (streams, windows, synchronization),
+//! [`event_calls`] (event records and stream waits),
 //! [`launches`] (code objects, kernels, graphs, memsets), [`copies`] (memcpys and the copy
 //! paths), [`roctx_calls`] (ROCTx); this file holds the types, the devices and the calls of
 //! no kind in particular.
 mod copies;
+mod event_calls;
 mod launches;
 mod roctx_calls;
 mod stream_calls;
@@ -41,12 +43,16 @@ use std::sync::OnceLock;
 pub use crate::hip::code_objects::KernelResources;
 pub use crate::hip::streams::{NULL_STREAM, STREAM_LEGACY, STREAM_PER_THREAD};
 pub use copies::{memcpy_async, memcpy_async_as, memcpy_async_with, memcpy_sync, memcpy_sync_with};
+pub use event_calls::{event_record, event_record_with_flags, stream_wait_event};
 pub use launches::{
     find_kernel, graph_launch, graph_launch_with, launch_kernel, launch_kernel_with,
     load_code_object, load_code_object_with_resources, memset_async, memset_async_as, memset_sync,
     module_launch_kernel, module_launch_kernel_with, unload_code_object,
 };
-pub use roctx_calls::{roctx_mark, roctx_name_hip_stream, roctx_range_pop, roctx_range_push};
+pub use roctx_calls::{
+    roctx_mark, roctx_name_hip_stream, roctx_range_pop, roctx_range_push, roctx_range_start,
+    roctx_range_stop,
+};
 pub use stream_calls::{
     bind_stream_to_queue, sdk_stream_id, stream_create, stream_create_failed, stream_create_with,
     stream_destroy, stream_synchronize, stream_wait, stream_window_enter, stream_window_exit,

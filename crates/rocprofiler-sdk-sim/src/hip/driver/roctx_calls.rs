@@ -24,6 +24,20 @@ pub fn roctx_range_pop() -> i32 {
     crate::engine::roctx::range_pop()
 }
 
+/// ROCTx's `roctxRangeStartA(message)` on the calling thread: opens a process range, which
+/// any thread may stop (MARKER_CORE_RANGE_API and MARKER_CORE_API as `roctx.rs` says); returns
+/// its id. `message` must not contain NUL.
+pub fn roctx_range_start(message: &str) -> Result<u64, SimError> {
+    let message = roctx_message(message)?;
+    Ok(crate::engine::roctx::range_start(Some(&message)))
+}
+
+/// ROCTx's `roctxRangeStop(id)` on the calling thread: closes the process range `id` (an
+/// unknown id closes nothing; the core call is traced either way).
+pub fn roctx_range_stop(id: u64) {
+    crate::engine::roctx::range_stop(id)
+}
+
 /// ROCTx's `roctxMarkA(message)` on the calling thread. `message` must not contain NUL.
 pub fn roctx_mark(message: &str) -> Result<(), SimError> {
     let message = roctx_message(message)?;

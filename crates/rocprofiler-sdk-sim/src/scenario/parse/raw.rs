@@ -166,6 +166,8 @@ raw_step! {
     roctx_push: Option<String>,
     roctx_pop: Option<bool>,
     roctx_mark: Option<String>,
+    roctx_start: Option<String>,
+    roctx_stop: Option<String>,
     // modifiers
     stream: Option<Spanned<String>>,
     module: Option<bool>,
@@ -181,6 +183,7 @@ raw_step! {
     queue: Option<String>,
     annotate: Option<String>,
     repeat: Option<u32>,
+    event: Option<Spanned<String>>,
 }
 
 /// A step's `steps = [...]`: a group. Each group holds the frames of the steps around it on

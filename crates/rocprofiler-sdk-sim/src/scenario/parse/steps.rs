@@ -6,13 +6,13 @@
 use super::raw::{RawStep, StepAt};
 use super::{Flow, Validator, MAX_DURATION_US, MAX_TOTAL_STEPS};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::model::Step;
+use crate::scenario::model::{event_handle, Step, StreamRef};
 use std::ops::Range;
 use toml::Spanned;
 
 const ACTIONS: &str = "launch, graph, memcpy, memset, sync_stream, sync_device, set_device, \
      sleep_us, bind, api, steps, enable, disable, set_enter, set_exit, create_stream, random, \
-     roctx_push, roctx_pop, roctx_mark";
+     roctx_push, roctx_pop, roctx_mark, roctx_start, roctx_stop";
 
 /// Steps one step runs (graph nodes and generated steps each count; repeats multiply).
 pub(super) fn weight(step: &Step) -> u128 {
@@ -25,6 +25,14 @@ pub(super) fn weight(step: &Step) -> u128 {
         _ => 1,
     }
 }
+
+/// The HIP functions an `api` step may name an `event` for: the record and the wait that
+/// order streams.
+const EVENT_FUNCTIONS: [&str; 3] = [
+    "hipEventRecord",
+    "hipEventRecordWithFlags",
+    "hipStreamWaitEvent",
+];
 
 /// The HIP functions that create a stream: a `create_stream` step, not an `api` step.
 const STREAM_CREATE_FUNCTIONS: [&str; 4] = [
@@ -112,7 +120,9 @@ impl Validator<'_> {
             return Ok(Some(Step::Bind { stream, queue }));
         }
         if let Some(name) = &s.api {
-            return self.api_step(name, &s.stream, on, err).map(Some);
+            return self
+                .api_step(name, &s.stream, s.event.as_ref(), on, err)
+                .map(Some);
         }
         if let Some(name) = &s.set_enter {
             let (stream, _) = self.stream(name, on)?;
@@ -148,6 +158,8 @@ impl Validator<'_> {
             ("roctx_push", s.roctx_push.is_some()),
             ("roctx_pop", s.roctx_pop.is_some()),
             ("roctx_mark", s.roctx_mark.is_some()),
+            ("roctx_start", s.roctx_start.is_some()),
+            ("roctx_stop", s.roctx_stop.is_some()),
         ]
         .into_iter()
         .filter(|(_, present)| *present)
@@ -163,6 +175,11 @@ impl Validator<'_> {
         };
         if !message.is_empty() {
             return Err(self.at.error(span.clone(), message));
+        }
+        if let (Some(event), None) = (&s.event, &s.api) {
+            return Err(self
+                .at
+                .error(event.span(), "`event` applies to api steps only"));
         }
         if let (Some(host), None) = (&s.host, &s.memcpy) {
             return Err(self
@@ -182,6 +199,7 @@ impl Validator<'_> {
         &self,
         name: &Spanned<String>,
         stream: &Option<Spanned<String>>,
+        event: Option<&Spanned<String>>,
         device: u32,
         err: &dyn Fn(String) -> ScenarioError,
     ) -> Result<Step, ScenarioError> {
@@ -205,6 +223,23 @@ impl Validator<'_> {
             )
         })?;
         let stream = self.optional_stream(stream, device)?;
+        if let Some(event) = event {
+            if !EVENT_FUNCTIONS.contains(&name.get_ref().as_str()) {
+                return Err(self.at.error(
+                    event.span(),
+                    format!(
+                        "`event` applies to api steps of {}",
+                        EVENT_FUNCTIONS.join(", ")
+                    ),
+                ));
+            }
+            return Ok(Step::EventCall {
+                op,
+                event: event_handle(event.get_ref()),
+                // The functions have a stream argument: none given is the null stream.
+                stream: stream.unwrap_or(StreamRef::Null),
+            });
+        }
         Ok(Step::Api { op, stream })
     }
 
@@ -292,8 +327,14 @@ impl Validator<'_> {
     }
 }
 
-/// The ROCTx steps: `roctx_push`, `roctx_mark`, `roctx_pop`.
+/// The ROCTx steps: `roctx_push`, `roctx_mark`, `roctx_pop`, `roctx_start`, `roctx_stop`.
 fn marker_step(s: &mut RawStep) -> Result<Option<Step>, String> {
+    if let Some(message) = s.roctx_start.take() {
+        return roctx_message(&message).map(|()| Some(Step::RoctxStart(message)));
+    }
+    if let Some(message) = s.roctx_stop.take() {
+        return Ok(Some(Step::RoctxStop(message)));
+    }
     if let Some(message) = s.roctx_push.take() {
         return roctx_message(&message).map(|()| Some(Step::RoctxPush(message)));
     }
@@ -308,7 +349,7 @@ fn marker_step(s: &mut RawStep) -> Result<Option<Step>, String> {
     }
 }
 
-/// A `roctx_push` / `roctx_mark` message: it travels as a C string, so no NUL.
+/// A `roctx_push` / `roctx_mark` / `roctx_start` message: it travels as a C string, so no NUL.
 fn roctx_message(message: &str) -> Result<(), String> {
     if message.contains('\0') {
         return Err("a ROCTx message must not contain a NUL character".to_owned());
@@ -410,6 +451,14 @@ mod tests {
             &got[..],
             [Step::RoctxPush(a), Step::RoctxMark(b), Step::RoctxPop, Step::RoctxPop]
                 if a == "a" && b == "b"
+        ));
+        let got = steps(
+            "",
+            "{ roctx_start = \"epoch\" }, { roctx_stop = \"epoch\" }",
+        );
+        assert!(matches!(
+            &got[..],
+            [Step::RoctxStart(a), Step::RoctxStop(b)] if a == "epoch" && b == "epoch"
         ));
         assert_eq!(
             refused(&with_steps("", "{ roctx_mark = \"a\\u0000\" }")),

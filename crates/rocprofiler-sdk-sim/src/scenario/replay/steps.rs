@@ -8,6 +8,7 @@ use crate::scenario::error::ReplayError;
 use crate::scenario::model::{GraphNode, RandomSpec, Step, StreamRef};
 use crate::scenario::random::RandomDraws;
 use crate::SimError;
+use rocprofiler_sdk_sys as sys;
 use rustc_hash::FxHashMap as HashMap;
 
 /// What one scenario thread carries from step to step.
@@ -207,6 +208,20 @@ impl Runner<'_> {
                 driver::roctx_range_pop();
             }
             Step::RoctxMark(message) => driver::roctx_mark(message).map_err(fail)?,
+            Step::RoctxStart(message) => {
+                let id = driver::roctx_range_start(message).map_err(fail)?;
+                world.process_ranges.lock().insert(message.clone(), id);
+            }
+            Step::RoctxStop(message) => {
+                let id = world.process_ranges.lock().remove(message).ok_or_else(|| {
+                    ReplayError(format!(
+                        "thread `{}`: roctx_stop: no open process range `{message}` (its \
+                         roctx_start must come first in the replay's order)",
+                        self.thread
+                    ))
+                })?;
+                driver::roctx_range_stop(id);
+            }
             Step::Enable => self
                 .hooks
                 .enable_tracing()
@@ -237,6 +252,20 @@ impl Runner<'_> {
                 if let StreamRef::Named(name) = stream {
                     world.streams.lock().remove(name);
                 }
+                out.api_calls += 1;
+            }
+            Step::EventCall { op, event, stream } => {
+                let stream = world.stream(stream);
+                match *op {
+                    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent => {
+                        driver::stream_wait_event(stream, *event, 0)
+                    }
+                    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecordWithFlags => {
+                        driver::event_record_with_flags(*event, stream, 0)
+                    }
+                    _ => driver::event_record(*event, stream),
+                }
+                .map_err(fail)?;
                 out.api_calls += 1;
             }
             Step::Api { op, stream } => {

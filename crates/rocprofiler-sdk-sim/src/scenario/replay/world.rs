@@ -23,6 +23,9 @@ pub(super) struct World {
     stream_roctx_names: HashMap<String, String>,
     /// The streams the scenario threads created, for `ReplaySummary::streams`.
     pub(super) created_by_threads: Mutex<Vec<ReplayedStream>>,
+    /// The open process ranges (`roctx_start` steps) by message -> ROCTx range id, for the
+    /// `roctx_stop` of any thread.
+    pub(super) process_ranges: Mutex<HashMap<String, u64>>,
 }
 
 /// Fake HSA queue addresses for named queues.
@@ -83,6 +86,7 @@ impl World {
             stream_queues: HashMap::default(),
             stream_roctx_names: HashMap::default(),
             created_by_threads: Mutex::new(Vec::new()),
+            process_ranges: Mutex::new(HashMap::default()),
         };
         for co in &scenario.code_objects {
             let symbols: Vec<&str> = co.kernels.iter().map(|(_, s)| s.as_str()).collect();
