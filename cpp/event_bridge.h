@@ -10,6 +10,7 @@
 #include <string>
 
 #include "xla/backends/profiler/gpu/rocm_tracer_utils.h"
+#include "event_details.h"
 #include "xla_rocm_tracer.h"
 
 namespace xla {
@@ -76,31 +77,40 @@ class XrtEventOf {
     flat_.stream_id = event.stream_id;
     flat_.queue_id = event.queue_id;
     flat_.scope_range_id = event.scope_range_id;
-    // The union member XLA's export reads for each type; no details otherwise.
+    // The details XLA's export reads for each type; no details otherwise (through
+    // event_details.h: the union or the variant shape of XLA's event).
     switch (event.type) {
       case RocmTracerEventType::Kernel:
-        flat_.detail_kind = XRT_DETAIL_KIND_KERNEL;
-        KernelArray(event.kernel_info, flat_.kernel);
+        if (const KernelDetails* kernel = event_details::GetKernel(event)) {
+          flat_.detail_kind = XRT_DETAIL_KIND_KERNEL;
+          KernelArray(*kernel, flat_.kernel);
+        }
         break;
       case RocmTracerEventType::MemcpyH2D:
       case RocmTracerEventType::MemcpyD2H:
       case RocmTracerEventType::MemcpyD2D:
       case RocmTracerEventType::MemcpyP2P:
       case RocmTracerEventType::MemcpyOther:
-        flat_.detail_kind = XRT_DETAIL_KIND_MEMCPY;
-        flat_.num_bytes = event.memcpy_info.num_bytes;
-        flat_.destination = event.memcpy_info.destination;
-        flat_.is_async = event.memcpy_info.async;
+        if (const MemcpyDetails* copy = event_details::GetMemcpy(event)) {
+          flat_.detail_kind = XRT_DETAIL_KIND_MEMCPY;
+          flat_.num_bytes = copy->num_bytes;
+          flat_.destination = copy->destination;
+          flat_.is_async = copy->async;
+        }
         break;
       case RocmTracerEventType::Memset:
-        flat_.detail_kind = XRT_DETAIL_KIND_MEMSET;
-        flat_.num_bytes = event.memset_info.num_bytes;
-        flat_.is_async = event.memset_info.async;
+        if (const MemsetDetails* memset = event_details::GetMemset(event)) {
+          flat_.detail_kind = XRT_DETAIL_KIND_MEMSET;
+          flat_.num_bytes = memset->num_bytes;
+          flat_.is_async = memset->async;
+        }
         break;
       case RocmTracerEventType::MemoryAlloc:
       case RocmTracerEventType::MemoryFree:
-        flat_.detail_kind = XRT_DETAIL_KIND_MEM_ALLOC;
-        flat_.num_bytes = event.memalloc_info.num_bytes;
+        if (const MemAllocDetails* alloc = event_details::GetMemAlloc(event)) {
+          flat_.detail_kind = XRT_DETAIL_KIND_MEM_ALLOC;
+          flat_.num_bytes = alloc->num_bytes;
+        }
         break;
       default:
         break;
@@ -148,20 +158,22 @@ inline RocmTracerEvent FromXrtEvent(const XrtEvent& from, AnnotationMap& annotat
   event.thread_id = from.thread_id;
   event.stream_id = from.stream_id;
   event.queue_id = from.queue_id;
-  // The largest union member first, so every byte of the union is initialized.
-  event.kernel_info = KernelDetails{};
+  // The largest union member first, so every byte of the union is initialized (the variant
+  // shape holds the kernel's alternative until another is set).
+  event_details::SetKernel(event, KernelDetails{});
   switch (from.detail_kind) {
     case XRT_DETAIL_KIND_KERNEL:
-      event.kernel_info = KernelOfArray(from.kernel);
+      event_details::SetKernel(event, KernelOfArray(from.kernel));
       break;
     case XRT_DETAIL_KIND_MEMCPY:
-      event.memcpy_info = MemcpyDetails{from.num_bytes, from.destination, from.is_async};
+      event_details::SetMemcpy(event,
+                               MemcpyDetails{from.num_bytes, from.destination, from.is_async});
       break;
     case XRT_DETAIL_KIND_MEMSET:
-      event.memset_info = MemsetDetails{from.num_bytes, from.is_async};
+      event_details::SetMemset(event, MemsetDetails{from.num_bytes, from.is_async});
       break;
     case XRT_DETAIL_KIND_MEM_ALLOC:
-      event.memalloc_info = MemAllocDetails{from.num_bytes};
+      event_details::SetMemAlloc(event, MemAllocDetails{from.num_bytes});
       break;
     default:
       break;

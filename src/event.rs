@@ -239,6 +239,55 @@ pub struct MemcpyDetails {
     /// Set by the collector on an activity it named by `call_direction`: the direction the SDK
     /// record said (a small host-to-device copy done by a GPU blit is recorded device-to-device).
     pub recorded_direction: Option<EventType>,
+    /// The memory each side of the call is in, from the pointers the call passed
+    /// (`tracer/hip_api/memory_kinds.rs`); `Unknown` when the call was not noted.
+    pub src_kind: MemoryKind,
+    pub dst_kind: MemoryKind,
+}
+
+/// The memory a copy's side is in, named as CUPTI's memory kinds are in XLA's `memcpy_details`
+/// (`kind_src:pinned`, docs/xla-interface.md#copy-details).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum MemoryKind {
+    #[default]
+    Unknown = 0,
+    /// Host memory HIP did not allocate or register (`malloc`, the stack).
+    Pageable = 1,
+    /// `hipHostMalloc`, `hipHostAlloc`, `hipExtHostAlloc` or `hipHostRegister` memory.
+    Pinned = 2,
+    /// `hipMalloc` or `hipExtMallocWithFlags` memory.
+    Device = 3,
+    /// `hipMallocManaged` memory.
+    Managed = 4,
+}
+
+impl MemoryKind {
+    /// CUPTI's name of the kind, as XLA's `GetMemoryKindName` writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryKind::Unknown => "unknown",
+            MemoryKind::Pageable => "pageable",
+            MemoryKind::Pinned => "pinned",
+            MemoryKind::Device => "device",
+            MemoryKind::Managed => "managed",
+        }
+    }
+
+    /// The kind coded by [`MemoryKind::code`]; unknown codes are `Unknown`.
+    pub fn from_code(code: u64) -> MemoryKind {
+        match code {
+            1 => MemoryKind::Pageable,
+            2 => MemoryKind::Pinned,
+            3 => MemoryKind::Device,
+            4 => MemoryKind::Managed,
+            _ => MemoryKind::Unknown,
+        }
+    }
+
+    pub fn code(self) -> u64 {
+        self as u64
+    }
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]

@@ -162,10 +162,10 @@ fn copy_api_takes_the_copy_details_of_its_activity() {
     let space = export(&collector);
     let host = plane(&space, "/host:ROCTRACER");
     let event = &host.lines[0].events[0];
+    // `dest` is the destination GPU's plane ordinal, not its agent handle.
     let expected = format!(
-        "ref:kind:Unknown size:{} dest:{} async:0",
-        4 << 20,
-        AGENT0 as u32
+        "ref:kind_src:unknown kind_dst:unknown size:{} dest:0 async:0",
+        4 << 20
     );
     assert_eq!(
         stat(host, &event.stats, "memcpy_details"),

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use collector_support::*;
 use xla_rocm_tracer::event::{
-    EventDetails, EventType, KernelDetails, MemAllocDetails, MemcpyDetails, MemsetDetails,
-    RocmTracerEvent,
+    EventDetails, EventType, KernelDetails, MemAllocDetails, MemcpyDetails, MemoryKind,
+    MemsetDetails, RocmTracerEvent,
 };
 use xla_rocm_tracer::export::{
     kernel_details_string, memalloc_details_string, memcpy_details_string, memset_details_string,
@@ -53,15 +53,30 @@ fn detail_strings_have_xlas_exact_formats() {
         ..kernel
     };
     assert!(kernel_details_string(&odd, None).contains("static_shared:70000 dynamic_shared:0 "));
+    // CUDA's form (XLA's CUPTI collector; the reference trace's `kind_src:pinned
+    // kind_dst:device size:4194304 dest:0 async:1`).
     let copy = MemcpyDetails {
         num_bytes: 4194304,
-        destination: 0x1a2b,
+        destination: 0,
         is_async: true,
+        src_kind: MemoryKind::Pinned,
+        dst_kind: MemoryKind::Device,
         ..MemcpyDetails::default()
     };
     assert_eq!(
         memcpy_details_string(&copy),
-        "kind:Unknown size:4194304 dest:6699 async:1"
+        "kind_src:pinned kind_dst:device size:4194304 dest:0 async:1"
+    );
+    let to_managed = MemcpyDetails {
+        destination: 1,
+        is_async: false,
+        src_kind: MemoryKind::Pageable,
+        dst_kind: MemoryKind::Managed,
+        ..copy
+    };
+    assert_eq!(
+        memcpy_details_string(&to_managed),
+        "kind_src:pageable kind_dst:managed size:4194304 dest:1 async:0"
     );
     assert_eq!(
         memalloc_details_string(&MemAllocDetails { num_bytes: 5 }),
@@ -72,7 +87,7 @@ fn detail_strings_have_xlas_exact_formats() {
             num_bytes: 9,
             is_async: false
         }),
-        "kind:Unknown num_bytes:9 async:0"
+        "kind:device num_bytes:9 async:0"
     );
 }
 
@@ -161,7 +176,7 @@ fn memory_operation_stats_use_xlas_names() {
                 is_async: true,
             }),
             "Memset_details",
-            "ref:kind:Unknown num_bytes:300 async:1",
+            "ref:kind:device num_bytes:300 async:1",
         ),
     ];
     for (index, (event_type, details, _, _)) in cases.iter().enumerate() {

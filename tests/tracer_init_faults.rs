@@ -48,11 +48,12 @@ const FAULTS: &[(&str, &str, u32)] = &[
         "rocprofiler_configure_callback_tracing_service",
         15,
     ),
-    // Calls 2, 4, 5 and 6 configure HIP's RUNTIME_INITIALIZATION notice, the stream names
-    // (MARKER_NAME_API) and the ROCTx ranges (MARKER_CORE_API, MARKER_CORE_RANGE_API), which
-    // may fail: see `a_failed_stream_name_service_leaves_the_tracer_available`.
+    // Calls 2, 4, 5, 6 and 7 configure HIP's RUNTIME_INITIALIZATION notice, the stream names
+    // (MARKER_NAME_API), the ROCTx ranges (MARKER_CORE_API, MARKER_CORE_RANGE_API) and the
+    // allocation functions (HIP_RUNTIME_API, for the copies' memory kinds), which may fail:
+    // see `a_failed_stream_name_service_leaves_the_tracer_available`.
     (
-        "rocprofiler_configure_callback_tracing_service@7=16",
+        "rocprofiler_configure_callback_tracing_service@8=16",
         "rocprofiler_configure_callback_tracing_service",
         16,
     ),
@@ -212,12 +213,14 @@ fn a_failed_stream_name_service_leaves_the_tracer_available() {
     }
     // Call 2: the notice of HIP's initialization (the "no GPU events" diagnosis,
     // src/tracer/sdk/hip_runtime_reach.rs); call 4: the stream names; calls 5 and 6: the ROCTx
-    // ranges of either marker domain.
+    // ranges of either marker domain; call 7: the allocation functions (memory kinds,
+    // src/tracer/hip_api/memory_kinds.rs).
     for rule in [
         "rocprofiler_configure_callback_tracing_service@2=16",
         "rocprofiler_configure_callback_tracing_service@4=16",
         "rocprofiler_configure_callback_tracing_service@5=16",
         "rocprofiler_configure_callback_tracing_service@6=16",
+        "rocprofiler_configure_callback_tracing_service@7=16",
     ] {
         let output = child::rerun("child_is_available", &[("ROCSIM_FAULTS", rule)]);
         child::assert_passed(rule, &output);

@@ -10,10 +10,12 @@
 //! - names each copy record by its call's direction, keeping the record's own in
 //!   `recorded_direction` (exported as a stat);
 //! - merges the pieces of one call into one event of the call's size;
-//! - gives a blit kernel the copy call's size, and names a blit kernel of a host<->device call
-//!   by the call's direction (newer HIP runtimes run small copies as `__amd_rocclr_copyBuffer`
-//!   blits: a 4 KiB host-to-device copy stays a 4 KiB MemcpyH2D, as it is on runtimes that
-//!   record it as a copy; docs/simulator-fidelity.md#the-ledger);
+//! - gives a blit kernel the copy call's size and names it by the call's direction (newer HIP
+//!   runtimes run small copies as `__amd_rocclr_copyBuffer` blits: a 4 KiB host-to-device copy
+//!   stays a 4 KiB MemcpyH2D, as it is on runtimes that record it as a copy, and a same-GPU
+//!   device-to-device blit is a MemcpyD2D; docs/simulator-fidelity.md#the-ledger);
+//! - carries the call's memory kinds and async flag onto every event of the call (one
+//!   `memcpy_details` form across the trace);
 //! - leaves a copy call without a record on its host thread (the CPU copied; see
 //!   [`is_done_by_cpu`]).
 use super::stored_event::LoggedEvent;
@@ -60,6 +62,9 @@ pub(super) fn api_copy_details(
         num_bytes: record.num_bytes.max(call.num_bytes),
         call_direction: call.call_direction,
         recorded_direction: renamed.then_some(recorded),
+        is_async: call.is_async,
+        src_kind: call.src_kind,
+        dst_kind: call.dst_kind,
         ..record
     })
 }
@@ -74,24 +79,24 @@ pub(super) fn name_blit_kernel(kernel: &mut RocmTracerEvent, api_event: LoggedEv
 }
 
 /// The blit rule, from the call's facts (`call`: the HIP API copy event's details, or those
-/// the tracer put on the kernel): the kernel takes the call's size, and a blit of a
-/// host<->device call also takes the call's direction as its type and name, keeping `Kernel`
-/// in `recorded_direction`. A same-GPU device-to-device blit, a kernel on every release, stays
-/// a kernel. A call of unknown size and direction changes nothing.
+/// the tracer put on the kernel): the kernel takes the call's size, memory kinds and async
+/// flag, and the call's direction as its type and name, keeping `Kernel` in
+/// `recorded_direction`: every copy is named by its HIP call, the same-GPU device-to-device
+/// blit too (docs/xla-interface.md#copy-details). A call of unknown direction
+/// (`hipMemcpyDefault`) keeps the kernel's name with the copy's details; one of unknown size
+/// and direction changes nothing.
 pub(crate) fn name_blit_kernel_by_call(kernel: &mut RocmTracerEvent, call: MemcpyDetails) {
-    let host_side = call
-        .call_direction
-        .filter(|asked| matches!(asked, EventType::MemcpyH2D | EventType::MemcpyD2H));
-    if call.num_bytes == 0 && host_side.is_none() {
+    let asked = call.call_direction;
+    if call.num_bytes == 0 && asked.is_none() {
         return;
     }
     kernel.details = EventDetails::Memcpy(MemcpyDetails {
         destination: kernel.device_id,
-        call_direction: host_side,
-        recorded_direction: host_side.map(|_| EventType::Kernel),
+        call_direction: asked,
+        recorded_direction: asked.map(|_| EventType::Kernel),
         ..call
     });
-    if let Some(asked) = host_side {
+    if let Some(asked) = asked {
         kernel.event_type = asked;
         kernel.name = asked.shared_name();
     }
@@ -188,7 +193,7 @@ mod tests {
     use super::*;
     use crate::collector::event_log::EventLog;
     use crate::collector::stored_event::SessionStrings;
-    use crate::event::EventSource;
+    use crate::event::{EventSource, MemoryKind};
 
     fn piece(event_type: EventType, bytes: u64, start: u64) -> RocmTracerEvent {
         RocmTracerEvent {
@@ -232,6 +237,9 @@ mod tests {
                 details: EventDetails::Memcpy(MemcpyDetails {
                     num_bytes: bytes,
                     call_direction: Some(direction),
+                    is_async: true,
+                    src_kind: MemoryKind::Device,
+                    dst_kind: MemoryKind::Device,
                     ..MemcpyDetails::default()
                 }),
                 ..RocmTracerEvent::default()
@@ -305,18 +313,21 @@ mod tests {
     }
 
     #[test]
-    fn a_same_gpu_blit_kernel_takes_the_copy_call_size_and_stays_a_kernel() {
+    fn a_same_gpu_blit_kernel_is_named_by_its_call() {
         let mut kernel = blit(7);
         name_blit_kernel(&mut kernel, call(EventType::MemcpyD2D, 5 << 20).event());
         let EventDetails::Memcpy(details) = kernel.details else {
             panic!("memcpy details expected");
         };
         assert_eq!((details.num_bytes, details.destination), (5 << 20, 7));
-        assert_eq!(kernel.event_type, EventType::Kernel);
-        assert_eq!(&*kernel.name, "__amd_rocclr_copyBuffer");
-        let mut no_size = blit(7);
-        name_blit_kernel(&mut no_size, call(EventType::MemcpyD2D, 0).event());
-        assert_eq!(no_size, blit(7));
+        assert_eq!(
+            (details.src_kind, details.dst_kind, details.is_async),
+            (MemoryKind::Device, MemoryKind::Device, true),
+            "the call's facts"
+        );
+        assert_eq!(kernel.event_type, EventType::MemcpyD2D);
+        assert_eq!(&*kernel.name, "MemcpyD2D");
+        assert_eq!(recorded_direction(&kernel), Some(EventType::Kernel));
     }
 
     #[test]

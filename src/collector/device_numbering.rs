@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use super::drops::{DropCounters, DropReason};
 use super::event_log::EventLog;
 use super::stored_event::SessionStrings;
-use crate::event::{EventSource, RocmTracerEvent};
+use crate::event::{EventDetails, EventSource, RocmTracerEvent};
 use crate::gpu_agent::GpuAgentInfo;
 
 /// Turns event device ids (agent handles truncated to 32 bits) into ordinals `< num_gpus`.
@@ -84,7 +84,10 @@ impl<'a> DevicePlacement<'a> {
     }
 
     #[inline]
-    pub(crate) fn place(&mut self, event: RocmTracerEvent) {
+    pub(crate) fn place(&mut self, mut event: RocmTracerEvent) {
+        if let EventDetails::Memcpy(details) = &mut event.details {
+            details.destination = self.destination_ordinal(details.destination, event.device_id);
+        }
         if event.source == EventSource::ApiCallback
             && event.device_id == RocmTracerEvent::INVALID_DEVICE_ID
             && event.event_type.is_memcpy()
@@ -103,6 +106,15 @@ impl<'a> DevicePlacement<'a> {
             },
         };
         self.logs[index].1.push(&event, self.strings);
+    }
+
+    /// A copy's `dest` as CUPTI writes it: the ordinal of the destination GPU, numbered as the
+    /// planes are; a copy into host memory names the GPU that did it (docs/xla-interface.md#copy-details).
+    fn destination_ordinal(&self, destination: u32, device_id: u32) -> u32 {
+        let ordinal = |id| self.numbering.ordinal(id, self.num_gpus);
+        ordinal(destination)
+            .or_else(|| ordinal(device_id))
+            .unwrap_or(0)
     }
 
     /// The index in `logs` of the log of `device_id`'s device, if it has a valid ordinal.

@@ -394,6 +394,8 @@ mod tests {
                 is_async: true,
                 call_direction: Some(EventType::MemcpyH2D),
                 recorded_direction: Some(EventType::MemcpyD2D),
+                src_kind: crate::event::MemoryKind::Pinned,
+                dst_kind: crate::event::MemoryKind::Managed,
             }),
             EventDetails::Memset(MemsetDetails {
                 num_bytes: 1 << 40,
@@ -442,6 +444,8 @@ mod tests {
                     is_async,
                     call_direction,
                     recorded_direction: None,
+                    src_kind: crate::event::MemoryKind::from_code(num_bytes),
+                    dst_kind: crate::event::MemoryKind::Device,
                 })
             ),
             (any::<u64>(), any::<bool>()).prop_map(|(num_bytes, is_async)| EventDetails::Memset(

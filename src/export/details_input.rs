@@ -4,7 +4,7 @@
 //! occupancy included, cost more instructions than the rest of the event's export
 //! (benches/run.sh, `xla_export_instructions`).
 
-use crate::event::KERNEL_WORDS;
+use crate::event::{MemoryKind, KERNEL_WORDS};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum DetailsInput {
@@ -14,15 +14,13 @@ pub(crate) enum DetailsInput {
         gfx_target_version: u32,
         cu_count: u32,
     },
+    /// A copy, whether the SDK recorded it as a copy or as the blit kernel that did it: the
+    /// fields of its `memcpy_details`.
     Copy {
         num_bytes: u64,
         destination: u32,
         is_async: bool,
-    },
-    /// A copy HIP ran as a blit kernel.
-    BlitCopy {
-        num_bytes: u64,
-        destination: u32,
-        is_async: bool,
+        src_kind: MemoryKind,
+        dst_kind: MemoryKind,
     },
 }

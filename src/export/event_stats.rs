@@ -58,23 +58,16 @@ pub fn kernel_details_string(kernel: &KernelDetails, device: Option<KernelDevice
     details
 }
 
-/// The memory kind is always "Unknown" (docs/xla-interface.md#xla-edge-20); `dest` is the destination agent
-/// handle truncated to 32 bits, as XLA stores it (docs/xla-interface.md#xla-edge-7).
+/// CUDA's form, as XLA's CUPTI collector writes it (`kind_src:pinned kind_dst:device
+/// size:4194304 dest:0 async:1`): the memory kind of each side from the HIP call's pointers,
+/// `dest` the destination GPU's ordinal (the collector numbers it as the planes), `async` 1
+/// for HIP's `...Async` copy functions. One form for every copy, the ones HIP ran as blit
+/// kernels included (docs/xla-interface.md#copy-details).
 pub fn memcpy_details_string(memcpy: &MemcpyDetails) -> String {
     format!(
-        "kind:Unknown size:{} dest:{} async:{}",
-        memcpy.num_bytes,
-        memcpy.destination,
-        u8::from(memcpy.is_async)
-    )
-}
-
-/// A same-GPU copy HIP ran as a blit kernel: both sides are device memory, which is known
-/// here, so the memory kinds are written the way CUPTI's details write them (`kind_src` /
-/// `kind_dst`), and readers can tell a device-to-device copy (docs/xla-interface.md#copy-apis).
-pub(crate) fn blit_copy_details_string(memcpy: &MemcpyDetails) -> String {
-    format!(
-        "kind_src:device kind_dst:device size:{} dest:{} async:{}",
+        "kind_src:{} kind_dst:{} size:{} dest:{} async:{}",
+        memcpy.src_kind.name(),
+        memcpy.dst_kind.name(),
         memcpy.num_bytes,
         memcpy.destination,
         u8::from(memcpy.is_async)
@@ -85,9 +78,11 @@ pub fn memalloc_details_string(memalloc: &MemAllocDetails) -> String {
     format!("kind:Unknown num_bytes:{}", memalloc.num_bytes)
 }
 
+/// CUDA's form: HIP's memset functions fill device memory, `kind:device` (XLA's ROCm branch
+/// `clchong/rocm-collector-event-fidelity` writes the same).
 pub fn memset_details_string(memset: &MemsetDetails) -> String {
     format!(
-        "kind:Unknown num_bytes:{} async:{}",
+        "kind:device num_bytes:{} async:{}",
         memset.num_bytes,
         u8::from(memset.is_async)
     )
@@ -164,47 +159,32 @@ pub(crate) fn event_stats(
         stats.push(plane.ref_stat(NVTX_RANGE_STAT, range));
     }
     match event.event_type {
-        // A blit kernel that did a copy call carries the copy's size (see the collector's join).
-        EventType::Kernel if event.source == EventSource::Activity => {
-            if let EventDetails::Memcpy(copy) = &event.details {
-                let input = DetailsInput::BlitCopy {
-                    num_bytes: copy.num_bytes,
-                    destination: copy.destination,
-                    is_async: copy.is_async,
-                };
-                memoized_details(plane, input, stats, |plane, stats| {
-                    let details = blit_copy_details_string(copy);
-                    stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
-                });
-            } else {
-                let kernel = kernel_details(event);
-                let device = device.unwrap_or_default();
-                let input = DetailsInput::Kernel {
-                    fields: kernel.to_array(),
-                    gfx_target_version: device.gfx_target_version,
-                    cu_count: device.cu_count,
-                };
-                memoized_details(plane, input, stats, |plane, stats| {
-                    kernel_stats(plane, &kernel, device, stats)
-                });
-            }
+        // A blit kernel of a copy call whose direction is unknown (`hipMemcpyDefault`) stays
+        // a kernel but carries the copy's details (see the collector's join).
+        EventType::Kernel
+            if event.source == EventSource::Activity
+                && matches!(event.details, EventDetails::Memcpy(_)) =>
+        {
+            copy_stats(plane, &memcpy_details(event), stats);
         }
-        // XLA lists these four; a P2P copy gets no details.
+        EventType::Kernel if event.source == EventSource::Activity => {
+            let kernel = kernel_details(event);
+            let device = device.unwrap_or_default();
+            let input = DetailsInput::Kernel {
+                fields: kernel.to_array(),
+                gfx_target_version: device.gfx_target_version,
+                cu_count: device.cu_count,
+            };
+            memoized_details(plane, input, stats, |plane, stats| {
+                kernel_stats(plane, &kernel, device, stats)
+            });
+        }
+        // XLA's CUPTI collector lists these five.
         EventType::MemcpyH2D
         | EventType::MemcpyD2H
         | EventType::MemcpyD2D
-        | EventType::MemcpyOther => {
-            let copy = memcpy_details(event);
-            let input = DetailsInput::Copy {
-                num_bytes: copy.num_bytes,
-                destination: copy.destination,
-                is_async: copy.is_async,
-            };
-            memoized_details(plane, input, stats, |plane, stats| {
-                let details = memcpy_details_string(&copy);
-                stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
-            });
-        }
+        | EventType::MemcpyP2P
+        | EventType::MemcpyOther => copy_stats(plane, &memcpy_details(event), stats),
         EventType::MemoryAlloc => {
             let details = memalloc_details_string(&memalloc_details(event));
             stats.push(plane.ref_stat(MEMALLOC_DETAILS_STAT, &details));
@@ -234,6 +214,21 @@ pub(crate) fn event_stats(
             }
         }
     }
+}
+
+/// A copy's `memcpy_details`, made once per plane for equal details.
+fn copy_stats(plane: &mut PlaneBuilder, copy: &MemcpyDetails, stats: &mut Vec<XStat>) {
+    let input = DetailsInput::Copy {
+        num_bytes: copy.num_bytes,
+        destination: copy.destination,
+        is_async: copy.is_async,
+        src_kind: copy.src_kind,
+        dst_kind: copy.dst_kind,
+    };
+    memoized_details(plane, input, stats, |plane, stats| {
+        let details = memcpy_details_string(copy);
+        stats.push(plane.ref_stat(MEMCPY_DETAILS_STAT, &details));
+    });
 }
 
 /// Appends the details stats of `input` to `stats`: made by `make` the first time the plane

@@ -25,6 +25,9 @@
 #include "xla/tsl/profiler/backends/cpu/annotation_stack.h"
 #include "xla_rocm_tracer.h"
 
+// Not in the stand-in HIP header; the simulated runtime exports it with HIP's signature.
+extern "C" hipError_t hipMallocManaged(void** ptr, size_t size, unsigned int flags);
+
 // ---- A kernel as hipcc would register it (see tests/hip/hip_host_program.cc). -------------
 
 void fill(float* data, float value, int n);
@@ -534,6 +537,51 @@ TEST_F(GpuActivityTest, CppExportEqualsTheRustWriterForTheSameEvents) {
 
   ASSERT_HIP(hipStreamDestroy(compute));
   ASSERT_HIP(hipStreamDestroy(copies));
+}
+
+// Copy details in CUDA's form on XLA's path (CreateRocmCollector): the memory kind of each side
+// from the HIP allocation calls the SDK traced (hipMalloc device, hipHostMalloc pinned,
+// hipMallocManaged managed, a std::vector pageable), async for hipMemcpyAsync, every copy named
+// by its call although these 16 KiB copies are blit kernels (docs/xla-interface.md#copy-details).
+TEST_F(GpuActivityTest, CopiesSayTheMemoryKindOfEachSide) {
+  float* managed = nullptr;
+  ASSERT_HIP(hipMallocManaged(reinterpret_cast<void**>(&managed), kBytes, 1));
+  std::vector<float> pageable(kN);
+  hipStream_t stream;
+  ASSERT_HIP(hipStreamCreate(&stream));
+  const RocmTraceCollectorOptions options = Options(tracer_.NumGpus(), 1 << 20);
+  std::unique_ptr<RocmTraceCollector> collector =
+      CreateRocmCollector(options, 1'000'000'000, RocmTracer::GetTimestamp());
+  collector->SetGpuAgents(tracer_.GpuAgents());
+  ASSERT_TRUE(tracer_.Enable(RocmTracerOptions{1 << 20}, collector.get()).ok());
+  ASSERT_HIP(hipMemcpyAsync(device_, host_, kBytes, hipMemcpyHostToDevice, stream));
+  ASSERT_HIP(hipStreamSynchronize(stream));
+  ASSERT_HIP(hipMemcpy(pageable.data(), device_, kBytes, hipMemcpyDeviceToHost));
+  ASSERT_HIP(hipMemcpy(managed, device_, kBytes, hipMemcpyDeviceToDevice));
+  ASSERT_HIP(hipDeviceSynchronize());
+  tracer_.Disable();
+  XSpace space;
+  collector->Export(&space);
+  EXPECT_HIP_OK(hipFree(managed));
+  EXPECT_HIP_OK(hipStreamDestroy(stream));
+
+  const XPlane* gpu = FindPlane(space, "/device:GPU:0");
+  ASSERT_NE(gpu, nullptr);
+  std::multiset<std::pair<std::string, std::string>> copies;
+  for (const XLine& line : gpu->lines()) {
+    for (const XEvent& event : line.events()) {
+      copies.emplace(EventName(*gpu, event), EventStats(*gpu, event)["memcpy_details"]);
+    }
+  }
+  const std::string size = std::to_string(kBytes);
+  EXPECT_EQ(copies, (std::multiset<std::pair<std::string, std::string>>{
+                        {"MemcpyH2D", "kind_src:pinned kind_dst:device size:" + size +
+                                          " dest:0 async:1"},
+                        {"MemcpyD2H", "kind_src:device kind_dst:pageable size:" + size +
+                                          " dest:0 async:0"},
+                        {"MemcpyD2D", "kind_src:device kind_dst:managed size:" + size +
+                                          " dest:0 async:0"},
+                    }));
 }
 
 }  // namespace

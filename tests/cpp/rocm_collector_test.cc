@@ -167,7 +167,10 @@ TEST(RocmCollectorTest, MemcpyIsOnTheTimelineWithDetails) {
   ASSERT_EQ(EventCount(*gpu), 1u);
   const XEvent& copy = gpu->lines(0).events(0);
   EXPECT_EQ(EventName(*gpu, copy), "MemcpyH2D");
-  EXPECT_EQ(EventStats(*gpu, copy)["memcpy_details"], "kind:Unknown size:4194304 dest:300 async:0");
+  // CUDA's form (docs/xla-interface.md#copy-details): XLA's event carries no memory kinds, and
+  // `dest` is the GPU's plane ordinal, not its agent handle 300.
+  EXPECT_EQ(EventStats(*gpu, copy)["memcpy_details"],
+            "kind_src:unknown kind_dst:unknown size:4194304 dest:0 async:0");
 }
 
 // #46182: raw SDK stream ids become dense per-device lane numbers, "Stream #<n>"; the HSA

@@ -18,8 +18,9 @@ because our side is right or the field is a known gap of ours, and counts them i
     events (`hipEventRecord`, `hipStreamWaitEvent`) without a correlation id; XLA draws none.
     They are not compared as device work; each flow must have its two ends;
   * a small host<->device copy (up to 16 KiB) that HIP ran as a `__amd_rocclr_copyBuffer` blit
-    kernel: XLA's tracer in both plugins shows the kernel; ours names it by the call
-    (`MemcpyH2D`/`MemcpyD2H`, `recorded_direction: Kernel`). It is compared under XLA's
+    kernel, and a same-GPU device-to-device copy HIP runs as that kernel too: XLA's tracer in
+    both plugins shows the kernel; ours names it by the call (`MemcpyH2D`/`MemcpyD2H`/`MemcpyD2D`,
+    `recorded_direction: Kernel`). It is compared under XLA's
     kernel name, only where XLA's event of that correlation id is that kernel and XLA's own HIP
     API event of the call names the same direction (hipMemcpyHtoD* / DtoH*); its bytes are
     not compared (XLA's trace has none) nor its kernel_details (ours has none);
@@ -43,7 +44,8 @@ import xspace  # noqa: E402
 # trace.
 BLIT_KERNEL = "__amd_rocclr_copyBuffer"
 # The direction a HIP copy function's name gives (the functions with a `kind` argument give none).
-CALL_DIRECTIONS = (("hipMemcpyHtoD", "MemcpyH2D"), ("hipMemcpyDtoH", "MemcpyD2H"))
+CALL_DIRECTIONS = (("hipMemcpyHtoD", "MemcpyH2D"), ("hipMemcpyDtoH", "MemcpyD2H"),
+                   ("hipMemcpyDtoD", "MemcpyD2D"))
 
 
 def call_direction(api_name):
@@ -198,7 +200,7 @@ def blit_differences(xla, ours):
         if xla_names.get(corr) != BLIT_KERNEL:
             out.append(f"our copy {corr} ({ours_direction}, recorded as a kernel) is XLA's "
                        f"{xla_names.get(corr)!r}, not a {BLIT_KERNEL} kernel")
-        elif ours_direction not in ("MemcpyH2D", "MemcpyD2H") or call_direction(api) not in (None, ours_direction):
+        elif ours_direction not in ("MemcpyH2D", "MemcpyD2H", "MemcpyD2D") or call_direction(api) not in (None, ours_direction):
             out.append(f"our copy {corr} is named {ours_direction}; XLA's HIP API event of the call is {api!r}")
     return out
 

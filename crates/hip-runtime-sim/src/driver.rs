@@ -390,6 +390,26 @@ pub fn api_call_failed(op: i32, stream: Option<Stream>) -> Result<(), HipError> 
     call(op, stream, true)
 }
 
+/// A HIP call without device work and without a stream, with its HIP API payload arguments
+/// (`args`: the SDK's `rocprofiler_hip_api_args_t`, its function's member filled).
+pub fn api_call_with_args(
+    op: i32,
+    args: &rocprofiler_sdk_sys::rocprofiler_hip_api_args_t,
+) -> Result<(), HipError> {
+    let options = rocsim_api_call_options_t {
+        op,
+        ..rocsim_api_call_options_t::default()
+    };
+    // SAFETY: valid options and arguments; null correlation out-pointer.
+    check(unsafe {
+        ffi::rocsim_api_call_with_args(
+            &options,
+            (args as *const rocprofiler_sdk_sys::rocprofiler_hip_api_args_t).cast(),
+            std::ptr::null_mut(),
+        )
+    })
+}
+
 fn call(op: i32, stream: Option<Stream>, rejected: bool) -> Result<(), HipError> {
     let options = rocsim_api_call_options_t {
         op,

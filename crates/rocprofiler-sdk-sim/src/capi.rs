@@ -54,6 +54,8 @@
 //!                           uint64_t event, uint64_t stream, uint32_t flags, uint64_t* corr);
 //! int32_t rocsim_device_synchronize(void);
 //! int32_t rocsim_api_call(const rocsim_api_call_options_t*, uint64_t* corr);
+//! int32_t rocsim_api_call_with_args(const rocsim_api_call_options_t*,
+//!                                   const rocprofiler_hip_api_args_t*, uint64_t* corr);
 //! void    rocsim_wait_idle(void);
 //! void    rocsim_host_sleep_ns(uint64_t ns);
 //! void    rocsim_fault_inject(const char* function, uint32_t status, uint32_t nth /* 0 = every call */);
@@ -491,6 +493,30 @@ pub unsafe extern "C" fn rocsim_api_call(
             } else {
                 driver::api_call(o.op, stream)
             }
+        })
+    }
+}
+
+/// # Safety
+/// `options` is null or valid; `args` is null (a zeroed payload) or points at a
+/// `rocprofiler_hip_api_args_t`; `corr` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rocsim_api_call_with_args(
+    options: *const rocsim_api_call_options_t,
+    args: *const std::ffi::c_void,
+    corr: *mut u64,
+) -> i32 {
+    let args = if args.is_null() {
+        crate::hip::hip_args::zeroed()
+    } else {
+        // SAFETY: caller contract.
+        unsafe { (args as *const sys::rocprofiler_hip_api_args_t).read_unaligned() }
+    };
+    // SAFETY: caller contract.
+    unsafe {
+        with_options(options, corr, |o| {
+            let stream = (o.has_stream != 0).then_some(o.stream);
+            driver::api_call_with_args(o.op, stream, args)
         })
     }
 }

@@ -735,6 +735,56 @@ pub struct rocprofiler_hip_api_args_hipStreamWaitEvent_t {
     pub flags: c_uint,
 }
 
+/// The arguments of `hipMalloc(void** ptr, size_t size)`.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipMalloc_t {
+    pub ptr: *mut *mut c_void,
+    pub size: usize,
+}
+
+/// The arguments of the allocation functions with flags, in their HIP signatures' order
+/// `(void** ptr, size_t size, unsigned int flags)`: `hipHostMalloc`, `hipHostAlloc`,
+/// `hipExtHostAlloc`, `hipMallocManaged` and `hipExtMallocWithFlags`.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipMallocFlags_t {
+    pub ptr: *mut *mut c_void,
+    pub size: usize,
+    pub flags: c_uint,
+}
+
+/// The arguments of `hipHostRegister(void* hostPtr, size_t sizeBytes, unsigned int flags)`.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipHostRegister_t {
+    pub hostPtr: *mut c_void,
+    pub sizeBytes: usize,
+    pub flags: c_uint,
+}
+
+/// The argument of `hipFree(void* ptr)`, `hipHostFree(void* ptr)` and
+/// `hipHostUnregister(void* hostPtr)`: one pointer.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipFree_t {
+    pub ptr: *mut c_void,
+}
+
+/// The arguments of `hipMemcpyPeer(void* dst, int dstDeviceId, const void* src,
+/// int srcDeviceId, size_t sizeBytes)` and of `hipMemcpyPeerAsync`, which adds the stream.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_hipMemcpyPeer_t {
+    pub dst: *mut c_void,
+    pub dstDeviceId: c_int,
+    pub src: *const c_void,
+    pub srcDeviceId: c_int,
+    pub sizeBytes: usize,
+    /// `hipMemcpyPeerAsync` only.
+    pub stream: hipStream_t,
+}
+
 /// `rocprofiler_hip_api_args_t` (88 bytes, align 8 with HIP runtime table step 12).
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -762,6 +812,15 @@ pub union rocprofiler_hip_api_args_t {
     pub hipEventRecord: rocprofiler_hip_api_args_hipEventRecord_t,
     pub hipEventRecordWithFlags: rocprofiler_hip_api_args_hipEventRecordWithFlags_t,
     pub hipStreamWaitEvent: rocprofiler_hip_api_args_hipStreamWaitEvent_t,
+    pub hipMalloc: rocprofiler_hip_api_args_hipMalloc_t,
+    /// `hipHostMalloc`, `hipHostAlloc`, `hipExtHostAlloc`, `hipMallocManaged`,
+    /// `hipExtMallocWithFlags`.
+    pub hipMallocFlags: rocprofiler_hip_api_args_hipMallocFlags_t,
+    pub hipHostRegister: rocprofiler_hip_api_args_hipHostRegister_t,
+    /// `hipFree`, `hipHostFree`, `hipHostUnregister`.
+    pub hipFree: rocprofiler_hip_api_args_hipFree_t,
+    /// `hipMemcpyPeer`, `hipMemcpyPeerAsync`.
+    pub hipMemcpyPeer: rocprofiler_hip_api_args_hipMemcpyPeer_t,
 }
 
 /// `hipChannelFormatDesc` (a `retval` member): four `int`s and an enum.

@@ -238,6 +238,13 @@ fn hip_api_payload() {
         dst @ 0, src @ 8, sizeBytes @ 16);
     layout!(rocprofiler_hip_api_args_hipMemcpyFixedAsync_t, 32, 8,
         dst @ 0, src @ 8, sizeBytes @ 16, stream @ 24);
+    layout!(rocprofiler_hip_api_args_hipMalloc_t, 16, 8, ptr @ 0, size @ 8);
+    layout!(rocprofiler_hip_api_args_hipMallocFlags_t, 24, 8, ptr @ 0, size @ 8, flags @ 16);
+    layout!(rocprofiler_hip_api_args_hipHostRegister_t, 24, 8,
+        hostPtr @ 0, sizeBytes @ 8, flags @ 16);
+    layout!(rocprofiler_hip_api_args_hipFree_t, 8, 8, ptr @ 0);
+    layout!(rocprofiler_hip_api_args_hipMemcpyPeer_t, 48, 8,
+        dst @ 0, dstDeviceId @ 8, src @ 16, srcDeviceId @ 24, sizeBytes @ 32, stream @ 40);
     layout!(rocprofiler_hip_api_args_hipEventRecord_t, 16, 8, event @ 0, stream @ 8);
     layout!(rocprofiler_hip_api_args_hipEventRecordWithFlags_t, 24, 8,
         event @ 0, stream @ 8, flags @ 16);

@@ -283,6 +283,13 @@ extern "C" {
     pub fn rocsim_event_call(op: i32, event: u64, stream: u64, flags: u32, corr: *mut u64) -> i32;
     pub fn rocsim_device_synchronize() -> i32;
     pub fn rocsim_api_call(options: *const rocsim_api_call_options_t, corr: *mut u64) -> i32;
+    /// [`rocsim_api_call`] with the call's HIP API payload arguments: `args` points at the
+    /// SDK's `rocprofiler_hip_api_args_t` (88 bytes), filled as the function's member.
+    pub fn rocsim_api_call_with_args(
+        options: *const rocsim_api_call_options_t,
+        args: *const c_void,
+        corr: *mut u64,
+    ) -> i32;
     pub fn rocsim_wait_idle();
     /// A host sleep of `ns` that moves the virtual clock (real sleep under the real clock).
     pub fn rocsim_host_sleep_ns(ns: u64);

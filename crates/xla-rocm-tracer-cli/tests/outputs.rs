@@ -382,7 +382,7 @@ fn summary_uses_units_relative_times_and_plurals() {
     // No absolute times but the start, as a date (the virtual clock's epoch plus its reading).
     assert!(
         stdout.contains(
-            "trace start (its earliest event): 2025-01-01 00:16:40.000008000 UTC; times below \
+            "trace start (its earliest event): 2025-01-01 00:16:40.000009000 UTC; times below \
              are from it\n"
         ),
         "{stdout}"

@@ -28,7 +28,7 @@ use crate::event::{
 };
 use crate::tracer::annotation::{AnnotationMap, CallAnnotation};
 use crate::tracer::decode::kernel_names::{KernelNames, KernelResources, UNKNOWN_KERNEL_NAME};
-use crate::tracer::hip_api::copy_calls::CopyCalls;
+use crate::tracer::hip_api::copy_calls::{CopyCall, CopyCalls};
 use crate::tracer::hip_api::names::{self as hip_api, HipApiNames, UNKNOWN_OP_NAME};
 use crate::tracer::sdk::agents::Agents;
 
@@ -332,7 +332,7 @@ impl RecordDecoder<'_> {
                 EventDetails::Memcpy(MemcpyDetails {
                     num_bytes: call.map_or(0, |call| call.bytes),
                     call_direction: call.map(|call| call.direction),
-                    ..MemcpyDetails::default()
+                    ..call.map(CopyCall::facts).unwrap_or_default()
                 })
             } else {
                 EventDetails::Kernel(KernelDetails::default())
@@ -375,7 +375,7 @@ impl RecordDecoder<'_> {
                 num_bytes: call.bytes,
                 destination: device_id,
                 call_direction: Some(call.direction),
-                ..MemcpyDetails::default()
+                ..call.facts()
             }),
             None => EventDetails::Kernel(KernelDetails {
                 private_segment_size: info.private_segment_size,
@@ -473,12 +473,13 @@ impl RecordDecoder<'_> {
                 // XLA's truncation of the destination handle (docs/xla-interface.md#xla-edge-7), kept for
                 // identical `memcpy_details` strings.
                 destination: dst as u32,
-                is_async: false,
-                call_direction: self
-                    .copy_calls
-                    .and_then(|calls| calls.get(correlation_id))
-                    .map(|call| call.direction),
-                ..MemcpyDetails::default()
+                ..match self.copy_calls.and_then(|calls| calls.get(correlation_id)) {
+                    Some(call) => MemcpyDetails {
+                        call_direction: Some(call.direction),
+                        ..call.facts()
+                    },
+                    None => MemcpyDetails::default(),
+                }
             }),
         }
     }

@@ -18,16 +18,35 @@ use rocprofiler_sdk_sys as sys;
 use rustc_hash::FxHashMap;
 
 use super::copy_log::{CopyNote, ThreadCopyLog};
-use crate::event::EventType;
+use super::memory_kinds::side_kind;
+use crate::event::{EventType, MemoryKind};
 use crate::tracer::thread_state::{self, ThreadCopyCalls, ThreadState};
 
 /// What one HIP copy call asked for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct CopyCall {
-    /// `MemcpyH2D`, `MemcpyD2H`, `MemcpyD2D`, or `MemcpyOther` for host-to-host.
+    /// `MemcpyH2D`, `MemcpyD2H`, `MemcpyD2D`, `MemcpyP2P` (`hipMemcpyPeer*`), or `MemcpyOther`
+    /// for host-to-host.
     pub direction: EventType,
     /// The call's `sizeBytes`; 0 when the arguments were not available.
     pub bytes: u64,
+    /// An `...Async` function: it returns before the copy is done.
+    pub is_async: bool,
+    /// The memory its `src` and `dst` pointers are in (`memory_kinds.rs`).
+    pub src_kind: MemoryKind,
+    pub dst_kind: MemoryKind,
+}
+
+impl CopyCall {
+    /// The call's facts every event of the call carries: async, and the memory kinds.
+    pub(crate) fn facts(self) -> crate::event::MemcpyDetails {
+        crate::event::MemcpyDetails {
+            is_async: self.is_async,
+            src_kind: self.src_kind,
+            dst_kind: self.dst_kind,
+            ..crate::event::MemcpyDetails::default()
+        }
+    }
 }
 
 /// `hipMemcpyKind` values (HIP's `hip_runtime_api.h`).
@@ -61,7 +80,8 @@ fn has_kind_argument(operation: i32) -> bool {
     )
 }
 
-/// The direction the function's name gives; its arguments start `(dst, src, sizeBytes)`.
+/// The direction the function's name gives; its arguments start `(dst, src, sizeBytes)`,
+/// except the peer copies'.
 fn direction_of_function(operation: i32) -> Option<EventType> {
     match operation {
         sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyHtoD
@@ -70,7 +90,27 @@ fn direction_of_function(operation: i32) -> Option<EventType> {
         | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyDtoHAsync => Some(EventType::MemcpyD2H),
         sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyDtoD
         | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyDtoDAsync => Some(EventType::MemcpyD2D),
+        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyPeer
+        | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyPeerAsync => Some(EventType::MemcpyP2P),
         _ => None,
+    }
+}
+
+/// Whether the copy function is one of HIP's `...Async` forms (CUPTI's `async:1`).
+fn is_async_function(operation: i32) -> bool {
+    usize::try_from(operation)
+        .ok()
+        .and_then(|index| sys::HIP_RUNTIME_API_NAMES.get(index))
+        .is_some_and(|name| name.ends_with("Async"))
+}
+
+/// Which sides of a copy in `direction` are device memory, `(src, dst)`.
+fn device_sides(direction: EventType) -> (bool, bool) {
+    match direction {
+        EventType::MemcpyH2D => (false, true),
+        EventType::MemcpyD2H => (true, false),
+        EventType::MemcpyD2D | EventType::MemcpyP2P => (true, true),
+        _ => (false, false),
     }
 }
 
@@ -81,48 +121,37 @@ pub(crate) fn copy_call(
     operation: i32,
     args: Option<&sys::rocprofiler_callback_tracing_hip_api_data_t>,
 ) -> Option<CopyCall> {
-    // hipMemcpy's member has the layout every function here starts with.
+    // hipMemcpy's member has the layout every function here starts with, but the peer copies.
     // SAFETY: the argument union holds plain integers and pointers; any bit pattern is valid.
     let prefix = args.map(|data| unsafe { data.args.hipMemcpy });
-    let bytes = prefix.map_or(0, |args| args.sizeBytes as u64);
-    if let Some(direction) = direction_of_function(operation) {
-        return Some(CopyCall { direction, bytes });
-    }
-    if has_kind_argument(operation) {
-        let direction = direction_of_kind(prefix?.kind)?;
-        return Some(CopyCall { direction, bytes });
-    }
-    None
-}
-
-/// Reads the HIP API callback payload if it covers the copy arguments.
-///
-/// # Safety
-/// `payload` is null or points to the SDK's HIP API callback payload, whose first field is its
-/// size in bytes, valid for the duration of the callback.
-pub(crate) unsafe fn hip_api_args(
-    payload: *const std::ffi::c_void,
-) -> Option<sys::rocprofiler_callback_tracing_hip_api_data_t> {
-    if payload.is_null() {
-        return None;
-    }
-    // SAFETY: per this function's contract, the payload starts with its u64 size.
-    let size = unsafe { (payload as *const u64).read_unaligned() };
-    let needed = std::mem::offset_of!(sys::rocprofiler_callback_tracing_hip_api_data_t, args)
-        + std::mem::offset_of!(sys::rocprofiler_hip_api_args_hipMemcpy_t, kind)
-        + std::mem::size_of::<i32>();
-    if size < needed as u64 {
-        return None;
-    }
-    let mut data =
-        std::mem::MaybeUninit::<sys::rocprofiler_callback_tracing_hip_api_data_t>::zeroed();
-    let copy_len = (size as usize).min(std::mem::size_of_val(&data));
-    // SAFETY: the payload has `size` readable bytes; `data` is a distinct local of at least
-    // `copy_len` bytes, all-zero before (a valid value of this plain C struct).
-    unsafe {
-        std::ptr::copy_nonoverlapping(payload as *const u8, data.as_mut_ptr() as *mut u8, copy_len);
-        Some(data.assume_init())
-    }
+    let direction = match direction_of_function(operation) {
+        Some(direction) => direction,
+        None if has_kind_argument(operation) => direction_of_kind(prefix?.kind)?,
+        None => return None,
+    };
+    let (bytes, src, dst) = if direction == EventType::MemcpyP2P {
+        // SAFETY: as above; the peer copies' member.
+        let peer = args.map(|data| unsafe { data.args.hipMemcpyPeer });
+        peer.map_or((0, 0, 0), |peer| {
+            (peer.sizeBytes as u64, peer.src as usize, peer.dst as usize)
+        })
+    } else {
+        prefix.map_or((0, 0, 0), |prefix| {
+            (
+                prefix.sizeBytes as u64,
+                prefix.src as usize,
+                prefix.dst as usize,
+            )
+        })
+    };
+    let (src_on_device, dst_on_device) = device_sides(direction);
+    Some(CopyCall {
+        direction,
+        bytes,
+        is_async: is_async_function(operation),
+        src_kind: side_kind(src, src_on_device),
+        dst_kind: side_kind(dst, dst_on_device),
+    })
 }
 
 /// Copy calls of the running session by correlation id, from ENTER to the session's end (its
@@ -186,28 +215,42 @@ fn insert_bounded(calls: &mut FxHashMap<u64, CopyCall>, correlation_id: u64, cal
 }
 
 /// The directions a copy call can ask for, coded by their index in a thread's log.
-const DIRECTIONS: [EventType; 4] = [
+const DIRECTIONS: [EventType; 5] = [
     EventType::MemcpyH2D,
     EventType::MemcpyD2H,
     EventType::MemcpyD2D,
     EventType::MemcpyOther,
+    EventType::MemcpyP2P,
 ];
+
+/// A note's third word: the direction's index in bits 0-3, `is_async` in bit 4, the source's
+/// and the destination's memory kinds in bits 8-15 and 16-23.
+const ASYNC_BIT: u64 = 1 << 4;
+const SRC_KIND_SHIFT: u32 = 8;
+const DST_KIND_SHIFT: u32 = 16;
 
 /// `call` as its thread's log holds it; `None` for a direction no copy call asks for.
 fn note_of(correlation_id: u64, call: CopyCall) -> Option<CopyNote> {
-    let direction = DIRECTIONS.iter().position(|&d| d == call.direction)?;
+    let direction = DIRECTIONS.iter().position(|&d| d == call.direction)? as u64;
     Some(CopyNote {
         correlation_id,
         bytes: call.bytes,
-        direction: direction as u64,
+        direction: direction
+            | if call.is_async { ASYNC_BIT } else { 0 }
+            | call.src_kind.code() << SRC_KIND_SHIFT
+            | call.dst_kind.code() << DST_KIND_SHIFT,
     })
 }
 
 /// What a note in a thread's log stands for.
 fn call_of(note: CopyNote) -> (u64, CopyCall) {
+    let word = note.direction;
     let call = CopyCall {
-        direction: DIRECTIONS[(note.direction % DIRECTIONS.len() as u64) as usize],
+        direction: DIRECTIONS[((word & 0xf) % DIRECTIONS.len() as u64) as usize],
         bytes: note.bytes,
+        is_async: word & ASYNC_BIT != 0,
+        src_kind: MemoryKind::from_code((word >> SRC_KIND_SHIFT) & 0xff),
+        dst_kind: MemoryKind::from_code((word >> DST_KIND_SHIFT) & 0xff),
     };
     (note.correlation_id, call)
 }
@@ -360,8 +403,17 @@ mod tests {
             copy_call(async_copy, Some(&data)),
             Some(CopyCall {
                 direction: EventType::MemcpyD2H,
-                bytes: 4096
+                bytes: 4096,
+                is_async: true,
+                // No allocation known: the device side is device memory, the host's pageable.
+                src_kind: MemoryKind::Device,
+                dst_kind: MemoryKind::Pageable,
             })
+        );
+        assert_eq!(
+            copy_call(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy, Some(&data))
+                .map(|c| c.is_async),
+            Some(false)
         );
         assert_eq!(copy_call(async_copy, None), None);
         data.args.hipMemcpyAsync.kind = 4; // hipMemcpyDefault
@@ -370,8 +422,36 @@ mod tests {
             copy_call(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyHtoDAsync, None),
             Some(CopyCall {
                 direction: EventType::MemcpyH2D,
-                bytes: 0
+                bytes: 0,
+                is_async: true,
+                src_kind: MemoryKind::Pageable,
+                dst_kind: MemoryKind::Device,
             })
+        );
+        // SAFETY: plain data, zero is valid.
+        let mut peer: sys::rocprofiler_callback_tracing_hip_api_data_t =
+            unsafe { std::mem::zeroed() };
+        peer.args.hipMemcpyPeer = sys::rocprofiler_hip_api_args_hipMemcpyPeer_t {
+            dst: 0x10 as *mut std::ffi::c_void,
+            dstDeviceId: 1,
+            src: 0x20 as *const std::ffi::c_void,
+            srcDeviceId: 0,
+            sizeBytes: 1 << 20,
+            stream: std::ptr::null_mut(),
+        };
+        let peer_call = copy_call(
+            sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyPeer,
+            Some(&peer),
+        );
+        assert_eq!(
+            peer_call.map(|c| (c.direction, c.bytes, c.is_async, c.src_kind, c.dst_kind)),
+            Some((
+                EventType::MemcpyP2P,
+                1 << 20,
+                false,
+                MemoryKind::Device,
+                MemoryKind::Device
+            ))
         );
         assert_eq!(
             copy_call(
@@ -390,6 +470,9 @@ mod tests {
         let asked = CopyCall {
             direction: EventType::MemcpyH2D,
             bytes: 64,
+            is_async: true,
+            src_kind: MemoryKind::Pinned,
+            dst_kind: MemoryKind::Managed,
         };
         calls.note(7, asked);
         assert_eq!(calls.get(7), Some(asked));
@@ -407,6 +490,9 @@ mod tests {
         let asked = |bytes| CopyCall {
             direction: EventType::MemcpyD2H,
             bytes,
+            is_async: false,
+            src_kind: MemoryKind::Device,
+            dst_kind: MemoryKind::Pageable,
         };
         let threads: Vec<_> = (0..3u64)
             .map(|thread| {
@@ -431,14 +517,5 @@ mod tests {
             calls.noted.lock().logs.is_empty(),
             "the logs of exited threads go once taken"
         );
-    }
-
-    #[test]
-    fn payloads_too_small_for_the_arguments_are_not_read() {
-        let small: [u64; 2] = [16, 0];
-        // SAFETY: a payload of 16 readable bytes that says so.
-        assert!(unsafe { hip_api_args(small.as_ptr().cast()) }.is_none());
-        // SAFETY: null is allowed.
-        assert!(unsafe { hip_api_args(std::ptr::null()) }.is_none());
     }
 }

@@ -15,6 +15,7 @@ use crate::tracer::annotation::{AnnotationMap, AnnotationSource};
 use crate::tracer::hip_api::copy_calls::{self, CopyCalls};
 use crate::tracer::hip_api::event_calls;
 use crate::tracer::hip_api::names as hip_api;
+use crate::tracer::hip_api::payload;
 use crate::tracer::thread_state;
 
 /// What the HIP API ENTER records into: the tracer's annotation source, annotation map and
@@ -106,7 +107,7 @@ unsafe fn note_copy_call(operation: i32, payload: *mut c_void, correlation_id: u
     };
     let _ = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: this function's contract.
-        let args = unsafe { copy_calls::hip_api_args(payload as *const c_void) };
+        let args = unsafe { payload::hip_api_args(payload as *const c_void) };
         if let Some(call) = copy_calls::copy_call(operation, args.as_ref()) {
             thread_state::with(|thread| {
                 target

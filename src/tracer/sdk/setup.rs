@@ -8,6 +8,7 @@ use rocprofiler_sdk_sys as sys;
 use crate::tracer::decode::buffer_callback::buffer_callback;
 use crate::tracer::decode::kernel_names::code_object_callback;
 use crate::tracer::hip_api::enter_callback::hip_api_callback;
+use crate::tracer::hip_api::memory_kinds;
 use crate::tracer::hip_api::names::HipApiNames;
 use crate::tracer::sdk::agents::Agents;
 use crate::tracer::sdk::calls::{self as sdk, SdkError};
@@ -314,6 +315,19 @@ fn start_stream_context(
         std::ptr::null_mut(),
     ) {
         log::warn!("ROCTx ranges of the MARKER_CORE_RANGE_API domain will not be shown: {error}");
+    }
+    // Which memory each allocation is in, for the copies' memory kinds, whether or not a
+    // session runs (`hip_api/memory_kinds.rs`): the allocation functions only, so that no
+    // other HIP call pays for it. Copies without it still show, their memory kinds guessed
+    // from their direction.
+    if let Err(error) = sdk::configure_callback_tracing(
+        stream_context,
+        sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+        &memory_kinds::ALLOCATION_OPERATIONS,
+        Some(memory_kinds::allocation_callback),
+        std::ptr::null_mut(),
+    ) {
+        log::warn!("copies will not know pinned and managed memory: {error}");
     }
     sdk::start_context(stream_context).map_err(unavailable)?;
     started.0.push(stream_context);

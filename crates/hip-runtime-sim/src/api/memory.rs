@@ -18,8 +18,30 @@ pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipErr
         let allocation = memory::allocate(size, Placement::Device(device::current()))?;
         // SAFETY: caller contract.
         unsafe { write_out(ptr, allocation.cast()) }?;
-        Ok(Traced::No)
+        let mut args = zeroed_args();
+        args.hipMalloc = rocprofiler_hip_api_args_hipMalloc_t { ptr, size };
+        Ok(Traced::WithArgs(args))
     })
+}
+
+/// The HIP API payload's arguments, all zero until a function's member is filled.
+fn zeroed_args() -> rocprofiler_hip_api_args_t {
+    // SAFETY: the union holds only integers and raw pointers, for which all-zero is valid.
+    unsafe { std::mem::zeroed() }
+}
+
+/// The payload of the allocation functions `(void** ptr, size_t size, unsigned flags)`.
+fn malloc_flags_args(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Traced {
+    let mut args = zeroed_args();
+    args.hipMallocFlags = rocprofiler_hip_api_args_hipMallocFlags_t { ptr, size, flags };
+    Traced::WithArgs(args)
+}
+
+/// The payload of `hipFree`, `hipHostFree` and `hipHostUnregister`: the pointer.
+fn free_args(ptr: *mut c_void) -> Traced {
+    let mut args = zeroed_args();
+    args.hipFree = rocprofiler_hip_api_args_hipFree_t { ptr };
+    Traced::WithArgs(args)
 }
 
 /// # Safety
@@ -28,7 +50,7 @@ pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipErr
 pub unsafe extern "C" fn hipHostMalloc(
     ptr: *mut *mut c_void,
     size: usize,
-    _flags: c_uint,
+    flags: c_uint,
 ) -> hipError_t {
     hip_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipHostMalloc, None, || {
         if ptr.is_null() {
@@ -37,7 +59,7 @@ pub unsafe extern "C" fn hipHostMalloc(
         let allocation = memory::allocate(size, Placement::PinnedHost)?;
         // SAFETY: caller contract.
         unsafe { write_out(ptr, allocation.cast()) }?;
-        Ok(Traced::No)
+        Ok(malloc_flags_args(ptr, size, flags))
     })
 }
 
@@ -45,7 +67,7 @@ pub unsafe extern "C" fn hipHostMalloc(
 pub extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
     hip_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipFree, None, || {
         memory::free(ptr.cast(), false)?;
-        Ok(Traced::No)
+        Ok(free_args(ptr))
     })
 }
 
@@ -53,7 +75,7 @@ pub extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
 pub extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
     hip_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipHostFree, None, || {
         memory::free(ptr.cast(), true)?;
-        Ok(Traced::No)
+        Ok(free_args(ptr))
     })
 }
 
@@ -165,7 +187,7 @@ pub unsafe extern "C" fn hipMemsetAsync(
 pub unsafe extern "C" fn hipExtMallocWithFlags(
     ptr: *mut *mut c_void,
     size: usize,
-    _flags: c_uint,
+    flags: c_uint,
 ) -> hipError_t {
     hip_call(
         ROCPROFILER_HIP_RUNTIME_API_ID_hipExtMallocWithFlags,
@@ -177,7 +199,7 @@ pub unsafe extern "C" fn hipExtMallocWithFlags(
             let allocation = memory::allocate(size, Placement::Device(device::current()))?;
             // SAFETY: caller contract.
             unsafe { write_out(ptr, allocation.cast()) }?;
-            Ok(Traced::No)
+            Ok(malloc_flags_args(ptr, size, flags))
         },
     )
 }
@@ -191,7 +213,7 @@ pub unsafe extern "C" fn hipExtMallocWithFlags(
 pub unsafe extern "C" fn hipMallocManaged(
     ptr: *mut *mut c_void,
     size: usize,
-    _flags: c_uint,
+    flags: c_uint,
 ) -> hipError_t {
     hip_call(
         ROCPROFILER_HIP_RUNTIME_API_ID_hipMallocManaged,
@@ -203,17 +225,23 @@ pub unsafe extern "C" fn hipMallocManaged(
             let allocation = memory::allocate(size, Placement::Device(device::current()))?;
             // SAFETY: caller contract.
             unsafe { write_out(ptr, allocation.cast()) }?;
-            Ok(Traced::No)
+            Ok(malloc_flags_args(ptr, size, flags))
         },
     )
 }
 
 /// Pins the program's host range: copies from or to it count as pinned from now on.
 #[no_mangle]
-pub extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, _flags: c_uint) -> hipError_t {
+pub extern "C" fn hipHostRegister(ptr: *mut c_void, size: usize, flags: c_uint) -> hipError_t {
     hip_call(ROCPROFILER_HIP_RUNTIME_API_ID_hipHostRegister, None, || {
         memory::register_host(ptr.cast(), size)?;
-        Ok(Traced::No)
+        let mut args = zeroed_args();
+        args.hipHostRegister = rocprofiler_hip_api_args_hipHostRegister_t {
+            hostPtr: ptr,
+            sizeBytes: size,
+            flags,
+        };
+        Ok(Traced::WithArgs(args))
     })
 }
 
@@ -224,7 +252,7 @@ pub extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_t {
         None,
         || {
             memory::unregister_host(ptr.cast())?;
-            Ok(Traced::No)
+            Ok(free_args(ptr))
         },
     )
 }

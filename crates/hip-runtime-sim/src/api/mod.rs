@@ -40,6 +40,9 @@ pub enum Traced {
     No,
     /// The call failed with this error, and the driver already reported it.
     FailedByDriver(HipError),
+    /// Nothing was reported yet: [`hip_call`] reports a plain API call with these payload
+    /// arguments (the allocation functions: where the memory is, for a tool's memory kinds).
+    WithArgs(rocprofiler_sdk_sys::rocprofiler_hip_api_args_t),
 }
 
 /// Runs an entry point's body: no panic crosses the ABI (a panic becomes `hipErrorUnknown`),
@@ -54,6 +57,10 @@ pub fn hip_call(
             Ok(Traced::ByDriver) => return HIP_SUCCESS,
             Ok(Traced::No) => HIP_SUCCESS,
             Ok(Traced::FailedByDriver(HipError(code))) => return code,
+            Ok(Traced::WithArgs(args)) => {
+                let _ = driver::api_call_with_args(op, &args);
+                return HIP_SUCCESS;
+            }
             Err(HipError(code)) => code,
         };
         // Only fails when the SDK cannot take HIP calls (from the tool's initialize); the

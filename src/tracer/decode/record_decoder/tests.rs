@@ -156,6 +156,9 @@ fn hip_api_names_types_and_no_stream() {
     let asked = CopyCall {
         direction: EventType::MemcpyD2H,
         bytes: 4096,
+        is_async: true,
+        src_kind: crate::event::MemoryKind::Device,
+        dst_kind: crate::event::MemoryKind::Pinned,
     };
     fixture.copy_calls.note(5, asked);
     let EventDetails::Memcpy(details) = decoder.hip_api_event(&record).details else {

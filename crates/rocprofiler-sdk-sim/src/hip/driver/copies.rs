@@ -150,8 +150,9 @@ impl Paths<'_> {
 /// The HIP API payload of copy function `api_op`, in the order of its HIP signature:
 /// `hipMemcpy(dst, src, sizeBytes, kind)`, `hipMemcpyAsync` and `hipMemcpyWithStream` with the
 /// stream after the kind, the fixed-direction `hipMemcpyHtoD`/`DtoH`/`DtoD` without a kind and
-/// their `Async` forms with the stream in its place. Other copy functions (2D, peer, arrays,
-/// symbols) get a zeroed payload: the simulator does not model their arguments.
+/// their `Async` forms with the stream in its place, `hipMemcpyPeer(dst, dstDevice, src,
+/// srcDevice, sizeBytes)` and its `Async` form with the stream last. Other copy functions (2D,
+/// arrays, symbols) get a zeroed payload: the simulator does not model their arguments.
 fn copy_args(
     api_op: i32,
     copy: &Copy,
@@ -160,6 +161,7 @@ fn copy_args(
     device: u32,
 ) -> sys::rocprofiler_hip_api_args_t {
     let side = |address: u64, device_side: Option<u32>, host: bool| match address {
+        0 if host && call.host == HostMemory::Pinned => pinned_staging_buffer(),
         0 => made_up_address(if host {
             None
         } else {
@@ -224,9 +226,46 @@ fn copy_args(
                 stream,
             }
         }
+        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyPeer
+        | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyPeerAsync => {
+            let device_of = |side: Option<u32>| side.unwrap_or(device) as i32;
+            args.hipMemcpyPeer = sys::rocprofiler_hip_api_args_hipMemcpyPeer_t {
+                dst,
+                dstDeviceId: device_of(copy.dst_device),
+                src,
+                srcDeviceId: device_of(copy.src_device),
+                sizeBytes: size_bytes,
+                stream,
+            }
+        }
         _ => {}
     }
     args
+}
+
+/// Where a program given no pointers keeps its pinned host memory: one `hipHostMalloc`
+/// buffer, allocated (a traced `hipHostMalloc` with its arguments, so that a tool knows the
+/// memory is pinned) the first time a pinned copy needs it. Pageable copies use
+/// `made_up_address(None)`, outside it.
+fn pinned_staging_buffer() -> u64 {
+    const PINNED: u64 = 0x7f48_0000_0000;
+    const SIZE: usize = 1 << 36;
+    static ALLOCATED: std::sync::Once = std::sync::Once::new();
+    ALLOCATED.call_once(|| {
+        let mut written = PINNED as usize as *mut std::ffi::c_void;
+        let mut args = hip_args::zeroed();
+        args.hipMallocFlags = sys::rocprofiler_hip_api_args_hipMallocFlags_t {
+            ptr: &mut written,
+            size: SIZE,
+            flags: 0,
+        };
+        let _ = super::api_call_with_args(
+            op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipHostMalloc),
+            None,
+            args,
+        );
+    });
+    PINNED
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -277,6 +277,24 @@ pub fn api_call(api_op: i32, stream: Option<HipStream>) -> Result<u64, SimError>
     Ok(correlation_id)
 }
 
+/// [`api_call`] with the call's arguments in its HIP API payload (the allocation functions, whose
+/// arguments tell a tool which memory is where).
+pub fn api_call_with_args(
+    api_op: i32,
+    stream: Option<HipStream>,
+    args: sys::rocprofiler_hip_api_args_t,
+) -> Result<u64, SimError> {
+    runtime()?;
+    check_api_op(api_op)?;
+    let info = stream
+        .map(|s| streams::resolve(s, current_device()))
+        .transpose()?;
+    let call = ApiCall::enter_with_args(api_op, info.as_ref(), args);
+    let correlation_id = call.correlation_id;
+    call.exit();
+    Ok(correlation_id)
+}
+
 /// A HIP call the runtime rejected (or any call without device work), traced as the SDK's
 /// wrappers trace it: they run before the runtime validates anything. A `stream` the runtime
 /// does not know (destroyed, or never created) still gets its SET under the SDK 1.0.0 map: with

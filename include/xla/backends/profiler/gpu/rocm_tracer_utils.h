@@ -83,6 +83,15 @@ enum class RocmTracerEventType {
   Generic,
 };
 
+// What a HIP copy call asked for, from its HIP API callback arguments (ROCm/xla branch
+// cj/kernel-details-jaxlib0.10.2, commit a4b61ae40f): the direction (MemcpyOther when unknown)
+// and the copy's details. Declared for XLA's newer files that name it; the Rust core keeps
+// the same facts itself (src/tracer/hip_api/copy_calls.rs).
+struct CopyApiDetails {
+  RocmTracerEventType type = RocmTracerEventType::MemcpyOther;
+  MemcpyDetails details{};
+};
+
 const char* GetRocmTracerEventTypeName(const RocmTracerEventType& type);
 
 enum class RocmTracerEventSource {
