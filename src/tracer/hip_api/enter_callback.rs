@@ -70,13 +70,11 @@ pub(crate) unsafe extern "C" fn hip_api_callback(
 /// `payload` is the SDK's HIP API payload of the call `operation`, valid during this call.
 #[inline(never)]
 unsafe extern "C" fn hip_api_enter(correlation_id: u64, operation: i32, payload: *mut c_void) {
-    if hip_api::is_copy_api(operation) {
-        // SAFETY: passed on from this function's own contract.
-        unsafe { note_copy_call(operation, payload, correlation_id) };
-    }
-    if event_calls::is_event_call(operation) {
-        // SAFETY: passed on from this function's own contract.
-        unsafe { event_calls::note_event_call(operation, payload, correlation_id) };
+    match noted(operation) {
+        Noted::Nothing => {}
+        // SAFETY (both): passed on from this function's own contract.
+        Noted::Copy => unsafe { note_copy_call(operation, payload, correlation_id) },
+        Noted::Event => unsafe { event_calls::note_event_call(operation, payload, correlation_id) },
     }
     // One thread-local access for the last call entered and the annotation (`thread_state`).
     thread_state::with(|thread| {
@@ -116,4 +114,56 @@ unsafe fn note_copy_call(operation: i32, payload: *mut c_void, correlation_id: u
             });
         }
     }));
+}
+
+/// What the ENTER callback notes of a call, by operation: one table load per HIP call instead
+/// of a test per kind of note (the hot path, BENCHMARKS.md "xla_hot_path_instructions_bare").
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Noted {
+    Nothing,
+    Copy,
+    Event,
+}
+
+const NOTED: [Noted; sys::ROCPROFILER_HIP_RUNTIME_API_ID_LAST as usize] = {
+    let mut table = [Noted::Nothing; sys::ROCPROFILER_HIP_RUNTIME_API_ID_LAST as usize];
+    let mut i = 0;
+    while i < hip_api::COPY_APIS.len() {
+        table[hip_api::COPY_APIS[i] as usize] = Noted::Copy;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < event_calls::EVENT_CALLS.len() {
+        table[event_calls::EVENT_CALLS[i] as usize] = Noted::Event;
+        i += 1;
+    }
+    table
+};
+
+#[inline]
+fn noted(operation: i32) -> Noted {
+    usize::try_from(operation)
+        .ok()
+        .and_then(|at| NOTED.get(at))
+        .copied()
+        .unwrap_or(Noted::Nothing)
+}
+
+#[cfg(test)]
+mod noted_tests {
+    use super::*;
+
+    #[test]
+    fn the_table_notes_exactly_the_copy_and_event_calls() {
+        for operation in -1..=sys::ROCPROFILER_HIP_RUNTIME_API_ID_LAST as i32 {
+            let expected = if hip_api::is_copy_api(operation) {
+                Noted::Copy
+            } else if event_calls::is_event_call(operation) {
+                Noted::Event
+            } else {
+                Noted::Nothing
+            };
+            assert_eq!(noted(operation), expected, "{operation}");
+        }
+    }
 }

@@ -47,17 +47,20 @@ impl RingEntry<4> for EventCall {
     }
 }
 
-/// Whether `operation` records an event or waits for one: the one test every HIP call pays.
-#[inline]
+/// The HIP functions that record an event or wait for one.
+pub(crate) const EVENT_CALLS: [i32; 5] = [
+    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord,
+    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecordWithFlags,
+    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord_spt,
+    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent,
+    sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent_spt,
+];
+
+/// Whether `operation` records an event or waits for one (the ENTER callback asks its table,
+/// `enter_callback::noted`, built from [`EVENT_CALLS`]).
+#[cfg(test)]
 pub(crate) fn is_event_call(operation: i32) -> bool {
-    matches!(
-        operation,
-        sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord
-            | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecordWithFlags
-            | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord_spt
-            | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent
-            | sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent_spt
-    )
+    EVENT_CALLS.contains(&operation)
 }
 
 /// What the call did and its event, from its HIP API payload; `None` if the payload does not

@@ -126,7 +126,7 @@ pub(crate) fn is_copy_api(operation: i32) -> bool {
     COPY_APIS.contains(&operation)
 }
 
-const COPY_APIS: [i32; 29] = [
+pub(crate) const COPY_APIS: [i32; 29] = [
     sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy,
     sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy2D,
     sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy2DAsync,
