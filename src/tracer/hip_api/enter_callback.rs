@@ -72,9 +72,14 @@ pub(crate) unsafe extern "C" fn hip_api_callback(
 unsafe extern "C" fn hip_api_enter(correlation_id: u64, operation: i32, payload: *mut c_void) {
     match noted(operation) {
         Noted::Nothing => {}
-        // SAFETY (both): passed on from this function's own contract.
-        Noted::Copy => unsafe { note_copy_call(operation, payload, correlation_id) },
-        Noted::Event => unsafe { event_calls::note_event_call(operation, payload, correlation_id) },
+        Noted::Copy => {
+            // SAFETY: passed on from this function's own contract.
+            unsafe { note_copy_call(operation, payload, correlation_id) }
+        }
+        Noted::Event => {
+            // SAFETY: passed on from this function's own contract.
+            unsafe { event_calls::note_event_call(operation, payload, correlation_id) }
+        }
     }
     // One thread-local access for the last call entered and the annotation (`thread_state`).
     thread_state::with(|thread| {
