@@ -160,7 +160,7 @@ mod noted_tests {
 
     #[test]
     fn the_table_notes_exactly_the_copy_and_event_calls() {
-        for operation in -1..=sys::ROCPROFILER_HIP_RUNTIME_API_ID_LAST as i32 {
+        for operation in -1..=sys::ROCPROFILER_HIP_RUNTIME_API_ID_LAST {
             let expected = if hip_api::is_copy_api(operation) {
                 Noted::Copy
             } else if event_calls::is_event_call(operation) {
