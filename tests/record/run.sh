@@ -132,13 +132,61 @@ echo "== a process killed by a signal loses only its own trace, and is named"
 grep -q "record: process [0-9]* ($build_dir/hip_app killed 9) wrote no trace: it ended without exiting normally" \
   "$multi/killed.err" || { cat "$multi/killed.err"; fail "the killed process is not named"; }
 set +e
-"$cli" record -o "$multi/killed-child.xplane.pb" -- "$build_dir/hip_app" killed 15 \
+"$cli" record -o "$multi/killed-child.xplane.pb" -- "$build_dir/hip_app" killed 9 \
   >"$multi/killed-child.out" 2>"$multi/killed-child.err"
 status=$?
 set -e
-[[ $status == $((128 + 15)) ]] || fail "record exited $status, not 128 + SIGTERM"
-grep -q "wrote no trace: killed by signal 15 (SIGTERM)" "$multi/killed-child.err" ||
+[[ $status == $((128 + 9)) ]] || fail "record exited $status, not 128 + SIGKILL"
+grep -q "wrote no trace: killed by signal 9 (SIGKILL)" "$multi/killed-child.err" ||
   { cat "$multi/killed-child.err"; fail "the command's own signal is not said"; }
+
+# Teardown (docs/tool-library.md#teardown): every way a traced process can end, each under a
+# time limit (a hang is a failure), the trace written or the loss said in one line.
+# $1: case name, $2: expected exit status, then hip_app's arguments. Sets $teardown (prefix).
+teardown() {
+  local name="$1" expected="$2" status
+  shift 2
+  teardown="$multi/teardown-$name"
+  rm -f "$teardown".*
+  set +e
+  timeout -k 5 60 "$cli" record -o "$teardown.xplane.pb" -- "$build_dir/hip_app" "$@" \
+    >"$teardown.out" 2>"$teardown.err"
+  status=$?
+  set -e
+  [[ $status != 124 && $status != 137 ]] || fail "teardown $name: record hung (killed after 60 s)"
+  [[ $status == "$expected" ]] || { cat "$teardown.err"; fail "teardown $name: record exited $status, not $expected"; }
+}
+for release in 7.1 10.1; do
+  export ROCSIM_MACHINE="rocm = \"$release\""
+  echo "== teardown ($release): exit with work in flight writes the trace"
+  teardown exit-busy 0 exit-busy
+  grep -q "the trace shows [0-9]* kernels" "$teardown.out" || { cat "$teardown.err"; fail "no trace at exit"; }
+  [[ ! -s "$teardown.err" ]] || { cat "$teardown.err"; fail "exit said something: $(cat "$teardown.err")"; }
+
+  echo "== teardown ($release): SIGTERM writes the trace, and the process still ends by SIGTERM"
+  teardown sigterm $((128 + 15)) killed 15
+  grep -q "the trace shows 3 kernels" "$teardown.out" || { cat "$teardown.err"; fail "no trace at SIGTERM"; }
+  [[ ! -s "$teardown.err" ]] || fail "SIGTERM said something: $(cat "$teardown.err")"
+
+  echo "== teardown ($release): SIGTERM with the program's own handler: trace written, its handler still runs"
+  teardown own-sigterm 7 own-sigterm
+  grep -q "the trace shows 3 kernels" "$teardown.out" || { cat "$teardown.err"; fail "no trace at SIGTERM"; }
+  [[ "$(cat "$teardown.err")" == "hip_app: its own SIGTERM handler ran" ]] ||
+    fail "the program's handler did not run alone: $(cat "$teardown.err")"
+
+  echo "== teardown ($release): SIGABRT writes the trace, and the process still ends by SIGABRT"
+  teardown abort $((128 + 6)) aborted
+  grep -q "the trace shows 3 kernels" "$teardown.out" || { cat "$teardown.err"; fail "no trace at SIGABRT"; }
+  [[ ! -s "$teardown.err" ]] || fail "SIGABRT said something: $(cat "$teardown.err")"
+
+  echo "== teardown ($release): _exit cannot write the trace: record says so in one line"
+  teardown quick-exit 5 quick-exit 5
+  [[ ! -e "$teardown.xplane.pb" ]] || fail "a trace after _exit?"
+  [[ "$(wc -l <"$teardown.err")" == 1 ]] || fail "not one line: $(cat "$teardown.err")"
+  grep -q "record: process [0-9]* ($build_dir/hip_app quick-exit 5) wrote no trace: it ended with status 5 without running its exit handlers" \
+    "$teardown.err" || fail "the _exit is not said: $(cat "$teardown.err")"
+done
+unset ROCSIM_MACHINE
 
 echo "== --logdir: every process into one run of a jax.profiler log folder"
 "$cli" record --logdir "$multi/logdir" -- bash -c \
