@@ -11,7 +11,8 @@
 //                             then loads the listed tool library itself (a tool that comes
 //                             after another one holds the SDK), then runs as plain 0
 //   hip_app killed SIGNAL     as plain, then raises SIGNAL (no exit handler runs)
-//   hip_app aborted           as plain, then abort() (SIGABRT: no exit handler runs)
+//   hip_app aborted           as plain, prints which library's SIGABRT handler is installed,
+//                             then abort() (SIGABRT: no exit handler runs)
 //   hip_app own-sigterm       installs its own SIGTERM handler (it says so and _exits 7), then
 //                             as plain, then raises SIGTERM: the tool must chain to it
 //   hip_app quick-exit CODE   as plain, then _exit(CODE) (no exit handler runs)
@@ -180,6 +181,13 @@ int main(int argc, char** argv) {
   }
   if (mode == "aborted") {
     run_work();
+    // Whose SIGABRT handler runs first: the library that holds it, on stdout.
+    struct sigaction current {};
+    Dl_info where {};
+    if (sigaction(SIGABRT, nullptr, &current) == 0 &&
+        dladdr(reinterpret_cast<void*>(current.sa_sigaction), &where) != 0 && where.dli_fname)
+      std::printf("hip_app: SIGABRT handler in %s\n", where.dli_fname);
+    std::fflush(stdout);
     std::abort();
   }
   if (mode == "own-sigterm") {

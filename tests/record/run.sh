@@ -10,6 +10,8 @@
 #     into one run of a jax.profiler log folder; the tool library itself never replaces a file;
 #   * a program that forces its own tool before HIP starts keeps it, and both tools see the
 #     kernels (ours through ROCP_TOOL_LIBRARIES, in the SDK's same pass);
+#   * teardown: exit with work in flight, SIGTERM (with and without the program's handler),
+#     SIGABRT and _exit, under 7.1 and 10.1: the trace written or the loss said in one line;
 #   * HIP initialized before the tool was loaded, or a tool loaded after another one holds
 #     the SDK, gives the one-line diagnosis on the default release (7.1); the late tool
 #     registers and sees the kernels where the SDK takes it: HIP first from SDK 1.3.0 (late
@@ -178,6 +180,11 @@ for release in 7.1 10.1; do
   teardown abort $((128 + 6)) aborted
   grep -q "the trace shows 3 kernels" "$teardown.out" || { cat "$teardown.err"; fail "no trace at SIGABRT"; }
   [[ ! -s "$teardown.err" ]] || fail "SIGABRT said something: $(cat "$teardown.err")"
+  # 10.1's SDK flushes on SIGABRT [RN]: its handler is installed last and chains to ours.
+  first_handler=librocprofiler-sdk
+  [[ $release == 10.1 ]] || first_handler=libxla_rocm_tracer_tool
+  grep -q "hip_app: SIGABRT handler in .*$first_handler" "$teardown.out" ||
+    fail "the first SIGABRT handler is not $first_handler's: $(grep 'SIGABRT handler' "$teardown.out")"
 
   echo "== teardown ($release): _exit cannot write the trace: record says so in one line"
   teardown quick-exit 5 quick-exit 5

@@ -505,6 +505,15 @@ pub(crate) fn flush(handle: u64) -> sys::rocprofiler_status_t {
     }
 }
 
+/// Flushes every buffer that is not delivering on this thread (the abort flush of
+/// `engine/abort_flush.rs`).
+pub(crate) fn flush_all() {
+    let handles: Vec<u64> = BUFFERS.read().by_handle.keys().copied().collect();
+    for handle in handles {
+        let _ = flush(handle);
+    }
+}
+
 /// `rocprofiler_destroy_buffer`: unflushed records are dropped (docs/sdk-facts.md#buffer-behaviour). BUFFER_BUSY while a
 /// delivery holds either half.
 pub(crate) fn destroy(handle: u64) -> sys::rocprofiler_status_t {
