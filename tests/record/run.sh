@@ -11,7 +11,8 @@
 #   * a program that forces its own tool before HIP starts keeps it, and both tools see the
 #     kernels (ours through ROCP_TOOL_LIBRARIES, in the SDK's same pass);
 #   * teardown: exit with work in flight, SIGTERM (with and without the program's handler),
-#     SIGABRT and _exit, under 7.1 and 10.1: the trace written or the loss said in one line;
+#     SIGABRT and _exit, under 7.1 and 10.1: the trace written or the loss said in one line; a
+#     failing initialize leaves the tracer off and says why;
 #   * HIP initialized before the tool was loaded, or a tool loaded after another one holds
 #     the SDK, gives the one-line diagnosis on the default release (7.1); the late tool
 #     registers and sees the kernels where the SDK takes it: HIP first from SDK 1.3.0 (late
@@ -194,6 +195,20 @@ for release in 7.1 10.1; do
     "$teardown.err" || fail "the _exit is not said: $(cat "$teardown.err")"
 done
 unset ROCSIM_MACHINE
+
+echo "== a failing initialize: the SDK ignores its return (#11189); the tracer is off and record says why in one line"
+trace="$build_dir/init-fails.xplane.pb"
+rm -f "$trace"
+set +e
+ROCSIM_FAULTS="rocprofiler_configure_callback_tracing_service@7=16" timeout -k 5 60 \
+  "$cli" record -o "$trace" -- "$build_dir/hip_app" plain 3 >"$build_dir/init-fails.out" 2>"$build_dir/init-fails.err"
+status=$?
+set -e
+[[ $status == 3 ]] || { cat "$build_dir/init-fails.err"; fail "record exited $status, not the command's 3"; }
+grep -q "the trace shows 0 kernels" "$build_dir/init-fails.out" || fail "the tracer traced after a failed initialize"
+[[ "$(wc -l <"$build_dir/init-fails.err")" == 1 ]] || fail "not one line: $(cat "$build_dir/init-fails.err")"
+grep -q "^xla-rocm-tracer: record: rocprofiler-sdk initialization failed: rocprofiler_configure_callback_tracing_service failed" \
+  "$build_dir/init-fails.err" || fail "the reason is not said: $(cat "$build_dir/init-fails.err")"
 
 echo "== --logdir: every process into one run of a jax.profiler log folder"
 "$cli" record --logdir "$multi/logdir" -- bash -c \
