@@ -12,7 +12,8 @@
 #     kernels (ours through ROCP_TOOL_LIBRARIES, in the SDK's same pass);
 #   * teardown: exit with work in flight, SIGTERM (with and without the program's handler),
 #     SIGABRT and _exit, under 7.1 and 10.1: the trace written or the loss said in one line; a
-#     failing initialize leaves the tracer off and says why;
+#     failing initialize leaves the tracer off and says why; a dormant rocprofiler_configure
+#     (libtorch_cpu.so's) first in the global scope does not keep ours from being configured;
 #   * HIP initialized before the tool was loaded, or a tool loaded after another one holds
 #     the SDK, gives the one-line diagnosis on the default release (7.1); the late tool
 #     registers and sees the kernels where the SDK takes it: HIP first from SDK 1.3.0 (late
@@ -56,6 +57,10 @@ echo "== hip_app"
 "$CXX" -std=c++17 -O1 -g -Wall -Wextra -Werror -I "$repo/tests/hip-include" \
   "$repo/tests/record/hip_app.cc" -o "$build_dir/hip_app" \
   -L "$lib" -Wl,-rpath,"$lib" -lamdhip64 -lrocprofiler-sdk -lpthread -ldl
+
+echo "== libdormant_client.so (a dormant rocprofiler_configure, as libtorch_cpu.so has)"
+"$CXX" -std=c++17 -O1 -shared -fPIC -Wall -Wextra -Werror "$repo/tests/record/dormant_client.cc" \
+  -o "$build_dir/libdormant_client.so"
 
 fail() { echo "tests/record/run.sh: $*" >&2; exit 1; }
 # Counts of events named like $2 on the GPU plane of trace $1, from `inspect`.
@@ -209,6 +214,18 @@ grep -q "the trace shows 0 kernels" "$build_dir/init-fails.out" || fail "the tra
 [[ "$(wc -l <"$build_dir/init-fails.err")" == 1 ]] || fail "not one line: $(cat "$build_dir/init-fails.err")"
 grep -q "^xla-rocm-tracer: record: rocprofiler-sdk initialization failed: rocprofiler_configure_callback_tracing_service failed" \
   "$build_dir/init-fails.err" || fail "the reason is not said: $(cat "$build_dir/init-fails.err")"
+
+for release in 7.1 10.1; do
+  echo "== a dormant rocprofiler_configure first in the global scope ($release): ours is still configured"
+  trace="$build_dir/dormant-$release.xplane.pb"
+  rm -f "$trace"
+  ROCSIM_MACHINE="rocm = \"$release\"" timeout -k 5 60 "$cli" record -o "$trace" -- \
+    env LD_PRELOAD="$build_dir/libdormant_client.so" "$build_dir/hip_app" plain 0 \
+    >"$build_dir/dormant-$release.out" 2>"$build_dir/dormant-$release.err" ||
+    { cat "$build_dir/dormant-$release.err"; fail "record with a dormant client failed"; }
+  grep -q "the trace shows 3 kernels" "$build_dir/dormant-$release.out" ||
+    { cat "$build_dir/dormant-$release.err"; fail "not 3 kernels beside a dormant client"; }
+done
 
 echo "== --logdir: every process into one run of a jax.profiler log folder"
 "$cli" record --logdir "$multi/logdir" -- bash -c \
