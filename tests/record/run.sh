@@ -201,6 +201,22 @@ for release in 7.1 10.1; do
 done
 unset ROCSIM_MACHINE
 
+echo "== teardown: a signal flush that does not happen (flush time 0) is one line: record's, or the library's alone"
+XLA_ROCM_TRACER_SIGNAL_FLUSH_SECONDS=0 teardown no-flush $((128 + 15)) killed 15
+[[ ! -e "$teardown.xplane.pb" ]] || fail "a trace with no flush?"
+[[ "$(wc -l <"$teardown.err")" == 1 ]] || fail "not one line: $(cat "$teardown.err")"
+grep -q "wrote no trace: killed by signal 15 (SIGTERM)" "$teardown.err" || fail "the loss is not said: $(cat "$teardown.err")"
+rm -f "$teardown.bare.xplane.pb"
+set +e
+XLA_ROCM_TRACER_SIGNAL_FLUSH_SECONDS=0 ROCP_TOOL_LIBRARIES="$tool" XLA_ROCM_TRACER_OUTPUT="$teardown.bare.xplane.pb" \
+  timeout -k 5 60 "$build_dir/hip_app" killed 15 2>"$teardown.bare.err"
+status=$?
+set -e
+[[ $status == $((128 + 15)) ]] || fail "the bare process exited $status, not by SIGTERM"
+[[ ! -e "$teardown.bare.xplane.pb" ]] || fail "a trace with no flush?"
+[[ "$(cat "$teardown.bare.err")" == "xla-rocm-tracer tool: the process ended by SIGTERM before the trace was written (no flush within XLA_ROCM_TRACER_SIGNAL_FLUSH_SECONDS): the capture is lost" ]] ||
+  fail "the library did not say the loss in one line: $(cat "$teardown.bare.err")"
+
 echo "== a failing initialize: the SDK ignores its return (#11189); the tracer is off and record says why in one line"
 trace="$build_dir/init-fails.xplane.pb"
 rm -f "$trace"

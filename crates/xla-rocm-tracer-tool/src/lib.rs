@@ -141,7 +141,8 @@ fn at_load() {
             // SAFETY: registering a plain extern "C" fn with no captured state.
             unsafe { libc::atexit(finish_at_exit) };
             // SIGTERM and SIGABRT skip atexit: a chained handler writes the capture first.
-            if let Err(error) = signals::install(finish) {
+            let in_folder = matches!(request.destination, Destination::Folder(_));
+            if let Err(error) = signals::install(finish, !in_folder) {
                 say(&error);
             }
         }

@@ -7,7 +7,8 @@
 //! and then hands the signal on: to the handler the program had before ours (chained, never
 //! replaced silently), or to the default action, which ends the process by that signal as it
 //! would have. If the flush does not finish in time (the signal interrupted a thread holding a
-//! lock the writer needs), one line on stderr says the capture is lost.
+//! lock the writer needs), or the flush time is 0, one line on stderr says the capture is lost
+//! (`record` says it when the capture goes to its folder, else the handler).
 //!
 //! A program that installs its own handler after the library loaded replaces ours: its handler
 //! decides, and an `exit` from it writes the capture through `atexit` as usual.
@@ -28,6 +29,9 @@ static DONE_FD: AtomicI32 = AtomicI32::new(-1);
 static FLUSH_MILLISECONDS: AtomicU32 = AtomicU32::new(DEFAULT_FLUSH_SECONDS * 1000);
 /// The first signal flushes; any later one goes straight on.
 static FLUSH_ASKED: AtomicBool = AtomicBool::new(false);
+/// Whether the handler says a loss itself: not when writing into a folder, whose reader
+/// (`record`) says it, so that one loss is one line.
+static SAY_LOSS: AtomicBool = AtomicBool::new(true);
 /// The process that installed the handlers: a child forked without exec hands signals on.
 static INSTALLED_BY: AtomicU32 = AtomicU32::new(0);
 
@@ -53,8 +57,10 @@ fn pipe() -> Option<(libc::c_int, libc::c_int)> {
 }
 
 /// Starts the flusher and installs the handlers. `flush` writes the capture; it runs on the
-/// flusher thread, never in the handler.
-pub fn install(flush: fn()) -> Result<(), String> {
+/// flusher thread, never in the handler. `say_loss`: whether the handler itself says a capture
+/// it could not write (false when a reader of the output folder says it).
+pub fn install(flush: fn(), say_loss: bool) -> Result<(), String> {
+    SAY_LOSS.store(say_loss, Ordering::Relaxed);
     let (Some((wake_read, wake_write)), Some((done_read, done_write))) = (pipe(), pipe()) else {
         return Err("cannot create the pipes of the signal flush".to_owned());
     };
@@ -120,31 +126,24 @@ fn flush_from_handler(signal: libc::c_int) {
     if pid != INSTALLED_BY.load(Ordering::Relaxed) || FLUSH_ASKED.swap(true, Ordering::AcqRel) {
         return;
     }
+    // A flush time of 0 asks for no flush: the capture is lost, and said.
+    let limit = FLUSH_MILLISECONDS.load(Ordering::Relaxed) as libc::c_int;
     let byte = signal as u8;
+    let wake = WAKE_FD.load(Ordering::Relaxed);
     // SAFETY: writing one byte from a local to our own pipe.
-    if unsafe {
-        libc::write(
-            WAKE_FD.load(Ordering::Relaxed),
-            (&byte as *const u8).cast(),
-            1,
-        )
-    } != 1
-    {
-        return;
-    }
+    let woken = limit > 0 && unsafe { libc::write(wake, (&byte as *const u8).cast(), 1) } == 1;
     let mut done = libc::pollfd {
         fd: DONE_FD.load(Ordering::Relaxed),
         events: libc::POLLIN,
         revents: 0,
     };
-    let limit = FLUSH_MILLISECONDS.load(Ordering::Relaxed) as libc::c_int;
     // SAFETY: polling one valid pollfd.
-    let ready = unsafe { libc::poll(&mut done, 1, limit) };
-    if ready != 1 {
+    let flushed = woken && unsafe { libc::poll(&mut done, 1, limit) } == 1;
+    if !flushed && SAY_LOSS.load(Ordering::Relaxed) {
         write_stderr(b"xla-rocm-tracer tool: the process ended by ");
         write_stderr(signal_name(signal));
         write_stderr(
-            b" before the trace was written (its flush did not finish in time): the capture is lost\n",
+            b" before the trace was written (no flush within XLA_ROCM_TRACER_SIGNAL_FLUSH_SECONDS): the capture is lost\n",
         );
     }
 }
