@@ -31,8 +31,9 @@ fn pipe() -> Option<(libc::c_int, libc::c_int)> {
     (unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == 0).then_some((fds[0], fds[1]))
 }
 
-/// Starts the flusher and installs the handler (once, at the first initialization).
-pub(crate) fn install() {
+/// Starts the flusher and installs the handler (once, at the first initialization). `flush`
+/// flushes every buffer; it runs on the flusher thread, never in the handler.
+pub(crate) fn install(flush: fn()) {
     let (Some((wake_read, wake_write)), Some((done_read, done_write))) = (pipe(), pipe()) else {
         return;
     };
@@ -47,7 +48,7 @@ pub(crate) fn install() {
             let mut byte = 0u8;
             // SAFETY: reading one byte into a local.
             if unsafe { libc::read(wake_read, (&mut byte as *mut u8).cast(), 1) } == 1 {
-                let _ = std::panic::catch_unwind(crate::engine::buffer::flush_all);
+                let _ = std::panic::catch_unwind(flush);
                 // SAFETY: writing one byte from a local.
                 unsafe { libc::write(done_write, (&byte as *const u8).cast(), 1) };
             }
@@ -75,6 +76,12 @@ pub(crate) fn install() {
         libc::sigemptyset(&mut ours.sa_mask);
         libc::sigaction(libc::SIGABRT, &ours, std::ptr::null_mut());
     }
+}
+
+/// The next `SIGABRT` goes straight on, unflushed (an abort of the simulator's own, from a
+/// thread that holds a buffer's lock).
+pub(crate) fn skip() {
+    FLUSH_ASKED.store(true, Ordering::Release);
 }
 
 extern "C" fn on_abort(

@@ -346,7 +346,7 @@ fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
         // SAFETY: registering a plain extern "C" fn with no captured state.
         unsafe { libc::atexit(finalize_at_exit) };
         if crate::machine::machine().finalization == Finalization::WorkerThread {
-            crate::engine::abort_flush::install();
+            crate::engine::abort_flush::install(crate::engine::buffer::flush_all);
         }
     });
 }
