@@ -50,6 +50,7 @@ use sdk::agents::{AgentInfo, Agents};
 use sdk::calls::SdkError;
 pub use sdk::hip_runtime_reach;
 pub use sdk::registration::{register_as_tool_library, ToolLibraryHooks, SDK_HELD_ELSEWHERE};
+pub use sdk::setup::INITIALIZATION_FAILED;
 pub use sdk::setup::{BUFFER_SIZE_BYTES, BUFFER_WATERMARK_BYTES};
 use sdk::version::SdkVersion;
 use session::ledger::SessionLedger;

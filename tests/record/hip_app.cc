@@ -11,6 +11,12 @@
 //                             then loads the listed tool library itself (a tool that comes
 //                             after another one holds the SDK), then runs as plain 0
 //   hip_app killed SIGNAL     as plain, then raises SIGNAL (no exit handler runs)
+//   hip_app aborted           as plain, prints which library's SIGABRT handler is installed,
+//                             then abort() (SIGABRT: no exit handler runs)
+//   hip_app own-sigterm       installs its own SIGTERM handler (it says so and _exits 7), then
+//                             as plain, then raises SIGTERM: the tool must chain to it
+//   hip_app quick-exit CODE   as plain, then _exit(CODE) (no exit handler runs)
+//   hip_app exit-busy         queues three kernels and a copy and exits without waiting
 //   hip_app parent            as plain, then runs `hip_app plain 0` as a child process (fork
 //                             and exec: it inherits the environment) and exits with its status
 //   hip_app forked-exit       as plain, then forks a child that only calls exit(0) (its exit
@@ -132,7 +138,13 @@ __attribute__((constructor)) static void register_kernels() {
                         static_cast<unsigned>(-1), nullptr, nullptr, nullptr, nullptr, nullptr);
 }
 
-static void run_work() {
+static void on_own_sigterm(int) {
+  static const char kLine[] = "hip_app: its own SIGTERM handler ran\n";
+  (void)!write(2, kLine, sizeof kLine - 1);
+  _exit(7);
+}
+
+static void run_work(bool wait = true) {
   // 64 KiB: above ROCclr's 16 KiB blit size, so each copy is a copy record, not a blit kernel
   // (docs/simulator-fidelity.md, "Small host<->device copies"), and the tools see 3 kernels.
   const int n = 1 << 14;
@@ -149,6 +161,7 @@ static void run_work() {
       scale(device, 2.0f, n);
   }
   CHECK_HIP(hipMemcpyAsync(host, device, bytes, hipMemcpyDeviceToHost, stream));
+  if (!wait) return;  // work in flight at exit
   CHECK_HIP(hipStreamSynchronize(stream));
   CHECK_HIP(hipFree(device));
   CHECK_HIP(hipHostFree(host));
@@ -165,6 +178,31 @@ int main(int argc, char** argv) {
     run_work();
     std::raise(std::atoi(argv[2]));
     return 1;
+  }
+  if (mode == "aborted") {
+    run_work();
+    // Whose SIGABRT handler runs first: the library that holds it, on stdout.
+    struct sigaction current {};
+    Dl_info where {};
+    if (sigaction(SIGABRT, nullptr, &current) == 0 &&
+        dladdr(reinterpret_cast<void*>(current.sa_sigaction), &where) != 0 && where.dli_fname)
+      std::printf("hip_app: SIGABRT handler in %s\n", where.dli_fname);
+    std::fflush(stdout);
+    std::abort();
+  }
+  if (mode == "own-sigterm") {
+    std::signal(SIGTERM, on_own_sigterm);
+    run_work();
+    std::raise(SIGTERM);
+    return 1;
+  }
+  if (mode == "quick-exit" && argc > 2) {
+    run_work();
+    _exit(std::atoi(argv[2]));
+  }
+  if (mode == "exit-busy") {
+    run_work(false);
+    std::exit(0);
   }
   if (mode == "parent") {
     run_work();
@@ -223,7 +261,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::fprintf(stderr,
-               "usage: %s plain [EXIT_CODE] | killed SIGNAL | parent | forced-tool | hip-first "
+               "usage: %s plain [EXIT_CODE] | killed SIGNAL | aborted | own-sigterm | quick-exit CODE | exit-busy | parent | forced-tool | hip-first "
                "| late-tool\n",
                argv[0]);
   return 2;

@@ -10,6 +10,10 @@
 #     into one run of a jax.profiler log folder; the tool library itself never replaces a file;
 #   * a program that forces its own tool before HIP starts keeps it, and both tools see the
 #     kernels (ours through ROCP_TOOL_LIBRARIES, in the SDK's same pass);
+#   * teardown: exit with work in flight, SIGTERM (with and without the program's handler),
+#     SIGABRT and _exit, under 7.1 and 10.1: the trace written or the loss said in one line; a
+#     failing initialize leaves the tracer off and says why; a dormant rocprofiler_configure
+#     (libtorch_cpu.so's) first in the global scope does not keep ours from being configured;
 #   * HIP initialized before the tool was loaded, or a tool loaded after another one holds
 #     the SDK, gives the one-line diagnosis on the default release (7.1); the late tool
 #     registers and sees the kernels where the SDK takes it: HIP first from SDK 1.3.0 (late
@@ -53,6 +57,10 @@ echo "== hip_app"
 "$CXX" -std=c++17 -O1 -g -Wall -Wextra -Werror -I "$repo/tests/hip-include" \
   "$repo/tests/record/hip_app.cc" -o "$build_dir/hip_app" \
   -L "$lib" -Wl,-rpath,"$lib" -lamdhip64 -lrocprofiler-sdk -lpthread -ldl
+
+echo "== libdormant_client.so (a dormant rocprofiler_configure, as libtorch_cpu.so has)"
+"$CXX" -std=c++17 -O1 -shared -fPIC -Wall -Wextra -Werror "$repo/tests/record/dormant_client.cc" \
+  -o "$build_dir/libdormant_client.so"
 
 fail() { echo "tests/record/run.sh: $*" >&2; exit 1; }
 # Counts of events named like $2 on the GPU plane of trace $1, from `inspect`.
@@ -132,13 +140,108 @@ echo "== a process killed by a signal loses only its own trace, and is named"
 grep -q "record: process [0-9]* ($build_dir/hip_app killed 9) wrote no trace: it ended without exiting normally" \
   "$multi/killed.err" || { cat "$multi/killed.err"; fail "the killed process is not named"; }
 set +e
-"$cli" record -o "$multi/killed-child.xplane.pb" -- "$build_dir/hip_app" killed 15 \
+"$cli" record -o "$multi/killed-child.xplane.pb" -- "$build_dir/hip_app" killed 9 \
   >"$multi/killed-child.out" 2>"$multi/killed-child.err"
 status=$?
 set -e
-[[ $status == $((128 + 15)) ]] || fail "record exited $status, not 128 + SIGTERM"
-grep -q "wrote no trace: killed by signal 15 (SIGTERM)" "$multi/killed-child.err" ||
+[[ $status == $((128 + 9)) ]] || fail "record exited $status, not 128 + SIGKILL"
+grep -q "wrote no trace: killed by signal 9 (SIGKILL)" "$multi/killed-child.err" ||
   { cat "$multi/killed-child.err"; fail "the command's own signal is not said"; }
+
+# Teardown (docs/tool-library.md#teardown): every way a traced process can end, each under a
+# time limit (a hang is a failure), the trace written or the loss said in one line.
+# $1: case name, $2: expected exit status, then hip_app's arguments. Sets $teardown (prefix).
+teardown() {
+  local name="$1" expected="$2" status
+  shift 2
+  teardown="$multi/teardown-$name"
+  rm -f "$teardown".*
+  set +e
+  timeout -k 5 60 "$cli" record -o "$teardown.xplane.pb" -- "$build_dir/hip_app" "$@" \
+    >"$teardown.out" 2>"$teardown.err"
+  status=$?
+  set -e
+  [[ $status != 124 && $status != 137 ]] || fail "teardown $name: record hung (killed after 60 s)"
+  [[ $status == "$expected" ]] || { cat "$teardown.err"; fail "teardown $name: record exited $status, not $expected"; }
+}
+for release in 7.1 10.1; do
+  export ROCSIM_MACHINE="rocm = \"$release\""
+  echo "== teardown ($release): exit with work in flight writes the trace"
+  teardown exit-busy 0 exit-busy
+  grep -q "the trace shows [0-9]* kernels" "$teardown.out" || { cat "$teardown.err"; fail "no trace at exit"; }
+  [[ ! -s "$teardown.err" ]] || { cat "$teardown.err"; fail "exit said something: $(cat "$teardown.err")"; }
+
+  echo "== teardown ($release): SIGTERM writes the trace, and the process still ends by SIGTERM"
+  teardown sigterm $((128 + 15)) killed 15
+  grep -q "the trace shows 3 kernels" "$teardown.out" || { cat "$teardown.err"; fail "no trace at SIGTERM"; }
+  [[ ! -s "$teardown.err" ]] || fail "SIGTERM said something: $(cat "$teardown.err")"
+
+  echo "== teardown ($release): SIGTERM with the program's own handler: trace written, its handler still runs"
+  teardown own-sigterm 7 own-sigterm
+  grep -q "the trace shows 3 kernels" "$teardown.out" || { cat "$teardown.err"; fail "no trace at SIGTERM"; }
+  [[ "$(cat "$teardown.err")" == "hip_app: its own SIGTERM handler ran" ]] ||
+    fail "the program's handler did not run alone: $(cat "$teardown.err")"
+
+  echo "== teardown ($release): SIGABRT writes the trace, and the process still ends by SIGABRT"
+  teardown abort $((128 + 6)) aborted
+  grep -q "the trace shows 3 kernels" "$teardown.out" || { cat "$teardown.err"; fail "no trace at SIGABRT"; }
+  [[ ! -s "$teardown.err" ]] || fail "SIGABRT said something: $(cat "$teardown.err")"
+  # 10.1's SDK flushes on SIGABRT [RN]: its handler is installed last and chains to ours.
+  first_handler=librocprofiler-sdk
+  [[ $release == 10.1 ]] || first_handler=libxla_rocm_tracer_tool
+  grep -q "hip_app: SIGABRT handler in .*$first_handler" "$teardown.out" ||
+    fail "the first SIGABRT handler is not $first_handler's: $(grep 'SIGABRT handler' "$teardown.out")"
+
+  echo "== teardown ($release): _exit cannot write the trace: record says so in one line"
+  teardown quick-exit 5 quick-exit 5
+  [[ ! -e "$teardown.xplane.pb" ]] || fail "a trace after _exit?"
+  [[ "$(wc -l <"$teardown.err")" == 1 ]] || fail "not one line: $(cat "$teardown.err")"
+  grep -q "record: process [0-9]* ($build_dir/hip_app quick-exit 5) wrote no trace: it ended with status 5 without running its exit handlers" \
+    "$teardown.err" || fail "the _exit is not said: $(cat "$teardown.err")"
+done
+unset ROCSIM_MACHINE
+
+echo "== teardown: a signal flush that does not happen (flush time 0) is one line: record's, or the library's alone"
+XLA_ROCM_TRACER_SIGNAL_FLUSH_SECONDS=0 teardown no-flush $((128 + 15)) killed 15
+[[ ! -e "$teardown.xplane.pb" ]] || fail "a trace with no flush?"
+[[ "$(wc -l <"$teardown.err")" == 1 ]] || fail "not one line: $(cat "$teardown.err")"
+grep -q "wrote no trace: killed by signal 15 (SIGTERM)" "$teardown.err" || fail "the loss is not said: $(cat "$teardown.err")"
+rm -f "$teardown.bare.xplane.pb"
+set +e
+XLA_ROCM_TRACER_SIGNAL_FLUSH_SECONDS=0 ROCP_TOOL_LIBRARIES="$tool" XLA_ROCM_TRACER_OUTPUT="$teardown.bare.xplane.pb" \
+  timeout -k 5 60 "$build_dir/hip_app" killed 15 2>"$teardown.bare.err"
+status=$?
+set -e
+[[ $status == $((128 + 15)) ]] || fail "the bare process exited $status, not by SIGTERM"
+[[ ! -e "$teardown.bare.xplane.pb" ]] || fail "a trace with no flush?"
+[[ "$(cat "$teardown.bare.err")" == "xla-rocm-tracer tool: the process ended by SIGTERM before the trace was written (no flush within XLA_ROCM_TRACER_SIGNAL_FLUSH_SECONDS): the capture is lost" ]] ||
+  fail "the library did not say the loss in one line: $(cat "$teardown.bare.err")"
+
+echo "== a failing initialize: the SDK ignores its return (#11189); the tracer is off and record says why in one line"
+trace="$build_dir/init-fails.xplane.pb"
+rm -f "$trace"
+set +e
+ROCSIM_FAULTS="rocprofiler_configure_callback_tracing_service@7=16" timeout -k 5 60 \
+  "$cli" record -o "$trace" -- "$build_dir/hip_app" plain 3 >"$build_dir/init-fails.out" 2>"$build_dir/init-fails.err"
+status=$?
+set -e
+[[ $status == 3 ]] || { cat "$build_dir/init-fails.err"; fail "record exited $status, not the command's 3"; }
+grep -q "the trace shows 0 kernels" "$build_dir/init-fails.out" || fail "the tracer traced after a failed initialize"
+[[ "$(wc -l <"$build_dir/init-fails.err")" == 1 ]] || fail "not one line: $(cat "$build_dir/init-fails.err")"
+grep -q "^xla-rocm-tracer: record: rocprofiler-sdk initialization failed: rocprofiler_configure_callback_tracing_service failed" \
+  "$build_dir/init-fails.err" || fail "the reason is not said: $(cat "$build_dir/init-fails.err")"
+
+for release in 7.1 10.1; do
+  echo "== a dormant rocprofiler_configure first in the global scope ($release): ours is still configured"
+  trace="$build_dir/dormant-$release.xplane.pb"
+  rm -f "$trace"
+  ROCSIM_MACHINE="rocm = \"$release\"" timeout -k 5 60 "$cli" record -o "$trace" -- \
+    env LD_PRELOAD="$build_dir/libdormant_client.so" "$build_dir/hip_app" plain 0 \
+    >"$build_dir/dormant-$release.out" 2>"$build_dir/dormant-$release.err" ||
+    { cat "$build_dir/dormant-$release.err"; fail "record with a dormant client failed"; }
+  grep -q "the trace shows 3 kernels" "$build_dir/dormant-$release.out" ||
+    { cat "$build_dir/dormant-$release.err"; fail "not 3 kernels beside a dormant client"; }
+done
 
 echo "== --logdir: every process into one run of a jax.profiler log folder"
 "$cli" record --logdir "$multi/logdir" -- bash -c \

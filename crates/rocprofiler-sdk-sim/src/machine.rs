@@ -39,8 +39,8 @@ pub struct Machine {
     /// The ROCm release the machine runs (default `"7.1"`: docs/simulator-fidelity.md, the
     /// ledger): `"7.0"`, `"7.1"`, `"7.2"`, `"7.13"`, `"7.14"`, `"10.0"` or `"10.1"`. It sets
     /// the SDK's layouts and, unless given explicitly, the keys `sdk_version`,
-    /// `anytime_initialization`, `uuid_bytes`, `stream_map`, `buffer_sync` and `sdma_threshold`
-    /// to that release's.
+    /// `anytime_initialization`, `uuid_bytes`, `stream_map`, `buffer_sync`, `sdma_threshold`
+    /// and `finalization` to that release's.
     pub rocm: RocmRelease,
     /// The rocprofiler-sdk version reported to tools, `"major.minor.patch"` (default: the
     /// release's, `"1.1.0"` for 7.1). From 1.3.0 a tool forced after HIP started untraced gets
@@ -52,6 +52,10 @@ pub struct Machine {
     /// true for 10.1 only); otherwise `rocprofiler_force_configure` returns
     /// CONFIGURATION_LOCKED.
     pub anytime_initialization: bool,
+    /// How the SDK finalizes its tools at exit and what it does on `SIGABRT` ([`Finalization`]):
+    /// `"at-exit"` or `"worker-thread"` (default: the release's, `"at-exit"` for 7.1; ledger row
+    /// "Finalization").
+    pub finalization: Finalization,
     /// Bytes of the agents' `rocprofiler_uuid_t`, 8 or 16 (default: the release's, 16; 8 for
     /// 7.0's branch): the agent struct is 296 bytes plus these (304 or 312).
     pub uuid_bytes: u8,
@@ -126,6 +130,7 @@ impl Default for Machine {
             buffer_self_deadlock: SelfDeadlock::Abort,
             sdma_threshold: DEFAULT_ROCM.sdma_threshold(),
             anytime_initialization: DEFAULT_ROCM.anytime_initialization(),
+            finalization: DEFAULT_ROCM.finalization(),
             uuid_bytes: DEFAULT_ROCM.uuid_bytes(),
             pageable_chunk: 32 * 1024 * 1024,
             aql_queue_packets: 16384,
@@ -244,6 +249,7 @@ impl Machine {
             buffer_sync: self.buffer_sync,
             sdma_threshold: self.sdma_threshold,
             anytime_initialization: self.anytime_initialization,
+            finalization: self.finalization,
             uuid_bytes: self.uuid_bytes,
         }
     }
@@ -418,6 +424,21 @@ pub enum ClockMode {
     Virtual,
 }
 
+/// How the SDK finalizes its tools at process exit, and what it does on `SIGABRT` (ledger row
+/// "Finalization"; `engine/registration.rs`, `engine/abort_flush.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Finalization {
+    /// ROCm 7.0 [F0] (7.1 to 10.0 unpinned, taken as 7.0): the `std::atexit` handler registered
+    /// at initialization finalizes every tool on the exiting thread; the SDK installs no signal
+    /// handler, so `SIGABRT` ends the process with the buffers as they are.
+    AtExit,
+    /// ROCm 10.1 [RN]: the exit handler runs the finalization on a worker thread and waits for
+    /// it; on `SIGABRT` the SDK flushes every buffer to its tool, waiting at most
+    /// `ROCPROF_ABORT_FLUSH_TIMEOUT_SECONDS` (default 10), then hands the signal on.
+    WorkerThread,
+}
+
 /// How a buffer's producers wait for its callback (the SDK's `buffer::instance::emplace`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -499,6 +520,24 @@ mod tests {
         ] {
             assert!(Machine::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    /// The ledger's row "Finalization": 10.1 on a worker thread with the abort flush [RN],
+    /// every other release from `std::atexit` [F0, U9].
+    #[test]
+    fn only_10_1_finalizes_on_a_worker_thread() {
+        for rocm in RocmRelease::ALL {
+            let m = Machine::parse(&format!("rocm = \"{}\"", rocm.as_str())).unwrap();
+            let expected = if rocm == RocmRelease::Rocm10_1 {
+                Finalization::WorkerThread
+            } else {
+                Finalization::AtExit
+            };
+            assert_eq!(m.finalization, expected, "{}", rocm.as_str());
+        }
+        let overlaid = Machine::parse("rocm = \"7.1\", finalization = \"worker-thread\"").unwrap();
+        assert_eq!(overlaid.finalization, Finalization::WorkerThread);
+        assert!(Machine::parse("finalization = \"signal\"").is_err());
     }
 
     /// The ledger's cells (docs/simulator-fidelity.md), written out literally: a release whose

@@ -12,6 +12,7 @@
 mod log_folder;
 mod output;
 mod request;
+mod signals;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -139,6 +140,11 @@ fn at_load() {
             }
             // SAFETY: registering a plain extern "C" fn with no captured state.
             unsafe { libc::atexit(finish_at_exit) };
+            // SIGTERM and SIGABRT skip atexit: a chained handler writes the capture first.
+            let in_folder = matches!(request.destination, Destination::Folder(_));
+            if let Err(error) = signals::install(finish, !in_folder) {
+                say(&error);
+            }
         }
         register_as_tool_library(ToolLibraryHooks {
             after_initialize: start,

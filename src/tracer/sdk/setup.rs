@@ -53,8 +53,13 @@ fn buffer_geometry() -> (usize, usize, sys::rocprofiler_buffer_policy_t) {
 #[cfg(test)]
 pub(super) const DISCARD_BUFFER_TEST_ENV: &str = "XLA_ROCM_TRACER_UNIT_TEST_DISCARD_BUFFER";
 
+/// How the reason of a failed `initialize` begins. The SDK ignores the tool's return value
+/// (rocm-systems #11189, ledger row "A tool's nonzero `initialize` return"): the tracer stops
+/// what it started itself (`StartedContexts`) and keeps this reason, which `record` says.
+pub const INITIALIZATION_FAILED: &str = "rocprofiler-sdk initialization failed";
+
 fn unavailable(error: SdkError) -> TracerError {
-    TracerError::Unavailable(format!("rocprofiler-sdk initialization failed: {error}"))
+    TracerError::Unavailable(format!("{INITIALIZATION_FAILED}: {error}"))
 }
 
 /// A `'static` part of the tracer as the callback data the SDK hands back to its callback.

@@ -9,6 +9,7 @@
 //! Threads: a HIP call's callbacks run on the calling thread (or HIP's worker thread),
 //! completions on the signal thread, buffer deliveries on the SDK's callback threads; no lock
 //! of this room is held while a tool callback runs (docs/simulator-fidelity.md#threading).
+pub(crate) mod abort_flush;
 pub(crate) mod agents;
 pub(crate) mod bell;
 pub(crate) mod buffer;

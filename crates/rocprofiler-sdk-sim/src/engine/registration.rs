@@ -5,6 +5,7 @@
 //! start from SDK 1.3.0 and late tools with anytime initialization, `initialize` on the
 //! triggering thread under the registration mutex, and finalization at exit or on request.
 use crate::engine::user_ptr::UserPtr;
+use crate::machine::Finalization;
 use crate::SimError;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
@@ -344,6 +345,9 @@ fn initialize_tools(configures: &[sys::rocprofiler_configure_t]) {
     AT_EXIT.call_once(|| {
         // SAFETY: registering a plain extern "C" fn with no captured state.
         unsafe { libc::atexit(finalize_at_exit) };
+        if crate::machine::machine().finalization == Finalization::WorkerThread {
+            crate::engine::abort_flush::install(crate::engine::buffer::flush_all);
+        }
     });
 }
 
@@ -372,7 +376,27 @@ pub fn finalize_as_at_exit() {
     finalize_at_exit();
 }
 
+/// The SDK's exit handler: finalizes every client on the exiting thread, or, with
+/// `finalization = "worker-thread"` (10.1), on a thread of its own that it waits for.
 extern "C" fn finalize_at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        if crate::machine::machine().finalization == Finalization::WorkerThread {
+            let worker = std::thread::Builder::new()
+                .name("rocprofiler-finalize".to_owned())
+                .spawn(finalize_every_client);
+            match worker {
+                Ok(worker) => {
+                    let _ = worker.join();
+                }
+                Err(_) => finalize_every_client(),
+            }
+        } else {
+            finalize_every_client();
+        }
+    });
+}
+
+fn finalize_every_client() {
     let _ = std::panic::catch_unwind(|| {
         let handles: Vec<u32> = CLIENTS.lock().iter().map(|c| c.handle).collect();
         for handle in handles {

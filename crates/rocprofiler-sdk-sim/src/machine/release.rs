@@ -4,7 +4,7 @@
 //! file@commit that pins it; where no release tree pins a behaviour, [`RocmRelease::unpinned`]
 //! lists the other shapes the sources allow, and tests/releases/run.sh runs the product on
 //! each of them too.
-use super::{BufferSync, StreamMap, Version};
+use super::{BufferSync, Finalization, StreamMap, Version};
 use serde::{Deserialize, Serialize};
 
 /// A ROCm release: its rocprofiler-sdk layouts and, through [`RocmRelease::profile`], the
@@ -40,6 +40,7 @@ pub struct ReleaseProfile {
     pub buffer_sync: BufferSync,
     pub sdma_threshold: u64,
     pub anytime_initialization: bool,
+    pub finalization: Finalization,
     pub uuid_bytes: u8,
 }
 
@@ -124,6 +125,16 @@ impl RocmRelease {
         self == RocmRelease::Rocm10_1
     }
 
+    /// How the release's SDK finalizes at exit and on `SIGABRT` (ledger row "Finalization"):
+    /// 10.1 on a worker thread with the abort flush [RN], 7.0 from `std::atexit` [F0], 7.1 to
+    /// 10.0 unpinned and taken as 7.0 [U9].
+    pub fn finalization(self) -> Finalization {
+        match self {
+            RocmRelease::Rocm10_1 => Finalization::WorkerThread,
+            _ => Finalization::AtExit,
+        }
+    }
+
     pub fn profile(self) -> ReleaseProfile {
         ReleaseProfile {
             sdk_version: self.sdk_version(),
@@ -131,6 +142,7 @@ impl RocmRelease {
             buffer_sync: self.buffer_sync(),
             sdma_threshold: self.sdma_threshold(),
             anytime_initialization: self.anytime_initialization(),
+            finalization: self.finalization(),
             uuid_bytes: self.uuid_bytes(),
         }
     }

@@ -82,6 +82,11 @@ fn why_nothing(pid: u32, (child, status): (u32, ExitStatus)) -> String {
     use std::os::unix::process::ExitStatusExt;
     match status.signal() {
         Some(signal) if pid == child => format!("killed by signal {signal}{}", signal_name(signal)),
+        None if pid == child => format!(
+            "it ended with status {} without running its exit handlers (_exit, or a crash \
+             after main returned)",
+            status.code().unwrap_or(-1)
+        ),
         _ => "it ended without exiting normally (killed by a signal, or _exit)".to_owned(),
     }
 }
@@ -145,6 +150,19 @@ mod tests {
                 .starts_with("process 103 (./app bad) wrote no trace: its trace cannot be read"),
             "{}",
             lines[2]
+        );
+    }
+
+    #[test]
+    fn the_commands_own_process_that_skipped_its_exit_handlers_is_said() {
+        let folder = tempfile::tempdir().unwrap();
+        capture_folder::claim(folder.path(), 100, "./app quick-exit 5").unwrap();
+        let exited_5 = ExitStatus::from_raw(5 << 8);
+        let (_, lost) = collect(folder.path(), (100, exited_5)).unwrap();
+        assert_eq!(
+            lost[0].describe(),
+            "process 100 (./app quick-exit 5) wrote no trace: it ended with status 5 without \
+             running its exit handlers (_exit, or a crash after main returned)"
         );
     }
 

@@ -20,6 +20,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use xla_rocm_tracer::export::capture_folder::OUTPUT_FOLDER_VARIABLE;
 use xla_rocm_tracer::export::XSpace;
+use xla_rocm_tracer::tracer::INITIALIZATION_FAILED;
 
 use crate::{inspect, interrupts, output};
 use destination::Destination;
@@ -132,9 +133,17 @@ fn exit_code(status: ExitStatus) -> u8 {
     }
 }
 
-/// The line `record` prints about a trace with no GPU events it can explain, if any.
+/// The line `record` prints about a trace with no GPU events it can explain, if any: HIP
+/// not reached, the SDK held elsewhere, or the tracer's `initialize` failed (the SDK ignores
+/// its return, so only this line says the tracer is off).
 pub fn diagnosis(space: &XSpace) -> Option<&str> {
-    xla_rocm_tracer::tracer::hip_runtime_reach::diagnosis(&space.warnings)
+    xla_rocm_tracer::tracer::hip_runtime_reach::diagnosis(&space.warnings).or_else(|| {
+        space
+            .warnings
+            .iter()
+            .find(|warning| warning.starts_with(INITIALIZATION_FAILED))
+            .map(String::as_str)
+    })
 }
 
 pub fn run(args: RecordArgs) -> Result<ExitCode> {
@@ -252,7 +261,7 @@ mod tests {
     }
 
     #[test]
-    fn only_the_two_diagnoses_are_reported() {
+    fn only_the_three_diagnoses_are_reported() {
         let space = |warnings: &[&str]| XSpace {
             warnings: warnings.iter().map(|w| w.to_string()).collect(),
             ..XSpace::default()
@@ -264,5 +273,7 @@ mod tests {
         );
         let held = format!("could not register: {SDK_HELD_ELSEWHERE}");
         assert_eq!(diagnosis(&space(&[&held])), Some(held.as_str()));
+        let failed = format!("{INITIALIZATION_FAILED}: rocprofiler_create_context failed");
+        assert_eq!(diagnosis(&space(&[&failed])), Some(failed.as_str()));
     }
 }

@@ -333,6 +333,9 @@ impl Buffer {
                     waiting_for,
                     self.callback_name(),
                 );
+                // This thread holds the buffer's lock: 10.1's abort flush would only wait out
+                // its time limit on it.
+                crate::engine::abort_flush::skip();
                 std::process::abort();
             }
             SelfDeadlock::Drop => {
@@ -502,6 +505,15 @@ pub(crate) fn flush(handle: u64) -> sys::rocprofiler_status_t {
     match buffer.flush_waiting(&mut state) {
         Ok(()) => sys::ROCPROFILER_STATUS_SUCCESS,
         Err(_) => sys::ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND,
+    }
+}
+
+/// Flushes every buffer that is not delivering on this thread (the abort flush of
+/// `engine/abort_flush.rs`).
+pub(crate) fn flush_all() {
+    let handles: Vec<u64> = BUFFERS.read().by_handle.keys().copied().collect();
+    for handle in handles {
+        let _ = flush(handle);
     }
 }
 
