@@ -548,15 +548,16 @@ mod tests {
         use StreamMap::{Newer, Sdk1_0, Sdk1_1};
         let blit = 16 * 1024;
         let anytime = "anytime_initialization = true";
+        let worker = "finalization = \"worker-thread\"";
         #[rustfmt::skip]
         let ledger = [
             // rocm,  sdk,        anytime, stream map, syncer,   blit max, agent, uuid, CONTEXT_NONE, unpinned
             ("7.0",  (1, 0, 0), false, Sdk1_0, NoSyncer,  blit, 304, 8,  u64::MAX, vec!["sdma_threshold = 0", "uuid_bytes = 16"]),
-            ("7.1",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec!["roctx_domains = \"core\"", "roctx_domains = \"range\""]),
-            ("7.2",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec!["buffer_sync = \"per-half\""]),
-            ("7.13", (1, 3, 0), false, Sdk1_1, PerHalf,   blit, 312, 16, 0, vec![]),
-            ("7.14", (1, 3, 2), false, Newer,  PerHalf,   blit, 312, 16, 0, vec!["stream_map = \"sdk-1.1\"", anytime]),
-            ("10.0", (1, 3, 5), false, Newer,  PerHalf,   blit, 312, 16, 0, vec![anytime]),
+            ("7.1",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec![worker, "roctx_domains = \"core\"", "roctx_domains = \"range\""]),
+            ("7.2",  (1, 1, 0), false, Sdk1_1, PerBuffer, blit, 312, 16, 0, vec!["buffer_sync = \"per-half\"", worker]),
+            ("7.13", (1, 3, 0), false, Sdk1_1, PerHalf,   blit, 312, 16, 0, vec![worker]),
+            ("7.14", (1, 3, 2), false, Newer,  PerHalf,   blit, 312, 16, 0, vec!["stream_map = \"sdk-1.1\"", anytime, worker]),
+            ("10.0", (1, 3, 5), false, Newer,  PerHalf,   blit, 312, 16, 0, vec![anytime, worker]),
             ("10.1", (1, 4, 1), true,  Newer,  PerHalf,   blit, 312, 16, 0, vec![]),
         ];
         assert_eq!(ledger.len(), RocmRelease::ALL.len());

@@ -158,17 +158,20 @@ impl RocmRelease {
         const PER_HALF: Unpinned = shape("Buffer syncer", "buffer_sync = \"per-half\"");
         const SIZE_INDEXED_STREAMS: Unpinned = shape("Stream ids", "stream_map = \"sdk-1.1\"");
         const ANYTIME: Unpinned = shape("Anytime initialization", "anytime_initialization = true");
+        const WORKER_FINALIZATION: Unpinned =
+            shape("Finalization", "finalization = \"worker-thread\"");
         // Which domains the ROCTx library feeds is pinned by no tree, on any release; it
         // depends on no other row, so its shapes run once, beside 7.1 (the default).
         const ROCTX_CORE: Unpinned = shape("ROCTx domains", "roctx_domains = \"core\"");
         const ROCTX_RANGE: Unpinned = shape("ROCTx domains", "roctx_domains = \"range\"");
         match self {
             RocmRelease::Rocm7_0 => &[NO_BLIT, UUID_16],
-            RocmRelease::Rocm7_1 => &[ROCTX_CORE, ROCTX_RANGE],
-            RocmRelease::Rocm7_2 => &[PER_HALF],
-            RocmRelease::Rocm7_14 => &[SIZE_INDEXED_STREAMS, ANYTIME],
-            RocmRelease::Rocm10_0 => &[ANYTIME],
-            _ => &[],
+            RocmRelease::Rocm7_1 => &[WORKER_FINALIZATION, ROCTX_CORE, ROCTX_RANGE],
+            RocmRelease::Rocm7_2 => &[PER_HALF, WORKER_FINALIZATION],
+            RocmRelease::Rocm7_13 => &[WORKER_FINALIZATION],
+            RocmRelease::Rocm7_14 => &[SIZE_INDEXED_STREAMS, ANYTIME, WORKER_FINALIZATION],
+            RocmRelease::Rocm10_0 => &[ANYTIME, WORKER_FINALIZATION],
+            RocmRelease::Rocm10_1 => &[],
         }
     }
 
