@@ -39,6 +39,7 @@ impl Run {
     /// Loads the kernels and drains earlier work, so that the ledger counts this run only.
     fn begin() -> Run {
         stress_kernels();
+        allocate_pinned_staging();
         settle();
         Run {
             before: ledger(),

@@ -180,6 +180,21 @@ pub fn ledger() -> Ledger {
     }
 }
 
+/// Makes the simulated program's one pinned staging buffer exist: it is allocated, with one
+/// traced `hipHostMalloc`, at the program's first pinned copy (the driver's
+/// `pinned_staging_buffer`). A test that counts records exactly calls this before it starts
+/// counting, so that the allocation never lands inside its count.
+pub fn allocate_pinned_staging() {
+    let copy = driver::Copy {
+        kind: driver::CopyKind::HostToDevice,
+        bytes: 64,
+        src_device: None,
+        dst_device: None,
+        duration_ns: 1_000,
+    };
+    driver::memcpy_sync(&copy).expect("a pinned warm-up copy");
+}
+
 /// Waits until all device work completed and every record left the tracer's buffer.
 pub fn settle() {
     driver::wait_idle();
