@@ -221,14 +221,16 @@ echo "== a failing initialize: the SDK ignores its return (#11189); the tracer i
 trace="$build_dir/init-fails.xplane.pb"
 rm -f "$trace"
 set +e
-ROCSIM_FAULTS="rocprofiler_configure_callback_tracing_service@7=16" timeout -k 5 60 \
+# The first context's creation: fatal to the tracer's initialize whatever the order of the
+# services it configures after it (tests/tracer_init_faults.rs lists which calls are fatal).
+ROCSIM_FAULTS="rocprofiler_create_context@1=29" timeout -k 5 60 \
   "$cli" record -o "$trace" -- "$build_dir/hip_app" plain 3 >"$build_dir/init-fails.out" 2>"$build_dir/init-fails.err"
 status=$?
 set -e
 [[ $status == 3 ]] || { cat "$build_dir/init-fails.err"; fail "record exited $status, not the command's 3"; }
 grep -q "the trace shows 0 kernels" "$build_dir/init-fails.out" || fail "the tracer traced after a failed initialize"
 [[ "$(wc -l <"$build_dir/init-fails.err")" == 1 ]] || fail "not one line: $(cat "$build_dir/init-fails.err")"
-grep -q "^xla-rocm-tracer: record: rocprofiler-sdk initialization failed: rocprofiler_configure_callback_tracing_service failed" \
+grep -q "^xla-rocm-tracer: record: rocprofiler-sdk initialization failed: rocprofiler_create_context failed" \
   "$build_dir/init-fails.err" || fail "the reason is not said: $(cat "$build_dir/init-fails.err")"
 
 for release in 7.1 10.1; do
