@@ -161,6 +161,30 @@ fn child_copy_details() {
             "MemcpyP2P",
             format!("kind_src:device kind_dst:device size:{big} dest:1 async:1"),
         ),
+        // hipMemcpyDefault: the pointers' memory gives the direction and the kinds.
+        (
+            driver::memcpy_async_with(
+                stream,
+                &h2d,
+                &CopyCall {
+                    hip_kind: Some(4),
+                    ..call(PINNED + 64, DEVICE0, HostMemory::Pinned)
+                },
+            )
+            .unwrap(),
+            "MemcpyH2D",
+            format!("kind_src:pinned kind_dst:device size:{big} dest:0 async:1"),
+        ),
+        // hipMemcpy device to device from GPU 0 to GPU 1: a peer copy too, as CUPTI names one.
+        (
+            driver::memcpy_sync_with(
+                &copy(CopyKind::DeviceToDevice, big, Some(0), Some(1)),
+                &call(DEVICE0, DEVICE1 + 64, HostMemory::Pinned),
+            )
+            .unwrap(),
+            "MemcpyP2P",
+            format!("kind_src:device kind_dst:device size:{big} dest:1 async:0"),
+        ),
     ];
     driver::stream_synchronize(stream).unwrap();
     driver::device_synchronize().unwrap();
@@ -181,8 +205,18 @@ fn child_copy_details() {
             assert_eq!(&memcpy_details_string(details), expected, "{event:#?}");
         }
     }
-    let peer = joined(&collector, cases[6].0);
-    assert!(peer
-        .iter()
-        .any(|e| e.event_type == EventType::MemcpyP2P && e.source == EventSource::Activity));
+    // Both peer copies are written once, on their source GPU's plane (GPU 0, where the first
+    // upload went), as CUPTI's peer records are.
+    let device_event = |id| {
+        joined(&collector, id)
+            .into_iter()
+            .find(|e| e.source == EventSource::Activity)
+            .unwrap()
+    };
+    let gpu0 = device_event(cases[0].0).device_id;
+    for (id, _, _) in [&cases[6], &cases[8]] {
+        let peer = device_event(*id);
+        assert_eq!(peer.event_type, EventType::MemcpyP2P, "{peer:#?}");
+        assert_eq!(peer.device_id, gpu0, "{peer:#?}");
+    }
 }

@@ -171,6 +171,13 @@ pub(crate) fn name_by_call(activity: &mut RocmTracerEvent, asked: EventType) {
     let EventDetails::Memcpy(details) = &mut activity.details else {
         return;
     };
+    // A device-to-device call whose record ran between two GPUs (the decoder's MemcpyP2P) is
+    // the peer copy it was, as CUPTI names it (docs/xla-interface.md#copy-details).
+    let asked = if asked == EventType::MemcpyD2D && activity.event_type == EventType::MemcpyP2P {
+        EventType::MemcpyP2P
+    } else {
+        asked
+    };
     details.call_direction = Some(asked);
     if activity.event_type != asked {
         details.recorded_direction = Some(activity.event_type);

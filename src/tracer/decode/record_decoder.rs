@@ -331,7 +331,7 @@ impl RecordDecoder<'_> {
                 let call = self.copy_calls.and_then(|calls| calls.get(correlation_id));
                 EventDetails::Memcpy(MemcpyDetails {
                     num_bytes: call.map_or(0, |call| call.bytes),
-                    call_direction: call.map(|call| call.direction),
+                    call_direction: call.and_then(|call| call.direction),
                     ..call.map(CopyCall::facts).unwrap_or_default()
                 })
             } else {
@@ -374,7 +374,7 @@ impl RecordDecoder<'_> {
             Some(call) => EventDetails::Memcpy(MemcpyDetails {
                 num_bytes: call.bytes,
                 destination: device_id,
-                call_direction: Some(call.direction),
+                call_direction: call.direction,
                 ..call.facts()
             }),
             None => EventDetails::Kernel(KernelDetails {
@@ -413,12 +413,22 @@ impl RecordDecoder<'_> {
         }
     }
 
+    /// Whether a device-to-device copy ran between two GPUs HIP sees: a peer copy, whatever
+    /// call made it (`hipMemcpyPeer*`, or `hipMemcpy*` device to device across GPUs), as CUPTI
+    /// records every copy between two devices as peer-to-peer (docs/xla-interface.md#copy-details).
+    fn between_gpus(&self, src: u64, dst: u64) -> bool {
+        src != dst && self.agents.is_visible_gpu(src) && self.agents.is_visible_gpu(dst)
+    }
+
     /// The device a copy is shown on: XLA's direction rules (docs/xla-interface.md#event-fields), first match wins; only
     /// GPUs HIP sees count as GPUs.
     pub(crate) fn memcpy_device_id(&self, event_type: EventType, src: u64, dst: u64) -> u32 {
         let dst_is_gpu = self.agents.is_visible_gpu(dst);
         let src_is_gpu = self.agents.is_visible_gpu(src);
         let chosen = match event_type {
+            // CUPTI's peer record is on its source device (`device_id = srcDeviceId`), its
+            // destination in `dest` (docs/xla-interface.md#copy-details).
+            EventType::MemcpyP2P if src_is_gpu => Some(src),
             EventType::MemcpyH2D if dst_is_gpu => Some(dst),
             EventType::MemcpyD2H if src_is_gpu => Some(src),
             EventType::MemcpyD2D
@@ -441,15 +451,18 @@ impl RecordDecoder<'_> {
         &self,
         record: &sys::rocprofiler_buffer_tracing_memory_copy_record_t,
     ) -> RocmTracerEvent {
+        let dst = record.dst_agent_id.handle;
+        let src = record.src_agent_id.handle;
         let event_type = match record.operation {
             sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE => EventType::MemcpyH2D,
             sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST => EventType::MemcpyD2H,
+            sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE if self.between_gpus(src, dst) => {
+                EventType::MemcpyP2P
+            }
             sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE => EventType::MemcpyD2D,
             // NONE, HOST_TO_HOST and any value a newer SDK adds.
             _ => EventType::MemcpyOther,
         };
-        let dst = record.dst_agent_id.handle;
-        let src = record.src_agent_id.handle;
         let correlation_id = record.correlation_id.internal;
         let call = self.call_annotation(correlation_id);
         RocmTracerEvent {
@@ -475,7 +488,7 @@ impl RecordDecoder<'_> {
                 destination: dst as u32,
                 ..match self.copy_calls.and_then(|calls| calls.get(correlation_id)) {
                     Some(call) => MemcpyDetails {
-                        call_direction: Some(call.direction),
+                        call_direction: call.direction,
                         ..call.facts()
                     },
                     None => MemcpyDetails::default(),

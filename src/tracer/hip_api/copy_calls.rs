@@ -18,7 +18,7 @@ use rocprofiler_sdk_sys as sys;
 use rustc_hash::FxHashMap;
 
 use super::copy_log::{CopyNote, ThreadCopyLog};
-use super::memory_kinds::side_kind;
+use super::memory_kinds::{known_kind, side_kind};
 use crate::event::{EventType, MemoryKind};
 use crate::tracer::thread_state::{self, ThreadCopyCalls, ThreadState};
 
@@ -26,8 +26,9 @@ use crate::tracer::thread_state::{self, ThreadCopyCalls, ThreadState};
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct CopyCall {
     /// `MemcpyH2D`, `MemcpyD2H`, `MemcpyD2D`, `MemcpyP2P` (`hipMemcpyPeer*`), or `MemcpyOther`
-    /// for host-to-host.
-    pub direction: EventType,
+    /// for host-to-host; `None` for a `hipMemcpyDefault` call whose pointers do not say (a
+    /// managed side), which its record's own direction names.
+    pub direction: Option<EventType>,
     /// The call's `sizeBytes`; 0 when the arguments were not available.
     pub bytes: u64,
     /// An `...Async` function: it returns before the copy is done.
@@ -54,6 +55,7 @@ const HIP_MEMCPY_HOST_TO_HOST: i32 = 0;
 const HIP_MEMCPY_HOST_TO_DEVICE: i32 = 1;
 const HIP_MEMCPY_DEVICE_TO_HOST: i32 = 2;
 const HIP_MEMCPY_DEVICE_TO_DEVICE: i32 = 3;
+const HIP_MEMCPY_DEFAULT: i32 = 4;
 const HIP_MEMCPY_DEVICE_TO_DEVICE_NO_CU: i32 = 1024;
 
 /// The direction a `hipMemcpyKind` names; `hipMemcpyDefault` (4, unified addressing decides)
@@ -125,11 +127,14 @@ pub(crate) fn copy_call(
     // SAFETY: the argument union holds plain integers and pointers; any bit pattern is valid.
     let prefix = args.map(|data| unsafe { data.args.hipMemcpy });
     let direction = match direction_of_function(operation) {
-        Some(direction) => direction,
-        None if has_kind_argument(operation) => direction_of_kind(prefix?.kind)?,
+        Some(direction) => Some(direction),
+        None if has_kind_argument(operation) => match prefix?.kind {
+            HIP_MEMCPY_DEFAULT => None,
+            kind => Some(direction_of_kind(kind)?),
+        },
         None => return None,
     };
-    let (bytes, src, dst) = if direction == EventType::MemcpyP2P {
+    let (bytes, src, dst) = if direction == Some(EventType::MemcpyP2P) {
         // SAFETY: as above; the peer copies' member.
         let peer = args.map(|data| unsafe { data.args.hipMemcpyPeer });
         peer.map_or((0, 0, 0), |peer| {
@@ -144,13 +149,43 @@ pub(crate) fn copy_call(
             )
         })
     };
-    let (src_on_device, dst_on_device) = device_sides(direction);
+    let (src_kind, dst_kind) = match direction {
+        Some(direction) => {
+            let (src_on_device, dst_on_device) = device_sides(direction);
+            (side_kind(src, src_on_device), side_kind(dst, dst_on_device))
+        }
+        None => (pointer_kind(src), pointer_kind(dst)),
+    };
     Some(CopyCall {
-        direction,
+        direction: direction.or_else(|| direction_of_sides(src_kind, dst_kind)),
         bytes,
         is_async: is_async_function(operation),
-        src_kind: side_kind(src, src_on_device),
-        dst_kind: side_kind(dst, dst_on_device),
+        src_kind,
+        dst_kind,
+    })
+}
+
+/// A `hipMemcpyDefault` pointer's memory: with unified addressing HIP tells the sides apart by
+/// the allocation holding each pointer, and so does the tracer, from what HIP's allocation
+/// calls said (`memory_kinds.rs`); memory in no allocation HIP made is host memory.
+fn pointer_kind(address: usize) -> MemoryKind {
+    known_kind(address).unwrap_or(MemoryKind::Pageable)
+}
+
+/// The direction a `hipMemcpyDefault` call's sides make: device memory is the device side,
+/// pinned and pageable memory the host side; managed memory can be either, so a copy with a
+/// managed side has no direction of its own (docs/xla-interface.md#copy-details).
+fn direction_of_sides(src: MemoryKind, dst: MemoryKind) -> Option<EventType> {
+    let on_device = |kind| match kind {
+        MemoryKind::Device => Some(true),
+        MemoryKind::Pinned | MemoryKind::Pageable => Some(false),
+        _ => None,
+    };
+    Some(match (on_device(src)?, on_device(dst)?) {
+        (false, true) => EventType::MemcpyH2D,
+        (true, false) => EventType::MemcpyD2H,
+        (true, true) => EventType::MemcpyD2D,
+        (false, false) => EventType::MemcpyOther,
     })
 }
 
@@ -223,15 +258,19 @@ const DIRECTIONS: [EventType; 5] = [
     EventType::MemcpyP2P,
 ];
 
-/// A note's third word: the direction's index in bits 0-3, `is_async` in bit 4, the source's
-/// and the destination's memory kinds in bits 8-15 and 16-23.
+/// A note's third word: the direction's index in bits 0-3 ([`NO_DIRECTION`] for none),
+/// `is_async` in bit 4, the source's and the destination's memory kinds in bits 8-15 and 16-23.
 const ASYNC_BIT: u64 = 1 << 4;
+const NO_DIRECTION: u64 = 0xf;
 const SRC_KIND_SHIFT: u32 = 8;
 const DST_KIND_SHIFT: u32 = 16;
 
 /// `call` as its thread's log holds it; `None` for a direction no copy call asks for.
 fn note_of(correlation_id: u64, call: CopyCall) -> Option<CopyNote> {
-    let direction = DIRECTIONS.iter().position(|&d| d == call.direction)? as u64;
+    let direction = match call.direction {
+        Some(direction) => DIRECTIONS.iter().position(|&d| d == direction)? as u64,
+        None => NO_DIRECTION,
+    };
     Some(CopyNote {
         correlation_id,
         bytes: call.bytes,
@@ -246,7 +285,7 @@ fn note_of(correlation_id: u64, call: CopyCall) -> Option<CopyNote> {
 fn call_of(note: CopyNote) -> (u64, CopyCall) {
     let word = note.direction;
     let call = CopyCall {
-        direction: DIRECTIONS[((word & 0xf) % DIRECTIONS.len() as u64) as usize],
+        direction: DIRECTIONS.get((word & 0xf) as usize).copied(),
         bytes: note.bytes,
         is_async: word & ASYNC_BIT != 0,
         src_kind: MemoryKind::from_code((word >> SRC_KIND_SHIFT) & 0xff),
@@ -402,7 +441,7 @@ mod tests {
         assert_eq!(
             copy_call(async_copy, Some(&data)),
             Some(CopyCall {
-                direction: EventType::MemcpyD2H,
+                direction: Some(EventType::MemcpyD2H),
                 bytes: 4096,
                 is_async: true,
                 // No allocation known: the device side is device memory, the host's pageable.
@@ -416,12 +455,20 @@ mod tests {
             Some(false)
         );
         assert_eq!(copy_call(async_copy, None), None);
-        data.args.hipMemcpyAsync.kind = 4; // hipMemcpyDefault
-        assert_eq!(copy_call(async_copy, Some(&data)), None);
+        // hipMemcpyDefault: the pointers say. Null ones are in no allocation: host to host.
+        data.args.hipMemcpyAsync.kind = 4;
+        assert_eq!(
+            copy_call(async_copy, Some(&data)).map(|c| (c.direction, c.src_kind, c.dst_kind)),
+            Some((
+                Some(EventType::MemcpyOther),
+                MemoryKind::Pageable,
+                MemoryKind::Pageable
+            ))
+        );
         assert_eq!(
             copy_call(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyHtoDAsync, None),
             Some(CopyCall {
-                direction: EventType::MemcpyH2D,
+                direction: Some(EventType::MemcpyH2D),
                 bytes: 0,
                 is_async: true,
                 src_kind: MemoryKind::Pageable,
@@ -446,7 +493,7 @@ mod tests {
         assert_eq!(
             peer_call.map(|c| (c.direction, c.bytes, c.is_async, c.src_kind, c.dst_kind)),
             Some((
-                EventType::MemcpyP2P,
+                Some(EventType::MemcpyP2P),
                 1 << 20,
                 false,
                 MemoryKind::Device,
@@ -461,14 +508,42 @@ mod tests {
             None
         );
         assert_eq!(direction_of_kind(0), Some(EventType::MemcpyOther));
+        assert_eq!(direction_of_kind(HIP_MEMCPY_DEFAULT), None);
         assert_eq!(direction_of_kind(1024), Some(EventType::MemcpyD2D));
+    }
+
+    #[test]
+    fn a_default_copy_takes_its_direction_from_the_memory_of_its_pointers() {
+        use MemoryKind::{Device, Managed, Pageable, Pinned};
+        let cases = [
+            ((Pinned, Device), Some(EventType::MemcpyH2D)),
+            ((Pageable, Device), Some(EventType::MemcpyH2D)),
+            ((Device, Pinned), Some(EventType::MemcpyD2H)),
+            ((Device, Device), Some(EventType::MemcpyD2D)),
+            ((Pinned, Pageable), Some(EventType::MemcpyOther)),
+            // Managed memory moves between host and device: no direction of its own.
+            ((Managed, Device), None),
+            ((Pinned, Managed), None),
+        ];
+        for ((src, dst), direction) in cases {
+            assert_eq!(direction_of_sides(src, dst), direction, "{src:?} -> {dst:?}");
+        }
+        // A note without a direction reads back as one.
+        let call = CopyCall {
+            direction: None,
+            bytes: 8,
+            is_async: true,
+            src_kind: Managed,
+            dst_kind: Device,
+        };
+        assert_eq!(call_of(note_of(3, call).unwrap()), (3, call));
     }
 
     #[test]
     fn released_calls_are_forgotten_and_new_ones_noted() {
         let calls = CopyCalls::default();
         let asked = CopyCall {
-            direction: EventType::MemcpyH2D,
+            direction: Some(EventType::MemcpyH2D),
             bytes: 64,
             is_async: true,
             src_kind: MemoryKind::Pinned,
@@ -488,7 +563,7 @@ mod tests {
         use crate::tracer::hip_api::copy_log::COPY_LOG_CAPACITY;
         let calls = Arc::new(CopyCalls::default());
         let asked = |bytes| CopyCall {
-            direction: EventType::MemcpyD2H,
+            direction: Some(EventType::MemcpyD2H),
             bytes,
             is_async: false,
             src_kind: MemoryKind::Device,

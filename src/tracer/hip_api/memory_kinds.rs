@@ -61,16 +61,20 @@ static RANGES: RwLock<MemoryRanges> = RwLock::new(MemoryRanges {
 /// The kind of one side of a copy: what HIP's allocation calls say, else pageable for a host
 /// side and device for a device side.
 pub(crate) fn side_kind(address: usize, device_side: bool) -> MemoryKind {
-    let known = if address == 0 {
-        None
-    } else {
-        RANGES.read().kind_of(address)
-    };
-    known.unwrap_or(if device_side {
+    known_kind(address).unwrap_or(if device_side {
         MemoryKind::Device
     } else {
         MemoryKind::Pageable
     })
+}
+
+/// The kind of the allocation HIP reported holding `address`, if any.
+pub(crate) fn known_kind(address: usize) -> Option<MemoryKind> {
+    if address == 0 {
+        None
+    } else {
+        RANGES.read().kind_of(address)
+    }
 }
 
 /// The HIP functions whose EXIT says where memory was allocated, registered or freed.

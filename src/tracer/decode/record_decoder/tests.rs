@@ -154,7 +154,7 @@ fn hip_api_names_types_and_no_stream() {
     );
     // What the call asked for at ENTER rides on its API event.
     let asked = CopyCall {
-        direction: EventType::MemcpyD2H,
+        direction: Some(EventType::MemcpyD2H),
         bytes: 4096,
         is_async: true,
         src_kind: crate::event::MemoryKind::Device,
