@@ -71,19 +71,20 @@ fn child_copies_of_every_direction() {
             EventType::MemcpyD2H,
             gpu(1),
         ),
+        // Between two GPUs: a peer copy on its source GPU (docs/xla-interface.md#copy-device-rules).
         (
             CopyKind::DeviceToDevice,
             Some(1),
             Some(0),
-            EventType::MemcpyD2D,
-            gpu(0),
+            EventType::MemcpyP2P,
+            gpu(1),
         ),
         (
             CopyKind::DeviceToDevice,
             Some(0),
             Some(1),
-            EventType::MemcpyD2D,
-            gpu(1),
+            EventType::MemcpyP2P,
+            gpu(0),
         ),
         (
             CopyKind::HostToHost,

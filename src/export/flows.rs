@@ -21,9 +21,6 @@ use std::collections::BTreeMap;
 use super::placement::{Events, FlowEnd, Placed};
 use crate::event::{EventCall, EventCallKind, EventDetails, RocmTracerEvent};
 
-/// The XStat name of a flow (tsl's `StatType::kFlow`).
-pub(super) const FLOW_STAT: &str = "flow";
-
 /// `XFlow`'s direction bits.
 const FLOW_IN: u64 = 0x1;
 const FLOW_OUT: u64 = 0x2;

@@ -2,9 +2,9 @@
 //! (event_stats.rs, plus the copy stats below, a wait's flow (flows.rs) and the line's own)
 //! and its place on the timeline (docs/xla-interface.md#event-stats).
 use super::event_stats::event_stats;
-use super::flows::FLOW_STAT;
 use super::placement::{Events, Placed};
 use super::plane_builder::PlaneBuilder;
+use super::plane_names::FLOW_STAT;
 use super::timeline::Timeline;
 use super::xplane_proto::{x_event, XStat};
 use super::xspace_sink::{EventView, LineHeader, XSpaceSink};

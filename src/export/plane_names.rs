@@ -20,6 +20,9 @@ pub const MEMCPY_DETAILS_STAT: &str = "memcpy_details";
 pub const MEMALLOC_DETAILS_STAT: &str = "memalloc_details";
 pub const MEMFREE_DETAILS_STAT: &str = "MemFree_details";
 pub const MEMSET_DETAILS_STAT: &str = "Memset_details";
+/// A flow between two events (tsl's `StatType::kFlow`, an `XFlow` value): the stream waits' arrows
+/// (`flows.rs`).
+pub const FLOW_STAT: &str = "flow";
 
 /// XLA's `GpuPlaneName(ordinal)`.
 pub fn gpu_plane_name(ordinal: u32) -> String {

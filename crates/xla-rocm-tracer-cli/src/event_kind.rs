@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashSet};
 
 use xla_rocm_tracer::event::EventType;
 use xla_rocm_tracer::export::plane_names::{
-    KERNEL_DETAILS_STAT, MEMALLOC_DETAILS_STAT, MEMCPY_DETAILS_STAT, MEMFREE_DETAILS_STAT,
-    MEMSET_DETAILS_STAT,
+    FLOW_STAT, KERNEL_DETAILS_STAT, MEMALLOC_DETAILS_STAT, MEMCPY_DETAILS_STAT,
+    MEMFREE_DETAILS_STAT, MEMSET_DETAILS_STAT,
 };
 use xla_rocm_tracer::export::{XEvent, XPlane, XSpace, XStat};
 
@@ -129,6 +129,7 @@ enum DetailsStat {
     Memalloc = 4,
     Memfree = 8,
     Kernel = 16,
+    Flow = 32,
 }
 
 /// Which of one plane's stat metadata ids are the stats [`kind`] looks for.
@@ -155,6 +156,7 @@ impl DetailsStats {
             MEMALLOC_DETAILS_STAT => DetailsStat::Memalloc,
             MEMFREE_DETAILS_STAT => DetailsStat::Memfree,
             KERNEL_DETAILS_STAT => DetailsStat::Kernel,
+            FLOW_STAT => DetailsStat::Flow,
             _ => return,
         };
         self.ids.push((id, kind));
@@ -209,6 +211,13 @@ pub fn kind(
     Some(kind)
 }
 
+/// Whether an event of no [`kind`] with the stats of this [`DetailsStats::present`] mask is one
+/// end of a flow: a stream wait's `hipEventRecord` or `hipStreamWaitEvent` marker on a device
+/// lane (docs/xla-interface.md#stream-waits), counted as a flow end, not as "Other".
+pub fn is_flow_end(present: u8) -> bool {
+    present & DetailsStat::Flow as u8 != 0
+}
+
 /// Infers the kinds of one plane's events. A plane's events share few names and stat
 /// names: both are looked up once per metadata id, not once per event (a long replay's
 /// summary did that a million times).
@@ -230,8 +239,9 @@ impl<'a> PlaneKinds<'a> {
         }
     }
 
-    /// `None`: none of the types a trace's names and stats reveal (shown as "Other").
-    pub fn kind(&mut self, event: &XEvent) -> Option<EventType> {
+    /// `Err(true)`: a flow end ([`is_flow_end`]); `Err(false)`: none of the types a trace's
+    /// names and stats reveal (shown as "Other").
+    pub fn kind(&mut self, event: &XEvent) -> Result<EventType, bool> {
         let plane = self.plane;
         let name = *self
             .names
@@ -246,6 +256,7 @@ impl<'a> PlaneKinds<'a> {
             || stat_text(plane, event, MEMCPY_DETAILS_STAT),
             || self.is_memset_call(event),
         )
+        .ok_or_else(|| is_flow_end(present))
     }
 
     /// A kernel whose correlation id is a `hipMemset*` call's.

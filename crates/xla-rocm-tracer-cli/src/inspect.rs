@@ -17,6 +17,8 @@ pub struct LaneSummary {
     pub by_kind: BTreeMap<EventType, u64>,
     /// Events of no kind the trace's names and stats reveal.
     pub others: u64,
+    /// Ends of flows: the stream waits' markers (`event_kind::is_flow_end`).
+    pub flow_ends: u64,
 }
 
 #[derive(Debug, PartialEq)]
@@ -57,6 +59,7 @@ pub fn summarize_plane(plane: &XPlane, memsets: &HashSet<u64>) -> PlaneSummary {
             events: line.events.len() as u64,
             by_kind: BTreeMap::new(),
             others: 0,
+            flow_ends: 0,
         };
         for event in &line.events {
             let (start, end) = event_span_ps(line, event);
@@ -64,9 +67,16 @@ pub fn summarize_plane(plane: &XPlane, memsets: &HashSet<u64>) -> PlaneSummary {
             if !is_device {
                 continue;
             }
-            let Some(kind) = kinds.kind(event) else {
-                lane.others += 1;
-                continue;
+            let kind = match kinds.kind(event) {
+                Ok(kind) => kind,
+                Err(true) => {
+                    lane.flow_ends += 1;
+                    continue;
+                }
+                Err(false) => {
+                    lane.others += 1;
+                    continue;
+                }
             };
             *lane.by_kind.entry(kind).or_insert(0) += 1;
             if kind.is_memcpy() {
@@ -352,12 +362,15 @@ pub fn render_summarized(space: &XSpace, summaries: &[PlaneSummary], source: &st
                 printable(&lane.name),
                 plural(lane.events, "event", "events")
             );
-            if !lane.by_kind.is_empty() || lane.others > 0 {
+            if !lane.by_kind.is_empty() || lane.others > 0 || lane.flow_ends > 0 {
                 let mut kinds: Vec<String> = lane
                     .by_kind
                     .iter()
                     .map(|(kind, count)| format!("{} {count}", kind.name()))
                     .collect();
+                if lane.flow_ends > 0 {
+                    kinds.push(format!("Flow end {}", lane.flow_ends));
+                }
                 if lane.others > 0 {
                     kinds.push(format!("Other {}", lane.others));
                 }

@@ -177,16 +177,19 @@ impl StreamingSummary {
     }
 
     /// The kind and the copy bytes of the events of `class` on `plane`.
-    fn judge(plane: &XPlane, class: &EventClass) -> (Option<EventType>, u64) {
+    /// The kind of the class's events (`Err(true)`: flow ends, `Err(false)`: other), and the
+    /// bytes of one if they are copies.
+    fn judge(plane: &XPlane, class: &EventClass) -> (Result<EventType, bool>, u64) {
         let text = || match class.copy_details.as_ref()? {
             CopyDetails::Ref(id) => Some(referenced_text(plane, *id).to_owned()),
             CopyDetails::Text(text) => Some(text.clone()),
             CopyDetails::Silent => None,
         };
         let name = NameHints::of(metadata_name(plane, class.metadata_id));
-        let kind = event_kind::kind(name, class.present, text, || class.memset_call);
+        let kind = event_kind::kind(name, class.present, text, || class.memset_call)
+            .ok_or_else(|| event_kind::is_flow_end(class.present));
         let bytes = match kind {
-            Some(kind) if kind.is_memcpy() => text().as_deref().and_then(memcpy_details_bytes),
+            Ok(kind) if kind.is_memcpy() => text().as_deref().and_then(memcpy_details_bytes),
             _ => None,
         };
         (kind, bytes.unwrap_or(0))
@@ -352,13 +355,21 @@ impl XSpaceSink for StreamingSummary {
         for lane in std::mem::take(&mut self.lanes) {
             let mut by_kind = BTreeMap::new();
             let mut others = 0;
+            let mut flow_ends = 0;
             for (class, count) in &lane.by_class {
                 let Some((kind, bytes)) = judged.get(*class) else {
                     continue;
                 };
-                let Some(kind) = kind else {
-                    others += count;
-                    continue;
+                let kind = match kind {
+                    Ok(kind) => kind,
+                    Err(true) => {
+                        flow_ends += count;
+                        continue;
+                    }
+                    Err(false) => {
+                        others += count;
+                        continue;
+                    }
                 };
                 *by_kind.entry(*kind).or_insert(0) += count;
                 if kind.is_memcpy() {
@@ -370,6 +381,7 @@ impl XSpaceSink for StreamingSummary {
                 events: lane.events,
                 by_kind,
                 others,
+                flow_ends,
             });
         }
         self.summaries.push(summary);
@@ -386,7 +398,7 @@ impl XSpaceSink for StreamingSummary {
 
 #[cfg(test)]
 mod tests {
-    use xla_rocm_tracer::export::plane_names::KERNEL_DETAILS_STAT;
+    use xla_rocm_tracer::export::plane_names::{FLOW_STAT, KERNEL_DETAILS_STAT};
     use xla_rocm_tracer::export::xplane_proto::x_event::Data;
     use xla_rocm_tracer::export::{
         read_xspace_file, replay_xspace, XEvent, XEventMetadata, XLine, XStatMetadata,
@@ -571,6 +583,7 @@ mod tests {
                 MEMCPY_DETAILS_STAT,
                 "size:4096 kind_src:host kind_dst:device",
                 "40",
+                FLOW_STAT,
             ],
         );
         let kernel = |id: Value| vec![stat(2, Value::RefValue(4)), stat(1, id)];
@@ -587,6 +600,8 @@ mod tests {
                 event(1, 12, kernel(Value::Int64Value(41))),
                 event(4, 13, vec![]),
                 event(5, 14, vec![stat(1, Value::Uint64Value(40))]),
+                // A stream wait's flow end.
+                event(5, 15, vec![stat(6, Value::Uint64Value(7 << 2 | 1))]),
             ],
             ..XLine::default()
         });
@@ -647,6 +662,7 @@ mod tests {
             .collect();
         assert_eq!(kinds, ["Kernel 1", "Memset 5"]);
         assert_eq!(device.lanes[0].others, 1);
+        assert_eq!(device.lanes[0].flow_ends, 1);
         assert_eq!(device.lanes[0].name, "Stream #1 (compute)");
         assert_eq!(device.memcpy_bytes.values().sum::<u64>(), 3 * 4096 + 12);
         assert_eq!(device.lanes[2].events, 0);

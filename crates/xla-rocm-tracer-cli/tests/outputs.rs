@@ -368,7 +368,7 @@ fn summary_uses_units_relative_times_and_plurals() {
          and 0 memsets on 3 device lanes\n",
         "/host:CPU (id 0): 1 lane, 15 events, +0 ns to +",
         // The upload and the end of its wait's flow (docs/xla-interface.md#stream-waits).
-        "  Stream #0: 2 events (MemcpyH2D 1, Other 1)\n",
+        "  Stream #0: 2 events (MemcpyH2D 1, Flow end 1)\n",
         "clock_rate=2.10 GHz",
         "/host:__ScopeRangeCallStack__ (id 0): XLA's scope-range id tree",
         "\ndevice activity: +2 us to +",

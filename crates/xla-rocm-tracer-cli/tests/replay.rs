@@ -152,7 +152,7 @@ fn cuda_style_lanes_name_their_event_types() {
 }
 
 #[test]
-fn two_gpus_give_two_planes_and_the_peer_copy_lands_on_its_destination() {
+fn two_gpus_give_two_planes_and_the_peer_copy_lands_on_its_source() {
     let (space, _) = replay("scenarios/two_gpu.toml", &[]);
     let gpu0 = lanes(plane(&space, "/device:GPU:0"));
     let gpu1 = lanes(plane(&space, "/device:GPU:1"));
@@ -167,9 +167,13 @@ fn two_gpus_give_two_planes_and_the_peer_copy_lands_on_its_destination() {
             .flat_map(|(_, e)| e.clone())
             .collect::<Vec<_>>()
     };
-    // XLA's rule 3 (docs/xla-interface.md#copy-device-rules): a D2D copy belongs to its destination device.
-    assert_eq!(count(&all(&gpu1), |e| e == "MemcpyD2D"), 1);
-    assert_eq!(count(&all(&gpu0), |e| e == "MemcpyD2D"), 0);
+    // A copy between two GPUs is a peer copy, written once on its source GPU's plane as
+    // CUPTI's peer records are (docs/xla-interface.md#copy-device-rules, rule 0).
+    assert_eq!(count(&all(&gpu0), |e| e == "MemcpyP2P"), 1);
+    assert_eq!(
+        count(&all(&gpu1), |e| e == "MemcpyP2P" || e == "MemcpyD2D"),
+        0
+    );
     assert_eq!(count(&all(&gpu0), |e| e.starts_with("Cijk_")), 3);
     assert_eq!(count(&all(&gpu1), |e| e.starts_with("Cijk_")), 3);
     let gpu1_plane = plane(&space, "/device:GPU:1");

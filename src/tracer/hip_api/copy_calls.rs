@@ -526,7 +526,11 @@ mod tests {
             ((Pinned, Managed), None),
         ];
         for ((src, dst), direction) in cases {
-            assert_eq!(direction_of_sides(src, dst), direction, "{src:?} -> {dst:?}");
+            assert_eq!(
+                direction_of_sides(src, dst),
+                direction,
+                "{src:?} -> {dst:?}"
+            );
         }
         // A note without a direction reads back as one.
         let call = CopyCall {

@@ -205,7 +205,14 @@ fn memcpy_direction_and_device_rules() {
         (d2h.event_type, d2h.device_id),
         (EventType::MemcpyD2H, GPU0 as u32)
     );
-    let d2d = event(sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE, GPU0, GPU1);
+    // Between two GPUs: a peer copy, on its source GPU (rule 0).
+    let p2p = event(sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE, GPU0, GPU1);
+    assert_eq!(
+        (p2p.event_type, p2p.device_id),
+        (EventType::MemcpyP2P, GPU0 as u32)
+    );
+    assert_eq!(&*p2p.name, "MemcpyP2P");
+    let d2d = event(sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE, GPU1, GPU1);
     assert_eq!(
         (d2d.event_type, d2d.device_id),
         (EventType::MemcpyD2D, GPU1 as u32)
