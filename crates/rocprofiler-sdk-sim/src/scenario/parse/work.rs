@@ -305,8 +305,8 @@ mod tests {
             })
             .collect();
         assert_eq!(execs[0], execs[1]);
-        assert_eq!(execs[0], exec_handle("step"));
-        assert_eq!(execs[2], exec_handle("k"));
+        assert_eq!(execs[0], super::exec_handle("step"));
+        assert_eq!(execs[2], super::exec_handle("k"));
         assert_ne!(execs[0], execs[2]);
         assert_eq!(
             refused_step("{ graph = [] }"),
