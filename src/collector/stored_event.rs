@@ -10,8 +10,8 @@ use rustc_hash::FxHashMap;
 
 use super::interner::{spread, CacheSlot, Interner};
 use crate::event::{
-    EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemAllocDetails,
-    MemcpyDetails, MemsetDetails, RocmTracerEvent,
+    EventDetails, EventDomain, EventSource, EventType, GraphNode, KernelDetails,
+    MemAllocDetails, MemcpyDetails, MemsetDetails, RocmTracerEvent,
 };
 
 /// Names and annotations of one session's events, each string once. Annotation ids are what
@@ -22,13 +22,15 @@ pub(crate) struct SessionStrings {
     pub(super) annotations: Interner<Arc<str>>,
 }
 
-/// Where an event ran: four fields that take one of a few combinations in a capture.
+/// Where an event ran: four fields that take one of a few combinations in a capture, and the
+/// graph node it ran as (a graph's nodes repeat with each launch of it).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct Place {
     pub thread_id: u64,
     pub stream_id: u64,
     pub queue_id: u64,
     pub device_id: u32,
+    pub graph: Option<GraphNode>,
 }
 
 impl CacheSlot for Place {
@@ -38,7 +40,10 @@ impl CacheSlot for Place {
             self.stream_id
                 .wrapping_add(self.thread_id.rotate_left(16))
                 .wrapping_add(self.queue_id.rotate_left(32))
-                .wrapping_add(u64::from(self.device_id).rotate_left(48)),
+                .wrapping_add(u64::from(self.device_id).rotate_left(48))
+                .wrapping_add(self.graph.map_or(0, |node| {
+                    node.exec_id.rotate_left(8) ^ u64::from(node.ordinal).rotate_left(40)
+                })),
         )
     }
 }
@@ -164,6 +169,7 @@ impl StoredEvent {
             stream_id: event.stream_id,
             queue_id: event.queue_id,
             device_id: event.device_id,
+            graph: event.graph,
         });
         let (details_kind, details) = match event.details {
             EventDetails::None => (DetailsKind::None, 0),
@@ -277,6 +283,14 @@ impl LoggedEvent<'_> {
         self.place().thread_id
     }
 
+    pub(crate) fn graph(&self) -> Option<GraphNode> {
+        self.place().graph
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        self.strings.names.get(self.event.name)
+    }
+
     #[inline]
     pub(crate) fn start_time_ns(&self) -> u64 {
         self.event.start_time_ns
@@ -335,6 +349,7 @@ impl LoggedEvent<'_> {
             queue_id: place.queue_id,
             scope_range_id: event.scope_range_id,
             details: self.details(),
+            graph: place.graph,
         }
     }
 }
