@@ -324,6 +324,7 @@ mod tests {
     use crate::collector::event_chunk::live_chunk_bytes;
     use crate::collector::event_log::CHUNK_LEN;
     use crate::event::EventSource;
+    use std::sync::Arc;
 
     fn kernel(source: EventSource, correlation_id: u64) -> RocmTracerEvent {
         RocmTracerEvent {
@@ -337,6 +338,77 @@ mod tests {
             end_time_ns: correlation_id * 10 + 5,
             ..RocmTracerEvent::default()
         }
+    }
+
+    /// Without node ordinals from the tracer (an SDK without HIP_GRAPH), a graph launch's
+    /// activities are numbered by the order they started, whatever order they arrived in; an
+    /// ordinal the tracer gave is kept, and other calls' activities get none.
+    #[test]
+    fn a_graph_launch_without_ordinals_is_numbered_by_start() {
+        let mut pending = PendingEvents::default();
+        let launch = RocmTracerEvent {
+            name: Arc::from("hipGraphLaunch"),
+            ..kernel(EventSource::ApiCallback, 4)
+        };
+        pending.api.push(&launch, &mut pending.strings);
+        for start in [30, 10, 20] {
+            let activity = RocmTracerEvent {
+                start_time_ns: start,
+                end_time_ns: start + 5,
+                ..kernel(EventSource::Activity, 4)
+            };
+            pending.activities.push(&activity, &mut pending.strings);
+        }
+        // A plain launch, and a graph launch whose node the tracer numbered.
+        pending
+            .api
+            .push(&kernel(EventSource::ApiCallback, 5), &mut pending.strings);
+        pending
+            .activities
+            .push(&kernel(EventSource::Activity, 5), &mut pending.strings);
+        let numbered = RocmTracerEvent {
+            name: Arc::from("hipGraphLaunch"),
+            ..kernel(EventSource::ApiCallback, 6)
+        };
+        pending.api.push(&numbered, &mut pending.strings);
+        let node = GraphNode {
+            exec_id: 2,
+            ordinal: 7,
+        };
+        pending.activities.push(
+            &RocmTracerEvent {
+                graph: Some(node),
+                ..kernel(EventSource::Activity, 6)
+            },
+            &mut pending.strings,
+        );
+        let mut nodes = Vec::new();
+        join_api_and_activities(
+            &mut pending,
+            &mut DropCounters::default(),
+            &CappedIds::default(),
+            |event| {
+                if event.source == EventSource::Activity {
+                    nodes.push((event.correlation_id, event.start_time_ns, event.graph));
+                }
+            },
+        );
+        let at = |ordinal| {
+            Some(GraphNode {
+                exec_id: 0,
+                ordinal,
+            })
+        };
+        assert_eq!(
+            nodes,
+            [
+                (4, 30, at(2)),
+                (4, 10, at(0)),
+                (4, 20, at(1)),
+                (5, 50, None),
+                (6, 60, Some(node)),
+            ]
+        );
     }
 
     #[test]

@@ -495,6 +495,7 @@ mod tests {
             queue_id in 0u64..2,
             scope_range_id in any::<i64>(),
             details in details(),
+            graph in proptest::option::of((0u64..3, 0u32..4)),
         ) -> RocmTracerEvent {
             RocmTracerEvent {
                 event_type,
@@ -512,6 +513,7 @@ mod tests {
                 queue_id,
                 scope_range_id,
                 details,
+                graph: graph.map(|(exec_id, ordinal)| GraphNode { exec_id, ordinal }),
             }
         }
     }
