@@ -10,8 +10,8 @@ use rustc_hash::FxHashMap;
 
 use super::interner::{spread, CacheSlot, Interner};
 use crate::event::{
-    EventDetails, EventDomain, EventSource, EventType, GraphNode, KernelDetails,
-    MemAllocDetails, MemcpyDetails, MemsetDetails, RocmTracerEvent,
+    EventDetails, EventDomain, EventSource, EventType, GraphNode, KernelDetails, MemAllocDetails,
+    MemcpyDetails, MemsetDetails, RocmTracerEvent,
 };
 
 /// Names and annotations of one session's events, each string once. Annotation ids are what

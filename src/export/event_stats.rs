@@ -223,14 +223,14 @@ pub(crate) fn event_stats(
 /// stat). Not `cuda_graph_exec_id`: xprof takes an event with that stat for a whole graph's
 /// execution, not for one of its kernels.
 fn graph_stats(plane: &mut PlaneBuilder, event: &RocmTracerEvent, stats: &mut Vec<XStat>) {
-    let Some(node) = event.graph.filter(|_| event.source == EventSource::Activity) else {
+    let Some(node) = event
+        .graph
+        .filter(|_| event.source == EventSource::Activity)
+    else {
         return;
     };
     if node.exec_id != 0 {
-        stats.push(plane.stat(
-            CUDA_GRAPH_ID_STAT,
-            x_stat::Value::Uint64Value(node.exec_id),
-        ));
+        stats.push(plane.stat(CUDA_GRAPH_ID_STAT, x_stat::Value::Uint64Value(node.exec_id)));
     }
     stats.push(plane.stat(
         GRAPH_NODE_ID_STAT,

@@ -108,7 +108,11 @@ fn check_nodes(space: &XSpace) -> BTreeMap<String, Option<u64>> {
     for kernel in kernels(space) {
         by_lane.entry(kernel.lane.clone()).or_default().push(kernel);
     }
-    assert_eq!(by_lane.len(), 2, "one lane per thread's stream: {by_lane:#?}");
+    assert_eq!(
+        by_lane.len(),
+        2,
+        "one lane per thread's stream: {by_lane:#?}"
+    );
     let mut graph_ids = BTreeMap::new();
     for (lane, mut kernels) in by_lane {
         kernels.sort_by_key(|kernel| kernel.start_ps);

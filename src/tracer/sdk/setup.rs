@@ -349,7 +349,9 @@ fn start_stream_context(
 fn subscribe_graph_launches(stream_context: sys::rocprofiler_context_id_t) {
     let kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH;
     if sdk::callback_kind_name(kind).as_deref() != Some("HIP_GRAPH") {
-        log::debug!("rocprofiler-sdk has no HIP_GRAPH tracing: graph nodes are numbered by dispatch order");
+        log::debug!(
+            "rocprofiler-sdk has no HIP_GRAPH tracing: graph nodes are numbered by dispatch order"
+        );
         return;
     }
     if let Err(error) = sdk::configure_callback_tracing(

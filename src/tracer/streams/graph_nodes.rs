@@ -210,7 +210,12 @@ mod tests {
 
     #[test]
     fn nodes_round_trip_with_their_stream() {
-        for (stream, ordinal) in [(0, 0), (3, 1), (STREAM_MASK, 17), (5, MAX_PACKED_ORDINAL - 1)] {
+        for (stream, ordinal) in [
+            (0, 0),
+            (3, 1),
+            (STREAM_MASK, 17),
+            (5, MAX_PACKED_ORDINAL - 1),
+        ] {
             let value = pack(stream, ordinal);
             assert_eq!(unpack(value), (stream, Some(ordinal as u32)));
         }

@@ -284,7 +284,15 @@ pub fn memset_async_as(
     check_api_op(api_op)?;
     let info = streams::resolve(stream, current_device())?;
     let launch = fill_launch(info.device, bytes, duration_ns)?;
-    submit_kernels_on(op(api_op), info, true, &[launch], false, hip_args::zeroed(), None)
+    submit_kernels_on(
+        op(api_op),
+        info,
+        true,
+        &[launch],
+        false,
+        hip_args::zeroed(),
+        None,
+    )
 }
 
 /// `hipMemset` (op 288): no stream argument, so no SET (docs/sdk-facts.md#stream-operations); the fill blit kernel runs on the
