@@ -474,6 +474,12 @@ mod tests {
     }
 
     #[test]
+    fn the_event_size_the_docs_quote() {
+        // `collector/stored_event.rs` and the decoder quote it (each move is a `memcpy`).
+        assert_eq!(std::mem::size_of::<RocmTracerEvent>(), 200);
+    }
+
+    #[test]
     fn domains_round_trip_through_their_values() {
         for domain in [
             EventDomain::InvalidDomain,

@@ -1,4 +1,4 @@
-//! The collector's own form of an event, pending or joined: 48 bytes instead of the 192 of a
+//! The collector's own form of an event, pending or joined: 48 bytes instead of the 200 of a
 //! `RocmTracerEvent`. What events of a workload repeat is interned: names and annotations per
 //! session ([`SessionStrings`]), where an event ran (thread, stream, queue, device) and its
 //! details per log ([`LogTables`]); the duration fits 32 bits unless the event ran over four
@@ -22,15 +22,13 @@ pub(crate) struct SessionStrings {
     pub(super) annotations: Interner<Arc<str>>,
 }
 
-/// Where an event ran: four fields that take one of a few combinations in a capture, and the
-/// graph node it ran as (a graph's nodes repeat with each launch of it).
+/// Where an event ran: four fields that take one of a few combinations in a capture.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct Place {
     pub thread_id: u64,
     pub stream_id: u64,
     pub queue_id: u64,
     pub device_id: u32,
-    pub graph: Option<GraphNode>,
 }
 
 impl CacheSlot for Place {
@@ -40,10 +38,7 @@ impl CacheSlot for Place {
             self.stream_id
                 .wrapping_add(self.thread_id.rotate_left(16))
                 .wrapping_add(self.queue_id.rotate_left(32))
-                .wrapping_add(u64::from(self.device_id).rotate_left(48))
-                .wrapping_add(self.graph.map_or(0, |node| {
-                    node.exec_id.rotate_left(8) ^ u64::from(node.ordinal).rotate_left(40)
-                })),
+                .wrapping_add(u64::from(self.device_id).rotate_left(48)),
         )
     }
 }
@@ -106,6 +101,9 @@ pub(super) struct LogTables {
     /// End times of events whose duration does not fit [`StoredEvent::duration_ns`] (over
     /// four seconds, or ending before they start), by arrival index.
     long_ends: FxHashMap<usize, u64>,
+    /// The graph nodes of the events that ran as one (kernels and copies of a graph launch),
+    /// by arrival index: kept aside, as most events are none.
+    graph_nodes: FxHashMap<usize, GraphNode>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -148,7 +146,7 @@ pub(super) struct StoredEvent {
 
 impl StoredEvent {
     /// What the log keeps of `event`, its `index`-th event; the caller keeps the event's
-    /// `roctx_range` aside. Read in place: the caller's event is not moved (192 bytes) and
+    /// `roctx_range` aside. Read in place: the caller's event is not moved (200 bytes) and
     /// only a value new to a table is cloned.
     #[inline(always)]
     pub(crate) fn store(
@@ -169,8 +167,10 @@ impl StoredEvent {
             stream_id: event.stream_id,
             queue_id: event.queue_id,
             device_id: event.device_id,
-            graph: event.graph,
         });
+        if let Some(node) = event.graph {
+            tables.graph_nodes.insert(index, node);
+        }
         let (details_kind, details) = match event.details {
             EventDetails::None => (DetailsKind::None, 0),
             EventDetails::Kernel(kernel) => (
@@ -284,7 +284,11 @@ impl LoggedEvent<'_> {
     }
 
     pub(crate) fn graph(&self) -> Option<GraphNode> {
-        self.place().graph
+        let nodes = &self.tables.graph_nodes;
+        if nodes.is_empty() {
+            return None;
+        }
+        nodes.get(&self.index).copied()
     }
 
     pub(crate) fn name(&self) -> &str {
@@ -349,7 +353,7 @@ impl LoggedEvent<'_> {
             queue_id: place.queue_id,
             scope_range_id: event.scope_range_id,
             details: self.details(),
-            graph: place.graph,
+            graph: self.graph(),
         }
     }
 }

@@ -177,7 +177,7 @@ impl RecordDecoder<'_> {
     /// Decodes `num_headers` records straight into `batch` without the session-start check,
     /// keeping each event only if `keep` says so once it is there (the tracer's attribution to
     /// sessions); `keep` also sees every record that failed to decode. An event is moved once,
-    /// into `batch`, not passed along by value (at 192 bytes, each move is a `memcpy`).
+    /// into `batch`, not passed along by value (at 200 bytes, each move is a `memcpy`).
     ///
     /// # Safety
     /// As for [`RecordDecoder::decode_buffer`].
