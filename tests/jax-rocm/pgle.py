@@ -84,12 +84,13 @@ def main():
     recorder = SessionRecorder(jax_profiler._profiler)
     jax_profiler._profiler = recorder
 
-    # JAX's backend first: loading the plugin runs XLA's forced configuration of the SDK, which
-    # configures our tool (in ROCP_TOOL_LIBRARIES) in the same pass. Our library loaded
-    # before that would force the SDK for itself alone, and an SDK before 10.1 would then
-    # refuse XLA's tool: every XLA session would fail to start (docs/jax-rocm.md#pgle).
-    jax.devices()
+    # Loading our library first is safe (listed in ROCP_TOOL_LIBRARIES, it leaves the SDK to
+    # its first initialization); starting a capture is not: before JAX's backend has loaded
+    # the plugin, whose forced configuration of the SDK configures our tool in the same pass,
+    # xrt_enable would force the SDK for our tool alone, and an SDK before 10.1 would then
+    # refuse XLA's: every XLA session would fail to start (docs/jax-rocm.md#pgle).
     tool = ctypes.CDLL(args.ours) if args.ours else None
+    jax.devices()
     if tool:
         tool.xrt_write_xspace.argtypes = [ctypes.c_char_p]
         status = tool.xrt_enable(None)
