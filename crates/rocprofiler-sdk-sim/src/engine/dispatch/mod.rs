@@ -18,6 +18,7 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod device_work;
+pub(crate) mod hip_event;
 
 pub(crate) use device_work::{enqueue_copy, enqueue_kernel, CopyWork, KernelWork};
 
