@@ -105,7 +105,10 @@ fn child_barrier_times() {
     };
     assert!(start_ns < end_ns, "the wait waited: {wait:?}");
     assert_eq!(end_ns, producer_end, "until the recorded work ended");
-    assert!(consumer_start >= end_ns, "the consumer ran after the barrier");
+    assert!(
+        consumer_start >= end_ns,
+        "the consumer ran after the barrier"
+    );
     assert_eq!(
         record.barrier,
         Some(BarrierSpan {
@@ -114,7 +117,12 @@ fn child_barrier_times() {
         }),
         "the record's barrier ran as the producer ended"
     );
-    let late = late_record.barrier.expect("a record on an idle queue has a barrier too");
+    let late = late_record
+        .barrier
+        .expect("a record on an idle queue has a barrier too");
     assert!(late.start_ns >= producer_end, "{late:?}");
-    assert_eq!(late_wait.barrier, None, "an event already complete: no barrier");
+    assert_eq!(
+        late_wait.barrier, None,
+        "an event already complete: no barrier"
+    );
 }

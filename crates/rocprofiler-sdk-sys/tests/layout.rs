@@ -262,7 +262,11 @@ fn hip_event_record() {
         hip_event_handle @ 72, source_queue_id @ 80);
     assert_eq!(ROCPROFILER_BUFFER_TRACING_HIP_EVENT, 38);
     assert_eq!(
-        (ROCPROFILER_HIP_EVENT_NONE, ROCPROFILER_HIP_EVENT_RECORD, ROCPROFILER_HIP_EVENT_WAIT),
+        (
+            ROCPROFILER_HIP_EVENT_NONE,
+            ROCPROFILER_HIP_EVENT_RECORD,
+            ROCPROFILER_HIP_EVENT_WAIT
+        ),
         (0, 1, 2)
     );
     assert_eq!(ROCPROFILER_HIP_EVENT_LAST, 3);

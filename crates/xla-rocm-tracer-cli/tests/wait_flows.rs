@@ -208,14 +208,16 @@ fn under_10_1_a_wait_spans_its_barrier_on_the_waiting_lane() {
         ("Stream #1", "slice_fusion", "Stream #2"),
     ];
     for ((record, wait), (record_lane, recorded_name, wait_lane)) in waits.iter().zip(expected) {
-        assert_eq!((record.line.as_str(), wait.line.as_str()), (record_lane, wait_lane));
+        assert_eq!(
+            (record.line.as_str(), wait.line.as_str()),
+            (record_lane, wait_lane)
+        );
         assert_eq!(wait.plane, gpu);
         // The recorded work and when it ended.
         let recording = lane_events(&space, gpu, record_lane);
         let recorded = recording
             .iter()
-            .filter(|(name, ..)| name.contains(recorded_name))
-            .next_back()
+            .rfind(|(name, ..)| name.contains(recorded_name))
             .unwrap_or_else(|| panic!("{recorded_name} on {record_lane}: {recording:?}"));
         let recorded_end = recorded.1 + i128::from(recorded.2);
         assert!(

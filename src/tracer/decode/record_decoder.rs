@@ -30,7 +30,6 @@ use crate::tracer::annotation::{AnnotationMap, CallAnnotation};
 use crate::tracer::decode::kernel_names::{KernelNames, KernelResources, UNKNOWN_KERNEL_NAME};
 use crate::tracer::hip_api::copy_calls::{CopyCall, CopyCalls};
 use crate::tracer::hip_api::event_calls;
-use crate::event::{BarrierSpan, EventCallKind};
 use crate::tracer::hip_api::names::{self as hip_api, HipApiNames, UNKNOWN_OP_NAME};
 use crate::tracer::sdk::agents::Agents;
 
@@ -145,15 +144,15 @@ unsafe fn note_if_barrier(header: *const sys::rocprofiler_record_header_t) -> bo
     // SAFETY: a HIP_EVENT record of at least `size_of::<Record>()` bytes.
     let record = unsafe { payload.read_unaligned() };
     let kind = match record.operation {
-        sys::ROCPROFILER_HIP_EVENT_RECORD => EventCallKind::Record,
-        sys::ROCPROFILER_HIP_EVENT_WAIT => EventCallKind::Wait,
+        sys::ROCPROFILER_HIP_EVENT_RECORD => crate::event::EventCallKind::Record,
+        sys::ROCPROFILER_HIP_EVENT_WAIT => crate::event::EventCallKind::Wait,
         _ => return true,
     };
     if record.end_timestamp >= record.start_timestamp {
         event_calls::note_barrier(
             record.correlation_id.internal,
             kind,
-            BarrierSpan {
+            crate::event::BarrierSpan {
                 start_ns: record.start_timestamp,
                 end_ns: record.end_timestamp,
             },
