@@ -79,7 +79,7 @@ pub(super) unsafe fn query_kind_name(
     // SAFETY: forwarded caller contract.
     unsafe {
         write_name(
-            names::kind_name(domain, kind),
+            names::kind_name(domain, kind).or(names::hip_event_kind_name(domain, kind)),
             name,
             name_len,
             sys::ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND,

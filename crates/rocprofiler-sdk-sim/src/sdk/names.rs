@@ -164,9 +164,6 @@ pub(crate) fn kind_count(domain: Domain) -> u32 {
 }
 
 pub(crate) fn kind_name(domain: Domain, kind: u32) -> Option<&'static CStr> {
-    if is_hip_event_kind(domain, kind) {
-        return Some(c"HIP_EVENT");
-    }
     match domain {
         Domain::Callback => CALLBACK_KINDS.get(kind as usize).copied(),
         Domain::Buffer => BUFFER_KINDS.get(kind as usize).copied(),
@@ -211,6 +208,12 @@ pub(crate) fn operations(domain: Domain, kind: u32) -> Option<Operations> {
 /// Whether `kind` is a real (non-NONE, non-LAST) kind of `domain`.
 pub(crate) fn is_valid_kind(domain: Domain, kind: u32) -> bool {
     kind != 0 && kind < kind_count(domain) || is_hip_event_kind(domain, kind)
+}
+
+/// The name of `kind` where it is HIP_EVENT ([`is_hip_event_kind`]), which [`kind_name`]'s
+/// tables, up to the older headers' LAST, do not hold.
+pub(crate) fn hip_event_kind_name(domain: Domain, kind: u32) -> Option<&'static CStr> {
+    is_hip_event_kind(domain, kind).then_some(c"HIP_EVENT")
 }
 
 /// `rocprofiler_hip_event_operation_t` (`hip/event.cpp` @ rocm-systems db83d540).

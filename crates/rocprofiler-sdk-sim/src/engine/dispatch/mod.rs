@@ -18,7 +18,6 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod device_work;
-pub(crate) mod hip_event;
 
 pub(crate) use device_work::{enqueue_copy, enqueue_kernel, CopyWork, KernelWork};
 
@@ -412,3 +411,6 @@ impl ApiCall {
         }
     }
 }
+
+// HIP_EVENT barrier records (10.1).
+pub(crate) mod hip_event;
