@@ -411,3 +411,6 @@ impl ApiCall {
         }
     }
 }
+
+// HIP_EVENT barrier records (10.1).
+pub(crate) mod hip_event;
