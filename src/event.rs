@@ -457,6 +457,20 @@ pub struct EventCall {
     pub event: u64,
     /// The SDK stream id of the call's stream (its HIP_STREAM SET).
     pub stream_id: u64,
+    /// The GPU-side time of the barrier packet the call enqueued, from its HIP_EVENT record
+    /// (rocprofiler-sdk 1.4, ROCm 10.1), matched by the call's internal correlation id; `None`
+    /// without HIP_EVENT tracing, or when the call enqueued no barrier (a wait on an event
+    /// already complete) or its record did not arrive by the session's end
+    /// (docs/xla-interface.md#stream-waits).
+    pub barrier: Option<BarrierSpan>,
+}
+
+/// When a barrier packet ran on its queue: `[start_ns, end_ns]`, the SDK's clock. For a wait,
+/// from when the waiting queue reached it to when the recorded event completed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BarrierSpan {
+    pub start_ns: u64,
+    pub end_ns: u64,
 }
 
 #[cfg(test)]

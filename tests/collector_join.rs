@@ -283,8 +283,8 @@ fn copy_calls_without_a_record_stay_on_the_host_as_cpu_copies() {
     assert_eq!(
         space.warnings,
         [
-            "1 HIP copy calls have no device record: copy done by the CPU (the HIP runtime copied \
-          without a device record); they are shown on their host threads only"
+            "1 HIP copy call has no device record: copy done by the CPU (the HIP runtime copied \
+          without a device record); it is shown on its host thread only"
         ]
     );
     let drops = collector.drop_counters();

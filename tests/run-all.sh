@@ -80,6 +80,8 @@ tests/jax/run.sh
 echo "== the real JAX ROCm plugins (PyPI) on the simulated GPU: jax-rocm7 on ROCm 7.14, jax-rocm10 on 10.1; XLA's own tracer and ours in one process, seven matmul shapes and a ROCTx workload each"
 python3 tests/jax-rocm/test_compare.py
 tests/jax-rocm/run.sh "$target_dir/jax-rocm/out"
+echo "== JAX's auto-PGLE on both plugins: XLA profiler sessions back to back in many processes, alone and with our capture beside them (no hang; ours holds every GPU event of XLA's sessions)"
+tests/jax-rocm/pgle.sh "$target_dir/jax-rocm/pgle"
 
 echo "== the Python package (maturin wheel) in a fresh venv with the real JAX ROCm plugin: import xla_rocm_tracer, python -m, a late import, record --logdir of a jax.distributed job"
 tests/python/run.sh "$target_dir/python/out"

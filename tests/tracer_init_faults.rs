@@ -238,7 +238,10 @@ fn a_failed_hip_graph_service_leaves_the_tracer_available() {
     let rule = "rocprofiler_configure_callback_tracing_service@9=16";
     let output = child::rerun(
         "child_is_available",
-        &[("ROCSIM_FAULTS", rule), ("ROCSIM_MACHINE", "rocm = \"7.14\"")],
+        &[
+            ("ROCSIM_FAULTS", rule),
+            ("ROCSIM_MACHINE", "rocm = \"7.14\""),
+        ],
     );
     child::assert_passed(rule, &output);
 }

@@ -13,13 +13,20 @@
 //! `hipStreamWaitEvent` on the waiting lane at the start of the work that waited. The flow id
 //! is the wait's correlation id.
 //!
+//! With HIP_EVENT tracing (rocprofiler-sdk 1.4, ROCm 10.1) a call whose barrier packet has a
+//! GPU time ([`EventCall::barrier`]) gives its end that time instead: the wait's event spans
+//! its barrier on the waiting lane, from when the waiting queue reached it to when the
+//! recorded event completed (how long the stream was held), and the record's event sits at
+//! its barrier on the recording lane, when the event completed. A wait whose event was
+//! already complete enqueues no barrier and keeps its zero-length end.
+//!
 //! A record with no earlier work on its stream in the trace (none was submitted, or it ran
 //! before the capture) marks nothing drawn, and a wait with no later work on its stream held
 //! nothing back: neither gets a flow.
 use std::collections::BTreeMap;
 
 use super::placement::{Events, FlowEnd, Placed};
-use crate::event::{EventCall, EventCallKind, EventDetails, RocmTracerEvent};
+use crate::event::{BarrierSpan, EventCall, EventCallKind, EventDetails, RocmTracerEvent};
 
 /// `XFlow`'s direction bits.
 const FLOW_IN: u64 = 0x1;
@@ -89,17 +96,23 @@ pub(super) fn wait_flow_ends(
             continue;
         };
         let id = wait.correlation_id;
+        let record_at = record
+            .barrier
+            .map_or((recorded.end_time_ns, recorded.end_time_ns), span_of);
+        let wait_at = wait
+            .barrier
+            .map_or((waited.start_time_ns, waited.start_time_ns), span_of);
         ends.push(flow_end(
             events,
             recorded,
-            recorded.end_time_ns,
+            record_at,
             RECORD_NAME,
             flow_stat_value(id, FLOW_OUT),
         ));
         ends.push(flow_end(
             events,
             waited,
-            waited.start_time_ns,
+            wait_at,
             WAIT_NAME,
             flow_stat_value(id, FLOW_IN),
         ));
@@ -107,8 +120,19 @@ pub(super) fn wait_flow_ends(
     ends
 }
 
-/// A zero-length event at `at` on the lane of `work`.
-fn flow_end(events: &Events<'_>, work: &Submitted, at: u64, name: &str, flow: u64) -> FlowEnd {
+/// A barrier's `(start, end)`.
+fn span_of(span: BarrierSpan) -> (u64, u64) {
+    (span.start_ns, span.end_ns)
+}
+
+/// An event from `start` to `end` (zero-length without a barrier time) on the lane of `work`.
+fn flow_end(
+    events: &Events<'_>,
+    work: &Submitted,
+    (start, end): (u64, u64),
+    name: &str,
+    flow: u64,
+) -> FlowEnd {
     let on = events.event(work.placed);
     FlowEnd {
         device_ordinal: events.device_ordinal(work.placed),
@@ -116,8 +140,8 @@ fn flow_end(events: &Events<'_>, work: &Submitted, at: u64, name: &str, flow: u6
             name: name.into(),
             annotation: None,
             roctx_range: None,
-            start_time_ns: at,
-            end_time_ns: at,
+            start_time_ns: start,
+            end_time_ns: end,
             correlation_id: RocmTracerEvent::INVALID_CORRELATION_ID,
             scope_range_id: 0,
             details: EventDetails::None,
@@ -181,6 +205,7 @@ mod tests {
             kind,
             event,
             stream_id,
+            barrier: None,
         }
     }
 

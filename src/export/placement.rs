@@ -404,10 +404,17 @@ pub(super) fn warnings(
 
 /// The trace note for HIP copy calls the CPU did (not a loss: nothing was recorded).
 fn cpu_copies_note(count: u64) -> String {
+    let (calls, have, they) = if count == 1 {
+        ("call", "has", "it is")
+    } else {
+        ("calls", "have", "they are")
+    };
     format!(
-        "{count} HIP copy calls have no device record: {}; they are shown on their host \
-         threads only",
-        DropReason::CopyDoneByCpu.describe()
+        "{count} HIP copy {calls} {have} no device record: {}; {they} shown on {} host \
+         thread{} only",
+        DropReason::CopyDoneByCpu.describe(),
+        if count == 1 { "its" } else { "their" },
+        if count == 1 { "" } else { "s" },
     )
 }
 

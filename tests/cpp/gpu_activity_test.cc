@@ -8,9 +8,13 @@
 #include <rocsim/hip_host_kernels.h>
 
 #include <cstdint>
+#include <chrono>
+#include <cstdlib>
+#include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,6 +100,10 @@ class RecordingCollector : public RocmTraceCollector {
     impl_.AddEvent(std::move(event), is_auxiliary);
   }
   void OnEventsDropped(const std::string& reason, uint64_t count) override {
+    {
+      absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(mutex_));
+      drops_[reason] += count;
+    }
     impl_.OnEventsDropped(reason, count);
   }
   void Flush() override {
@@ -110,6 +118,11 @@ class RecordingCollector : public RocmTraceCollector {
   std::vector<RocmTracerEvent> events() {
     absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(mutex_));
     return events_;
+  }
+  uint64_t Dropped(const std::string& reason) {
+    absl::MutexLock lock(XRT_MUTEX_LOCK_ARG(mutex_));
+    auto it = drops_.find(reason);
+    return it == drops_.end() ? 0 : it->second;
   }
   std::vector<RocmTracerEvent> Activities() {
     std::vector<RocmTracerEvent> out;
@@ -127,6 +140,7 @@ class RecordingCollector : public RocmTraceCollector {
  private:
   absl::Mutex mutex_;
   std::vector<RocmTracerEvent> events_;
+  std::map<std::string, uint64_t> drops_;
 };
 
 class GpuActivityTest : public ::testing::Test {
@@ -433,6 +447,65 @@ TEST_F(GpuActivityTest, DisableIsolatesNextSession) {
     EXPECT_GE(event.start_time_ns, second->start_gputime_ns_);
   }
   EXPECT_EQ(EventCount(*FindPlane(space, "/device:GPU:0")), 1u);
+}
+
+// JAX's profile-guided latency estimator (PGLE) opens XLA profiler sessions back to back, about
+// 25 ms apart, and stops each while kernels may still run (issue 36). Every kernel a session
+// launched lands in that session, or is counted once there as in flight at Disable (when
+// Disable stops waiting: XLA_ROCM_TRACER_DISABLE_WAIT_MS=0 here), and never in the next one.
+// docs/xla-interface.md#back-to-back-sessions.
+TEST_F(GpuActivityTest, BackToBackSessionsPutEachKernelInItsOwnSessionOrCountItOnce) {
+  constexpr uint64_t kKernelNs = 4'000'000;  // 4 ms on the simulated GPU: still running at Disable
+  constexpr int kInFlight = 4;
+  const std::string in_flight_reason =
+      "kernel dispatches and copies still in flight at Disable (their records had not arrived)";
+  if (!rocsimHipSetKernelHostBody) GTEST_SKIP() << "needs the simulated HIP runtime";
+  ASSERT_HIP(rocsimHipSetKernelHostBody(reinterpret_cast<const void*>(&fill), fill_body, kKernelNs));
+  hipStream_t stream;
+  ASSERT_HIP(hipStreamCreate(&stream));
+  for (const char* wait_ms : {"", "0"}) {
+    SCOPED_TRACE(std::string("XLA_ROCM_TRACER_DISABLE_WAIT_MS=") + wait_ms);
+    if (*wait_ms) {
+      ASSERT_EQ(setenv("XLA_ROCM_TRACER_DISABLE_WAIT_MS", wait_ms, 1), 0);
+    } else {
+      ASSERT_EQ(unsetenv("XLA_ROCM_TRACER_DISABLE_WAIT_MS"), 0);
+    }
+    auto first = Start();
+    for (int i = 0; i < kInFlight; ++i) LaunchFill(device_, 1.0f, stream);
+    tracer_.Disable();  // no synchronize: the kernels are still running
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    auto second = Start();
+    LaunchFill(device_, 2.0f, stream);
+    Stop(*second);
+    ASSERT_EQ(unsetenv("XLA_ROCM_TRACER_DISABLE_WAIT_MS"), 0);
+
+    // The launches are the first session's HIP API events; their kernels are activities under
+    // the same correlation ids.
+    std::set<uint64_t> launched;
+    for (const RocmTracerEvent& event : first->events()) {
+      if (event.source == RocmTracerEventSource::ApiCallback && event.name == "hipLaunchKernel") {
+        launched.insert(event.correlation_id);
+      }
+    }
+    ASSERT_EQ(launched.size(), static_cast<size_t>(kInFlight));
+    uint64_t landed = 0;
+    for (const RocmTracerEvent& event : first->Activities()) {
+      EXPECT_EQ(launched.count(event.correlation_id), 1u) << event.correlation_id;
+      ++landed;
+    }
+    const uint64_t counted = first->Dropped(in_flight_reason);
+    EXPECT_EQ(landed + counted, static_cast<uint64_t>(kInFlight));
+    if (*wait_ms) {
+      EXPECT_EQ(counted, static_cast<uint64_t>(kInFlight)) << "Disable did not wait";
+    } else {
+      EXPECT_EQ(landed, static_cast<uint64_t>(kInFlight)) << "Disable waits for work in flight";
+    }
+    std::vector<RocmTracerEvent> next = second->Activities();
+    ASSERT_EQ(next.size(), 1u);
+    EXPECT_EQ(launched.count(next[0].correlation_id), 0u) << "a kernel of the first session";
+    EXPECT_EQ(second->Dropped(in_flight_reason), 0u);
+  }
+  ASSERT_HIP(hipStreamDestroy(stream));
 }
 
 XrtEvent ToXrtEvent(const RocmTracerEvent& event, std::vector<std::string>& strings) {

@@ -58,4 +58,4 @@ cc -std=c11 -Wall -Wextra -Werror -I include examples/c/capture.c \
 "$build/capture_c_example" "$build/capture_c_example.xplane.pb" scenarios/jax_matmul.toml
 cargo build --locked -q -p xla-rocm-tracer-cli
 "$target/debug/xla-rocm-tracer" inspect "$build/capture_c_example.xplane.pb" \
-  | grep -E '^  Stream #[0-9]+: [0-9]+ events \(Kernel 13(, Other [0-9]+)?\)$'
+  | grep -E '^  Stream #[0-9]+: [0-9]+ events \(Kernel 13(, Flow end [0-9]+)?(, Other [0-9]+)?\)$'

@@ -163,7 +163,11 @@ class Plane:
 
 def read(path):
     with open(path, "rb") as f:
-        data = f.read()
+        return parse(f.read())
+
+
+def parse(data):
+    """The planes of a serialized XSpace."""
     return [Plane(v) for n, w, v in _fields(data) if n == 1]
 
 

@@ -4,6 +4,9 @@
 //   hip_app forced-tool       as plain 0, with its own rocprofiler-sdk tool forced before any
 //                             HIP call (like XLA's plugin); fails unless that tool saw the
 //                             kernels too
+//   hip_app tool-first        loads the tool library ROCP_TOOL_LIBRARIES lists itself (left
+//                             listed), then runs as forced-tool: a tool loaded before the
+//                             program's forced one must not take the SDK for itself
 //   hip_app hip-first         hides ROCP_TOOL_LIBRARIES from the SDK, initializes HIP, then
 //                             loads the listed tool library itself (a plugin loaded after
 //                             hipInit, ROCm/rocm-jax#222), then runs as plain 0
@@ -169,7 +172,7 @@ static void run_work(bool wait = true) {
 }
 
 int main(int argc, char** argv) {
-  const std::string mode = argc > 1 ? argv[1] : "plain";
+  std::string mode = argc > 1 ? argv[1] : "plain";
   if (mode == "plain") {
     run_work();
     return argc > 2 ? std::atoi(argv[2]) : 0;
@@ -222,6 +225,15 @@ int main(int argc, char** argv) {
     int status = 0;
     if (child < 0 || waitpid(child, &status, 0) != child) return 1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
+  if (mode == "tool-first") {
+    const char* listed = std::getenv("ROCP_TOOL_LIBRARIES");
+    if (listed == nullptr || dlopen(listed, RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+      std::fprintf(stderr, "hip_app: cannot load ROCP_TOOL_LIBRARIES' library: %s\n",
+                   listed ? dlerror() : "unset");
+      return 1;
+    }
+    mode = "forced-tool";
   }
   if (mode == "forced-tool") {
     if (rocprofiler_force_configure(forced_tool_configure) != 0) {

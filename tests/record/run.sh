@@ -9,7 +9,8 @@
 #     signal loses only its own trace and is named with the reason; `--logdir` writes them
 #     into one run of a jax.profiler log folder; the tool library itself never replaces a file;
 #   * a program that forces its own tool before HIP starts keeps it, and both tools see the
-#     kernels (ours through ROCP_TOOL_LIBRARIES, in the SDK's same pass);
+#     kernels (ours through ROCP_TOOL_LIBRARIES, in the SDK's same pass), also when the
+#     program loaded our library itself before forcing;
 #   * teardown: exit with work in flight, SIGTERM (with and without the program's handler),
 #     SIGABRT and _exit, under 7.1 and 10.1: the trace written or the loss said in one line; a
 #     failing initialize leaves the tracer off and says why; a dormant rocprofiler_configure
@@ -280,6 +281,16 @@ started=$(date +%s%N)
 elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
 grep -q "the trace shows 3 kernels" "$build_dir/forced.out" || fail "ours did not see 3 kernels"
 (( elapsed_ms < 5000 )) || fail "record took ${elapsed_ms} ms: the tool waited for its own loading"
+
+echo "== our library loaded before the program forces its own tool (ctypes before JAX's plugin): both tools trace"
+# Listed in ROCP_TOOL_LIBRARIES, our library leaves the SDK to its first initialization, which
+# here is the program's forced one; forcing it at load instead made the SDK refuse the
+# program's tool (docs/jax-rocm.md#pgle).
+trace="$build_dir/tool-first.xplane.pb"
+rm -f "$trace"
+"$cli" record -o "$trace" -- "$build_dir/hip_app" tool-first >"$build_dir/tool-first.out" ||
+  fail "the program's own tool lost the SDK to ours"
+grep -q "the trace shows 3 kernels" "$build_dir/tool-first.out" || fail "ours did not see 3 kernels"
 
 echo "== HIP initialized before the tool: the diagnosis (SDK before 1.3.0, the default release)"
 trace="$build_dir/hip-first.xplane.pb"

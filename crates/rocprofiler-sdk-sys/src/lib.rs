@@ -237,7 +237,6 @@ pub const ROCPROFILER_BUFFER_TRACING_ROCSHMEM: rocprofiler_buffer_tracing_kind_t
 pub const ROCPROFILER_BUFFER_TRACING_ROCSHMEM_EXT: rocprofiler_buffer_tracing_kind_t = 35;
 pub const ROCPROFILER_BUFFER_TRACING_HIPFILE: rocprofiler_buffer_tracing_kind_t = 36;
 pub const ROCPROFILER_BUFFER_TRACING_HIPFILE_EXT: rocprofiler_buffer_tracing_kind_t = 37;
-pub const ROCPROFILER_BUFFER_TRACING_HIP_EVENT: rocprofiler_buffer_tracing_kind_t = 38;
 pub const ROCPROFILER_BUFFER_TRACING_LAST_WITH_HIP_GRAPH: rocprofiler_buffer_tracing_kind_t = 39;
 
 pub type rocprofiler_callback_phase_t = u32;
@@ -525,6 +524,42 @@ pub struct rocprofiler_buffer_tracing_hip_api_record_t {
     pub start_timestamp: rocprofiler_timestamp_t,
     pub end_timestamp: rocprofiler_timestamp_t,
     pub thread_id: rocprofiler_thread_id_t,
+}
+
+// HIP_EVENT tracing (SDK 1.4, ROCm 10.1: ROCm/rocm-systems#10276). The buffer kind is pinned to
+// radhaksri/rocm-systems@6a0bbe3a73d7 `projects/rocprofiler-sdk/source/include/rocprofiler-sdk/fwd.h`
+// (a fork of develop; LAST 39 there); the operations and the record's fields, in order, to
+// ROCm/rocm-systems@db83d5405396 `projects/rocprofiler-sdk/source/lib/rocprofiler-sdk/hip/event.cpp`
+// (`barrier_complete`). A tool asks for the kind only on an SDK that names it HIP_EVENT.
+pub const ROCPROFILER_BUFFER_TRACING_HIP_EVENT: rocprofiler_buffer_tracing_kind_t = 38;
+pub type rocprofiler_hip_event_operation_t = u32;
+pub const ROCPROFILER_HIP_EVENT_NONE: rocprofiler_hip_event_operation_t = 0;
+/// The barrier `hipEventRecord*` enqueues: it completes when the recording stream's earlier
+/// work has.
+pub const ROCPROFILER_HIP_EVENT_RECORD: rocprofiler_hip_event_operation_t = 1;
+/// The barrier `hipStreamWaitEvent*` enqueues on the waiting stream: it completes when the
+/// recorded event has.
+pub const ROCPROFILER_HIP_EVENT_WAIT: rocprofiler_hip_event_operation_t = 2;
+pub const ROCPROFILER_HIP_EVENT_LAST: rocprofiler_hip_event_operation_t = 3;
+
+/// One HIP_EVENT barrier's GPU-side time, written when the barrier completed and its time query
+/// succeeded; `correlation_id.internal` is the HIP call's.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_buffer_tracing_hip_event_record_t {
+    pub size: u64,
+    pub kind: rocprofiler_buffer_tracing_kind_t,
+    pub operation: rocprofiler_hip_event_operation_t,
+    pub correlation_id: rocprofiler_async_correlation_id_t,
+    pub thread_id: rocprofiler_thread_id_t,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub agent_id: rocprofiler_agent_id_t,
+    pub queue_id: rocprofiler_queue_id_t,
+    /// The `hipEvent_t`.
+    pub hip_event_handle: u64,
+    /// For a WAIT, the queue of the recording stream.
+    pub source_queue_id: rocprofiler_queue_id_t,
 }
 
 #[repr(C)]

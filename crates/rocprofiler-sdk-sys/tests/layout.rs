@@ -268,3 +268,23 @@ fn hip_api_payload() {
     layout!(rocprofiler_hip_api_args_hipStreamWaitEvent_t, 24, 8,
         stream @ 0, event @ 8, flags @ 16);
 }
+
+/// HIP_EVENT (SDK 1.4): the record `event.cpp` @ rocm-systems db83d540 builds in `barrier_complete`,
+/// whose correlation id is a `rocprofiler_async_correlation_id_t` (16 bytes).
+#[test]
+fn hip_event_record() {
+    layout!(rocprofiler_buffer_tracing_hip_event_record_t, 88, 8,
+        size @ 0, kind @ 8, operation @ 12, correlation_id @ 16, thread_id @ 32,
+        start_timestamp @ 40, end_timestamp @ 48, agent_id @ 56, queue_id @ 64,
+        hip_event_handle @ 72, source_queue_id @ 80);
+    assert_eq!(ROCPROFILER_BUFFER_TRACING_HIP_EVENT, 38);
+    assert_eq!(
+        (
+            ROCPROFILER_HIP_EVENT_NONE,
+            ROCPROFILER_HIP_EVENT_RECORD,
+            ROCPROFILER_HIP_EVENT_WAIT
+        ),
+        (0, 1, 2)
+    );
+    assert_eq!(ROCPROFILER_HIP_EVENT_LAST, 3);
+}

@@ -425,8 +425,7 @@ fn copy_paths_are_named_by_the_direction_the_program_asked_for() {
     );
     assert_eq!(space.warnings.len(), 1, "{:?}", space.warnings);
     assert!(
-        space.warnings[0]
-            .starts_with("1 HIP copy calls have no device record: copy done by the CPU"),
+        space.warnings[0].starts_with("1 HIP copy call has no device record: copy done by the CPU"),
         "{:?}",
         space.warnings
     );

@@ -29,6 +29,7 @@ use crate::event::{
 use crate::tracer::annotation::{AnnotationMap, CallAnnotation};
 use crate::tracer::decode::kernel_names::{KernelNames, KernelResources, UNKNOWN_KERNEL_NAME};
 use crate::tracer::hip_api::copy_calls::{CopyCall, CopyCalls};
+use crate::tracer::hip_api::event_calls;
 use crate::tracer::hip_api::names::{self as hip_api, HipApiNames, UNKNOWN_OP_NAME};
 use crate::tracer::sdk::agents::Agents;
 use crate::tracer::streams::graph_nodes;
@@ -110,6 +111,57 @@ unsafe fn with_sized<T: Copy>(
     }
 }
 
+/// A HIP_EVENT record (rocprofiler-sdk 1.4, configured only where the SDK names the kind):
+/// notes its barrier's GPU time for the call of its internal correlation id
+/// (`hip_api/event_calls.rs`) and says `true`; any other record, `false`. A HIP_EVENT record
+/// is no event of its own: its times go on the record or wait call
+/// (docs/xla-interface.md#stream-waits). One too short, of another operation, or ending before
+/// it starts is passed over.
+///
+/// # Safety
+/// `header` is null or a header whose payload is a record of its (category, kind), valid
+/// during the call.
+#[inline]
+unsafe fn note_if_barrier(header: *const sys::rocprofiler_record_header_t) -> bool {
+    // SAFETY: null or valid during the call (this function's contract).
+    let Some(header) = (unsafe { header.as_ref() }) else {
+        return false;
+    };
+    if header.kind() != sys::ROCPROFILER_BUFFER_TRACING_HIP_EVENT
+        || header.category() != sys::ROCPROFILER_BUFFER_CATEGORY_TRACING
+    {
+        return false;
+    }
+    type Record = sys::rocprofiler_buffer_tracing_hip_event_record_t;
+    let payload = header.payload as *const Record;
+    if payload.is_null() {
+        return true;
+    }
+    // SAFETY: every record starts with its u64 size.
+    let size = unsafe { (payload as *const u64).read_unaligned() };
+    if size < std::mem::size_of::<Record>() as u64 {
+        return true;
+    }
+    // SAFETY: a HIP_EVENT record of at least `size_of::<Record>()` bytes.
+    let record = unsafe { payload.read_unaligned() };
+    let kind = match record.operation {
+        sys::ROCPROFILER_HIP_EVENT_RECORD => crate::event::EventCallKind::Record,
+        sys::ROCPROFILER_HIP_EVENT_WAIT => crate::event::EventCallKind::Wait,
+        _ => return true,
+    };
+    if record.end_timestamp >= record.start_timestamp {
+        event_calls::note_barrier(
+            record.correlation_id.internal,
+            kind,
+            crate::event::BarrierSpan {
+                start_ns: record.start_timestamp,
+                end_ns: record.end_timestamp,
+            },
+        );
+    }
+    true
+}
+
 /// The name of a HIP API operation the SDK did not name, shared: no allocation per record.
 fn unknown_op_name() -> Arc<str> {
     static NAME: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
@@ -144,6 +196,10 @@ impl RecordDecoder<'_> {
         let headers = unsafe { std::slice::from_raw_parts(headers, num_headers) };
         events.reserve(headers.len());
         for &header in headers {
+            // SAFETY: per this function's contract.
+            if unsafe { note_if_barrier(header) } {
+                continue;
+            }
             // SAFETY: per this function's contract.
             match unsafe { self.decode(header) } {
                 Ok(event) => events.push(event),
@@ -195,6 +251,10 @@ impl RecordDecoder<'_> {
         let headers = unsafe { std::slice::from_raw_parts(headers, num_headers) };
         batch.reserve(headers.len());
         for &header in headers {
+            // SAFETY: per this function's contract.
+            if unsafe { note_if_barrier(header) } {
+                continue;
+            }
             // SAFETY: per this function's contract.
             match unsafe { self.decode_record(header) } {
                 Ok(event) => {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
-use crate::event::{EventCall, EventCallKind};
+use crate::event::{BarrierSpan, EventCall, EventCallKind};
 use crate::tracer::streams::stack as stream_stack;
 use crate::tracer::word_ring::{RingEntry, WordRing};
 
@@ -43,6 +43,7 @@ impl RingEntry<4> for EventCall {
             },
             event,
             stream_id,
+            barrier: None,
         }
     }
 }
@@ -106,6 +107,9 @@ unsafe fn kind_and_event(operation: i32, payload: *const c_void) -> Option<(Even
 struct Store {
     logs: Vec<Arc<ThreadEventLog>>,
     taken: Vec<EventCall>,
+    /// The HIP_EVENT records decoded since [`clear`]: the barriers' GPU times by the internal
+    /// correlation id of their call, put on their calls at [`take_session`].
+    barriers: Vec<(u64, EventCallKind, BarrierSpan)>,
 }
 
 /// Calls noted per session at most (32 bytes each): past it new calls are not noted.
@@ -135,6 +139,7 @@ impl Store {
 static STORE: Mutex<Store> = Mutex::new(Store {
     logs: Vec::new(),
     taken: Vec::new(),
+    barriers: Vec::new(),
 });
 
 thread_local! {
@@ -159,6 +164,7 @@ pub(crate) unsafe fn note_event_call(operation: i32, payload: *mut c_void, corre
         kind,
         event,
         stream_id: stream_stack::top(),
+        barrier: None,
     });
 }
 
@@ -196,6 +202,31 @@ pub(crate) fn clear() {
     }
     store.logs.retain(|log| Arc::strong_count(log) > 1);
     store.taken.clear();
+    store.barriers.clear();
+}
+
+/// On the buffer thread, for a HIP_EVENT record of the running session (`decode/hip_event.rs`):
+/// the GPU time of the barrier the call of `correlation_id` enqueued. Past
+/// [`MAX_NOTED_CALLS`] barriers are not noted.
+pub(crate) fn note_barrier(correlation_id: u64, kind: EventCallKind, span: BarrierSpan) {
+    let mut store = STORE.lock();
+    if store.barriers.len() < MAX_NOTED_CALLS {
+        store.barriers.push((correlation_id, kind, span));
+    }
+}
+
+/// Puts each barrier on the call of its correlation id and kind (`calls` sorted by
+/// correlation id); a barrier without its call (noted before the session, or not noted) is
+/// left out.
+fn attach_barriers(calls: &mut [EventCall], barriers: &[(u64, EventCallKind, BarrierSpan)]) {
+    for &(correlation_id, kind, span) in barriers {
+        if let Ok(at) = calls.binary_search_by_key(&correlation_id, |call| call.correlation_id) {
+            let call = &mut calls[at];
+            if call.kind == kind {
+                call.barrier = Some(span);
+            }
+        }
+    }
 }
 
 /// At a session's end: the calls noted since [`clear`], in correlation order, forgotten here.
@@ -204,6 +235,8 @@ pub(crate) fn take_session() -> Vec<EventCall> {
     store.take_logs();
     let mut calls = std::mem::take(&mut store.taken);
     calls.sort_by_key(|call| call.correlation_id);
+    let barriers = std::mem::take(&mut store.barriers);
+    attach_barriers(&mut calls, &barriers);
     calls
 }
 
@@ -269,6 +302,7 @@ mod tests {
             kind: EventCallKind::Wait,
             event: 0xe1,
             stream_id: 3,
+            barrier: None,
         };
         assert_eq!(EventCall::from_words(call.to_words()), call);
         let record = EventCall {
@@ -276,5 +310,33 @@ mod tests {
             ..call
         };
         assert_eq!(EventCall::from_words(record.to_words()), record);
+    }
+
+    #[test]
+    fn a_barrier_goes_on_the_call_of_its_correlation_id_and_kind() {
+        let call = |correlation_id, kind| EventCall {
+            correlation_id,
+            kind,
+            event: 0xe1,
+            stream_id: 1,
+            barrier: None,
+        };
+        let mut calls = [
+            call(3, EventCallKind::Record),
+            call(7, EventCallKind::Wait),
+            call(9, EventCallKind::Wait),
+        ];
+        let span = |start_ns, end_ns| BarrierSpan { start_ns, end_ns };
+        let barriers = [
+            (7, EventCallKind::Wait, span(100, 250)),
+            (3, EventCallKind::Record, span(90, 90)),
+            // Another session's call, and a record of the wrong kind: left out.
+            (5, EventCallKind::Wait, span(1, 2)),
+            (9, EventCallKind::Record, span(3, 4)),
+        ];
+        attach_barriers(&mut calls, &barriers);
+        assert_eq!(calls[0].barrier, Some(span(90, 90)));
+        assert_eq!(calls[1].barrier, Some(span(100, 250)));
+        assert_eq!(calls[2].barrier, None);
     }
 }

@@ -12,4 +12,5 @@ pub mod hip_runtime_reach;
 pub(crate) mod id_map;
 pub(crate) mod registration;
 pub(crate) mod setup;
+mod tool_libraries;
 pub(crate) mod version;

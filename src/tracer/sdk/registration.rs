@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use rocprofiler_sdk_sys as sys;
 
 use crate::tracer::sdk::calls as sdk;
+use crate::tracer::sdk::tool_libraries;
 use crate::tracer::{instance, Tracer, TracerError};
 
 /// The name XLA registers under.
@@ -151,7 +152,8 @@ enum WhileInitializing {
     /// Leave the decision for later: at load time the initializing thread may be this one,
     /// loading this library from `ROCP_TOOL_LIBRARIES` inside the SDK's initialization, and it
     /// calls our `rocprofiler_configure` as soon as this constructor returns (waiting would
-    /// wait for ourselves).
+    /// wait for ourselves). Before any initialization, a library `ROCP_TOOL_LIBRARIES`
+    /// names does not force the SDK either: that initialization will configure it.
     Defer,
 }
 
@@ -169,6 +171,15 @@ fn register(while_initializing: WhileInitializing) {
         return;
     }
     match sdk::is_initialized() {
+        // At load, named in ROCP_TOOL_LIBRARIES: the SDK's first initialization configures
+        // this tool with every other one, whoever starts it; forcing it now would keep the
+        // tools loaded later out of it (`tool_libraries.rs`).
+        Ok(0)
+            if while_initializing == WhileInitializing::Defer
+                && tool_libraries::names_this_library() =>
+        {
+            return
+        }
         Ok(0) => {
             if let Err(error) = sdk::force_configure(Some(rocprofiler_configure)) {
                 if !CONFIGURE_CALLED.load(Ordering::Acquire) {

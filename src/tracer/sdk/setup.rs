@@ -223,6 +223,7 @@ impl Tracer {
         ] {
             sdk::configure_buffer_tracing(main_context, kind, buffer).map_err(unavailable)?;
         }
+        configure_barrier_times(main_context, buffer);
         correlation::serve(self.ledger());
         sdk::configure_external_correlation_request(
             main_context,
@@ -266,6 +267,24 @@ impl Tracer {
                 }
             }
         }
+    }
+}
+
+/// HIP_EVENT, where the SDK offers it (it names buffer kind 38 "HIP_EVENT": rocprofiler-sdk
+/// 1.4, ROCm 10.1): the GPU times of the barriers that `hipEventRecord` and
+/// `hipStreamWaitEvent` enqueue, which give each stream wait its span on the waiting lane
+/// (docs/xla-interface.md#stream-waits). Without it the waits' ends stay zero-length.
+fn configure_barrier_times(
+    main_context: sys::rocprofiler_context_id_t,
+    buffer: sys::rocprofiler_buffer_id_t,
+) {
+    let kind = sys::ROCPROFILER_BUFFER_TRACING_HIP_EVENT;
+    if sdk::buffer_kind_name(kind).as_deref() != Some("HIP_EVENT") {
+        log::debug!("rocprofiler-sdk has no HIP_EVENT tracing: stream waits have no GPU span");
+        return;
+    }
+    if let Err(error) = sdk::configure_buffer_tracing(main_context, kind, buffer) {
+        log::warn!("stream waits will have no GPU span: {error}");
     }
 }
 

@@ -135,6 +135,13 @@ impl RocmRelease {
         }
     }
 
+    /// Whether the release's SDK has HIP_EVENT tracing: buffer kind 38, one record per
+    /// `hipEventRecord` / `hipStreamWaitEvent` barrier with its GPU time (ledger row "Tracing
+    /// kinds", [RN]; ROCm/rocm-systems#10276). A layout of the release, not a key: 10.1 only.
+    pub fn hip_event_tracing(self) -> bool {
+        self == RocmRelease::Rocm10_1
+    }
+
     pub fn profile(self) -> ReleaseProfile {
         ReleaseProfile {
             sdk_version: self.sdk_version(),

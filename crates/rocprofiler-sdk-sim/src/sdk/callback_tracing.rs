@@ -79,7 +79,7 @@ pub(super) unsafe fn query_kind_name(
     // SAFETY: forwarded caller contract.
     unsafe {
         write_name(
-            names::kind_name(domain, kind),
+            names::kind_name(domain, kind).or(names::hip_event_kind_name(domain, kind)),
             name,
             name_len,
             sys::ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND,
@@ -94,7 +94,7 @@ pub(super) unsafe fn query_operation_name(
     name: *mut *const c_char,
     name_len: *mut u64,
 ) -> sys::rocprofiler_status_t {
-    if kind >= names::kind_count(domain) {
+    if kind >= names::kind_count(domain) && !names::is_hip_event_kind(domain, kind) {
         return sys::ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     }
     let text = names::operations(domain, kind).and_then(|ops| ops.name(operation));

@@ -167,7 +167,8 @@ impl Operations {
 
 /// The kinds of the release's SDK, NONE included: up to MARKER_CORE_RANGE_API, and HIP_GRAPH
 /// (callback 22, buffer 33) from SDK 1.3.2 (ROCm 7.14; docs/simulator-fidelity.md, "Tracing
-/// kinds"). The later kinds of the newer headers (HIP_EVENT, ...) are not modelled.
+/// kinds"). Of the later kinds of the newer headers only buffer kind HIP_EVENT is modelled
+/// (10.1, [`is_hip_event_kind`]), outside this count.
 pub(crate) fn kind_count(domain: Domain) -> u32 {
     let graph = hip_graph_tracing();
     match domain {
@@ -199,6 +200,9 @@ pub(crate) fn kind_name(domain: Domain, kind: u32) -> Option<&'static CStr> {
 /// The operation enum of `kind`, or `None` for kinds whose operations the sim does not name
 /// (HSA, the other marker kinds, ...: they are accepted by configuration but never produced).
 pub(crate) fn operations(domain: Domain, kind: u32) -> Option<Operations> {
+    if is_hip_event_kind(domain, kind) {
+        return Some(Operations::Enum(&HIP_EVENT_OPS));
+    }
     match (domain, kind) {
         (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API)
         | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API)
@@ -236,5 +240,24 @@ pub(crate) fn operations(domain: Domain, kind: u32) -> Option<Operations> {
 
 /// Whether `kind` is a real (non-NONE, non-LAST) kind of `domain`.
 pub(crate) fn is_valid_kind(domain: Domain, kind: u32) -> bool {
-    kind != 0 && kind < kind_count(domain)
+    kind != 0 && kind < kind_count(domain) || is_hip_event_kind(domain, kind)
+}
+
+/// The name of `kind` where it is HIP_EVENT ([`is_hip_event_kind`]), which [`kind_name`]'s
+/// tables, up to the older headers' LAST, do not hold.
+pub(crate) fn hip_event_kind_name(domain: Domain, kind: u32) -> Option<&'static CStr> {
+    is_hip_event_kind(domain, kind).then_some(c"HIP_EVENT")
+}
+
+/// `rocprofiler_hip_event_operation_t` (`hip/event.cpp` @ rocm-systems db83d540).
+static HIP_EVENT_OPS: [&CStr; 3] = [c"HIP_EVENT_NONE", c"HIP_EVENT_RECORD", c"HIP_EVENT_WAIT"];
+
+/// Whether `kind` is buffer kind HIP_EVENT (38) on a release whose SDK has it (10.1,
+/// `RocmRelease::hip_event_tracing`; docs/simulator-fidelity.md, row "Tracing kinds"). Only
+/// this kind past the older headers' LAST is named and accepted: the kinds between (33-37)
+/// are not modelled, and iterating the kinds does not visit it.
+pub(crate) fn is_hip_event_kind(domain: Domain, kind: u32) -> bool {
+    domain == Domain::Buffer
+        && kind == sys::ROCPROFILER_BUFFER_TRACING_HIP_EVENT
+        && crate::machine::machine().rocm.hip_event_tracing()
 }

@@ -98,3 +98,11 @@ pub(crate) fn stream_waits_until(stream: (u32, u64), at: u64) {
     let last_end = timing.stream_last_end.entry(stream).or_insert(0);
     *last_end = (*last_end).max(at);
 }
+
+/// When a barrier packet enqueued on stream `stream` at `submit_ns` starts: once the packet
+/// processor reads it and the stream's earlier work ended (HIP_EVENT records, 10.1).
+pub(crate) fn barrier_start(stream: (u32, u64), submit_ns: u64) -> u64 {
+    submit_ns
+        .saturating_add(LAUNCH_LATENCY_NS)
+        .max(stream_end(stream))
+}

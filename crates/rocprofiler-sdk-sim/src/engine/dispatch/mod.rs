@@ -413,3 +413,6 @@ impl ApiCall {
         }
     }
 }
+
+// HIP_EVENT barrier records (10.1).
+pub(crate) mod hip_event;
