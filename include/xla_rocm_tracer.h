@@ -103,6 +103,12 @@ typedef struct XrtEvent {
   // The innermost ROCTx range label at the HIP call (NUL-terminated UTF-8; null or "" means
   // none); a ROCTx range or mark (`Generic`) carries its own label.
   const char *roctx_range;
+  // The SDK's id of the graph executable a kernel or copy of a `hipGraphLaunch` ran in (0:
+  // not known, or not a graph node).
+  uint64_t graph_exec_id;
+  // The node's ordinal in its launch plus one; 0 (what a zeroed event holds) means the
+  // event is not a graph node.
+  uint32_t graph_node;
 } XrtEvent;
 
 // Bytes allocated by this library; release them with [`xrt_free_bytes`].

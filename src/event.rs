@@ -301,6 +301,18 @@ pub struct MemAllocDetails {
     pub num_bytes: u64,
 }
 
+/// Where in a HIP graph launch a kernel or copy ran (docs/xla-interface.md#graph-nodes).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct GraphNode {
+    /// The SDK's id of the graph executable (`rocprofiler_graph_exec_id_t`, counting from 1);
+    /// 0 where the SDK has no HIP_GRAPH tracing (before ROCm 7.14) and the launch's
+    /// executable is not known.
+    pub exec_id: u64,
+    /// The node's ordinal within its launch, from 0: the order the launch dispatched its
+    /// nodes in.
+    pub ordinal: u32,
+}
+
 /// The C++ union of detail structs, as a tagged enum.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum EventDetails {
@@ -334,6 +346,9 @@ pub struct RocmTracerEvent {
     pub queue_id: u64,
     pub scope_range_id: i64,
     pub details: EventDetails,
+    /// The graph node a kernel or copy of a `hipGraphLaunch` ran as; `None` for work launched
+    /// outside a graph, and for HIP API events.
+    pub graph: Option<GraphNode>,
 }
 
 impl RocmTracerEvent {
@@ -369,6 +384,7 @@ impl Default for RocmTracerEvent {
             queue_id: 0,
             scope_range_id: 0,
             details: EventDetails::None,
+            graph: None,
         }
     }
 }
@@ -469,6 +485,12 @@ mod tests {
             assert!(Arc::ptr_eq(&t.shared_name(), &t.shared_name()));
         }
         assert_eq!(EventType::from_u32(EventType::Generic as u32 + 1), None);
+    }
+
+    #[test]
+    fn the_event_size_the_docs_quote() {
+        // `collector/stored_event.rs` and the decoder quote it (each move is a `memcpy`).
+        assert_eq!(std::mem::size_of::<RocmTracerEvent>(), 200);
     }
 
     #[test]

@@ -51,7 +51,8 @@ const FAULTS: &[(&str, &str, u32)] = &[
     // Calls 2, 4, 5, 6 and 7 configure HIP's RUNTIME_INITIALIZATION notice, the stream names
     // (MARKER_NAME_API), the ROCTx ranges (MARKER_CORE_API, MARKER_CORE_RANGE_API) and the
     // allocation functions (HIP_RUNTIME_API, for the copies' memory kinds), which may fail:
-    // see `a_failed_stream_name_service_leaves_the_tracer_available`.
+    // see `a_failed_stream_name_service_leaves_the_tracer_available`. On an SDK with
+    // HIP_GRAPH tracing (7.14 on), call 9 configures it, last, and may fail too.
     (
         "rocprofiler_configure_callback_tracing_service@8=16",
         "rocprofiler_configure_callback_tracing_service",
@@ -225,6 +226,24 @@ fn a_failed_stream_name_service_leaves_the_tracer_available() {
         let output = child::rerun("child_is_available", &[("ROCSIM_FAULTS", rule)]);
         child::assert_passed(rule, &output);
     }
+}
+
+/// On an SDK with HIP_GRAPH tracing, call 9 subscribes to it, last: graph node ordinals are
+/// optional too (the collector numbers them by dispatch order without it).
+#[test]
+fn a_failed_hip_graph_service_leaves_the_tracer_available() {
+    if child::is_any_child() {
+        return;
+    }
+    let rule = "rocprofiler_configure_callback_tracing_service@9=16";
+    let output = child::rerun(
+        "child_is_available",
+        &[
+            ("ROCSIM_FAULTS", rule),
+            ("ROCSIM_MACHINE", "rocm = \"7.14\""),
+        ],
+    );
+    child::assert_passed(rule, &output);
 }
 
 /// Runs only in a child: ROCTx stream names and ranges and the notice of HIP's initialization

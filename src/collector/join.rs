@@ -6,7 +6,7 @@ use super::copies::{self, CopyPieces};
 use super::drops::{DropCounters, DropReason};
 use super::event_log::EventLog;
 use super::stored_event::{LoggedEvent, SessionStrings};
-use crate::event::{EventDetails, EventType, RocmTracerEvent};
+use crate::event::{EventDetails, EventType, GraphNode, RocmTracerEvent};
 
 /// Events waiting for their counterpart, in arrival order. The join sorts them by correlation
 /// id, so the joined order (and with it everything exported) is the same on every run (XLA's
@@ -223,11 +223,61 @@ fn emit_activities(
         return;
     };
     let mut copy_pieces = CopyPieces::of_call(Some(&api_event.0));
-    for &(_, index) in group {
-        let activity = activities.get(index, strings).to_event();
+    let ordinals = dispatch_order_ordinals(activities, strings, group, &api_event.0);
+    for (position, &(_, index)) in group.iter().enumerate() {
+        let mut activity = activities.get(index, strings).to_event();
+        if let Some(ordinals) = &ordinals {
+            activity.graph = Some(GraphNode {
+                exec_id: 0,
+                ordinal: ordinals[position],
+            });
+        }
         copy_pieces.pass(take_from_api_event(activity, api_event), emit);
     }
     copy_pieces.finish(emit);
+}
+
+/// Whether `name` is a HIP function that launches a graph executable.
+fn is_graph_launch(name: &str) -> bool {
+    matches!(name, "hipGraphLaunch" | "hipGraphLaunch_spt")
+}
+
+/// The node ordinals of a graph launch's activities (`group`, in arrival order) when the
+/// tracer could not tell them (an SDK without HIP_GRAPH tracing): the order the activities
+/// started in, which is the order the launch dispatched them on one queue
+/// (docs/xla-interface.md#graph-nodes). `None` for any other call, and for a launch whose
+/// activities carry their ordinals already.
+fn dispatch_order_ordinals(
+    activities: &EventLog,
+    strings: &SessionStrings,
+    group: &[(u64, usize)],
+    api_event: &LoggedEvent<'_>,
+) -> Option<Vec<u32>> {
+    if !is_graph_launch(api_event.name()) {
+        return None;
+    }
+    let starts: Vec<(u64, usize)> = group
+        .iter()
+        .enumerate()
+        .map(|(position, &(_, index))| {
+            let activity = activities.get(index, strings);
+            (activity.start_time_ns(), position)
+        })
+        .collect();
+    if group
+        .iter()
+        .any(|&(_, index)| activities.get(index, strings).graph().is_some())
+    {
+        return None;
+    }
+    let mut by_start = starts;
+    // Ties (never on one queue) keep arrival order.
+    by_start.sort_by_key(|&(start, position)| (start, position));
+    let mut ordinals = vec![0u32; group.len()];
+    for (ordinal, &(_, position)) in by_start.iter().enumerate() {
+        ordinals[position] = u32::try_from(ordinal).unwrap_or(u32::MAX);
+    }
+    Some(ordinals)
 }
 
 /// What an activity takes from the HIP API event of its correlation id.
@@ -274,6 +324,7 @@ mod tests {
     use crate::collector::event_chunk::live_chunk_bytes;
     use crate::collector::event_log::CHUNK_LEN;
     use crate::event::EventSource;
+    use std::sync::Arc;
 
     fn kernel(source: EventSource, correlation_id: u64) -> RocmTracerEvent {
         RocmTracerEvent {
@@ -287,6 +338,77 @@ mod tests {
             end_time_ns: correlation_id * 10 + 5,
             ..RocmTracerEvent::default()
         }
+    }
+
+    /// Without node ordinals from the tracer (an SDK without HIP_GRAPH), a graph launch's
+    /// activities are numbered by the order they started, whatever order they arrived in; an
+    /// ordinal the tracer gave is kept, and other calls' activities get none.
+    #[test]
+    fn a_graph_launch_without_ordinals_is_numbered_by_start() {
+        let mut pending = PendingEvents::default();
+        let launch = RocmTracerEvent {
+            name: Arc::from("hipGraphLaunch"),
+            ..kernel(EventSource::ApiCallback, 4)
+        };
+        pending.api.push(&launch, &mut pending.strings);
+        for start in [30, 10, 20] {
+            let activity = RocmTracerEvent {
+                start_time_ns: start,
+                end_time_ns: start + 5,
+                ..kernel(EventSource::Activity, 4)
+            };
+            pending.activities.push(&activity, &mut pending.strings);
+        }
+        // A plain launch, and a graph launch whose node the tracer numbered.
+        pending
+            .api
+            .push(&kernel(EventSource::ApiCallback, 5), &mut pending.strings);
+        pending
+            .activities
+            .push(&kernel(EventSource::Activity, 5), &mut pending.strings);
+        let numbered = RocmTracerEvent {
+            name: Arc::from("hipGraphLaunch"),
+            ..kernel(EventSource::ApiCallback, 6)
+        };
+        pending.api.push(&numbered, &mut pending.strings);
+        let node = GraphNode {
+            exec_id: 2,
+            ordinal: 7,
+        };
+        pending.activities.push(
+            &RocmTracerEvent {
+                graph: Some(node),
+                ..kernel(EventSource::Activity, 6)
+            },
+            &mut pending.strings,
+        );
+        let mut nodes = Vec::new();
+        join_api_and_activities(
+            &mut pending,
+            &mut DropCounters::default(),
+            &CappedIds::default(),
+            |event| {
+                if event.source == EventSource::Activity {
+                    nodes.push((event.correlation_id, event.start_time_ns, event.graph));
+                }
+            },
+        );
+        let at = |ordinal| {
+            Some(GraphNode {
+                exec_id: 0,
+                ordinal,
+            })
+        };
+        assert_eq!(
+            nodes,
+            [
+                (4, 30, at(2)),
+                (4, 10, at(0)),
+                (4, 20, at(1)),
+                (5, 50, None),
+                (6, 60, Some(node)),
+            ]
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The collector's own form of an event, pending or joined: 48 bytes instead of the 192 of a
+//! The collector's own form of an event, pending or joined: 48 bytes instead of the 200 of a
 //! `RocmTracerEvent`. What events of a workload repeat is interned: names and annotations per
 //! session ([`SessionStrings`]), where an event ran (thread, stream, queue, device) and its
 //! details per log ([`LogTables`]); the duration fits 32 bits unless the event ran over four
@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::interner::{spread, CacheSlot, Interner};
 use crate::event::{
-    EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemAllocDetails,
+    EventDetails, EventDomain, EventSource, EventType, GraphNode, KernelDetails, MemAllocDetails,
     MemcpyDetails, MemsetDetails, RocmTracerEvent,
 };
 
@@ -101,6 +101,9 @@ pub(super) struct LogTables {
     /// End times of events whose duration does not fit [`StoredEvent::duration_ns`] (over
     /// four seconds, or ending before they start), by arrival index.
     long_ends: FxHashMap<usize, u64>,
+    /// The graph nodes of the events that ran as one (kernels and copies of a graph launch),
+    /// by arrival index: kept aside, as most events are none.
+    graph_nodes: FxHashMap<usize, GraphNode>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -143,7 +146,7 @@ pub(super) struct StoredEvent {
 
 impl StoredEvent {
     /// What the log keeps of `event`, its `index`-th event; the caller keeps the event's
-    /// `roctx_range` aside. Read in place: the caller's event is not moved (192 bytes) and
+    /// `roctx_range` aside. Read in place: the caller's event is not moved (200 bytes) and
     /// only a value new to a table is cloned.
     #[inline(always)]
     pub(crate) fn store(
@@ -165,6 +168,9 @@ impl StoredEvent {
             queue_id: event.queue_id,
             device_id: event.device_id,
         });
+        if let Some(node) = event.graph {
+            tables.graph_nodes.insert(index, node);
+        }
         let (details_kind, details) = match event.details {
             EventDetails::None => (DetailsKind::None, 0),
             EventDetails::Kernel(kernel) => (
@@ -277,6 +283,18 @@ impl LoggedEvent<'_> {
         self.place().thread_id
     }
 
+    pub(crate) fn graph(&self) -> Option<GraphNode> {
+        let nodes = &self.tables.graph_nodes;
+        if nodes.is_empty() {
+            return None;
+        }
+        nodes.get(&self.index).copied()
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        self.strings.names.get(self.event.name)
+    }
+
     #[inline]
     pub(crate) fn start_time_ns(&self) -> u64 {
         self.event.start_time_ns
@@ -335,6 +353,7 @@ impl LoggedEvent<'_> {
             queue_id: place.queue_id,
             scope_range_id: event.scope_range_id,
             details: self.details(),
+            graph: self.graph(),
         }
     }
 }
@@ -480,6 +499,7 @@ mod tests {
             queue_id in 0u64..2,
             scope_range_id in any::<i64>(),
             details in details(),
+            graph in proptest::option::of((0u64..3, 0u32..4)),
         ) -> RocmTracerEvent {
             RocmTracerEvent {
                 event_type,
@@ -497,6 +517,7 @@ mod tests {
                 queue_id,
                 scope_range_id,
                 details,
+                graph: graph.map(|(exec_id, ordinal)| GraphNode { exec_id, ordinal }),
             }
         }
     }

@@ -7,8 +7,8 @@ use super::details_input::DetailsInput;
 use super::occupancy::{format_like_strcat, occupancy, registers_per_work_item};
 use super::plane_builder::{PerEventStat, PlaneBuilder};
 use super::plane_names::{
-    KERNEL_DETAILS_STAT, MEMALLOC_DETAILS_STAT, MEMCPY_DETAILS_STAT, MEMFREE_DETAILS_STAT,
-    MEMSET_DETAILS_STAT,
+    CUDA_GRAPH_ID_STAT, GRAPH_NODE_ID_STAT, KERNEL_DETAILS_STAT, MEMALLOC_DETAILS_STAT,
+    MEMCPY_DETAILS_STAT, MEMFREE_DETAILS_STAT, MEMSET_DETAILS_STAT,
 };
 use super::xplane_proto::{x_stat, XStat};
 
@@ -199,6 +199,7 @@ pub(crate) fn event_stats(
         }
         _ => {}
     }
+    graph_stats(plane, event, stats);
     if let Some(annotation) = event.annotation.as_deref() {
         let stack = parse_annotation_stack(annotation);
         if let Some(outermost) = stack.first() {
@@ -214,6 +215,27 @@ pub(crate) fn event_stats(
             }
         }
     }
+}
+
+/// A graph node's stats (docs/xla-interface.md#graph-nodes): the executable's id as
+/// `cuda_graph_id`, the stat XLA's CUPTI collector puts on every node of a graph traced node
+/// by node, and the node's ordinal in its launch as `graph_node_id` (the schema has no node
+/// stat). Not `cuda_graph_exec_id`: xprof takes an event with that stat for a whole graph's
+/// execution, not for one of its kernels.
+fn graph_stats(plane: &mut PlaneBuilder, event: &RocmTracerEvent, stats: &mut Vec<XStat>) {
+    let Some(node) = event
+        .graph
+        .filter(|_| event.source == EventSource::Activity)
+    else {
+        return;
+    };
+    if node.exec_id != 0 {
+        stats.push(plane.stat(CUDA_GRAPH_ID_STAT, x_stat::Value::Uint64Value(node.exec_id)));
+    }
+    stats.push(plane.stat(
+        GRAPH_NODE_ID_STAT,
+        x_stat::Value::Uint64Value(u64::from(node.ordinal)),
+    ));
 }
 
 /// A copy's `memcpy_details`, made once per plane for equal details.

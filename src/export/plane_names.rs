@@ -20,6 +20,13 @@ pub const MEMCPY_DETAILS_STAT: &str = "memcpy_details";
 pub const MEMALLOC_DETAILS_STAT: &str = "memalloc_details";
 pub const MEMFREE_DETAILS_STAT: &str = "MemFree_details";
 pub const MEMSET_DETAILS_STAT: &str = "Memset_details";
+/// `kCudaGraphId` of XLA's `xplane_schema.cc` ("cuda_graph_id"): on a kernel or copy of a graph
+/// launch, the SDK's id of the graph executable (docs/xla-interface.md#graph-nodes).
+pub const CUDA_GRAPH_ID_STAT: &str = "cuda_graph_id";
+/// A graph node's ordinal in its launch. The schema names no node stat (it has
+/// `cuda_graph_id`, `cuda_graph_exec_id` and `cuda_graph_orig_id` only), so the name is this
+/// tracer's.
+pub const GRAPH_NODE_ID_STAT: &str = "graph_node_id";
 /// A flow between two events (tsl's `StatType::kFlow`, an `XFlow` value): the stream waits' arrows
 /// (`flows.rs`).
 pub const FLOW_STAT: &str = "flow";

@@ -7,7 +7,7 @@ use std::ffi::{c_char, CStr};
 use std::sync::Arc;
 
 use crate::event::{
-    EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemAllocDetails,
+    EventDetails, EventDomain, EventSource, EventType, GraphNode, KernelDetails, MemAllocDetails,
     MemcpyDetails, MemsetDetails, RocmTracerEvent, KERNEL_WORDS,
 };
 
@@ -44,6 +44,12 @@ pub struct XrtEvent {
     /// The innermost ROCTx range label at the HIP call (NUL-terminated UTF-8; null or "" means
     /// none); a ROCTx range or mark (`Generic`) carries its own label.
     pub roctx_range: *const c_char,
+    /// The SDK's id of the graph executable a kernel or copy of a `hipGraphLaunch` ran in (0:
+    /// not known, or not a graph node).
+    pub graph_exec_id: u64,
+    /// The node's ordinal in its launch plus one; 0 (what a zeroed event holds) means the
+    /// event is not a graph node.
+    pub graph_node: u32,
 }
 
 /// The values of `XrtEvent::detail_kind`; unknown values mean "no details", as XLA's export
@@ -128,6 +134,10 @@ impl XrtEvent {
             queue_id: self.queue_id,
             scope_range_id: self.scope_range_id,
             details,
+            graph: self.graph_node.checked_sub(1).map(|ordinal| GraphNode {
+                exec_id: self.graph_exec_id,
+                ordinal,
+            }),
         })
     }
 
@@ -153,6 +163,11 @@ impl XrtEvent {
             destination: 0,
             is_async: false,
             roctx_range: std::ptr::null(),
+            graph_exec_id: event.graph.map_or(0, |node| node.exec_id),
+            // An ordinal of u32::MAX has no room: it is left out.
+            graph_node: event
+                .graph
+                .map_or(0, |node| node.ordinal.checked_add(1).unwrap_or(0)),
         };
         match event.details {
             EventDetails::None => {}
@@ -273,6 +288,10 @@ mod tests {
                 correlation_id: 7,
                 scope_range_id: 5,
                 details,
+                graph: Some(GraphNode {
+                    exec_id: 3,
+                    ordinal: 0,
+                }),
                 ..RocmTracerEvent::default()
             })
             .collect();

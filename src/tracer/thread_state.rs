@@ -30,6 +30,7 @@ pub struct ThreadState {
     pub(crate) source_stack: SourceStackSlot,
     pub(crate) ledger: ThreadLedger,
     pub(crate) copy_calls: ThreadCopyCalls,
+    pub(crate) graph: GraphLaunchSlot,
 }
 
 thread_local! {
@@ -163,6 +164,14 @@ pub(crate) struct ThreadCopyCalls {
     pub(crate) log: Cell<*const ThreadCopyLog>,
 }
 
+/// The thread's `hipGraphLaunch` between its HIP_GRAPH EXEC_LAUNCH ENTER and EXIT, and the
+/// ordinal its next dispatch takes; rules in `streams/graph_nodes.rs`.
+pub(crate) struct GraphLaunchSlot {
+    /// The launch's internal correlation id (0: no launch in progress).
+    pub(crate) correlation_id: Cell<u64>,
+    pub(crate) next_ordinal: Cell<u64>,
+}
+
 impl ThreadState {
     #[allow(clippy::declare_interior_mutable_const)] // only the thread-local's initializer
     const EMPTY: ThreadState = ThreadState {
@@ -199,6 +208,10 @@ impl ThreadState {
         copy_calls: ThreadCopyCalls {
             store_id: Cell::new(0),
             log: Cell::new(std::ptr::null()),
+        },
+        graph: GraphLaunchSlot {
+            correlation_id: Cell::new(0),
+            next_ordinal: Cell::new(0),
         },
     };
 }

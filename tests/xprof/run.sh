@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Replays the jax_matmul scenario on the simulator, converts the resulting .xplane.pb with
 # xprof's trace_viewer tool (PyPI `xprof`) and checks lane names and copy events by name, and the
-# stream waits' flow arrows (trace_viewer@, the streaming viewer the UI loads).
+# stream waits' flow arrows (trace_viewer@, the streaming viewer the UI loads); the other
+# scenarios below check rows, stats shown as event args and ROCTx bands.
 # Called by .ci/run. The venv is cached in $XPROF_VENV (default: target dir/xprof-venv).
 set -euo pipefail
 
@@ -44,6 +45,16 @@ mkdir -p "$work/many"
 "$cli" replay scenarios/many_streams.toml -o "$many" >/dev/null
 TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" tests/xprof/check_device_rows.py "$many" \
     --rows 32 --name 'Stream #0 (null)' --in-order
+
+# Graph nodes (scenarios/graphs.toml on 7.14, HIP_GRAPH tracing): every kernel of a launch shows
+# its executable's id (cuda_graph_id) and node ordinal (graph_node_id); xprof's derived timeline
+# draws each launch as a "Command Buffer <id>" span on a row of its own under the stream.
+graphs="$work/graphs/sim-host.xplane.pb"
+mkdir -p "$work/graphs"
+"$cli" replay scenarios/graphs.toml --rocm 7.14 -o "$graphs" >/dev/null
+TF_CPP_MIN_LOG_LEVEL=3 "$venv/bin/python" tests/xprof/check_device_rows.py "$graphs" \
+    --rows 2 --name 'Command Buffers - from #1000' --name 'Command Buffers - from #1001' \
+    --event-arg cuda_graph_id=1 --event-arg cuda_graph_id=2 --event-arg graph_node_id=2
 
 # ROCTx stream names and the null stream in xprof's thread names.
 named="$work/named/sim-host.xplane.pb"

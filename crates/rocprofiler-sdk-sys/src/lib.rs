@@ -59,6 +59,7 @@ handle_types!(
     rocprofiler_agent_id_t,
     rocprofiler_queue_id_t,
     rocprofiler_stream_id_t,
+    rocprofiler_graph_exec_id_t,
     rocprofiler_callback_thread_t,
     rocprofiler_counter_id_t,
 );
@@ -180,6 +181,17 @@ pub const ROCPROFILER_CALLBACK_TRACING_HIP_STREAM: rocprofiler_callback_tracing_
 pub const ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API: rocprofiler_callback_tracing_kind_t =
     21;
 pub const ROCPROFILER_CALLBACK_TRACING_LAST: rocprofiler_callback_tracing_kind_t = 22;
+// Kinds of SDK 1.3.2 and later (ROCm 7.14 on): the headers this crate follows end at 21 and
+// keep LAST at 22 (the releases the tracer is built against); the newer values are pinned to
+// radhaksri/rocm-systems@6a0bbe3a73d7 `projects/rocprofiler-sdk/source/include/rocprofiler-sdk/fwd.h`,
+// where LAST is 27. A tool asks for them only on an SDK that has them.
+pub const ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH: rocprofiler_callback_tracing_kind_t = 22;
+pub const ROCPROFILER_CALLBACK_TRACING_ROCSHMEM_API: rocprofiler_callback_tracing_kind_t = 23;
+pub const ROCPROFILER_CALLBACK_TRACING_HIPFILE_API: rocprofiler_callback_tracing_kind_t = 24;
+pub const ROCPROFILER_CALLBACK_TRACING_KERNEL_REPLAY: rocprofiler_callback_tracing_kind_t = 25;
+pub const ROCPROFILER_CALLBACK_TRACING_HIP_EVENT: rocprofiler_callback_tracing_kind_t = 26;
+pub const ROCPROFILER_CALLBACK_TRACING_LAST_WITH_HIP_GRAPH: rocprofiler_callback_tracing_kind_t =
+    27;
 
 pub type rocprofiler_buffer_tracing_kind_t = u32;
 pub const ROCPROFILER_BUFFER_TRACING_NONE: rocprofiler_buffer_tracing_kind_t = 0;
@@ -219,6 +231,13 @@ pub const ROCPROFILER_BUFFER_TRACING_KFD_PAGE_FAULT: rocprofiler_buffer_tracing_
 pub const ROCPROFILER_BUFFER_TRACING_KFD_QUEUE: rocprofiler_buffer_tracing_kind_t = 31;
 pub const ROCPROFILER_BUFFER_TRACING_MARKER_CORE_RANGE_API: rocprofiler_buffer_tracing_kind_t = 32;
 pub const ROCPROFILER_BUFFER_TRACING_LAST: rocprofiler_buffer_tracing_kind_t = 33;
+// Buffer kinds of SDK 1.3.2 and later, pinned as the callback kinds above (LAST 39 there).
+pub const ROCPROFILER_BUFFER_TRACING_HIP_GRAPH: rocprofiler_buffer_tracing_kind_t = 33;
+pub const ROCPROFILER_BUFFER_TRACING_ROCSHMEM: rocprofiler_buffer_tracing_kind_t = 34;
+pub const ROCPROFILER_BUFFER_TRACING_ROCSHMEM_EXT: rocprofiler_buffer_tracing_kind_t = 35;
+pub const ROCPROFILER_BUFFER_TRACING_HIPFILE: rocprofiler_buffer_tracing_kind_t = 36;
+pub const ROCPROFILER_BUFFER_TRACING_HIPFILE_EXT: rocprofiler_buffer_tracing_kind_t = 37;
+pub const ROCPROFILER_BUFFER_TRACING_LAST_WITH_HIP_GRAPH: rocprofiler_buffer_tracing_kind_t = 39;
 
 pub type rocprofiler_callback_phase_t = u32;
 pub const ROCPROFILER_CALLBACK_PHASE_NONE: rocprofiler_callback_phase_t = 0;
@@ -280,6 +299,17 @@ pub const ROCPROFILER_HIP_STREAM_CREATE: rocprofiler_hip_stream_operation_t = 1;
 pub const ROCPROFILER_HIP_STREAM_DESTROY: rocprofiler_hip_stream_operation_t = 2;
 pub const ROCPROFILER_HIP_STREAM_SET: rocprofiler_hip_stream_operation_t = 3;
 pub const ROCPROFILER_HIP_STREAM_LAST: rocprofiler_hip_stream_operation_t = 4;
+
+// HIP_GRAPH operations (ROCm/rocm-systems@3d3121e0470f `projects/rocprofiler-sdk/source/lib/
+// rocprofiler-sdk/hip/graph.cpp`): CREATE and DESTROY are phase-NONE callbacks after
+// `hipGraphInstantiate*` / `hipGraphExecDestroy`; LAUNCH is an ENTER/EXIT pair around
+// `hipGraphLaunch` and one buffer record per successful launch.
+pub type rocprofiler_hip_graph_operation_t = i32;
+pub const ROCPROFILER_HIP_GRAPH_OPERATION_NONE: rocprofiler_hip_graph_operation_t = 0;
+pub const ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_CREATE: rocprofiler_hip_graph_operation_t = 1;
+pub const ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_DESTROY: rocprofiler_hip_graph_operation_t = 2;
+pub const ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH: rocprofiler_hip_graph_operation_t = 3;
+pub const ROCPROFILER_HIP_GRAPH_OPERATION_LAST: rocprofiler_hip_graph_operation_t = 4;
 
 // ROCTx name API operations (`marker/api_id.h` `rocprofiler_marker_name_api_id_t`), traced as
 // callback kind MARKER_NAME_API. Unlike most operation enums, NONE is -1 and 0 is a real call.
@@ -567,6 +597,37 @@ pub struct rocprofiler_callback_tracing_hip_stream_data_t {
     pub size: u64,
     pub stream_id: rocprofiler_stream_id_t,
     pub stream_value: rocprofiler_address_t,
+}
+
+/// The HIP_GRAPH callback payload (pin as `ROCPROFILER_HIP_GRAPH_OPERATION_*`): the SDK's id of
+/// the `hipGraphExec_t` (process-wide, counting from 1; 0 is "not from a graph") and the
+/// handle itself.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_callback_tracing_hip_graph_data_t {
+    pub size: u64,
+    pub graph_exec_id: rocprofiler_graph_exec_id_t,
+    pub graph_exec_value: rocprofiler_address_t,
+}
+
+/// The HIP_GRAPH buffer record, one per successful `hipGraphLaunch` (pin as above): the
+/// 24-byte correlation id (the launch's HIP call), the launching thread, the call's span, the
+/// stream's GPU agent, `queue_id` 0 (a launch may span queues) and how many dispatches the
+/// launch made.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_buffer_tracing_hip_graph_record_t {
+    pub size: u64,
+    pub kind: rocprofiler_buffer_tracing_kind_t,
+    pub operation: rocprofiler_tracing_operation_t,
+    pub correlation_id: rocprofiler_correlation_id_t,
+    pub thread_id: rocprofiler_thread_id_t,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub agent_id: rocprofiler_agent_id_t,
+    pub queue_id: rocprofiler_queue_id_t,
+    pub graph_exec_id: rocprofiler_graph_exec_id_t,
+    pub kernel_dispatch_count: u64,
 }
 
 // HIP API payload (`callback_tracing.h` `rocprofiler_callback_tracing_hip_api_data_t`, with

@@ -18,6 +18,7 @@ fn handles_and_unions() {
     layout!(rocprofiler_agent_id_t, 8, 8, handle @ 0);
     layout!(rocprofiler_queue_id_t, 8, 8, handle @ 0);
     layout!(rocprofiler_stream_id_t, 8, 8, handle @ 0);
+    layout!(rocprofiler_graph_exec_id_t, 8, 8, handle @ 0);
     layout!(rocprofiler_counter_id_t, 8, 8, handle @ 0);
     layout!(rocprofiler_callback_thread_t, 8, 8, handle @ 0);
     layout!(rocprofiler_user_data_t, 8, 8);
@@ -128,6 +129,11 @@ fn hip_api_and_other_buffer_records() {
     layout!(rocprofiler_buffer_tracing_memory_allocation_record_t, 88, 8,
         correlation_id @ 16, thread_id @ 40, start_timestamp @ 48, end_timestamp @ 56,
         agent_id @ 64, address @ 72, allocation_size @ 80);
+    // HIP_GRAPH (SDK 1.3.2 on; rocm-systems@3d3121e0 `hip/graph.cpp`).
+    layout!(rocprofiler_buffer_tracing_hip_graph_record_t, 96, 8,
+        size @ 0, kind @ 8, operation @ 12, correlation_id @ 16, thread_id @ 40,
+        start_timestamp @ 48, end_timestamp @ 56, agent_id @ 64, queue_id @ 72,
+        graph_exec_id @ 80, kernel_dispatch_count @ 88);
     layout!(rocprofiler_buffer_tracing_correlation_id_retirement_record_t, 32, 8,
         size @ 0, kind @ 8, timestamp @ 16, internal_correlation_id @ 24);
 }
@@ -136,6 +142,8 @@ fn hip_api_and_other_buffer_records() {
 fn callback_payloads() {
     layout!(rocprofiler_callback_tracing_hip_stream_data_t, 24, 8,
         size @ 0, stream_id @ 8, stream_value @ 16);
+    layout!(rocprofiler_callback_tracing_hip_graph_data_t, 24, 8,
+        size @ 0, graph_exec_id @ 8, graph_exec_value @ 16);
     layout!(rocprofiler_marker_api_args_t, 16, 8);
     layout!(rocprofiler_marker_api_retval_t, 8, 8);
     layout!(rocprofiler_marker_api_args_roctxNameHipStream_t, 16, 8, name @ 0, stream @ 8);
@@ -191,6 +199,15 @@ fn enum_values_that_xla_compiles_in() {
     assert_eq!(ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH, 11);
     assert_eq!(ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED, 16);
     assert_eq!(ROCPROFILER_STATUS_LAST, 41);
+    // SDK 1.3.2 on (fwd.h @ radhaksri/rocm-systems 6a0bbe3a), graph.cpp @ rocm-systems 3d3121e0.
+    assert_eq!(ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH, 22);
+    assert_eq!(ROCPROFILER_CALLBACK_TRACING_HIP_EVENT, 26);
+    assert_eq!(ROCPROFILER_CALLBACK_TRACING_LAST_WITH_HIP_GRAPH, 27);
+    assert_eq!(ROCPROFILER_BUFFER_TRACING_HIP_GRAPH, 33);
+    assert_eq!(ROCPROFILER_BUFFER_TRACING_HIP_EVENT, 38);
+    assert_eq!(ROCPROFILER_BUFFER_TRACING_LAST_WITH_HIP_GRAPH, 39);
+    assert_eq!(ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH, 3);
+    assert_eq!(ROCPROFILER_HIP_GRAPH_OPERATION_LAST, 4);
     // HIP_RUNTIME_API is 5 in both kind enums; XLA names buffer records through the
     // callback-kind name table because of it.
     assert_eq!(

@@ -1,10 +1,12 @@
 //! `inspect`: planes, lanes with event counts by kind, copy bytes by direction, time span and
 //! what the trace says was dropped.
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 use xla_rocm_tracer::event::EventType;
-use xla_rocm_tracer::export::plane_names::{GPU_PLANE_PREFIX, SCOPE_RANGE_TREE_PLANE_NAME};
+use xla_rocm_tracer::export::plane_names::{
+    CUDA_GRAPH_ID_STAT, GPU_PLANE_PREFIX, GRAPH_NODE_ID_STAT, SCOPE_RANGE_TREE_PLANE_NAME,
+};
 use xla_rocm_tracer::export::{XPlane, XSpace};
 
 use crate::event_kind::{memcpy_bytes, memset_calls, PlaneKinds};
@@ -30,6 +32,25 @@ pub struct PlaneSummary {
     pub memcpy_bytes: BTreeMap<EventType, u64>,
     /// Earliest start and latest end, picoseconds since the epoch.
     pub span_ps: Option<(i128, i128)>,
+    /// Graph nodes on a device plane: events with a `graph_node_id` stat, and the distinct
+    /// `cuda_graph_id` values of the plane (docs/xla-interface.md#graph-nodes).
+    pub graph_nodes: u64,
+    pub graph_ids: BTreeSet<u64>,
+}
+
+/// The `Uint64Value` of the first stat named `name` among `stats`.
+pub fn uint64_stat(
+    stats: &[xla_rocm_tracer::export::XStat],
+    is_named: impl Fn(i64) -> bool,
+) -> Option<u64> {
+    use xla_rocm_tracer::export::xplane_proto::x_stat::Value;
+    stats
+        .iter()
+        .find(|stat| is_named(stat.metadata_id))
+        .and_then(|stat| match stat.value {
+            Some(Value::Uint64Value(value)) => Some(value),
+            _ => None,
+        })
 }
 
 fn widen(span: &mut Option<(i128, i128)>, start: i128, end: i128) {
@@ -51,7 +72,19 @@ pub fn summarize_plane(plane: &XPlane, memsets: &HashSet<u64>) -> PlaneSummary {
         lanes: Vec::new(),
         memcpy_bytes: BTreeMap::new(),
         span_ps: None,
+        graph_nodes: 0,
+        graph_ids: BTreeSet::new(),
     };
+    let named = |name: &str| {
+        let ids: Vec<i64> = plane
+            .stat_metadata
+            .values()
+            .filter(|metadata| metadata.name == name)
+            .map(|metadata| metadata.id)
+            .collect();
+        move |id: i64| ids.contains(&id)
+    };
+    let (is_node_stat, is_graph_stat) = (named(GRAPH_NODE_ID_STAT), named(CUDA_GRAPH_ID_STAT));
     let mut kinds = PlaneKinds::new(plane, memsets);
     for line in &plane.lines {
         let mut lane = LaneSummary {
@@ -66,6 +99,12 @@ pub fn summarize_plane(plane: &XPlane, memsets: &HashSet<u64>) -> PlaneSummary {
             widen(&mut summary.span_ps, start, end);
             if !is_device {
                 continue;
+            }
+            if uint64_stat(&event.stats, &is_node_stat).is_some() {
+                summary.graph_nodes += 1;
+            }
+            if let Some(id) = uint64_stat(&event.stats, &is_graph_stat) {
+                summary.graph_ids.insert(id);
             }
             let kind = match kinds.kind(event) {
                 Ok(kind) => kind,
@@ -391,6 +430,19 @@ pub fn render_summarized(space: &XSpace, summaries: &[PlaneSummary], source: &st
                 })
                 .collect();
             let _ = writeln!(out, "  memcpy bytes: {}", bytes.join(", "));
+        }
+        if summary.graph_nodes > 0 {
+            let ids: Vec<String> = summary.graph_ids.iter().map(u64::to_string).collect();
+            let _ = writeln!(
+                out,
+                "  graph nodes: {} ({GRAPH_NODE_ID_STAT}); graphs ({CUDA_GRAPH_ID_STAT}): {}",
+                summary.graph_nodes,
+                if ids.is_empty() {
+                    "not known".to_owned()
+                } else {
+                    ids.join(", ")
+                }
+            );
         }
     }
     if let (Some((start, end)), Some(trace_start)) = (device_span, trace_start) {

@@ -15,7 +15,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use xla_rocm_tracer::event::EventType;
-use xla_rocm_tracer::export::plane_names::{GPU_PLANE_PREFIX, MEMCPY_DETAILS_STAT};
+use xla_rocm_tracer::export::plane_names::{
+    CUDA_GRAPH_ID_STAT, GPU_PLANE_PREFIX, GRAPH_NODE_ID_STAT, MEMCPY_DETAILS_STAT,
+};
 use xla_rocm_tracer::export::xplane_proto::x_stat::Value;
 use xla_rocm_tracer::export::{
     EventView, LineHeader, XPlane, XSpace, XSpaceSink, XStat, XStatMetadata,
@@ -25,7 +27,7 @@ use crate::event_kind::{
     self, is_memset_call_name, memcpy_details_bytes, memset_call_id, parse_correlation_id,
     DetailsStats, NameHints, CORRELATION_ID_STAT,
 };
-use crate::inspect::{LaneSummary, PlaneSummary};
+use crate::inspect::{uint64_stat, LaneSummary, PlaneSummary};
 use crate::xspace_view::{metadata_name, referenced_text, span_ps};
 
 /// The value of an event's first `memcpy_details` stat, as far as it can say anything: the
@@ -78,6 +80,11 @@ pub struct StreamingSummary {
     /// scanned, not hashed, as every stat of every event is looked up).
     correlation_stats: Vec<i64>,
     copy_details_stats: Vec<i64>,
+    /// Ids of the `graph_node_id` and `cuda_graph_id` stat metadata, and what they counted.
+    graph_node_stats: Vec<i64>,
+    graph_id_stats: Vec<i64>,
+    graph_nodes: u64,
+    graph_ids: BTreeSet<u64>,
     classes: Vec<EventClass>,
     /// Where each class is in `classes`, once there are too many to scan.
     class_index: HashMap<EventClass, usize>,
@@ -201,6 +208,10 @@ impl StreamingSummary {
         self.details_stats = DetailsStats::default();
         self.correlation_stats.clear();
         self.copy_details_stats.clear();
+        self.graph_node_stats.clear();
+        self.graph_id_stats.clear();
+        self.graph_nodes = 0;
+        self.graph_ids.clear();
         self.classes.clear();
         self.class_index.clear();
         self.last_class = None;
@@ -251,6 +262,12 @@ impl XSpaceSink for StreamingSummary {
         if name == MEMCPY_DETAILS_STAT {
             self.copy_details_stats.push(metadata_id);
         }
+        if name == GRAPH_NODE_ID_STAT {
+            self.graph_node_stats.push(metadata_id);
+        }
+        if name == CUDA_GRAPH_ID_STAT {
+            self.graph_id_stats.push(metadata_id);
+        }
         match parse_correlation_id(name) {
             Some(id) => self.numeric_stat_names.insert(metadata_id, id),
             None => self.numeric_stat_names.remove(&metadata_id),
@@ -276,6 +293,12 @@ impl XSpaceSink for StreamingSummary {
             Some((low, high)) => (low.min(start), high.max(end)),
             None => (start, end),
         });
+        if uint64_stat(event.stats, |id| self.graph_node_stats.contains(&id)).is_some() {
+            self.graph_nodes += 1;
+        }
+        if let Some(id) = uint64_stat(event.stats, |id| self.graph_id_stats.contains(&id)) {
+            self.graph_ids.insert(id);
+        }
         if self.memset_call_metadata.contains(&event.metadata_id) {
             self.memset_call_events
                 .push((event.metadata_id, event.stats.to_vec()));
@@ -351,6 +374,13 @@ impl XSpaceSink for StreamingSummary {
             lanes: Vec::with_capacity(self.lanes.len()),
             memcpy_bytes: BTreeMap::new(),
             span_ps: self.span_ps,
+            // Counted on device planes only (as `summarize_plane` does).
+            graph_nodes: if is_device { self.graph_nodes } else { 0 },
+            graph_ids: if is_device {
+                std::mem::take(&mut self.graph_ids)
+            } else {
+                BTreeSet::new()
+            },
         };
         for lane in std::mem::take(&mut self.lanes) {
             let mut by_kind = BTreeMap::new();

@@ -23,7 +23,7 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::drop_reason::DropReason;
 use crate::event::{
-    EventDetails, EventDomain, EventSource, EventType, KernelDetails, MemcpyDetails,
+    EventDetails, EventDomain, EventSource, EventType, GraphNode, KernelDetails, MemcpyDetails,
     RocmTracerEvent,
 };
 use crate::tracer::annotation::{AnnotationMap, CallAnnotation};
@@ -32,6 +32,7 @@ use crate::tracer::hip_api::copy_calls::{CopyCall, CopyCalls};
 use crate::tracer::hip_api::event_calls;
 use crate::tracer::hip_api::names::{self as hip_api, HipApiNames, UNKNOWN_OP_NAME};
 use crate::tracer::sdk::agents::Agents;
+use crate::tracer::streams::graph_nodes;
 
 /// Drop counts of one buffer callback, by reason.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -232,7 +233,7 @@ impl RecordDecoder<'_> {
     /// Decodes `num_headers` records straight into `batch` without the session-start check,
     /// keeping each event only if `keep` says so once it is there (the tracer's attribution to
     /// sessions); `keep` also sees every record that failed to decode. An event is moved once,
-    /// into `batch`, not passed along by value (at 192 bytes, each move is a `memcpy`).
+    /// into `batch`, not passed along by value (at 200 bytes, each move is a `memcpy`).
     ///
     /// # Safety
     /// As for [`RecordDecoder::decode_buffer`].
@@ -397,6 +398,7 @@ impl RecordDecoder<'_> {
             } else {
                 EventDetails::Kernel(KernelDetails::default())
             },
+            graph: None,
         }
     }
 
@@ -453,6 +455,10 @@ impl RecordDecoder<'_> {
             }),
         };
         let call = self.call_annotation(correlation_id);
+        // SAFETY: every bit pattern is a valid u64; the request callback wrote `value`.
+        let (stream_id, graph) = graph_node_of(correlation_id, unsafe {
+            record.correlation_id.external.value
+        });
         RocmTracerEvent {
             event_type: EventType::Kernel,
             source: EventSource::Activity,
@@ -465,11 +471,11 @@ impl RecordDecoder<'_> {
             device_id,
             correlation_id,
             thread_id: record.thread_id,
-            // SAFETY: every bit pattern is a valid u64; the request callback wrote `value`.
-            stream_id: unsafe { record.correlation_id.external.value },
+            stream_id,
             queue_id: info.queue_id.handle,
             scope_range_id: call.scope_range_id,
             details,
+            graph,
         }
     }
 
@@ -525,6 +531,10 @@ impl RecordDecoder<'_> {
         };
         let correlation_id = record.correlation_id.internal;
         let call = self.call_annotation(correlation_id);
+        // SAFETY: every bit pattern is a valid u64; the request callback wrote `value`.
+        let (stream_id, graph) = graph_node_of(correlation_id, unsafe {
+            record.correlation_id.external.value
+        });
         RocmTracerEvent {
             event_type,
             source: EventSource::Activity,
@@ -537,8 +547,7 @@ impl RecordDecoder<'_> {
             device_id: self.memcpy_device_id(event_type, src, dst),
             correlation_id,
             thread_id: record.thread_id,
-            // SAFETY: every bit pattern is a valid u64; the request callback wrote `value`.
-            stream_id: unsafe { record.correlation_id.external.value },
+            stream_id,
             queue_id: 0,
             scope_range_id: call.scope_range_id,
             details: EventDetails::Memcpy(MemcpyDetails {
@@ -554,8 +563,21 @@ impl RecordDecoder<'_> {
                     None => MemcpyDetails::default(),
                 }
             }),
+            graph,
         }
     }
+}
+
+/// The stream of an activity's external value and, when the value carries a node ordinal,
+/// its graph node (the executable from the launch's HIP_GRAPH ENTER, `graph_nodes.rs`).
+#[inline]
+fn graph_node_of(correlation_id: u64, external: u64) -> (u64, Option<GraphNode>) {
+    let (stream_id, ordinal) = graph_nodes::unpack(external);
+    let graph = ordinal.map(|ordinal| GraphNode {
+        exec_id: graph_nodes::exec_of_launch(correlation_id),
+        ordinal,
+    });
+    (stream_id, graph)
 }
 
 /// The HIP runtime's copy blit kernels (`__amd_rocclr_copyBuffer`, `...Aligned`, ...).

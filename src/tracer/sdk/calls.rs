@@ -239,6 +239,21 @@ pub(crate) fn configure_callback_tracing(
     check("rocprofiler_configure_callback_tracing_service", status)
 }
 
+/// The SDK's name of callback tracing kind `kind`; `None` when the SDK has no such kind.
+pub(crate) fn callback_kind_name(kind: sys::rocprofiler_callback_tracing_kind_t) -> Option<String> {
+    let mut name: *const std::ffi::c_char = std::ptr::null();
+    let mut len = 0u64;
+    // SAFETY: both out-pointers are valid for the call.
+    let status =
+        unsafe { sys::rocprofiler_query_callback_tracing_kind_name(kind, &mut name, &mut len) };
+    if status != sys::ROCPROFILER_STATUS_SUCCESS || name.is_null() {
+        return None;
+    }
+    // SAFETY: the SDK's NUL-terminated, static name.
+    let name = unsafe { std::ffi::CStr::from_ptr(name) };
+    Some(name.to_string_lossy().into_owned())
+}
+
 pub(crate) fn configure_external_correlation_request(
     context: sys::rocprofiler_context_id_t,
     kinds: &[sys::rocprofiler_external_correlation_id_request_kind_t],

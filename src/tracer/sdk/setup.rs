@@ -15,6 +15,7 @@ use crate::tracer::sdk::calls::{self as sdk, SdkError};
 use crate::tracer::sdk::hip_runtime_reach;
 use crate::tracer::sdk::version::SdkVersion;
 use crate::tracer::streams::correlation::{self, stream_external_correlation_callback};
+use crate::tracer::streams::graph_nodes;
 use crate::tracer::streams::names as stream_names;
 use crate::tracer::streams::stack::hip_stream_callback;
 use crate::tracer::{roctx, SdkSetup, Tracer, TracerError};
@@ -146,6 +147,7 @@ impl Tracer {
             std::ptr::null_mut(),
         )
         .map_err(unavailable)?;
+        subscribe_graph_launches(main_context);
         let callback_thread = sdk::create_callback_thread().map_err(unavailable)?;
         sdk::assign_callback_thread(buffer, callback_thread).map_err(unavailable)?;
         if !sdk::context_is_valid(main_context).map_err(unavailable)? {
@@ -356,6 +358,32 @@ fn start_stream_context(
     sdk::start_context(stream_context).map_err(unavailable)?;
     started.0.push(stream_context);
     Ok(stream_context)
+}
+
+/// HIP_GRAPH EXEC_LAUNCH, where the SDK offers it (it names callback kind 22 "HIP_GRAPH": SDK
+/// 1.3.2, ROCm 7.14, on): each launch's dispatches then carry their node ordinal
+/// (`streams/graph_nodes.rs`). In the session's main context, with the request it serves, and
+/// configured after every call the tracer needs (a failure here costs the ordinals only). A
+/// launch whose ENTER came before the session started gets its ordinals from the collector,
+/// which numbers a launch's dispatches in the order they ran, as without HIP_GRAPH
+/// (docs/xla-interface.md#graph-nodes).
+fn subscribe_graph_launches(main_context: sys::rocprofiler_context_id_t) {
+    let kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH;
+    if sdk::callback_kind_name(kind).as_deref() != Some("HIP_GRAPH") {
+        log::debug!(
+            "rocprofiler-sdk has no HIP_GRAPH tracing: graph nodes are numbered by dispatch order"
+        );
+        return;
+    }
+    if let Err(error) = sdk::configure_callback_tracing(
+        main_context,
+        kind,
+        &[sys::ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH],
+        Some(graph_nodes::hip_graph_callback),
+        std::ptr::null_mut(),
+    ) {
+        log::warn!("graph nodes will be numbered by dispatch order: {error}");
+    }
 }
 
 #[cfg(test)]

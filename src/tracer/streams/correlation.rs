@@ -4,7 +4,8 @@
 //! The SDK calls it for KERNEL_DISPATCH and MEMORY_COPY operations of the main context, on the
 //! thread that enqueues the work, inside the HIP_STREAM SET window of the issuing HIP call. The
 //! value written into `external.value` reappears in the buffer records' `correlation_id.external`,
-//! where `decode/record_decoder.rs` reads it back as `stream_id`.
+//! where `decode/record_decoder.rs` reads it back as `stream_id` (with the node ordinal of a
+//! graph launch's dispatch, packed as `graph_nodes.rs` says).
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use std::sync::LazyLock;
@@ -98,9 +99,12 @@ pub unsafe extern "C" fn stream_external_correlation_callback(
     // address, so only the id and the output pointer stay live across the thread-local look-up.
     let counted = thread_state::with(|thread| {
         let stream_id = stream_of_request(thread, internal_corr_id_value);
+        // A node of a graph launch in progress on this thread carries its ordinal too
+        // (`graph_nodes.rs`).
+        let value = thread.graph.stamp(internal_corr_id_value, stream_id);
         // SAFETY: non-null and writable per the SDK contract.
         unsafe {
-            (*external_corr_id_value).value = stream_id;
+            (*external_corr_id_value).value = value;
         }
         // One record to come for the running session (`disable()` waits for it).
         ledger().on_request_on_thread(thread, internal_corr_id_value);

@@ -6,6 +6,7 @@
 //! One room because the request's stream is the top of the stack the SET callbacks keep, and the
 //! reserved handles a SET names are noted for the labels on the same call.
 pub(crate) mod correlation;
+pub(crate) mod graph_nodes;
 pub(crate) mod names;
 mod notes;
 pub(crate) mod stack;

@@ -116,9 +116,11 @@ pub enum Step {
         node: GraphNode,
         module: bool,
     },
+    /// `hipGraphLaunch` of one executable: `exec` is its `hipGraphExec_t`.
     Graph {
         stream: StreamRef,
         nodes: Vec<GraphNode>,
+        exec: u64,
     },
     /// `hipMemcpyAsync` with a stream, `hipMemcpy` without.
     Memcpy {

@@ -11,7 +11,7 @@ pub(crate) enum Domain {
     Buffer,
 }
 
-static CALLBACK_KINDS: [&CStr; sys::ROCPROFILER_CALLBACK_TRACING_LAST as usize] = [
+static CALLBACK_KINDS: [&CStr; sys::ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH as usize + 1] = [
     c"NONE",
     c"HSA_CORE_API",
     c"HSA_AMD_EXT_API",
@@ -34,9 +34,10 @@ static CALLBACK_KINDS: [&CStr; sys::ROCPROFILER_CALLBACK_TRACING_LAST as usize] 
     c"ROCJPEG_API",
     c"HIP_STREAM",
     c"MARKER_CORE_RANGE_API",
+    c"HIP_GRAPH",
 ];
 
-static BUFFER_KINDS: [&CStr; sys::ROCPROFILER_BUFFER_TRACING_LAST as usize] = [
+static BUFFER_KINDS: [&CStr; sys::ROCPROFILER_BUFFER_TRACING_HIP_GRAPH as usize + 1] = [
     c"NONE",
     c"HSA_CORE_API",
     c"HSA_AMD_EXT_API",
@@ -70,6 +71,7 @@ static BUFFER_KINDS: [&CStr; sys::ROCPROFILER_BUFFER_TRACING_LAST as usize] = [
     c"KFD_PAGE_FAULT",
     c"KFD_QUEUE",
     c"MARKER_CORE_RANGE_API",
+    c"HIP_GRAPH",
 ];
 
 static CODE_OBJECT_OPS: [&CStr; 4] = [
@@ -90,6 +92,13 @@ static MEMORY_COPY_OPS: [&CStr; 5] = [
     c"MEMORY_COPY_DEVICE_TO_HOST",
     c"MEMORY_COPY_DEVICE_TO_DEVICE",
 ];
+static HIP_GRAPH_OPS: [&CStr; 4] = [
+    c"HIP_GRAPH_OPERATION_NONE",
+    c"HIP_GRAPH_OPERATION_EXEC_CREATE",
+    c"HIP_GRAPH_OPERATION_EXEC_DESTROY",
+    c"HIP_GRAPH_OPERATION_EXEC_LAUNCH",
+];
+
 static HIP_STREAM_OPS: [&CStr; 4] = [
     c"HIP_STREAM_NONE",
     c"HIP_STREAM_CREATE",
@@ -156,14 +165,32 @@ impl Operations {
     }
 }
 
+/// The kinds of the release's SDK, NONE included: up to MARKER_CORE_RANGE_API, and HIP_GRAPH
+/// (callback 22, buffer 33) from SDK 1.3.2 (ROCm 7.14; docs/simulator-fidelity.md, "Tracing
+/// kinds"). Of the later kinds of the newer headers only buffer kind HIP_EVENT is modelled
+/// (10.1, [`is_hip_event_kind`]), outside this count.
 pub(crate) fn kind_count(domain: Domain) -> u32 {
+    let graph = hip_graph_tracing();
     match domain {
+        Domain::Callback if graph => sys::ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH + 1,
         Domain::Callback => sys::ROCPROFILER_CALLBACK_TRACING_LAST,
+        Domain::Buffer if graph => sys::ROCPROFILER_BUFFER_TRACING_HIP_GRAPH + 1,
         Domain::Buffer => sys::ROCPROFILER_BUFFER_TRACING_LAST,
     }
 }
 
+/// The first SDK version with HIP_GRAPH tracing, as the ledger has it (ROCm 7.14).
+pub const HIP_GRAPH_SDK_VERSION: crate::machine::Version = crate::machine::Version(1, 3, 2);
+
+/// Whether the release's SDK has HIP_GRAPH tracing (`sdk_version` >= 1.3.2).
+pub(crate) fn hip_graph_tracing() -> bool {
+    crate::machine::machine().sdk_version >= HIP_GRAPH_SDK_VERSION
+}
+
 pub(crate) fn kind_name(domain: Domain, kind: u32) -> Option<&'static CStr> {
+    if kind >= kind_count(domain) {
+        return None;
+    }
     match domain {
         Domain::Callback => CALLBACK_KINDS.get(kind as usize).copied(),
         Domain::Buffer => BUFFER_KINDS.get(kind as usize).copied(),
@@ -196,6 +223,12 @@ pub(crate) fn operations(domain: Domain, kind: u32) -> Option<Operations> {
         (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_HIP_STREAM)
         | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_HIP_STREAM) => {
             Some(Operations::Enum(&HIP_STREAM_OPS))
+        }
+        (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_HIP_GRAPH)
+        | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_HIP_GRAPH)
+            if hip_graph_tracing() =>
+        {
+            Some(Operations::Enum(&HIP_GRAPH_OPS))
         }
         (Domain::Callback, sys::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API)
         | (Domain::Buffer, sys::ROCPROFILER_BUFFER_TRACING_MARKER_NAME_API) => {

@@ -3,7 +3,7 @@
 use rocprofiler_sdk_sys as sys;
 
 /// One slot per buffer tracing kind; kinds past the SDK's last one share the final slot.
-const KIND_SLOTS: usize = sys::ROCPROFILER_BUFFER_TRACING_LAST as usize + 1;
+const KIND_SLOTS: usize = sys::ROCPROFILER_BUFFER_TRACING_HIP_GRAPH as usize + 2;
 
 pub(super) fn kind_slot(kind: u32) -> usize {
     (kind as usize).min(KIND_SLOTS - 1)

@@ -18,8 +18,10 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod device_work;
+mod graph;
 
 pub(crate) use device_work::{enqueue_copy, enqueue_kernel, CopyWork, KernelWork};
+pub(crate) use graph::GraphLaunch;
 
 static NEXT_CORRELATION_ID: AtomicU64 = AtomicU64::new(1);
 

@@ -6,7 +6,7 @@ use super::{
     submission_correlation_id, HipStream, KernelId, KernelLaunch, KernelResources, LaunchCall,
     BLIT_FILL_KERNEL, NULL_STREAM,
 };
-use crate::engine::dispatch::{self, ApiCall, KernelWork};
+use crate::engine::dispatch::{self, ApiCall, GraphLaunch, KernelWork};
 use crate::engine::signal;
 use crate::hip::streams::{self, StreamInfo};
 use crate::hip::{code_objects, hip_args, worker};
@@ -77,7 +77,7 @@ fn submit_kernels(
 ) -> Result<u64, SimError> {
     runtime()?;
     let info = streams::resolve(stream, current_device())?;
-    submit_kernels_on(api_op, info, true, launches, false, args)
+    submit_kernels_on(api_op, info, true, launches, false, args, None)
 }
 
 /// Number of blocks per dimension of a launch whose grid is in work-items.
@@ -127,7 +127,10 @@ fn module_launch_args(
 }
 
 /// Submits kernels on `info` inside one HIP call (with a SET if the function has a stream
-/// argument); with `wait`, the call returns only after they completed and were pushed.
+/// argument); with `wait`, the call returns only after they completed and were pushed. With
+/// `graph`, the call is a launch of that `hipGraphExec_t`: the submission sits inside the
+/// HIP_GRAPH EXEC_LAUNCH ENTER and EXIT (`engine/dispatch/graph.rs`).
+#[allow(clippy::too_many_arguments)]
 fn submit_kernels_on(
     api_op: i32,
     info: StreamInfo,
@@ -135,6 +138,7 @@ fn submit_kernels_on(
     launches: &[KernelLaunch],
     wait: bool,
     args: sys::rocprofiler_hip_api_args_t,
+    graph: Option<u64>,
 ) -> Result<u64, SimError> {
     let mut works = launches
         .iter()
@@ -147,7 +151,12 @@ fn submit_kernels_on(
     for work in &mut works {
         work.correlation_id = submission_correlation_id(call.correlation_id);
     }
+    let dispatches = works.len() as u64;
+    let launch = graph.map(|exec| GraphLaunch::enter(exec, info.device, call.correlation_id));
     worker::submit(move || works.into_iter().for_each(dispatch::enqueue_kernel));
+    if let Some(launch) = launch {
+        launch.exit(dispatches);
+    }
     if wait {
         signal::wait_stream(info.key());
     }
@@ -210,11 +219,16 @@ pub fn graph_launch_with(
         graphExec: graph_exec as usize as sys::hipGraphExec_t,
         stream: hip_args::stream_ptr(stream),
     };
-    submit_kernels(
+    runtime()?;
+    let info = streams::resolve(stream, current_device())?;
+    submit_kernels_on(
         op(sys::ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch),
-        stream,
+        info,
+        true,
         kernels,
+        false,
         args,
+        Some(graph_exec),
     )
 }
 
@@ -251,6 +265,7 @@ pub fn memset_async(stream: HipStream, bytes: u64, duration_ns: u64) -> Result<u
         &[launch],
         false,
         args,
+        None,
     )
 }
 
@@ -269,7 +284,15 @@ pub fn memset_async_as(
     check_api_op(api_op)?;
     let info = streams::resolve(stream, current_device())?;
     let launch = fill_launch(info.device, bytes, duration_ns)?;
-    submit_kernels_on(op(api_op), info, true, &[launch], false, hip_args::zeroed())
+    submit_kernels_on(
+        op(api_op),
+        info,
+        true,
+        &[launch],
+        false,
+        hip_args::zeroed(),
+        None,
+    )
 }
 
 /// `hipMemset` (op 288): no stream argument, so no SET (docs/sdk-facts.md#stream-operations); the fill blit kernel runs on the
@@ -292,5 +315,6 @@ pub fn memset_sync(bytes: u64, duration_ns: u64) -> Result<u64, SimError> {
         &[launch],
         true,
         args,
+        None,
     )
 }

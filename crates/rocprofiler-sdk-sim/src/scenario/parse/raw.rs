@@ -184,6 +184,7 @@ raw_step! {
     annotate: Option<String>,
     repeat: Option<u32>,
     event: Option<Spanned<String>>,
+    exec: Option<String>,
 }
 
 /// A step's `steps = [...]`: a group. Each group holds the frames of the steps around it on

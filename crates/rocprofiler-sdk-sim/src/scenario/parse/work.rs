@@ -30,6 +30,15 @@ pub(super) fn copy_kind(direction: &str) -> Option<CopyKind> {
     })
 }
 
+/// The `hipGraphExec_t` of the executable named `name`: FNV-1a of the name in the simulated
+/// runtime's executable handle range (`hip-runtime-sim` `graphs.rs`), 16-byte aligned.
+pub(crate) fn exec_handle(name: &str) -> u64 {
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    0x5900_0000_0000 | ((hash & 0xff_ffff_ffff) << 4)
+}
+
 impl Validator<'_> {
     /// A `launch`, `graph`, `memcpy` or `memset` step; `None` for any other action.
     pub(super) fn work_step(
@@ -57,7 +66,10 @@ impl Validator<'_> {
             }));
         }
         if let Some(nodes) = s.graph.take() {
-            return self.graph_step(nodes, &s.stream, device, err).map(Some);
+            let exec = s.exec.take();
+            return self
+                .graph_step(nodes, &s.stream, exec, device, err)
+                .map(Some);
         }
         if let Some(direction) = &s.memcpy {
             return self.memcpy_step(direction, s, device, err).map(Some);
@@ -127,10 +139,21 @@ impl Validator<'_> {
         &self,
         nodes: Vec<Spanned<RawNode>>,
         stream: &Option<Spanned<String>>,
+        exec: Option<String>,
         device: u32,
         err: &dyn Fn(String) -> ScenarioError,
     ) -> Result<Step, ScenarioError> {
         let (stream, on) = self.stream_or_null(stream, device)?;
+        // The executable's name: given, or the graph's kernels (the same kernels, the same
+        // executable); its `hipGraphExec_t` is made from the name, so a replay's handles (and
+        // the SDK's exec ids, given in launch order) are the same every run.
+        let exec_name = exec.unwrap_or_else(|| {
+            nodes
+                .iter()
+                .map(|n| n.get_ref().kernel.get_ref().as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        });
         if nodes.is_empty() {
             return Err(err("graph needs at least one kernel".into()));
         }
@@ -149,7 +172,11 @@ impl Validator<'_> {
                 self.node(&n.kernel, on, parts, nspan)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Step::Graph { stream, nodes })
+        Ok(Step::Graph {
+            stream,
+            nodes,
+            exec: exec_handle(&exec_name),
+        })
     }
 
     fn memcpy_step(
@@ -262,8 +289,25 @@ mod tests {
             "{ graph = [{ kernel = \"k\" }, { kernel = \"k\", duration_us = 1 }], stream = \"s\" }",
         );
         assert!(
-            matches!(&got[..], [Step::Graph { nodes, stream: StreamRef::Named(_) }] if nodes.len() == 2)
+            matches!(&got[..], [Step::Graph { nodes, stream: StreamRef::Named(_), .. }] if nodes.len() == 2)
         );
+        // An executable is named, or named after its kernels: one name, one handle.
+        let named = steps(
+            "{ graph = [{ kernel = \"k\" }], exec = \"step\" },\n\
+             { graph = [{ kernel = \"k\" }], exec = \"step\" },\n\
+             { graph = [{ kernel = \"k\" }] }",
+        );
+        let execs: Vec<u64> = named
+            .iter()
+            .map(|s| match s {
+                Step::Graph { exec, .. } => *exec,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(execs[0], execs[1]);
+        assert_eq!(execs[0], super::exec_handle("step"));
+        assert_eq!(execs[2], super::exec_handle("k"));
+        assert_ne!(execs[0], execs[2]);
         assert_eq!(
             refused_step("{ graph = [] }"),
             "9:1: graph needs at least one kernel"

@@ -120,10 +120,14 @@ impl Runner<'_> {
                 out.api_calls += 1;
                 out.kernels += 1;
             }
-            Step::Graph { stream, nodes } => {
+            Step::Graph {
+                stream,
+                nodes,
+                exec,
+            } => {
                 let device = device_of(world, stream).map_err(fail)?;
                 let launches: Vec<_> = nodes.iter().map(|n| launch_of(world, n, device)).collect();
-                driver::graph_launch(world.stream(stream), &launches).map_err(fail)?;
+                driver::graph_launch_with(world.stream(stream), &launches, *exec).map_err(fail)?;
                 out.api_calls += 1;
                 out.graph_launches += 1;
                 out.kernels += launches.len() as u64;
