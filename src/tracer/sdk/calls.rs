@@ -199,11 +199,21 @@ pub(crate) fn configure_buffer_tracing(
 
 /// The SDK's name of buffer tracing kind `kind`; `None` when the SDK has no such kind.
 pub(crate) fn buffer_kind_name(kind: sys::rocprofiler_buffer_tracing_kind_t) -> Option<String> {
+    // SAFETY: the SDK's function, with the signature `KindNameQuery` names.
+    unsafe { kind_name(sys::rocprofiler_query_buffer_tracing_kind_name, kind) }
+}
+
+/// `rocprofiler_query_{buffer,callback}_tracing_kind_name`: both kind types are `u32`.
+type KindNameQuery =
+    unsafe extern "C" fn(u32, *mut *const std::ffi::c_char, *mut u64) -> sys::rocprofiler_status_t;
+
+/// # Safety
+/// `query` is one of the SDK's kind-name queries.
+unsafe fn kind_name(query: KindNameQuery, kind: u32) -> Option<String> {
     let mut name: *const std::ffi::c_char = std::ptr::null();
     let mut len = 0u64;
     // SAFETY: both out-pointers are valid for the call.
-    let status =
-        unsafe { sys::rocprofiler_query_buffer_tracing_kind_name(kind, &mut name, &mut len) };
+    let status = unsafe { query(kind, &mut name, &mut len) };
     if status != sys::ROCPROFILER_STATUS_SUCCESS || name.is_null() {
         return None;
     }
@@ -241,17 +251,8 @@ pub(crate) fn configure_callback_tracing(
 
 /// The SDK's name of callback tracing kind `kind`; `None` when the SDK has no such kind.
 pub(crate) fn callback_kind_name(kind: sys::rocprofiler_callback_tracing_kind_t) -> Option<String> {
-    let mut name: *const std::ffi::c_char = std::ptr::null();
-    let mut len = 0u64;
-    // SAFETY: both out-pointers are valid for the call.
-    let status =
-        unsafe { sys::rocprofiler_query_callback_tracing_kind_name(kind, &mut name, &mut len) };
-    if status != sys::ROCPROFILER_STATUS_SUCCESS || name.is_null() {
-        return None;
-    }
-    // SAFETY: the SDK's NUL-terminated, static name.
-    let name = unsafe { std::ffi::CStr::from_ptr(name) };
-    Some(name.to_string_lossy().into_owned())
+    // SAFETY: the SDK's function, with the signature `KindNameQuery` names.
+    unsafe { kind_name(sys::rocprofiler_query_callback_tracing_kind_name, kind) }
 }
 
 pub(crate) fn configure_external_correlation_request(
