@@ -473,11 +473,13 @@ TEST_F(GpuActivityTest, BackToBackSessionsPutEachKernelInItsOwnSessionOrCountItO
     auto first = Start();
     for (int i = 0; i < kInFlight; ++i) LaunchFill(device_, 1.0f, stream);
     tracer_.Disable();  // no synchronize: the kernels are still running
+    // The next session waits at Disable as by default (the variable is read at every Enable),
+    // so its own kernel lands in it.
+    ASSERT_EQ(unsetenv("XLA_ROCM_TRACER_DISABLE_WAIT_MS"), 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
     auto second = Start();
     LaunchFill(device_, 2.0f, stream);
     Stop(*second);
-    ASSERT_EQ(unsetenv("XLA_ROCM_TRACER_DISABLE_WAIT_MS"), 0);
 
     // The launches are the first session's HIP API events; their kernels are activities under
     // the same correlation ids.
